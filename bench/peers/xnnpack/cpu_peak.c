@@ -1,0 +1,129 @@
+/* cpu_peak.c — the machine's int8 and fp32 multiply-accumulate peak, measured: the yardstick
+ * for the GMAC/s each conv reaches (docs/performance.md). One thread; the peak of N cores is
+ * N times this when the clock holds.
+ *   avx512-vnni  VPDPBUSD zmm: 64 u8*s8 MAC per instruction
+ *   avx-vnni     VPDPBUSD ymm (VEX): 32 MAC
+ *   avx2 int8    VPMADDUBSW + VPMADDWD + VPADDD ymm: 32 MAC per 3 instructions (no VNNI)
+ *   fma fp32     VFMADD231PS zmm: 16 MAC
+ * 12 independent accumulators hide the latency. x86-64 only; built with target attributes so
+ * the file compiles without global -m flags and each part runs only when the CPU has it. */
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define ITERS 20000000L
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts); /* CPU time: other processes on the core do not count */
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+#define ACC12(op)                                                                              \
+  a0 = op(a0); a1 = op(a1); a2 = op(a2); a3 = op(a3); a4 = op(a4); a5 = op(a5);                \
+  a6 = op(a6); a7 = op(a7); a8 = op(a8); a9 = op(a9); a10 = op(a10); a11 = op(a11)
+
+__attribute__((target("avx512f,avx512vnni"))) static double peak_avx512_vnni(void) {
+  __m512i x = _mm512_set1_epi8(3), w = _mm512_set1_epi8(-2);
+  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+#define OP(a) _mm512_dpbusd_epi32(a, x, w)
+  double t = now_s();
+  for (long i = 0; i < ITERS; i++) {
+    ACC12(OP);
+    __asm__ volatile("" : "+v"(x), "+v"(w));
+  }
+  t = now_s() - t;
+#undef OP
+  __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
+                               _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7)));
+  s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)));
+  volatile int sink = _mm512_reduce_add_epi32(s);
+  (void)sink;
+  return 12.0 * 64.0 * ITERS / t * 1e-9;
+}
+
+__attribute__((target("avx2,avxvnni"))) static double peak_avx_vnni(void) {
+  __m256i x = _mm256_set1_epi8(3), w = _mm256_set1_epi8(-2);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+#define OP(a) _mm256_dpbusd_avx_epi32(a, x, w)
+  double t = now_s();
+  for (long i = 0; i < ITERS; i++) {
+    ACC12(OP);
+    __asm__ volatile("" : "+v"(x), "+v"(w));
+  }
+  t = now_s() - t;
+#undef OP
+  __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
+                               _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+  s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
+  volatile int sink = _mm256_extract_epi32(s, 0);
+  (void)sink;
+  return 12.0 * 32.0 * ITERS / t * 1e-9;
+}
+
+__attribute__((target("avx2"))) static double peak_avx2_int8(void) {
+  __m256i x = _mm256_set1_epi8(3), w = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
+          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+/* the accumulator feeds maddubs so the 12 chains cannot be merged by the compiler */
+#define OP(a) _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(a, w), one))
+  double t = now_s();
+  for (long i = 0; i < ITERS; i++) {
+    ACC12(OP);
+    __asm__ volatile("" : "+v"(x), "+v"(w));
+  }
+  t = now_s() - t;
+#undef OP
+  __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
+                               _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
+  s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
+  volatile int sink = _mm256_extract_epi32(s, 0);
+  (void)sink;
+  return 12.0 * 32.0 * ITERS / t * 1e-9;
+}
+
+__attribute__((target("avx512f"))) static double peak_fma512(void) {
+  __m512 x = _mm512_set1_ps(1.0001f), w = _mm512_set1_ps(0.9999f);
+  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
+         a8 = a0, a9 = a0, a10 = a0, a11 = a0;
+#define OP(a) _mm512_fmadd_ps(x, w, a)
+  double t = now_s();
+  for (long i = 0; i < ITERS; i++) {
+    ACC12(OP);
+    __asm__ volatile("" : "+v"(x), "+v"(w));
+  }
+  t = now_s() - t;
+#undef OP
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                           _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+  volatile float sink = _mm512_reduce_add_ps(s);
+  (void)sink;
+  return 12.0 * 16.0 * ITERS / t * 1e-9;
+}
+
+int main(void) {
+  __builtin_cpu_init();
+  printf("single-thread multiply-accumulate peak (GMAC/s; x cores for the machine):\n");
+  if (__builtin_cpu_supports("avx512vnni")) printf("  int8 avx512-vnni  %8.1f\n", peak_avx512_vnni());
+  else printf("  int8 avx512-vnni  (not supported)\n");
+  /* gcc 12 has no __builtin_cpu_supports("avxvnni"): CPUID.(7,1):EAX bit 4 */
+  unsigned a = 7, b = 0, c = 1, d = 0;
+  __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+  if (a & (1u << 4)) printf("  int8 avx-vnni     %8.1f\n", peak_avx_vnni());
+  else printf("  int8 avx-vnni     (not supported)\n");
+  if (__builtin_cpu_supports("avx2")) printf("  int8 avx2 (no vnni) %6.1f\n", peak_avx2_int8());
+  if (__builtin_cpu_supports("avx512f")) printf("  fp32 avx512 fma   %8.1f\n", peak_fma512());
+  return 0;
+}
+#else
+int main(void) {
+  printf("cpu_peak: x86-64 only\n");
+  return 0;
+}
+#endif

@@ -1,0 +1,32 @@
+/* bcast.h — internal: numpy broadcasting reduced to rows. Dims of size 1 in y are dropped and
+ * neighbours with the same broadcast pattern merged, so the last (row) dim is as long as
+ * possible; every variant walks the same rows, and a row with unit strides is contiguous. */
+#ifndef YOLORT_YK_BCAST_H
+#define YOLORT_YK_BCAST_H
+
+#include "yk.h"
+
+typedef struct yk_bcast {
+  int rank;                /* >= 1 */
+  int64_t d[YK_MAX_RANK];  /* merged output dims */
+  int64_t sa[YK_MAX_RANK]; /* element strides of a and b per merged dim, 0 = broadcast */
+  int64_t sb[YK_MAX_RANK];
+  int64_t total;           /* elements of y */
+} yk_bcast;
+
+/* Shapes of a and b are right-aligned to y's (missing leading dims count as 1). */
+void yk_bcast_init(yk_bcast *bc, const yk_shape *sa, const yk_shape *sb, const yk_shape *sy);
+
+/* Odometer over all dims but the last; idx starts zeroed, offsets at 0. */
+static inline void yk_bcast_next_row(const yk_bcast *bc, int64_t *idx, int64_t *oa, int64_t *ob) {
+  for (int k = bc->rank - 2; k >= 0; k--) {
+    *oa += bc->sa[k];
+    *ob += bc->sb[k];
+    if (++idx[k] < bc->d[k]) return;
+    *oa -= bc->sa[k] * bc->d[k];
+    *ob -= bc->sb[k] * bc->d[k];
+    idx[k] = 0;
+  }
+}
+
+#endif /* YOLORT_YK_BCAST_H */

@@ -1,0 +1,48 @@
+/* qconv_nhwc.c — variant choice and dispatch for the int8 NHWC convolution. */
+#include "yk_qconv.h"
+
+#if defined(YK_ARCH_X86_64)
+#include <cpuinfo.h>
+#endif
+
+int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
+  if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
+      c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
+      c->pad_t < 0 || c->pad_l < 0 || !c->weights || !c->scale)
+    return -1;
+  c->variant = YK_QCONV_SCALAR;
+  c->packed_bytes = 0;
+  c->packed = NULL;
+#if defined(YK_ARCH_X86_64)
+  /* The VNNI kernel broadcasts 4 input channels at a time and applies the LUT with VBMI. */
+  if (isa && isa->avx512vnni && c->cin % 4 == 0 && cpuinfo_initialize() &&
+      cpuinfo_has_x86_avx512vbmi()) {
+    c->variant = YK_QCONV_AVX512VNNI;
+    c->packed_bytes = yk_qconv_packed_bytes__avx512vnni(c);
+  }
+#else
+  (void)isa;
+#endif
+  return 0;
+}
+
+void yk_qconv_pack(yk_qconv *c, void *mem) {
+#if defined(YK_ARCH_X86_64)
+  if (c->variant == YK_QCONV_AVX512VNNI) {
+    yk_qconv_pack__avx512vnni(c, mem);
+    return;
+  }
+#endif
+  (void)c; /* unused when no packed variant exists for this architecture */
+  (void)mem;
+}
+
+void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+#if defined(YK_ARCH_X86_64)
+  if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
+    yk_qconv_rows__avx512vnni(c, x, y, row0, row1);
+    return;
+  }
+#endif
+  yk_qconv_rows__scalar(c, x, y, row0, row1);
+}

@@ -1,0 +1,103 @@
+/* dwconv3x3_i8_neon.c — depthwise 3x3 int8 NHWC convolution, 16 channels per step (AArch64).
+ * Same arithmetic as the scalar reference: int32 accumulation of (x - x_zp) * w over in-image
+ * taps (exact in int16 products when x_zp fits int8, which int8 activations' zero points do;
+ * other zero points take the scalar path), then FP32 requantization and the optional LUT.
+ * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants_neon.h). */
+#include "yk_variants_neon.h"
+
+#if YK_ARCH_AARCH64
+#include "yk_neon_inline.h"
+
+static void taps(int o, int stride, int pad, int in, int *k0, int *k1) {
+  const int base = o * stride - pad;
+  *k0 = base < 0 ? -base : 0;
+  *k1 = in - base < 3 ? in - base : 3;
+  if (*k1 < *k0) *k1 = *k0;
+}
+
+/* The scalar reference's per-channel tail, for channels [c0, C) of one output pixel. */
+static void tail_channels(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *out,
+                          const yk_dw_params *p, int b, int iy0, int ix0, int ky0, int ky1,
+                          int kx0, int kx1, int c0) {
+  const int C = p->c;
+  for (int c = c0; c < C; c++) {
+    int32_t acc = bias ? bias[c] : 0;
+    for (int ky = ky0; ky < ky1; ky++)
+      for (int kx = kx0; kx < kx1; kx++) {
+        const int8_t xv = x[(((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c];
+        acc += ((int32_t)xv - p->x_zp) * w[(size_t)(ky * 3 + kx) * C + c];
+      }
+    const int8_t q = yk_quant_val((float)acc * p->requant_scale[c], p->y_zp);
+    out[c] = p->lut ? p->lut[(uint8_t)(q + 128)] : q;
+  }
+}
+
+void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           const yk_dw_params *p) {
+  if (p->x_zp < INT8_MIN || p->x_zp > INT8_MAX) {
+    yk_dwconv3x3_i8__scalar(x, w, bias, y, p);
+    return;
+  }
+  const int C = p->c;
+  const int16x8_t xzp = vdupq_n_s16((int16_t)p->x_zp);
+  const int32x4_t yzp = vdupq_n_s32(p->y_zp);
+  uint8x16x4_t lut[4];
+  if (p->lut)
+    for (int k = 0; k < 4; k++) lut[k] = vld1q_u8_x4((const uint8_t *)p->lut + 64 * k);
+  const int cvec = C - C % 16;
+  for (int b = 0; b < p->n; b++)
+    for (int oy = 0; oy < p->oh; oy++) {
+      int ky0, ky1;
+      taps(oy, p->stride, p->pad_t, p->h, &ky0, &ky1);
+      const int iy0 = oy * p->stride - p->pad_t;
+      for (int ox = 0; ox < p->ow; ox++) {
+        int kx0, kx1;
+        taps(ox, p->stride, p->pad_l, p->w, &kx0, &kx1);
+        const int ix0 = ox * p->stride - p->pad_l;
+        int8_t *out = y + (((size_t)b * p->oh + oy) * p->ow + ox) * C;
+        for (int c = 0; c < cvec; c += 16) {
+          int32x4_t a0, a1, a2, a3;
+          if (bias) {
+            a0 = vld1q_s32(bias + c);
+            a1 = vld1q_s32(bias + c + 4);
+            a2 = vld1q_s32(bias + c + 8);
+            a3 = vld1q_s32(bias + c + 12);
+          } else {
+            a0 = a1 = a2 = a3 = vdupq_n_s32(0);
+          }
+          for (int ky = ky0; ky < ky1; ky++)
+            for (int kx = kx0; kx < kx1; kx++) {
+              const int8x16_t xv =
+                  vld1q_s8(x + (((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c);
+              const int8x16_t wv = vld1q_s8(w + (size_t)(ky * 3 + kx) * C + c);
+              /* x - x_zp lies in [-255, 255]: exact in int16, and so is its product with w
+               * once widened by vmlal into int32. */
+              const int16x8_t xl = vsubq_s16(vmovl_s8(vget_low_s8(xv)), xzp);
+              const int16x8_t xh = vsubq_s16(vmovl_s8(vget_high_s8(xv)), xzp);
+              const int16x8_t wl = vmovl_s8(vget_low_s8(wv)), wh = vmovl_s8(vget_high_s8(wv));
+              a0 = vmlal_s16(a0, vget_low_s16(xl), vget_low_s16(wl));
+              a1 = vmlal_high_s16(a1, xl, wl);
+              a2 = vmlal_s16(a2, vget_low_s16(xh), vget_low_s16(wh));
+              a3 = vmlal_high_s16(a3, xh, wh);
+            }
+          const float *rs = p->requant_scale + c;
+          int8x16_t q = yk_neon_pack_q(yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a0), vld1q_f32(rs))),
+                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a1), vld1q_f32(rs + 4))),
+                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a2), vld1q_f32(rs + 8))),
+                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a3), vld1q_f32(rs + 12))),
+                                       yzp);
+          if (p->lut) {
+            const uint8x16_t idx = veorq_u8(vreinterpretq_u8_s8(q), vdupq_n_u8(128));
+            uint8x16_t r = vqtbl4q_u8(lut[0], idx);
+            r = vqtbx4q_u8(r, lut[1], vsubq_u8(idx, vdupq_n_u8(64)));
+            r = vqtbx4q_u8(r, lut[2], vsubq_u8(idx, vdupq_n_u8(128)));
+            r = vqtbx4q_u8(r, lut[3], vsubq_u8(idx, vdupq_n_u8(192)));
+            q = vreinterpretq_s8_u8(r);
+          }
+          vst1q_s8(out + c, q);
+        }
+        if (cvec < C) tail_channels(x, w, bias, out, p, b, iy0, ix0, ky0, ky1, kx0, kx1, cvec);
+      }
+    }
+}
+#endif

@@ -1,0 +1,134 @@
+/*
+ * yk.h — yolort kernels: the non-convolution operators, plus our own int8 kernels.
+ *
+ * Operators (what the runtime calls) vs microkernels (one loop, one ISA), as in XNNPACK:
+ * every entry below has a portable scalar reference `<name>__scalar`; SIMD variants are named
+ * `<name>__avx2`, `<name>__neon`, ... live in their own files, and are tested bit-exact against
+ * the scalar one. The unsuffixed entry point picks the best variant for the yk_isa it is given
+ * (filled once by yk_isa_detect at session creation; no global state).
+ *
+ * All shapes are PHYSICAL (after the converter's NHWC layout), row-major, rank <= 6.
+ * No kernel allocates. Int8 arithmetic follows ONNX QDQ: q = sat(round_half_even(x/s) + zp).
+ */
+#ifndef YOLORT_YK_H
+#define YOLORT_YK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define YK_MAX_RANK 6
+
+typedef struct yk_isa {
+  int avx2;        /* AVX2 + FMA */
+  int avx512;      /* AVX-512 F/BW/VL */
+  int avx512vnni;
+  int avxvnni;
+  int neon;
+  int neon_dot;    /* ARMv8.2 dot product */
+} yk_isa;
+
+/* Fill caps from cpuinfo (cpuinfo_initialize must succeed; all-zero caps otherwise). */
+void yk_isa_detect(yk_isa *isa);
+
+typedef struct yk_shape {
+  int rank;
+  int64_t d[YK_MAX_RANK];
+} yk_shape;
+
+typedef struct yk_qparams {
+  float scale;
+  int32_t zero_point;
+} yk_qparams;
+
+/* ---------------- float */
+
+/* y = a (op) b with numpy broadcasting; a, b, y have the same rank, dims equal or 1. */
+void yk_binary_f32(const yk_isa *isa, int kind /* yrt_binary_kind */, const float *a,
+                   const yk_shape *sa, const float *b, const yk_shape *sb, float *y,
+                   const yk_shape *sy);
+/* kind: yrt_unary_kind; alpha for leaky relu. In place allowed (x == y). */
+void yk_unary_f32(const yk_isa *isa, int kind, float alpha, const float *x, float *y, size_t n);
+/* softmax over the middle axis of [outer][axis_len][inner]. */
+void yk_softmax_f32(const yk_isa *isa, const float *x, float *y, size_t outer, size_t axis_len,
+                    size_t inner);
+/* y[b] = a[b] (M x K) * b[b] (K x N); batch strides in elements (0 = broadcast). */
+void yk_matmul_f32(const yk_isa *isa, const float *a, const float *b, float *y, size_t batch,
+                   size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K, size_t N);
+
+/* ---------------- layout / data movement, any element size (1, 4 bytes) */
+
+/* Strided slice: out index i maps to in index start + i*step per axis (steps may be < 0). */
+void yk_slice(const void *x, const yk_shape *sx, void *y, const yk_shape *sy,
+              const int64_t *starts, const int64_t *steps, size_t elem_size);
+/* y = transpose(x, perm): y dim k = x dim perm[k]. */
+void yk_transpose(const void *x, const yk_shape *sx, void *y, const int *perm,
+                  size_t elem_size);
+/* Gather along axis with int32 indices (negative = from end, already validated). */
+void yk_gather(const void *x, const yk_shape *sx, int axis, const int32_t *idx, size_t n_idx,
+               void *y, size_t elem_size);
+/* Concat n inputs along an axis viewed as [outer][inner_i]: input i contributes inner[i]
+ * contiguous elements per outer step. */
+void yk_concat(const void *const *x, const size_t *inner, int n, size_t outer, void *y,
+               size_t elem_size);
+
+/* NHWC max pooling. */
+typedef struct yk_pool_params {
+  int kh, kw, sh, sw, pad_t, pad_l, pad_b, pad_r, dh, dw;
+} yk_pool_params;
+void yk_maxpool_nhwc_f32(const yk_isa *isa, const float *x, int n, int h, int w, int c,
+                         float *y, int oh, int ow, const yk_pool_params *p);
+void yk_maxpool_nhwc_i8(const yk_isa *isa, const int8_t *x, int n, int h, int w, int c,
+                        int8_t *y, int oh, int ow, const yk_pool_params *p);
+/* NHWC nearest resize, asymmetric coordinates, floor: in = min(floor(out / scale), in - 1). */
+void yk_resize_nearest_nhwc(const void *x, int n, int h, int w, int c, void *y, int oh, int ow,
+                            float scale_h, float scale_w, size_t elem_size);
+
+/* ---------------- int8 */
+
+void yk_quantize_f32_i8(const yk_isa *isa, const float *x, int8_t *y, size_t n, float scale,
+                        int32_t zp);
+void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, float scale,
+                          int32_t zp);
+/* y[i] = lut[(uint8_t)(x[i] + 128)]; in place allowed. */
+void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+/* Requantize: y = sat(round_half_even((x - zx) * (sx / sy)) + zy). */
+void yk_requant_i8(const yk_isa *isa, const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy,
+                   size_t n);
+/* Concat with per-input requantization to qy (copy where params are equal). */
+void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *qx,
+                  const size_t *inner, int n, size_t outer, int8_t *y, yk_qparams qy);
+/* y = sat(round(((a - za) * sa (op) (b - zb) * sb) / sy) + zy), op add or mul, broadcasting
+ * as yk_binary_f32. */
+void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *sa,
+                  yk_qparams qa, const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
+                  const yk_shape *sy, yk_qparams qy);
+/* Build the 256-entry table of an int8 -> int8 function given in float:
+ * lut[u] = quantize(f(dequantize(u - 128, qx)), qy). kind: yrt_unary_kind. */
+void yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]);
+/* SiLU as QDQ defines it: s = Q_s(sigmoid(DQ_x(x))); y = Q_y(DQ_x(x) * DQ_s(s)). */
+void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]);
+
+/* Depthwise 3x3 int8 NHWC conv, per-channel scales, stride 1 or 2, pad 1, then optional LUT.
+ * w: [3][3][C] int8, bias int32[C], requant scale[c] = sx * sw[c] / sy. */
+typedef struct yk_dw_params {
+  int n, h, w, c, oh, ow, stride, pad_t, pad_l;
+  int32_t x_zp, y_zp;
+  const float *requant_scale; /* [C] */
+  const int8_t *lut;          /* NULL: none */
+} yk_dw_params;
+void yk_dwconv3x3_i8(const yk_isa *isa, const int8_t *x, const int8_t *w, const int32_t *bias,
+                     int8_t *y, const yk_dw_params *p);
+
+/* round-half-even float -> int helpers shared by kernels (exact for |x| < 2^22). */
+static inline int32_t yk_round_half_even(float x) {
+  /* 1.5 * 2^23 magic: the FPU rounds to nearest-even when adding. */
+  const float magic = 12582912.0f;
+  if (x >= 4194304.0f) return 4194304;
+  if (x <= -4194304.0f) return -4194304;
+  return (int32_t)((x + magic) - magic);
+}
+static inline int8_t yk_sat_i8(int32_t v) {
+  return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
+}
+
+#endif /* YOLORT_YK_H */

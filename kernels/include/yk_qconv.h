@@ -1,0 +1,69 @@
+/*
+ * yk_qconv.h — our own int8 NHWC convolution (groups = 1), per-channel requantization and an
+ * optional fused 256-entry LUT (SiLU) in the output pass.
+ *
+ * Why our own: the Debian XNNPACK (2022-02) has no VNNI kernels. On AVX-512 VNNI one vpdpbusd
+ * does 64 u8*s8 MACs; we feed it signed activations by flipping their sign bit (x + 128) and fold
+ * the correction -(128 + x_zp) * sum(w) into the bias at pack time. Padding reads a row of x_zp
+ * bytes, so padded taps contribute exactly zero, as in the reference.
+ *
+ * Arithmetic (identical in every variant, so they are bit-exact):
+ *   acc[c]  = bias[c] + sum_{taps,ci} (x - x_zp) * w
+ *   v       = clamp((float)acc[c] * scale[c], -128 - y_zp, 127 - y_zp)
+ *   y       = round_half_even(v) + y_zp;  y = lut ? lut[y + 128] : y
+ *
+ * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
+ * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
+ * yk_qconv_rows() computes any range of output rows (call it from several threads on disjoint
+ * ranges). No allocation inside.
+ */
+#ifndef YOLORT_YK_QCONV_H
+#define YOLORT_YK_QCONV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yk.h"
+
+enum yk_qconv_variant {
+  YK_QCONV_SCALAR = 0,
+  YK_QCONV_AVX512VNNI = 1,
+};
+
+typedef struct yk_qconv {
+  /* shape (NHWC, batch handled by the caller as extra rows: n * oh rows) */
+  int n, h, w, cin, oh, ow, cout;
+  int kh, kw, sh, sw, pad_t, pad_l, dh, dw;
+  int32_t x_zp, y_zp;
+  const int8_t *weights; /* [cout][kh][kw][cin], used by the scalar variant */
+  const int32_t *bias;   /* [cout] or NULL */
+  const float *scale;    /* [cout]: s_x * s_w[c] / s_y */
+  const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
+  /* filled by yk_qconv_init / yk_qconv_pack */
+  int variant;
+  size_t packed_bytes;
+  void *packed;
+} yk_qconv;
+
+/* Validate the shape and choose a variant; returns 0 on success, -1 on a shape it cannot run. */
+int yk_qconv_init(yk_qconv *c, const yk_isa *isa);
+/* Pack weights/bias into mem (c->packed_bytes bytes, 64-byte aligned). */
+void yk_qconv_pack(yk_qconv *c, void *mem);
+/* Output rows [row0, row1) of the flattened n*oh rows. */
+void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+
+/* Variants, exposed for tests. */
+void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+size_t yk_qconv_packed_bytes__avx512vnni(const yk_qconv *c);
+void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
+
+/* The requantization step shared by all variants. */
+static inline int8_t yk_qconv_requant(int32_t acc, float scale, int32_t y_zp) {
+  float v = (float)acc * scale;
+  const float lo = (float)(-128 - y_zp), hi = (float)(127 - y_zp);
+  v = v < lo ? lo : (v > hi ? hi : v);
+  return (int8_t)(yk_round_half_even(v) + y_zp);
+}
+
+#endif /* YOLORT_YK_QCONV_H */

@@ -1,0 +1,75 @@
+/*
+ * yk_variants.h — internal: every microkernel variant behind the yk.h entry points, so tests
+ * (and benchmarks) can call each one directly. Not part of the runtime's API.
+ *
+ * Naming: <entry>__scalar is the portable reference; <entry>__avx2 etc. must be bit-exact with
+ * it. A variant exists only on the architecture whose macro guards it (YK_ARCH_X86_64,
+ * YK_ARCH_AARCH64, YK_ARCH_ARMV7); callers must check the yk_isa bit before calling it.
+ *
+ * Rounding convention shared by all int8 variants (see yk_inline.h):
+ *   quantize   : v = x / scale (IEEE division, never a reciprocal), clamp v to +-2^22
+ *                (NaN -> -2^22), round half to even, + zp, saturate to int8.
+ *   requantize : v = (float)(x - zx) * (sx / sy), the ratio computed once in float, then as above.
+ *   dwconv     : v = (float)acc * requant_scale[c], then as above.
+ *   SIMD uses vcvtps2dq (round-half-even in the default MXCSR mode) on the same clamped float.
+ */
+#ifndef YOLORT_YK_VARIANTS_H
+#define YOLORT_YK_VARIANTS_H
+
+#include "yk.h"
+
+/* ---- int8 elementwise */
+void yk_lut_i8__scalar(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_quantize_f32_i8__scalar(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
+void yk_dequantize_i8_f32__scalar(const int8_t *x, float *y, size_t n, float scale, int32_t zp);
+void yk_requant_i8__scalar(const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy, size_t n);
+void yk_concat_i8__scalar(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
+                          int n, size_t outer, int8_t *y, yk_qparams qy);
+/* Same-shape contiguous binary op on n elements (the hot case of yk_binary_i8). */
+void yk_binary_i8_flat__scalar(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
+                               yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
+/* Full broadcasting form (same contract as yk_binary_i8). */
+void yk_binary_i8__scalar(int kind, const int8_t *a, const yk_shape *sa, yk_qparams qa,
+                          const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
+                          const yk_shape *sy, yk_qparams qy);
+void yk_maxpool_nhwc_i8__scalar(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
+                                int ow, const yk_pool_params *p);
+void yk_dwconv3x3_i8__scalar(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                             const yk_dw_params *p);
+
+/* ---- float (scalar only: SIMD transcendental functions would not be bit-exact) */
+void yk_binary_f32__scalar(int kind, const float *a, const yk_shape *sa, const float *b,
+                           const yk_shape *sb, float *y, const yk_shape *sy);
+void yk_unary_f32__scalar(int kind, float alpha, const float *x, float *y, size_t n);
+void yk_softmax_f32__scalar(const float *x, float *y, size_t outer, size_t axis_len,
+                            size_t inner);
+void yk_matmul_f32__scalar(const float *a, const float *b, float *y, size_t batch,
+                           size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
+                           size_t N);
+void yk_maxpool_nhwc_f32__scalar(const float *x, int n, int h, int w, int c, float *y, int oh,
+                                 int ow, const yk_pool_params *p);
+
+/* Scalar float functions shared by yk_unary_f32 and the LUT builders (so a LUT reproduces the
+ * float op exactly). kind: yrt_unary_kind; unknown kinds act as identity. */
+float yk_unary_f32_1(int kind, float alpha, float x);
+
+#if YK_ARCH_X86_64
+void yk_lut_i8__avx2(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_quantize_f32_i8__avx2(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
+void yk_dequantize_i8_f32__avx2(const int8_t *x, float *y, size_t n, float scale, int32_t zp);
+void yk_requant_i8__avx2(const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy, size_t n);
+void yk_concat_i8__avx2(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
+                        int n, size_t outer, int8_t *y, yk_qparams qy);
+void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
+                             yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
+/* Broadcasting form: contiguous rows go through the AVX2 flat kernel, the rest stay scalar. */
+void yk_binary_i8__avx2(int kind, const int8_t *a, const yk_shape *sa, yk_qparams qa,
+                        const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
+                        const yk_shape *sy, yk_qparams qy);
+void yk_maxpool_nhwc_i8__avx2(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
+                              int ow, const yk_pool_params *p);
+void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           const yk_dw_params *p);
+#endif
+
+#endif /* YOLORT_YK_VARIANTS_H */

@@ -1,0 +1,26 @@
+/* isa_detect.c — CPU capabilities from cpuinfo, filled once per session (no global state of ours). */
+#include <cpuinfo.h>
+#include <string.h>
+
+#include "yk.h"
+
+void yk_isa_detect(yk_isa *isa) {
+  if (!isa) return;
+  memset(isa, 0, sizeof(*isa));
+  if (!cpuinfo_initialize()) return;
+#if YK_ARCH_X86_64
+  /* Our *_avx2.c files are built with -mavx2 -mfma, *_avx512*.c also with -mavx512dq. */
+  isa->avx2 = cpuinfo_has_x86_avx2() && cpuinfo_has_x86_fma3();
+  isa->avx512 = isa->avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
+                cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
+  isa->avx512vnni = isa->avx512 && cpuinfo_has_x86_avx512vnni();
+  /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
+  __builtin_cpu_init();
+  isa->avxvnni = isa->avx2 && __builtin_cpu_supports("avxvnni");
+#elif YK_ARCH_AARCH64
+  isa->neon = 1; /* mandatory on AArch64 */
+  isa->neon_dot = cpuinfo_has_arm_neon_dot();
+#elif YK_ARCH_ARMV7
+  isa->neon = cpuinfo_has_arm_neon();
+#endif
+}

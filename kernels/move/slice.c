@@ -1,0 +1,55 @@
+/* slice.c — strided Slice (also every output of Split). The longest contiguous source run
+ * (innermost step-1 axis plus trailing full axes) is one memcpy: Split along C of an NHWC
+ * tensor copies one run per pixel, Split along H copies one run per image. */
+#include <string.h>
+
+#include "copy_elem.h"
+#include "yk.h"
+
+void yk_slice(const void *x, const yk_shape *sx, void *y, const yk_shape *sy,
+              const int64_t *starts, const int64_t *steps, size_t elem_size) {
+  const int r = sx->rank < 0 ? 0 : (sx->rank > YK_MAX_RANK ? YK_MAX_RANK : sx->rank);
+  const uint8_t *xb = (const uint8_t *)x;
+  uint8_t *yb = (uint8_t *)y;
+  if (r == 0) {
+    memcpy(yb, xb, elem_size);
+    return;
+  }
+  int64_t xs[YK_MAX_RANK];
+  int64_t total = 1;
+  for (int k = r - 1; k >= 0; k--) {
+    xs[k] = (k == r - 1) ? 1 : xs[k + 1] * sx->d[k + 1];
+    total *= sy->d[k];
+  }
+  if (total <= 0) return;
+
+  /* Axes [m, r) form one run: axis m has step 1 and every later axis is taken whole. */
+  int m = r - 1;
+  int contiguous = steps[r - 1] == 1;
+  int64_t run = sy->d[r - 1];
+  if (contiguous) {
+    while (m > 0 && starts[m] == 0 && sy->d[m] == sx->d[m] && steps[m - 1] == 1) {
+      m--;
+      run *= sy->d[m];
+    }
+  }
+  /* Offset of the run's first element for the current outer index. */
+  int64_t idx[YK_MAX_RANK] = {0};
+  int64_t off = 0;
+  for (int k = 0; k <= m; k++) off += starts[k] * xs[k];
+  const int64_t runs = total / run;
+  const size_t run_bytes = (size_t)run * elem_size;
+  for (int64_t q = 0; q < runs; q++) {
+    if (contiguous)
+      memcpy(yb, xb + off * (int64_t)elem_size, run_bytes);
+    else
+      yk_copy_strided(yb, xb + off * (int64_t)elem_size, steps[r - 1], run, elem_size);
+    yb += run_bytes;
+    for (int k = m - 1; k >= 0; k--) {
+      off += steps[k] * xs[k];
+      if (++idx[k] < sy->d[k]) break;
+      off -= steps[k] * xs[k] * sy->d[k];
+      idx[k] = 0;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+/* maxpool_nhwc.c — dispatch for NHWC max pooling. */
+#include "yk_variants.h"
+
+void yk_maxpool_nhwc_i8(const yk_isa *isa, const int8_t *x, int n, int h, int w, int c,
+                        int8_t *y, int oh, int ow, const yk_pool_params *p) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_maxpool_nhwc_i8__avx2(x, n, h, w, c, y, oh, ow, p);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_maxpool_nhwc_i8__scalar(x, n, h, w, c, y, oh, ow, p);
+}
+
+void yk_maxpool_nhwc_f32(const yk_isa *isa, const float *x, int n, int h, int w, int c,
+                         float *y, int oh, int ow, const yk_pool_params *p) {
+  (void)isa;
+  yk_maxpool_nhwc_f32__scalar(x, n, h, w, c, y, oh, ow, p);
+}

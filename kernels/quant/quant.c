@@ -1,0 +1,38 @@
+/* quant.c — dispatch for quantize / dequantize / requantize. */
+#include "yk_variants.h"
+
+void yk_quantize_f32_i8(const yk_isa *isa, const float *x, int8_t *y, size_t n, float scale,
+                        int32_t zp) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_quantize_f32_i8__avx2(x, y, n, scale, zp);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_quantize_f32_i8__scalar(x, y, n, scale, zp);
+}
+
+void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, float scale,
+                          int32_t zp) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_dequantize_i8_f32__avx2(x, y, n, scale, zp);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_dequantize_i8_f32__scalar(x, y, n, scale, zp);
+}
+
+void yk_requant_i8(const yk_isa *isa, const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy,
+                   size_t n) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_requant_i8__avx2(x, qx, y, qy, n);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_requant_i8__scalar(x, qx, y, qy, n);
+}

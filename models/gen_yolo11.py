@@ -1,0 +1,654 @@
+#!/usr/bin/python3
+"""gen_yolo11.py — write a synthetic YOLO11 (n or s) ONNX model with seeded random weights.
+
+The graph has exactly the structure, op set and node/tensor naming of an Ultralytics YOLO11
+export (Conv+SiLU as Conv/Sigmoid/Mul, C3k2, SPPF, C2PSA attention, nearest Resize, Concat,
+decoupled head with depthwise cv3, DFL, anchor/stride decode, output0 [1, 84, N]) at opset 13.
+Its speed is that of the real model; its detections are meaningless (metadata
+"yolort.synthetic" = "1" says so, and yolort's tools print it).
+
+Weights are deterministic for a given --seed and identical for every --size and for --bn /
+--no-bn: they are drawn once, then the BatchNorm running statistics are set from a numpy forward
+pass (ref_forward.py) over a synthetic scene at 320x320, so activations stay O(1) as in a trained
+net. The head is calibrated like a trained detector: class logits have a bias around -5 so most
+scores are low and a few anchors pass 0.25; box DFL bins prefer distances of 1-5 strides.
+
+  --bn     (default) Conv without bias + BatchNormalization node (exercises BN folding)
+  --no-bn  BN folded into Conv weight+bias, as Ultralytics exports
+
+Usage: /usr/bin/python3 gen_yolo11.py --scale n --size 640 --out yolo11n-640.onnx [--seed 1]
+       [--no-bn] [--check]
+"""
+import argparse
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ref_forward  # noqa: E402
+
+OPSET = 13
+CALIB_SIZE = 320
+BN_EPS = 1e-3  # Ultralytics Conv uses BatchNorm2d(eps=0.001)
+NC = 80
+REG_MAX = 16
+STRIDES = (8, 16, 32)
+
+# Ultralytics scales: (depth, width, max_channels)
+SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024)}
+
+COCO_NAMES = (
+    "person bicycle car motorcycle airplane bus train truck boat|traffic light|fire hydrant|"
+    "stop sign|parking meter|bench bird cat dog horse sheep cow elephant bear zebra giraffe "
+    "backpack umbrella handbag tie suitcase frisbee skis snowboard|sports ball|kite|"
+    "baseball bat|baseball glove|skateboard surfboard|tennis racket|bottle|wine glass|cup fork "
+    "knife spoon bowl banana apple sandwich orange broccoli carrot|hot dog|pizza donut cake chair "
+    "couch|potted plant|bed|dining table|toilet tv laptop mouse remote keyboard|cell phone|"
+    "microwave oven toaster sink refrigerator book clock vase scissors|teddy bear|hair drier|"
+    "toothbrush")
+
+
+def coco_names():
+    names = []
+    for part in COCO_NAMES.split("|"):
+        part = part.strip()
+        # segments between '|' are either one multi-word name or space-separated single names
+        if part in ("traffic light", "fire hydrant", "stop sign", "parking meter", "sports ball",
+                    "baseball bat", "baseball glove", "tennis racket", "wine glass", "hot dog",
+                    "potted plant", "dining table", "cell phone", "teddy bear", "hair drier"):
+            names.append(part)
+        else:
+            names.extend(part.split())
+    assert len(names) == NC, len(names)
+    return names
+
+
+def names_dict_string():
+    return "{" + ", ".join("%d: '%s'" % (i, n) for i, n in enumerate(coco_names())) + "}"
+
+
+def make_divisible(x, divisor=8):
+    return int(math.ceil(x / divisor) * divisor)
+
+
+class Params:
+    """Named weights, drawn lazily in construction order from one seeded generator."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.t = {}
+
+    def get(self, name, make):
+        if name not in self.t:
+            self.t[name] = np.asarray(make(self.rng), dtype=np.float32)
+        return self.t[name]
+
+
+class Builder:
+    """Emits ONNX nodes with Ultralytics/torch-export naming."""
+
+    def __init__(self, params, size):
+        self.p = params
+        self.size = size
+        self.nodes = []
+        self.inits = []  # names of initializers used, in first-use order
+        self.consts = {}  # graph constants (not weights): name -> array
+
+    def _init(self, name):
+        if name not in self.inits:
+            self.inits.append(name)
+        return name
+
+    def const(self, name, arr):
+        self.consts[name] = np.asarray(arr)
+        return self._init(name)
+
+    def node(self, op, name, inputs, n_out=1, **attrs):
+        outs = ["%s_output_%d" % (name, i) for i in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=name, **attrs))
+        return outs if n_out > 1 else outs[0]
+
+    # --- building blocks -------------------------------------------------------------
+    def conv(self, x, path, c1, c2, k=1, s=1, g=1, act=True):
+        """Ultralytics Conv: conv(no bias) + BN (+ SiLU). path like 'model.2.cv1'."""
+        wname = path + ".conv.weight"
+        fan_in = (c1 // g) * k * k
+        self.p.get(wname, lambda r: r.standard_normal((c2, c1 // g, k, k)) * math.sqrt(2.0 / fan_in))
+        scope = _torch_scope(path)
+        y = self.node("Conv", scope + "/conv/Conv", [x, self._init(wname)],
+                      dilations=[1, 1], group=g, kernel_shape=[k, k],
+                      pads=[k // 2] * 4, strides=[s, s])
+        bn = path + ".bn."
+        # gamma/beta like a trained net: lognormal scales, mostly negative shifts before SiLU;
+        # no activation (feeding a residual Add or attention) -> smaller, centred.
+        if act:
+            self.p.get(bn + "weight", lambda r: np.exp(r.normal(0.0, 0.35, c2)))
+            self.p.get(bn + "bias", lambda r: r.normal(-0.4, 0.6, c2))
+        else:
+            self.p.get(bn + "weight", lambda r: 0.5 * np.exp(r.normal(0.0, 0.25, c2)))
+            self.p.get(bn + "bias", lambda r: r.normal(0.0, 0.1, c2))
+        self.p.get(bn + "running_mean", lambda r: np.zeros(c2))
+        self.p.get(bn + "running_var", lambda r: np.ones(c2))
+        y = self.node("BatchNormalization", scope + "/bn/BatchNormalization",
+                      [y] + [self._init(bn + n) for n in ("weight", "bias", "running_mean", "running_var")],
+                      epsilon=BN_EPS, momentum=0.9)
+        if act:
+            sg = self.node("Sigmoid", scope + "/act/Sigmoid", [y])
+            y = self.node("Mul", scope + "/act/Mul", [y, sg])
+        return y
+
+    def conv2d_plain(self, x, path, c1, c2, bias_init):
+        """nn.Conv2d(c1, c2, 1) with bias (head outputs)."""
+        w = self.p.get(path + ".weight", lambda r: r.standard_normal((c2, c1, 1, 1)) * math.sqrt(1.0 / c1))
+        b = self.p.get(path + ".bias", lambda r: np.full(c2, bias_init))
+        del w, b
+        return self.node("Conv", _torch_scope(path) + "/Conv",
+                         [x, self._init(path + ".weight"), self._init(path + ".bias")],
+                         dilations=[1, 1], group=1, kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1])
+
+    def split(self, x, scope, sizes, axis=1, const_name=None):
+        cname = const_name or (scope + "/Constant_split_output_0")
+        return self.node("Split", scope + "/Split", [x, self.const(cname, np.array(sizes, np.int64))],
+                         n_out=len(sizes), axis=axis)
+
+    def bottleneck(self, x, path, c1, c2, shortcut=True, k=(3, 3), e=0.5):
+        c_ = int(c2 * e)
+        y = self.conv(x, path + ".cv1", c1, c_, k[0])
+        y = self.conv(y, path + ".cv2", c_, c2, k[1])
+        if shortcut and c1 == c2:
+            y = self.node("Add", _torch_scope(path) + "/Add", [x, y])
+        return y
+
+    def c3k(self, x, path, c1, c2, n=2, shortcut=True, e=0.5, k=3):
+        c_ = int(c2 * e)
+        a = self.conv(x, path + ".cv1", c1, c_)
+        b = self.conv(x, path + ".cv2", c1, c_)
+        for i in range(n):
+            a = self.bottleneck(a, "%s.m.%d" % (path, i), c_, c_, shortcut, (k, k), e=1.0)
+        # torch names the Sequential 'm' and its children 'm.0', 'm.1' -> /m/m.0
+        y = self.node("Concat", _torch_scope(path) + "/Concat", [a, b], axis=1)
+        return self.conv(y, path + ".cv3", 2 * c_, c2)
+
+    def c3k2(self, x, idx, c1, c2, n, c3k, e=0.5, shortcut=True):
+        path = "model.%d" % idx
+        c = int(c2 * e)
+        y = self.conv(x, path + ".cv1", c1, 2 * c)
+        s0, s1 = self.split(y, "/" + path.replace(".", "/"), [c, c])
+        ys = [s0, s1]
+        for i in range(n):
+            if c3k:
+                ys.append(self.c3k(ys[-1], "%s.m.%d" % (path, i), c, c, 2, shortcut))
+            else:
+                ys.append(self.bottleneck(ys[-1], "%s.m.%d" % (path, i), c, c, shortcut))
+        y = self.node("Concat", "/%s/Concat" % path.replace(".", "/"), ys, axis=1)
+        return self.conv(y, path + ".cv2", (2 + n) * c, c2)
+
+    def sppf(self, x, idx, c1, c2, k=5):
+        path = "model.%d" % idx
+        c_ = c1 // 2
+        y = self.conv(x, path + ".cv1", c1, c_)
+        ys = [y]
+        for i, nm in enumerate(("m", "m_1", "m_2")):
+            ys.append(self.node("MaxPool", "/model.%d/%s/MaxPool" % (idx, nm), [ys[-1]],
+                                ceil_mode=0, dilations=[1, 1], kernel_shape=[k, k],
+                                pads=[k // 2] * 4, strides=[1, 1]))
+        y = self.node("Concat", "/model.%d/Concat" % idx, ys, axis=1)
+        return self.conv(y, path + ".cv2", c_ * 4, c2)
+
+    def attention(self, x, path, dim, hw, num_heads, attn_ratio=0.5):
+        head_dim = dim // num_heads
+        key_dim = int(head_dim * attn_ratio)
+        h = dim + key_dim * num_heads * 2
+        scope = _torch_scope(path)
+        n_tok = hw * hw
+        qkv = self.conv(x, path + ".qkv", dim, h, 1, act=False)
+        r = self.node("Reshape", scope + "/Reshape",
+                      [qkv, self.const(scope + "/Constant_output_0",
+                                       np.array([1, num_heads, key_dim * 2 + head_dim, n_tok], np.int64))])
+        q, k, v = self.node("Split", scope + "/Split",
+                            [r, self.const(scope + "/Constant_2_output_0",
+                                           np.array([key_dim, key_dim, head_dim], np.int64))],
+                            n_out=3, axis=2)
+        qt = self.node("Transpose", scope + "/Transpose", [q], perm=[0, 1, 3, 2])
+        shape4 = self.const(scope + "/Constant_3_output_0", np.array([1, dim, hw, hw], np.int64))
+        v4 = self.node("Reshape", scope + "/Reshape_2", [v, shape4])
+        a = self.node("MatMul", scope + "/MatMul", [qt, k])
+        a = self.node("Mul", scope + "/Mul",
+                      [a, self.const(scope + "/Constant_1_output_0", np.array(key_dim ** -0.5, np.float32))])
+        pe = self.conv(v4, path + ".pe", dim, dim, 3, g=dim, act=False)
+        a = self.node("Softmax", scope + "/Softmax", [a], axis=3)
+        at = self.node("Transpose", scope + "/Transpose_1", [a], perm=[0, 1, 3, 2])
+        o = self.node("MatMul", scope + "/MatMul_1", [v, at])
+        o = self.node("Reshape", scope + "/Reshape_1", [o, shape4])
+        o = self.node("Add", scope + "/Add", [o, pe])
+        return self.conv(o, path + ".proj", dim, dim, 1, act=False)
+
+    def c2psa(self, x, idx, c1, c2, n, hw, e=0.5):
+        path = "model.%d" % idx
+        c = int(c1 * e)
+        y = self.conv(x, path + ".cv1", c1, 2 * c)
+        a, b = self.split(y, "/" + path.replace(".", "/"), [c, c])
+        for i in range(n):
+            bp = "%s.m.%d" % (path, i)
+            scope = _torch_scope(bp)
+            t = self.attention(b, bp + ".attn", c, hw, num_heads=c // 64)
+            b = self.node("Add", scope + "/Add", [b, t])
+            f = self.conv(b, bp + ".ffn.0", c, 2 * c, 1)
+            f = self.conv(f, bp + ".ffn.1", 2 * c, c, 1, act=False)
+            b = self.node("Add", scope + "/Add_1", [b, f])
+        y = self.node("Concat", "/%s/Concat" % path.replace(".", "/"), [a, b], axis=1)
+        return self.conv(y, path + ".cv2", 2 * c, c1)
+
+    def upsample(self, x, idx):
+        roi = self.const("/model.11/Constant_1_output_0", np.zeros(0, np.float32))
+        sc = self.const("/model.11/Constant_output_0", np.array([1, 1, 2, 2], np.float32))
+        return self.node("Resize", "/model.%d/Resize" % idx, [x, roi, sc],
+                         coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75,
+                         mode="nearest", nearest_mode="floor")
+
+    def detect(self, feats, chans, hws):
+        c2 = max(16, chans[0] // 4, REG_MAX * 4)
+        c3 = max(chans[0], min(NC, 100))
+        box_r, cls_r = [], []
+        box_shape = self.const("/model.23/Constant_output_0", np.array([1, 4 * REG_MAX, -1], np.int64))
+        cls_shape = self.const("/model.23/Constant_3_output_0", np.array([1, NC, -1], np.int64))
+        for i, (x, ch) in enumerate(zip(feats, chans)):
+            p = "model.23.cv2.%d" % i
+            b = self.conv(x, p + ".0", ch, c2, 3)
+            b = self.conv(b, p + ".1", c2, c2, 3)
+            b = self.conv2d_plain(b, p + ".2", c2, 4 * REG_MAX, 0.0)
+            p = "model.23.cv3.%d" % i
+            c = self.conv(x, p + ".0.0", ch, ch, 3, g=ch)
+            c = self.conv(c, p + ".0.1", ch, c3, 1)
+            c = self.conv(c, p + ".1.0", c3, c3, 3, g=c3)
+            c = self.conv(c, p + ".1.1", c3, c3, 1)
+            c = self.conv2d_plain(c, p + ".2", c3, NC, -5.0)
+            box_r.append(self.node("Reshape", "/model.23/Reshape" + ("" if i == 0 else "_%d" % i),
+                                   [b, box_shape]))
+            cls_r.append(self.node("Reshape", "/model.23/Reshape_%d" % (i + 3), [c, cls_shape]))
+        n_anchor = sum(h * h for h in hws)
+        box = self.node("Concat", "/model.23/Concat", box_r, axis=-1)
+        cls = self.node("Concat", "/model.23/Concat_1", cls_r, axis=-1)
+        # DFL: softmax over 16 bins, expectation by a fixed 1x1 conv with weights 0..15
+        d = self.node("Reshape", "/model.23/dfl/Reshape",
+                      [box, self.const("/model.23/dfl/Constant_output_0",
+                                       np.array([1, 4, REG_MAX, n_anchor], np.int64))])
+        d = self.node("Transpose", "/model.23/dfl/Transpose", [d], perm=[0, 3, 1, 2])
+        d = self.node("Softmax", "/model.23/dfl/Softmax", [d], axis=3)
+        d = self.node("Transpose", "/model.23/dfl/Transpose_1", [d], perm=[0, 3, 2, 1])
+        self.p.get("model.23.dfl.conv.weight",
+                   lambda r: np.arange(REG_MAX, dtype=np.float32).reshape(1, REG_MAX, 1, 1))
+        d = self.node("Conv", "/model.23/dfl/conv/Conv", [d, self._init("model.23.dfl.conv.weight")],
+                      dilations=[1, 1], group=1, kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1])
+        d = self.node("Reshape", "/model.23/dfl/Reshape_1",
+                      [d, self.const("/model.23/dfl/Constant_1_output_0",
+                                     np.array([1, 4, n_anchor], np.int64))])
+        # dist2bbox(xywh) with the anchors and strides folded into constants, as exported
+        i0 = self.const("/model.23/Constant_7_output_0", np.array([0], np.int64))
+        i2 = self.const("/model.23/Mul_output_0", np.array([2], np.int64))
+        i4 = self.const("/model.23/Mul_1_output_0", np.array([4], np.int64))
+        ax = self.const("/model.23/Constant_6_output_0", np.array([1], np.int64))
+        lt = self.node("Slice", "/model.23/Slice", [d, i0, i2, ax])
+        rb = self.node("Slice", "/model.23/Slice_1", [d, i2, i4, ax])
+        anchors, strides = make_anchors(hws)
+        x1y1 = self.node("Sub", "/model.23/Sub", [self.const("/model.23/Constant_12_output_0", anchors), lt])
+        x2y2 = self.node("Add", "/model.23/Add_1", [self.const("/model.23/Constant_13_output_0", anchors), rb])
+        cxy = self.node("Add", "/model.23/Add_2", [x1y1, x2y2])
+        cxy = self.node("Div", "/model.23/Div_1",
+                        [cxy, self.const("/model.23/Constant_14_output_0", np.array(2.0, np.float32))])
+        wh = self.node("Sub", "/model.23/Sub_1", [x2y2, x1y1])
+        xywh = self.node("Concat", "/model.23/Concat_2", [cxy, wh], axis=1)
+        xywh = self.node("Mul", "/model.23/Mul_2",
+                         [xywh, self.const("/model.23/Constant_15_output_0", strides)])
+        sc = self.node("Sigmoid", "/model.23/Sigmoid", [cls])
+        self.nodes.append(helper.make_node("Concat", [xywh, sc], ["output0"],
+                                           name="/model.23/Concat_3", axis=1))
+        return n_anchor
+
+
+def _torch_scope(path):
+    """'model.23.cv3.0.1.1' -> '/model.23/cv3.0/cv3.0.1/cv3.0.1.1' (nested nn.Sequential names);
+    'model.6.m.0.m.1.cv2' -> '/model.6/m.0/m/m.1/cv2'; 'model.10.m.0.attn.qkv' -> '/model.10/m/m.0/attn/qkv'."""
+    parts = path.split(".")
+    assert parts[0] == "model"
+    out = ["model.%s" % parts[1]]
+    rest = parts[2:]
+    i = 0
+    while i < len(rest):
+        tok = rest[i]
+        if tok in ("cv2", "cv3") and out[0] == "model.23" and i == 0:
+            # Detect.cv2[i] is a Sequential of Sequentials: cv3.0 / cv3.0.1 / cv3.0.1.1
+            prefix = tok
+            j = i + 1
+            while j < len(rest) and rest[j].isdigit():
+                prefix = prefix + "." + rest[j]
+                out.append(prefix)
+                j += 1
+            i = j
+            continue
+        if tok == "m" and i + 1 < len(rest) and rest[i + 1].isdigit():
+            # ModuleList inside C3k2 -> 'm.0'; Sequential inside C3k / C2PSA -> 'm/m.0'
+            if _sequential_m(out):
+                out.append("m")
+            out.append("m.%s" % rest[i + 1])
+            i += 2
+            continue
+        if tok == "ffn" and i + 1 < len(rest) and rest[i + 1].isdigit():
+            out.append("ffn")
+            out.append("ffn.%s" % rest[i + 1])
+            i += 2
+            continue
+        out.append(tok)
+        i += 1
+    return "/" + "/".join(out)
+
+
+def _sequential_m(out):
+    # C2PSA (model.10) holds a Sequential 'm'; C3k (model.X/m.0) holds a Sequential 'm';
+    # C3k2 holds a ModuleList 'm' (export scope '/m.0' without '/m').
+    if len(out) == 1:
+        return out[0] == "model.10"
+    return True
+
+
+def make_anchors(hws):
+    pts, strides = [], []
+    for hw, s in zip(hws, STRIDES):
+        sx = np.arange(hw, dtype=np.float32) + 0.5
+        yy, xx = np.meshgrid(sx, sx, indexing="ij")
+        pts.append(np.stack([xx.ravel(), yy.ravel()], 0))
+        strides.append(np.full(hw * hw, s, np.float32))
+    return np.concatenate(pts, 1)[None].astype(np.float32), np.concatenate(strides)[None]
+
+
+def build(params, scale, size):
+    depth, width, max_ch = SCALES[scale]
+
+    def ch(c):
+        return make_divisible(min(c, max_ch) * width, 8)
+
+    def rep(n):
+        return max(round(n * depth), 1) if n > 1 else n
+
+    b = Builder(params, size)
+    x = "images"
+    c0, c1, c2, c3, c4, c5, c7 = ch(64), ch(128), ch(256), ch(256), ch(512), ch(512), ch(1024)
+    x0 = b.conv(x, "model.0", 3, c0, 3, 2)
+    x1 = b.conv(x0, "model.1", c0, c1, 3, 2)
+    x2 = b.c3k2(x1, 2, c1, c2, rep(2), False, e=0.25)
+    x3 = b.conv(x2, "model.3", c2, c3, 3, 2)
+    x4 = b.c3k2(x3, 4, c3, ch(512), rep(2), False, e=0.25)
+    x5 = b.conv(x4, "model.5", ch(512), c5, 3, 2)
+    x6 = b.c3k2(x5, 6, c5, ch(512), rep(2), True)
+    x7 = b.conv(x6, "model.7", ch(512), c7, 3, 2)
+    x8 = b.c3k2(x7, 8, c7, ch(1024), rep(2), True)
+    x9 = b.sppf(x8, 9, ch(1024), ch(1024))
+    x10 = b.c2psa(x9, 10, ch(1024), ch(1024), rep(2), size // 32)
+    x11 = b.upsample(x10, 11)
+    x12 = b.node("Concat", "/model.12/Concat", [x11, x6], axis=1)
+    x13 = b.c3k2(x12, 13, ch(1024) + ch(512), ch(512), rep(2), False)
+    x14 = b.upsample(x13, 14)
+    x15 = b.node("Concat", "/model.15/Concat", [x14, x4], axis=1)
+    x16 = b.c3k2(x15, 16, ch(512) + ch(512), ch(256), rep(2), False)
+    x17 = b.conv(x16, "model.17", ch(256), ch(256), 3, 2)
+    x18 = b.node("Concat", "/model.18/Concat", [x17, x13], axis=1)
+    x19 = b.c3k2(x18, 19, ch(256) + ch(512), ch(512), rep(2), False)
+    x20 = b.conv(x19, "model.20", ch(512), ch(512), 3, 2)
+    x21 = b.node("Concat", "/model.21/Concat", [x20, x10], axis=1)
+    x22 = b.c3k2(x21, 22, ch(512) + ch(1024), ch(1024), rep(2), True)
+    del c4
+    n_anchor = b.detect([x16, x19, x22], [ch(256), ch(512), ch(1024)],
+                        [size // 8, size // 16, size // 32])
+    return b, n_anchor
+
+
+def _round_half(a):
+    # Round to float16 precision so BLAS-level differences between machines rarely change bytes.
+    return np.asarray(a, np.float32).astype(np.float16).astype(np.float32)
+
+
+CALIB_IMAGES = 4
+
+
+def calibrate(params, scale, seed):
+    """Set BN running stats and head biases from a forward pass over a few synthetic scenes at
+    CALIB_SIZE, run in lockstep so each BN sees the statistics of all of them (one image alone
+    gives statistics that do not carry over to other images)."""
+    b, _ = build(params, scale, CALIB_SIZE)
+    rng = np.random.default_rng(seed + 1000)
+    consts = dict(b.consts)
+    envs = [{"images": ref_forward.synthetic_scene(CALIB_SIZE, seed * 100 + 2000 + i)}
+            for i in range(CALIB_IMAGES)]
+    head_pre = {}
+    for node in b.nodes:
+        if node.op_type == "BatchNormalization":
+            base = node.input[1][: -len("weight")]
+            xin = np.stack([e[node.input[0]][0] for e in envs]).astype(np.float64)
+            mean = xin.mean(axis=(0, 2, 3))
+            var = xin.var(axis=(0, 2, 3))
+            # Running stats of a trained net track the data, not exactly; dead channels keep a
+            # floor so another image cannot blow them up.
+            mean = mean + rng.normal(0, 0.03, mean.shape) * np.sqrt(var)
+            var = var * np.exp(rng.normal(0, 0.05, var.shape))
+            var = np.maximum(var, 0.05 * np.median(var) + 1e-6)
+            params.t[base + "running_mean"] = _round_half(mean)
+            params.t[base + "running_var"] = _round_half(var)
+        if node.op_type == "Conv" and node.input[1] != "model.23.dfl.conv.weight":
+            _align_to_inputs(node, params, [e[node.input[0]] for e in envs], ALIGN_POWER)
+        if node.op_type == "Conv" and node.name.startswith("/model.23/cv") and node.name.endswith("2/Conv"):
+            w = params.t[node.input[1]]
+            if "/cv3." in node.name:
+                # Remove the feature-mean direction from the class weights: a trained classifier
+                # responds to local evidence, not to the image's overall level, and its biases
+                # then sit near -5 as in real YOLO heads.
+                mu = np.mean([e[node.input[0]][0].mean(axis=(1, 2)) for e in envs], axis=0)
+                w2 = w.reshape(w.shape[0], -1).astype(np.float64)
+                w2 = w2 - np.outer(w2 @ mu, mu) / float(mu @ mu)
+                w = params.t[node.input[1]] = w2.reshape(w.shape).astype(np.float32)
+            # [channels, images, anchors of this level]
+            head_pre[node.input[1][: -len(".weight")]] = np.stack(
+                [ref_forward.conv2d(e[node.input[0]], w)[0].reshape(w.shape[0], -1) for e in envs],
+                axis=1).astype(np.float64)
+        for e in envs:
+            ins = [(e[i] if i in e else params.t[i] if i in params.t else consts[i]) if i else None
+                   for i in node.input]
+            for name, val in zip(node.output, ref_forward.eval_node(node, ins)):
+                e[name] = val
+    _calibrate_box(params, head_pre, rng)
+    _calibrate_cls(params, head_pre, rng)
+
+
+ALIGN_POWER = float(os.environ.get("YOLORT_GEN_ALIGN", "0.5"))
+
+
+def _align_to_inputs(node, params, xs, power):
+    """Turn random weights into weights that respond to what their inputs actually carry:
+    w <- w C^power, C the covariance of the input patches. Purely random filters cancel most
+    of a correlated input and BN then amplifies the remainder, so a random net is chaotic:
+    8-bit noise grows ~3 dB per layer. Trained filters are aligned with their data; so are these."""
+    if power <= 0:
+        return
+    a = {at.name: onnx.helper.get_attribute_value(at) for at in node.attribute}
+    wname = node.input[1]
+    w = params.t[wname].astype(np.float64)
+    co, cig, kh, kw = w.shape
+    cols = np.concatenate([ref_forward.im2col(x, kh, kw, a["strides"], a["pads"]) for x in xs],
+                          axis=1).astype(np.float64)
+    cols -= cols.mean(axis=1, keepdims=True)
+    group = a.get("group", 1)
+    if group == 1:
+        c = cols @ cols.T / cols.shape[1]
+        w2 = w.reshape(co, -1) @ _mat_power(c, power)
+        w2 = w2.reshape(w.shape)
+    else:  # depthwise: one kh*kw covariance per channel
+        kk = kh * kw
+        w2 = np.empty_like(w)
+        for ch in range(co):
+            blk = cols[ch * kk:(ch + 1) * kk]
+            w2[ch, 0] = (w[ch, 0].reshape(1, -1) @ _mat_power(blk @ blk.T / blk.shape[1], power)).reshape(kh, kw)
+    # keep the He scale per output channel (the BN that follows normalises anyway)
+    n0 = np.sqrt((w.reshape(co, -1) ** 2).sum(1))
+    n2 = np.sqrt((w2.reshape(co, -1) ** 2).sum(1)) + 1e-12
+    params.t[wname] = (w2 * (n0 / n2)[:, None, None, None]).astype(np.float32)
+
+
+def _mat_power(c, power):
+    ev, evec = np.linalg.eigh(c)
+    ev = np.maximum(ev, ev.max() * 1e-6)
+    return (evec * ev ** power) @ evec.T
+
+
+def _calibrate_box(params, head_pre, rng):
+    """DFL bins: a prior peaked at 1-5 bins per side, plus data-dependent noise of std 0.8."""
+    for lvl in range(len(STRIDES)):
+        path = "model.23.cv2.%d.2" % lvl
+        pre = head_pre[path].reshape(REG_MAX * 4, -1)
+        mean, std = pre.mean(1), pre.std(1) + 1e-6
+        k = 0.8 / std
+        mu = rng.uniform(1.5, 4.5, 4)
+        sd = rng.uniform(1.5, 2.5, 4)
+        j = np.arange(REG_MAX)
+        prior = np.concatenate([-0.5 * ((j - mu[s]) / sd[s]) ** 2 for s in range(4)])
+        params.t[path + ".weight"] = (params.t[path + ".weight"] * k[:, None, None, None]).astype(np.float32)
+        params.t[path + ".bias"] = _round_half(prior - mean * k)
+
+
+def _calibrate_cls(params, head_pre, rng, target=0.01):
+    """Class logits: per-class std ~1; one bias shift chosen so that in a typical (median)
+    calibration image ~1% of anchors score above 0.25. Biases land near -12, like the
+    log(5 / nc / (640 / stride) ** 2) prior Ultralytics trains from."""
+    scaled, ks = [], {}
+    offs = rng.normal(0, 0.3, NC)
+    spread = np.exp(rng.normal(0, 0.15, NC))
+    for lvl in range(len(STRIDES)):
+        path = "model.23.cv3.%d.2" % lvl
+        pre = head_pre[path]  # [NC, images, anchors]
+        flat = pre.reshape(NC, -1)
+        mean, std = flat.mean(1), flat.std(1) + 1e-6
+        k = spread / std
+        ks[path] = (k, mean)
+        scaled.append((pre - mean[:, None, None]) * k[:, None, None] + offs[:, None, None])
+    best = np.concatenate(scaled, 2).max(0)  # [images, anchors]
+    # logit(0.25) = -ln 3; shift so that the top `target` fraction of anchors clears it
+    shift = -math.log(3.0) - float(np.median(np.quantile(best, 1.0 - target, axis=1)))
+    for path, (k, mean) in ks.items():
+        params.t[path + ".weight"] = (params.t[path + ".weight"] * k[:, None, None, None]).astype(np.float32)
+        params.t[path + ".bias"] = _round_half(offs + shift - mean * k)
+
+
+def to_model(b, params, scale, size, n_anchor, bn, seed):
+    if bn:
+        nodes = b.nodes
+        tensors = {}
+    else:
+        nodes, tensors = _fold(b, params)
+    used = []
+    for n in nodes:
+        for i in n.input:
+            if i and i not in used and (i in params.t or i in b.consts or i in tensors):
+                used.append(i)
+    inits = []
+    for name in used:
+        arr = tensors.get(name)
+        if arr is None:
+            arr = b.consts[name] if name in b.consts else params.t[name]
+        inits.append(numpy_helper.from_array(np.asarray(arr), name))
+    graph = helper.make_graph(
+        nodes, "main_graph",
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, size, size])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + NC, n_anchor])],
+        initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
+                              producer_name="yolort-gen-yolo11", producer_version="1")
+    model.ir_version = 8
+    meta = [
+        ("yolort.synthetic", "1"),
+        ("yolort.generator", "models/gen_yolo11.py seed=%d bn=%d" % (seed, int(bn))),
+        ("description", "SYNTHETIC YOLO11%s (seeded random weights): real speed, meaningless detections"
+         % scale),
+        ("author", "yolort"),
+        ("stride", "32"),
+        ("task", "detect"),
+        ("batch", "1"),
+        ("imgsz", "[%d, %d]" % (size, size)),
+        ("names", names_dict_string()),
+        ("channels", "3"),
+        ("end2end", "False"),
+    ]
+    for k, v in meta:
+        p = model.metadata_props.add()
+        p.key, p.value = k, v
+    model = onnx.shape_inference.infer_shapes(model)
+    onnx.checker.check_model(model)
+    return model
+
+
+def _fold(b, params):
+    nodes, tensors, rename = [], {}, {}
+    for node in b.nodes:
+        node = _copy(node)
+        for i, name in enumerate(node.input):
+            if name in rename:
+                node.input[i] = rename[name]
+        if node.op_type == "BatchNormalization":
+            conv = nodes[-1]
+            assert conv.op_type == "Conv" and conv.output[0] == node.input[0], node.name
+            wname = conv.input[1]
+            base = node.input[1][: -len("weight")]
+            g, be = params.t[base + "weight"], params.t[base + "bias"]
+            m, v = params.t[base + "running_mean"], params.t[base + "running_var"]
+            s = g.astype(np.float64) / np.sqrt(v.astype(np.float64) + BN_EPS)
+            tensors[wname] = (params.t[wname].astype(np.float64) * s[:, None, None, None]).astype(np.float32)
+            bname = wname[: -len("weight")] + "bias"
+            tensors[bname] = (be - m * s).astype(np.float32)
+            conv.input.append(bname)
+            rename[node.output[0]] = conv.output[0]
+            continue
+        nodes.append(node)
+    return nodes, tensors
+
+
+def _copy(node):
+    n = onnx.NodeProto()
+    n.CopyFrom(node)
+    return n
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Generate a synthetic YOLO11 ONNX model (seeded weights).")
+    ap.add_argument("--scale", choices=sorted(SCALES), default="n")
+    ap.add_argument("--size", type=int, default=640, help="input size, a multiple of 32 (320, 640)")
+    ap.add_argument("--seed", type=int, default=1)
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--bn", dest="bn", action="store_true", default=True,
+                   help="explicit BatchNormalization nodes after convs (default)")
+    g.add_argument("--no-bn", dest="bn", action="store_false", help="BN folded into Conv, as exported")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--check", action="store_true",
+                    help="run the written model in numpy and print activation/score statistics")
+    args = ap.parse_args(argv)
+    if args.size % 32 or args.size < 64:
+        ap.error("--size must be a multiple of 32, at least 64")
+    params = Params(args.seed)
+    calibrate(params, args.scale, args.seed)
+    b, n_anchor = build(params, args.scale, args.size)
+    model = to_model(b, params, args.scale, args.size, n_anchor, args.bn, args.seed)
+    tmp = args.out + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(model.SerializeToString())
+    os.replace(tmp, args.out)
+    n_par = sum(int(np.prod(i.dims)) for i in model.graph.initializer)
+    print("wrote %s: YOLO11%s %dx%d, %d nodes, %.2fM parameters, %s, seed %d (synthetic weights)"
+          % (args.out, args.scale, args.size, args.size, len(model.graph.node), n_par / 1e6,
+             "explicit BN" if args.bn else "BN folded", args.seed))
+    if args.check:
+        return ref_forward.main([args.out])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

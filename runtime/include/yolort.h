@@ -1,0 +1,189 @@
+/*
+ * yolort.h — public C API of the yolort runtime.
+ *
+ * Life cycle:  yrt_model_load_*  ->  yrt_session_create  ->  (fill input, yrt_session_run,
+ * read outputs)*  ->  yrt_session_free  ->  yrt_model_free.
+ *
+ * Conventions:
+ *  - Every fallible call returns yrt_status and, when err != NULL, writes a message
+ *    naming what failed and where into err->msg. No global mutable state.
+ *  - A model is immutable after load and may be shared by sessions on several threads;
+ *    a session is used by one thread at a time.
+ *  - yrt_session_run never allocates.
+ */
+#ifndef YOLORT_H
+#define YOLORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum yrt_status {
+  YRT_OK = 0,
+  YRT_ERR_INVALID_ARG = 1, /* NULL pointer, out-of-range argument */
+  YRT_ERR_IO = 2,          /* file could not be opened / read / written */
+  YRT_ERR_FORMAT = 3,      /* malformed .yrt, ONNX or JPEG */
+  YRT_ERR_UNSUPPORTED = 4, /* valid input we do not handle (op, attribute, dtype) */
+  YRT_ERR_NOMEM = 5,
+  YRT_ERR_BACKEND = 6,     /* XNNPACK / pthreadpool failure */
+  YRT_ERR_SHAPE = 7,       /* shapes do not agree */
+} yrt_status;
+
+/* Caller-provided message buffer. */
+typedef struct yrt_error {
+  char msg[512];
+} yrt_error;
+
+/* Static name of a status ("YRT_ERR_FORMAT"). */
+const char *yrt_status_name(yrt_status s);
+
+/* Write a formatted message into err (if non-NULL) and return s. */
+yrt_status yrt_set_error(yrt_error *err, yrt_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ------------------------------------------------------------------ model */
+
+typedef struct yrt_model yrt_model;
+
+/* Map a .yrt file read-only and validate it. */
+yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err);
+
+/* Validate a .yrt image in memory. With copy == 0 the buffer is used in place and must stay
+ * valid (and unchanged) until yrt_model_free; it must be YRT_ALIGN (64) byte aligned. */
+yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
+                                 yrt_error *err);
+
+void yrt_model_free(yrt_model *model);
+
+typedef struct yrt_model_info {
+  int input_w, input_h;     /* network input size (letterbox target) */
+  int num_classes;
+  int num_inputs, num_outputs;
+  int num_nodes, num_tensors;
+  int num_int8_nodes;       /* nodes with int8 output */
+  int synthetic;            /* 1: generated weights, detections are meaningless */
+  size_t arena_bytes;       /* activation memory a session needs */
+  size_t weight_bytes;
+  size_t file_bytes;
+} yrt_model_info;
+
+yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info);
+
+/* Class name for id, or NULL when out of range / unnamed. */
+const char *yrt_model_class_name(const yrt_model *model, int class_id);
+
+/* ---------------------------------------------------------------- session */
+
+typedef struct yrt_session yrt_session;
+
+typedef struct yrt_session_options {
+  int num_threads;  /* 0 or 1: run on the calling thread */
+  void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned */
+  size_t arena_bytes;
+} yrt_session_options;
+
+/* Creates kernels once (XNNPACK operators, packed weights). opts may be NULL. */
+yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
+                              yrt_session **out, yrt_error *err);
+void yrt_session_free(yrt_session *s);
+
+/* A view of a float tensor in LOGICAL (ONNX) order. */
+typedef struct yrt_tensor_view {
+  float *data;
+  int rank;
+  int dims[6];
+  size_t count;
+} yrt_tensor_view;
+
+/* Copy a logical NCHW float input [1,3,H,W] into the session. */
+yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count,
+                                 yrt_error *err);
+/* Direct pointer to input `index` stored NHWC float [1,H,W,3] (write in place, e.g. by
+ * yrt_letterbox). NULL if out of range. */
+float *yrt_session_input_nhwc(yrt_session *s, int index);
+
+yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
+
+/* Output `index` in logical order, valid until the next run. */
+yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);
+
+/* Per-node wall time of the last run in nanoseconds, when profiling is enabled. */
+void yrt_session_set_profiling(yrt_session *s, int enable);
+/* Fills ns[i] for node i, up to n; returns the node count. */
+int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n);
+/* Op name of node i ("conv2d.i8", "concat.f32"...), NULL if out of range. */
+const char *yrt_session_node_kind(const yrt_session *s, int i);
+/* ONNX node name of node i. */
+const char *yrt_session_node_name(const yrt_session *s, int i);
+
+/* ------------------------------------------------------- pre-processing */
+
+/* 8-bit RGB image, rows packed (stride = 3 * w). */
+typedef struct yrt_image {
+  int w, h;
+  uint8_t *rgb;
+} yrt_image;
+
+/* Decode a JPEG (libjpeg-turbo) into a new RGB image. Corrupt data -> YRT_ERR_FORMAT. */
+yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, yrt_error *err);
+yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err);
+yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality,
+                               yrt_error *err);
+void yrt_image_free(yrt_image *img);
+
+/* How an image was placed into the network input. */
+typedef struct yrt_letterbox {
+  float ratio;            /* scale applied to the source image */
+  float pad_left, pad_top;
+  int src_w, src_h;
+  int dst_w, dst_h;
+} yrt_letterbox;
+
+/* Resize keeping aspect (bilinear, antialiased like PIL when shrinking), pad with 114, centre,
+ * scale to [0,1], write NHWC float [dst_h][dst_w][3]. scratch must hold
+ * yrt_letterbox_scratch_bytes(...) bytes (no allocation here). */
+size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
+yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
+                             void *scratch, yrt_letterbox *lb, yrt_error *err);
+
+/* ------------------------------------------------------ post-processing */
+
+typedef struct yrt_detection {
+  float x0, y0, x1, y1; /* in source-image pixels */
+  float score;
+  int class_id;
+} yrt_detection;
+
+typedef struct yrt_postprocess_params {
+  float conf_threshold; /* default 0.25 */
+  float iou_threshold;  /* default 0.45 (0.7 for mAP evaluation) */
+  int max_detections;   /* default 300 */
+  int class_agnostic;   /* 0: class-aware NMS */
+} yrt_postprocess_params;
+
+void yrt_postprocess_defaults(yrt_postprocess_params *p);
+
+/* Scratch bytes for yrt_postprocess with this many anchors. */
+size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections);
+
+/* output0 is logical [1, 4 + num_classes, num_anchors] (cx, cy, w, h in input pixels, then
+ * class scores). Writes at most cap detections sorted by score; boxes mapped back through lb
+ * (NULL lb: input pixels). */
+yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors,
+                           const yrt_letterbox *lb, const yrt_postprocess_params *params,
+                           void *scratch, yrt_detection *dets, int cap, int *n_dets,
+                           yrt_error *err);
+
+/* Draw boxes onto img (2 px outline, one colour per class). */
+void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* YOLORT_H */

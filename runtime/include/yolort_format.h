@@ -1,0 +1,184 @@
+/*
+ * yolort_format.h — the .yrt model file, field by field.
+ *
+ * A .yrt file is one flat little-endian image that can be mmap'ed or kept in
+ * flash and used in place (ggml/gguf style). The runtime never trusts it:
+ * every offset, size, index and enum is checked on load (runtime/src/model_load.c).
+ *
+ * Layout:
+ *   yrt_file_header                      (at offset 0, 64 bytes)
+ *   yrt_section_rec[n_sections]          (at header.section_table_offset)
+ *   sections, each 64-byte aligned:
+ *     YRT_SEC_STRINGS   NUL-terminated UTF-8 strings; "offset into this section" refs
+ *     YRT_SEC_TENSORS   yrt_tensor_rec[]
+ *     YRT_SEC_NODES     yrt_node_rec[]   (execution order)
+ *     YRT_SEC_WEIGHTS   constant data; every constant tensor 64-byte aligned
+ *     YRT_SEC_PLAN      yrt_plan_rec + uint32 input ids + uint32 output ids
+ *     YRT_SEC_META      yrt_meta_rec
+ *   crc32 (IEEE, zlib polynomial) covers bytes [64, file_size).
+ *
+ * Shared by the converter (writer, tools/) and the runtime (loader). Plain C11.
+ */
+#ifndef YOLORT_FORMAT_H
+#define YOLORT_FORMAT_H
+
+#include <stdint.h>
+
+#define YRT_MAGIC 0x31545259u /* "YRT1" read as little-endian uint32 */
+#define YRT_VERSION 1u
+#define YRT_ALIGN 64u
+#define YRT_MAX_RANK 6
+#define YRT_MAX_NODE_IO 8
+#define YRT_NODE_PARAMS 24
+#define YRT_NODE_FPARAMS 4
+#define YRT_NONE 0xFFFFFFFFu /* "no tensor" in an input slot */
+
+typedef struct yrt_file_header {
+  uint32_t magic;       /* YRT_MAGIC */
+  uint32_t version;     /* YRT_VERSION */
+  uint64_t file_size;   /* total bytes, must equal the buffer size */
+  uint32_t crc32;       /* over [64, file_size) */
+  uint32_t n_sections;  /* <= 16 */
+  uint64_t section_table_offset;
+  uint32_t flags;       /* YRT_FLAG_* */
+  uint32_t reserved[7];
+} yrt_file_header; /* 64 bytes */
+
+enum yrt_file_flags {
+  YRT_FLAG_SYNTHETIC = 1u << 0, /* weights are generated: detections meaningless */
+  YRT_FLAG_INT8 = 1u << 1,      /* at least one int8 node */
+};
+
+enum yrt_section_kind {
+  YRT_SEC_STRINGS = 1,
+  YRT_SEC_TENSORS = 2,
+  YRT_SEC_NODES = 3,
+  YRT_SEC_WEIGHTS = 4,
+  YRT_SEC_PLAN = 5,
+  YRT_SEC_META = 6,
+};
+
+typedef struct yrt_section_rec {
+  uint32_t kind;
+  uint32_t reserved;
+  uint64_t offset; /* from file start, multiple of YRT_ALIGN */
+  uint64_t size;
+} yrt_section_rec; /* 24 bytes */
+
+enum yrt_dtype {
+  YRT_F32 = 1,
+  YRT_I8 = 2,  /* activations and weights; uint8 models are shifted by -128 at conversion */
+  YRT_I32 = 3, /* conv bias (scale = s_x * s_w[c]), gather indices */
+};
+
+enum yrt_tensor_kind {
+  YRT_TENSOR_CONST = 1,  /* data at offset into YRT_SEC_WEIGHTS */
+  YRT_TENSOR_ACT = 2,    /* lives in the arena at offset */
+  YRT_TENSOR_INPUT = 3,  /* graph input, in the arena */
+  YRT_TENSOR_OUTPUT = 4, /* graph output, in the arena */
+};
+
+enum yrt_layout {
+  YRT_LAYOUT_PLAIN = 0, /* physical dims == logical ONNX dims */
+  YRT_LAYOUT_NHWC = 1,  /* rank 4, logical NCHW stored as dims {N,H,W,C} */
+};
+
+typedef struct yrt_tensor_rec {
+  uint32_t name;        /* string offset */
+  uint32_t dtype;       /* yrt_dtype */
+  uint32_t kind;        /* yrt_tensor_kind */
+  uint32_t layout;      /* yrt_layout */
+  uint32_t rank;        /* 0..YRT_MAX_RANK */
+  int32_t dims[YRT_MAX_RANK]; /* PHYSICAL dims, row-major, unused = 1 */
+  uint64_t offset;      /* CONST: into weights section; ACT/INPUT/OUTPUT: into arena */
+  uint64_t nbytes;      /* = product(dims) * sizeof(dtype) */
+  /* quantization (I8, and I32 bias): per-tensor, or per-channel when n_scales > 1 */
+  float scale;
+  int32_t zero_point;
+  uint32_t q_axis;      /* physical axis of per-channel scales */
+  uint32_t n_scales;    /* 0/1 = per-tensor; else float[n_scales] at scales_offset in weights */
+  uint64_t scales_offset;
+} yrt_tensor_rec;
+
+/* Operators. Activations are NHWC for rank 4; all axes/perms below are PHYSICAL.
+ * dtype of a node = dtype of its out[0] (int8 kernels when I8). */
+enum yrt_op {
+  /* in: x, w, [bias]. f32 w: [Cout][kh][kw][Cin/g]; i8 w: same, per-channel scales
+   * on axis 0; i32 bias. p: see YRT_CONV_P_*. i8: requant fp32, then optional LUT. */
+  YRT_OP_CONV2D = 1,
+  /* in: a, b (same rank, broadcast where dim==1). p[0] = yrt_binary_kind. */
+  YRT_OP_BINARY = 2,
+  /* f32 only. p[0] = yrt_unary_kind, f[0] = alpha (leaky). */
+  YRT_OP_UNARY = 3,
+  /* i8 -> i8 through in[1] = CONST I8 tensor of 256 entries indexed by (uint8)(x + 128). */
+  YRT_OP_LUT = 4,
+  /* n inputs, p[0] = axis. i8: each input requantized to out's scale/zp. */
+  YRT_OP_CONCAT = 5,
+  /* out[i] = in[0][starts + k*steps]; p[0..5] starts, p[6..11] steps (per physical axis);
+   * out dims give the counts. Covers Slice and each output of Split. */
+  YRT_OP_SLICE = 6,
+  /* p[0..5] = perm (physical in -> physical out). */
+  YRT_OP_TRANSPOSE = 7,
+  /* byte copy, same element count (Reshape/Flatten/Squeeze/Unsqueeze). */
+  YRT_OP_RESHAPE = 8,
+  /* NHWC. p: kh, kw, sh, sw, pad_t, pad_l, pad_b, pad_r, dh, dw. */
+  YRT_OP_MAXPOOL = 9,
+  /* NHWC nearest. in_y = min(floor(out_y / f[0]), H-1) etc.; p[0] = nearest mode (0 floor),
+   * p[1] = coordinate mode (0 asymmetric). f[0] = scale_h, f[1] = scale_w. */
+  YRT_OP_RESIZE_NEAREST = 10,
+  /* f32: a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. */
+  YRT_OP_MATMUL = 11,
+  /* f32: p[0] = axis. */
+  YRT_OP_SOFTMAX = 12,
+  /* f32 -> i8 with out's scale/zp: saturate(round_half_even(x / s) + zp). */
+  YRT_OP_QUANTIZE = 13,
+  /* i8 -> f32 with in's scale/zp. */
+  YRT_OP_DEQUANTIZE = 14,
+  /* in: data, indices (CONST I32). p[0] = axis. */
+  YRT_OP_GATHER = 15,
+  YRT_OP_COUNT_
+};
+
+enum yrt_conv_params {
+  YRT_CONV_P_KH = 0, YRT_CONV_P_KW, YRT_CONV_P_SH, YRT_CONV_P_SW,
+  YRT_CONV_P_PAD_T, YRT_CONV_P_PAD_L, YRT_CONV_P_PAD_B, YRT_CONV_P_PAD_R,
+  YRT_CONV_P_DH, YRT_CONV_P_DW, YRT_CONV_P_GROUPS,
+  YRT_CONV_P_ACT,     /* yrt_unary_kind applied to the output, YRT_UNARY_NONE for none (f32) */
+  YRT_CONV_P_LUT,     /* i8: tensor index of a 256-entry I8 LUT applied after requant, or -1 */
+};
+
+enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BIN_DIV = 3 };
+
+enum yrt_unary_kind {
+  YRT_UNARY_NONE = 0, YRT_UNARY_RELU = 1, YRT_UNARY_SIGMOID = 2, YRT_UNARY_SILU = 3,
+  YRT_UNARY_LEAKY_RELU = 4, YRT_UNARY_TANH = 5, YRT_UNARY_EXP = 6, YRT_UNARY_IDENTITY = 7,
+};
+
+typedef struct yrt_node_rec {
+  uint32_t op;          /* yrt_op */
+  uint32_t name;        /* string offset (the ONNX node name it came from) */
+  uint32_t n_in, n_out; /* <= YRT_MAX_NODE_IO */
+  uint32_t in[YRT_MAX_NODE_IO];  /* tensor indices, YRT_NONE for an absent optional input */
+  uint32_t out[YRT_MAX_NODE_IO];
+  int32_t p[YRT_NODE_PARAMS];
+  float f[YRT_NODE_FPARAMS];
+} yrt_node_rec;
+
+typedef struct yrt_plan_rec {
+  uint64_t arena_bytes; /* peak activation memory; every ACT/INPUT/OUTPUT fits inside */
+  uint32_t n_inputs, n_outputs; /* followed by uint32 tensor ids */
+} yrt_plan_rec;
+
+#define YRT_MAX_CLASSES 1024
+typedef struct yrt_meta_rec {
+  uint32_t input_w, input_h; /* letterbox target */
+  uint32_t num_classes;
+  uint32_t class_names;      /* string offset of '\n'-separated names ("" = numbered) */
+  float pad_value;           /* 114 */
+  float norm_scale;          /* 1/255 */
+  uint32_t strides[4];       /* 8,16,32,0 */
+  uint32_t source;           /* string offset: what it was converted from */
+  uint32_t reserved[5];
+} yrt_meta_rec;
+
+#endif /* YOLORT_FORMAT_H */

@@ -1,0 +1,311 @@
+/* model_load.c — getting a .yrt image into memory (mmap, copy or in place), checking its
+ * header and section table, and the model accessors. The per-record checks live in
+ * model_validate_*.c; nothing in the file is used before all of them passed. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32.h"
+#include "model_internal.h"
+
+#define YRT_MAX_SECTIONS 16u
+
+int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
+  if ((size_t)off >= m->strings_size) return 0;
+  return memchr(m->strings + off, '\0', m->strings_size - off) != NULL;
+}
+
+static const char *section_name(uint32_t kind) {
+  static const char *const names[] = {"?", "STRINGS", "TENSORS", "NODES", "WEIGHTS", "PLAN", "META"};
+  return kind <= YRT_SEC_META ? names[kind] : "?";
+}
+
+/* Magic, version, size and CRC. */
+static yrt_status check_header(const yrt_model *m, yrt_error *err) {
+  if (m->size < sizeof(yrt_file_header))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: file is %zu bytes, smaller than the %zu-byte header",
+                         m->size, sizeof(yrt_file_header));
+  const yrt_file_header *h = m->hdr;
+  if (h->magic != YRT_MAGIC)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: bad magic 0x%08x (want 0x%08x \"YRT1\")",
+                         (unsigned)h->magic, (unsigned)YRT_MAGIC);
+  if (h->version != YRT_VERSION)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: version %u, this runtime reads version %u",
+                         (unsigned)h->version, (unsigned)YRT_VERSION);
+  if (h->file_size != (uint64_t)m->size)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: header says %llu bytes but the buffer holds %zu (truncated?)",
+                         (unsigned long long)h->file_size, m->size);
+  uint32_t crc = yrt_crc32(0, m->base + sizeof(yrt_file_header), m->size - sizeof(yrt_file_header));
+  if (crc != h->crc32)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: crc32 mismatch (file 0x%08x, computed 0x%08x)",
+                         (unsigned)h->crc32, (unsigned)crc);
+  return YRT_OK;
+}
+
+/* Section table: bounds, alignment, each kind once, no overlaps; fills the section pointers. */
+static yrt_status map_sections(yrt_model *m, yrt_error *err) {
+  const yrt_file_header *h = m->hdr;
+  const uint64_t size = m->size;
+  if (h->n_sections < 1 || h->n_sections > YRT_MAX_SECTIONS)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: n_sections = %u (1..%u)", (unsigned)h->n_sections,
+                         YRT_MAX_SECTIONS);
+  const uint64_t tab_off = h->section_table_offset;
+  const uint64_t tab_bytes = (uint64_t)h->n_sections * sizeof(yrt_section_rec);
+  if (tab_off < sizeof(yrt_file_header) || tab_off % 8 != 0 || tab_off > size ||
+      tab_bytes > size - tab_off)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: section table at %llu (%llu bytes) is misaligned or outside the file",
+                         (unsigned long long)tab_off, (unsigned long long)tab_bytes);
+  const yrt_section_rec *sec = (const yrt_section_rec *)(const void *)(m->base + tab_off);
+  const yrt_section_rec *by_kind[YRT_SEC_META + 1] = {0};
+  for (uint32_t i = 0; i < h->n_sections; i++) {
+    const yrt_section_rec *s = &sec[i];
+    if (s->kind < YRT_SEC_STRINGS || s->kind > YRT_SEC_META)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %u has unknown kind %u", (unsigned)i,
+                           (unsigned)s->kind);
+    if (by_kind[s->kind] != NULL)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s appears twice", section_name(s->kind));
+    if (s->offset % YRT_ALIGN != 0 || s->offset < sizeof(yrt_file_header) || s->offset > size ||
+        s->size > size - s->offset)
+      return yrt_set_error(err, YRT_ERR_FORMAT,
+                           "yrt: section %s [%llu, +%llu) is not %u-aligned or outside the %llu-byte file",
+                           section_name(s->kind), (unsigned long long)s->offset,
+                           (unsigned long long)s->size, YRT_ALIGN, (unsigned long long)size);
+    /* Sections may not overlap the section table nor each other. */
+    if (s->size > 0 && s->offset < tab_off + tab_bytes && tab_off < s->offset + s->size)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s overlaps the section table",
+                           section_name(s->kind));
+    for (uint32_t k = YRT_SEC_STRINGS; k <= YRT_SEC_META; k++) {
+      const yrt_section_rec *o = by_kind[k];
+      if (o && s->size > 0 && o->size > 0 && s->offset < o->offset + o->size &&
+          o->offset < s->offset + s->size)
+        return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: sections %s and %s overlap",
+                             section_name(s->kind), section_name(k));
+    }
+    by_kind[s->kind] = s;
+  }
+  for (uint32_t k = YRT_SEC_STRINGS; k <= YRT_SEC_META; k++)
+    if (by_kind[k] == NULL)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s is missing", section_name(k));
+
+  const yrt_section_rec *s;
+  s = by_kind[YRT_SEC_STRINGS];
+  m->strings = (const char *)(m->base + s->offset);
+  m->strings_size = (size_t)s->size;
+
+  s = by_kind[YRT_SEC_TENSORS];
+  if (s->size % sizeof(yrt_tensor_rec) != 0 || s->size / sizeof(yrt_tensor_rec) >= YRT_NONE)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: TENSORS section is %llu bytes, not a multiple of the %zu-byte record",
+                         (unsigned long long)s->size, sizeof(yrt_tensor_rec));
+  m->tensors = (const yrt_tensor_rec *)(const void *)(m->base + s->offset);
+  m->n_tensors = (uint32_t)(s->size / sizeof(yrt_tensor_rec));
+
+  s = by_kind[YRT_SEC_NODES];
+  if (s->size % sizeof(yrt_node_rec) != 0 || s->size / sizeof(yrt_node_rec) > INT32_MAX)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: NODES section is %llu bytes, not a multiple of the %zu-byte record",
+                         (unsigned long long)s->size, sizeof(yrt_node_rec));
+  m->nodes = (const yrt_node_rec *)(const void *)(m->base + s->offset);
+  m->n_nodes = (uint32_t)(s->size / sizeof(yrt_node_rec));
+
+  s = by_kind[YRT_SEC_WEIGHTS];
+  m->weights = m->base + s->offset;
+  m->weights_size = (size_t)s->size;
+
+  s = by_kind[YRT_SEC_PLAN];
+  if (s->size < sizeof(yrt_plan_rec))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PLAN section is %llu bytes, smaller than its record",
+                         (unsigned long long)s->size);
+  m->plan = (const yrt_plan_rec *)(const void *)(m->base + s->offset);
+  if (s->size != sizeof(yrt_plan_rec) + 4ull * ((uint64_t)m->plan->n_inputs + m->plan->n_outputs))
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: PLAN section is %llu bytes but lists %u inputs and %u outputs",
+                         (unsigned long long)s->size, (unsigned)m->plan->n_inputs,
+                         (unsigned)m->plan->n_outputs);
+  m->plan_inputs = (const uint32_t *)(const void *)(m->base + s->offset + sizeof(yrt_plan_rec));
+  m->plan_outputs = m->plan_inputs + m->plan->n_inputs;
+
+  s = by_kind[YRT_SEC_META];
+  if (s->size != sizeof(yrt_meta_rec))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META section is %llu bytes, want %zu",
+                         (unsigned long long)s->size, sizeof(yrt_meta_rec));
+  m->meta = (const yrt_meta_rec *)(const void *)(m->base + s->offset);
+  return YRT_OK;
+}
+
+/* META: sizes and the class-name list, split into NUL-terminated copies. */
+static yrt_status load_meta(yrt_model *m, yrt_error *err) {
+  const yrt_meta_rec *mt = m->meta;
+  if (mt->input_w < 1 || mt->input_w > 65536 || mt->input_h < 1 || mt->input_h > 65536)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META input size %ux%u out of range",
+                         (unsigned)mt->input_w, (unsigned)mt->input_h);
+  if (mt->num_classes > YRT_MAX_CLASSES)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META num_classes %u > %u", (unsigned)mt->num_classes,
+                         YRT_MAX_CLASSES);
+  if (!yrt_model_string_ok(m, mt->class_names) || !yrt_model_string_ok(m, mt->source))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META string offsets (%u, %u) outside the string table",
+                         (unsigned)mt->class_names, (unsigned)mt->source);
+  const char *names = yrt_model_string(m, mt->class_names);
+  size_t len = strlen(names);
+  if (len == 0) return YRT_OK; /* numbered classes */
+  if (len > 0 && names[len - 1] == '\n') len--; /* tolerate one trailing newline */
+  size_t count = 1;
+  for (size_t i = 0; i < len; i++) count += names[i] == '\n';
+  if (count != mt->num_classes)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META lists %zu class names for %u classes", count,
+                         (unsigned)mt->num_classes);
+  m->class_name_buf = malloc(len + 1);
+  m->class_names = malloc(count * sizeof(*m->class_names));
+  if (!m->class_name_buf || !m->class_names)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %zu class names", count);
+  memcpy(m->class_name_buf, names, len);
+  m->class_name_buf[len] = '\0';
+  size_t k = 0;
+  m->class_names[k++] = m->class_name_buf;
+  for (size_t i = 0; i < len; i++) {
+    if (m->class_name_buf[i] == '\n') {
+      m->class_name_buf[i] = '\0';
+      m->class_names[k++] = m->class_name_buf + i + 1;
+    }
+  }
+  m->n_class_names = (int)count;
+  return YRT_OK;
+}
+
+static yrt_status validate(yrt_model *m, yrt_error *err) {
+  yrt_status st;
+  m->hdr = (const yrt_file_header *)(const void *)m->base;
+  if ((st = check_header(m, err)) != YRT_OK) return st;
+  if ((st = map_sections(m, err)) != YRT_OK) return st;
+  if ((st = load_meta(m, err)) != YRT_OK) return st;
+  if ((st = yrt_validate_tensors(m, err)) != YRT_OK) return st;
+  if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
+  return yrt_validate_plan(m, err);
+}
+
+void yrt_model_free(yrt_model *m) {
+  if (!m) return;
+  if (m->map) munmap(m->map, m->map_len);
+  free(m->owned);
+  free(m->class_name_buf);
+  free((void *)m->class_names);
+  free(m);
+}
+
+static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
+  yrt_status st = validate(m, err);
+  if (st != YRT_OK) {
+    yrt_model_free(m);
+    return st;
+  }
+  *out = m;
+  return YRT_OK;
+}
+
+yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
+                                 yrt_error *err) {
+  if (!out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: out is NULL");
+  *out = NULL;
+  if (!data && size > 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: data is NULL");
+  if (size < sizeof(yrt_file_header))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: buffer of %zu bytes is smaller than the header", size);
+  if (!copy && (uintptr_t)data % YRT_ALIGN != 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_model_load_memory: in-place buffer %p is not %u-byte aligned", data, YRT_ALIGN);
+  yrt_model *m = calloc(1, sizeof *m);
+  if (!m) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");
+  if (copy) {
+    if (size > SIZE_MAX - 2 * YRT_ALIGN) {
+      free(m);
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: %zu-byte model is too large to copy", size);
+    }
+    /* + YRT_ALIGN: slack for SIMD code that reads a few bytes past a constant's end. */
+    size_t cap = (size + 2 * YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN;
+    m->owned = aligned_alloc(YRT_ALIGN, cap);
+    if (!m->owned) {
+      free(m);
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory copying a %zu-byte model", size);
+    }
+    memcpy(m->owned, data, size);
+    m->base = m->owned;
+  } else {
+    m->base = data;
+  }
+  m->size = size;
+  return finish_load(m, out, err);
+}
+
+yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err) {
+  if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file: NULL argument");
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "yrt: cannot open %s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_IO, "yrt: %s is not a readable regular file", path);
+  }
+  if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is %lld bytes, smaller than the header", path,
+                         (long long)st.st_size);
+  }
+  if ((uint64_t)st.st_size > SIZE_MAX) {
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is too large to map", path);
+  }
+  size_t len = (size_t)st.st_size;
+  void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+  int map_errno = errno;
+  close(fd);
+  if (map == MAP_FAILED)
+    return yrt_set_error(err, YRT_ERR_IO, "yrt: cannot map %s: %s", path, strerror(map_errno));
+  yrt_model *m = calloc(1, sizeof *m);
+  if (!m) {
+    munmap(map, len);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");
+  }
+  m->map = map;
+  m->map_len = len;
+  m->base = map; /* page aligned, so YRT_ALIGN aligned */
+  m->size = len;
+  yrt_status s = finish_load(m, out, err);
+  if (s != YRT_OK && err) {
+    /* Prefix the path so the message says which file. */
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    yrt_set_error(err, s, "%s: %s", path, tmp);
+  }
+  return s;
+}
+
+yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
+  if (!m || !info) return YRT_ERR_INVALID_ARG;
+  memset(info, 0, sizeof *info);
+  info->input_w = (int)m->meta->input_w;
+  info->input_h = (int)m->meta->input_h;
+  info->num_classes = (int)m->meta->num_classes;
+  info->num_inputs = (int)m->plan->n_inputs;
+  info->num_outputs = (int)m->plan->n_outputs;
+  info->num_nodes = (int)m->n_nodes;
+  info->num_tensors = (int)m->n_tensors;
+  for (uint32_t i = 0; i < m->n_nodes; i++)
+    info->num_int8_nodes += m->tensors[m->nodes[i].out[0]].dtype == YRT_I8;
+  info->synthetic = (m->hdr->flags & YRT_FLAG_SYNTHETIC) ? 1 : 0;
+  info->arena_bytes = yrt_model_arena_bytes(m);
+  info->weight_bytes = m->weights_size;
+  info->file_bytes = m->size;
+  return YRT_OK;
+}
+
+const char *yrt_model_class_name(const yrt_model *m, int class_id) {
+  if (!m || class_id < 0 || class_id >= m->n_class_names) return NULL;
+  return m->class_names[class_id];
+}

@@ -1,0 +1,383 @@
+/* model_validate_nodes.c — every node checked against the tensors it touches, so that the kernel
+ * it runs can never read or write outside its tensors: operand counts, indices, dtypes, and the
+ * shape arithmetic of each op (conv windows, slice ranges, permutations, concat sums, ...). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model_internal.h"
+#include "node_kind.h"
+
+/* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
+#define YRT_MAX_KERNEL 1024
+#define YRT_MAX_STRIDE 1024
+#define YRT_MAX_PAD 1024
+
+typedef struct vctx {
+  const yrt_model *m;
+  uint32_t idx;
+  const yrt_node_rec *n;
+  yrt_error *err;
+} vctx;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static yrt_status bad(const vctx *v, yrt_status s, const char *fmt, ...) {
+  char what[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const char *name = yrt_model_string_ok(v->m, v->n->name) ? yrt_model_string(v->m, v->n->name) : "?";
+  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name,
+                       yrt_op_name(v->n->op), what);
+}
+
+static const yrt_tensor_rec *IN(const vctx *v, int k) { return &v->m->tensors[v->n->in[k]]; }
+static const yrt_tensor_rec *OUT(const vctx *v, int k) { return &v->m->tensors[v->n->out[k]]; }
+
+static int same_dims(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
+  if (a->rank != b->rank) return 0;
+  for (uint32_t d = 0; d < a->rank; d++)
+    if (a->dims[d] != b->dims[d]) return 0;
+  return 1;
+}
+
+static int same_qparams(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
+  if (a->dtype != YRT_I8) return 1;
+  return a->scale == b->scale && a->zero_point == b->zero_point && a->n_scales <= 1 && b->n_scales <= 1;
+}
+
+static int per_tensor(const yrt_tensor_rec *t) { return t->n_scales <= 1; }
+
+/* Activation operands of int8 kernels carry one scale (per-channel is for weights only). */
+static yrt_status require_per_tensor(const vctx *v) {
+  for (uint32_t k = 0; k < v->n->n_in; k++)
+    if (v->n->in[k] != YRT_NONE && IN(v, k)->dtype == YRT_I8 && !per_tensor(IN(v, k)) &&
+        !(v->n->op == YRT_OP_CONV2D && k == 1))
+      return bad(v, YRT_ERR_UNSUPPORTED, "input %u has per-channel scales", (unsigned)k);
+  if (!per_tensor(OUT(v, 0))) return bad(v, YRT_ERR_UNSUPPORTED, "output has per-channel scales");
+  return YRT_OK;
+}
+
+/* Window arithmetic shared by conv and maxpool: out == (in + pads - eff_k) / s + 1. */
+static int window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t dil, int64_t out) {
+  int64_t eff = dil * (k - 1) + 1;
+  int64_t span = in + pa + pb - eff;
+  if (span < 0) return 0;
+  return out == span / s + 1;
+}
+
+static int range_ok(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
+
+static yrt_status check_conv(const vctx *v) {
+  const yrt_node_rec *n = v->n;
+  const int32_t *p = n->p;
+  const yrt_tensor_rec *x = IN(v, 0), *w = IN(v, 1), *y = OUT(v, 0);
+  const yrt_tensor_rec *b = (n->n_in > 2 && n->in[2] != YRT_NONE) ? IN(v, 2) : NULL;
+  if (x->rank != 4 || w->rank != 4 || y->rank != 4)
+    return bad(v, YRT_ERR_SHAPE, "x, w, y must be rank 4 (got %u, %u, %u)", (unsigned)x->rank,
+               (unsigned)w->rank, (unsigned)y->rank);
+  if (w->kind != YRT_TENSOR_CONST || (b && b->kind != YRT_TENSOR_CONST))
+    return bad(v, YRT_ERR_UNSUPPORTED, "weights and bias must be constants");
+  const int is_i8 = y->dtype == YRT_I8;
+  if (is_i8) {
+    if (x->dtype != YRT_I8 || w->dtype != YRT_I8 || (b && b->dtype != YRT_I32))
+      return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv needs i8 x/w/y and i32 bias");
+    if (w->zero_point != 0) return bad(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
+    if (w->n_scales > 1 && w->q_axis != 0) return bad(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
+  } else if (y->dtype == YRT_F32) {
+    if (x->dtype != YRT_F32 || w->dtype != YRT_F32 || (b && b->dtype != YRT_F32))
+      return bad(v, YRT_ERR_UNSUPPORTED, "float conv needs f32 x/w/bias/y");
+  } else {
+    return bad(v, YRT_ERR_UNSUPPORTED, "output dtype %u", (unsigned)y->dtype);
+  }
+  for (int k = YRT_CONV_P_KH; k <= YRT_CONV_P_KW; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel size p[%d] = %d", k, (int)p[k]);
+  for (int k = YRT_CONV_P_SH; k <= YRT_CONV_P_SW; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
+  for (int k = YRT_CONV_P_PAD_T; k <= YRT_CONV_P_PAD_R; k++)
+    if (!range_ok(p[k], 0, YRT_MAX_PAD)) return bad(v, YRT_ERR_FORMAT, "padding p[%d] = %d", k, (int)p[k]);
+  for (int k = YRT_CONV_P_DH; k <= YRT_CONV_P_DW; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
+  const int64_t g = p[YRT_CONV_P_GROUPS];
+  const int64_t cin = x->dims[3], cout = y->dims[3];
+  if (g < 1 || cin % g != 0 || cout % g != 0)
+    return bad(v, YRT_ERR_SHAPE, "groups %lld do not divide Cin %lld and Cout %lld", (long long)g,
+               (long long)cin, (long long)cout);
+  if (x->dims[0] != y->dims[0]) return bad(v, YRT_ERR_SHAPE, "batch %d -> %d", (int)x->dims[0], (int)y->dims[0]);
+  if (w->dims[0] != cout || w->dims[1] != p[YRT_CONV_P_KH] || w->dims[2] != p[YRT_CONV_P_KW] || w->dims[3] != cin / g)
+    return bad(v, YRT_ERR_SHAPE, "weight dims [%d,%d,%d,%d] disagree with Cout %lld, kernel %dx%d, Cin/g %lld",
+               (int)w->dims[0], (int)w->dims[1], (int)w->dims[2], (int)w->dims[3], (long long)cout,
+               (int)p[YRT_CONV_P_KH], (int)p[YRT_CONV_P_KW], (long long)(cin / g));
+  if (b && (b->rank != 1 || b->dims[0] != cout))
+    return bad(v, YRT_ERR_SHAPE, "bias must be [%lld]", (long long)cout);
+  if (!window_ok(x->dims[1], p[YRT_CONV_P_KH], p[YRT_CONV_P_SH], p[YRT_CONV_P_PAD_T], p[YRT_CONV_P_PAD_B],
+                 p[YRT_CONV_P_DH], y->dims[1]) ||
+      !window_ok(x->dims[2], p[YRT_CONV_P_KW], p[YRT_CONV_P_SW], p[YRT_CONV_P_PAD_L], p[YRT_CONV_P_PAD_R],
+                 p[YRT_CONV_P_DW], y->dims[2]))
+    return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window",
+               (int)y->dims[1], (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
+  const int32_t act = p[YRT_CONV_P_ACT];
+  if (!range_ok(act, YRT_UNARY_NONE, YRT_UNARY_IDENTITY)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
+  if (is_i8 && act != YRT_UNARY_NONE && act != YRT_UNARY_RELU && act != YRT_UNARY_IDENTITY)
+    return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv fuses only relu (act %d; use a LUT)", (int)act);
+  const int32_t lut = p[YRT_CONV_P_LUT];
+  if (lut != -1) {
+    if (!is_i8) return bad(v, YRT_ERR_FORMAT, "LUT on a float conv");
+    if (lut < 0 || (uint32_t)lut >= v->m->n_tensors) return bad(v, YRT_ERR_FORMAT, "LUT tensor index %d", (int)lut);
+    const yrt_tensor_rec *t = &v->m->tensors[lut];
+    if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
+      return bad(v, YRT_ERR_FORMAT, "LUT tensor %d is not a constant of 256 int8", (int)lut);
+  }
+  return require_per_tensor(v);
+}
+
+static yrt_status check_binary(const vctx *v) {
+  const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
+  const int32_t kind = v->n->p[0];
+  if (a->dtype != y->dtype || b->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8))
+    return bad(v, YRT_ERR_UNSUPPORTED, "operands must be all f32 or all i8");
+  if (!range_ok(kind, YRT_BIN_ADD, YRT_BIN_DIV)) return bad(v, YRT_ERR_FORMAT, "binary kind %d", (int)kind);
+  if (y->dtype == YRT_I8 && kind != YRT_BIN_ADD && kind != YRT_BIN_MUL)
+    return bad(v, YRT_ERR_UNSUPPORTED, "int8 binary supports add and mul only (kind %d)", (int)kind);
+  if (a->rank != y->rank || b->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "operands differ in rank");
+  for (uint32_t d = 0; d < y->rank; d++) {
+    int32_t ad = a->dims[d], bd = b->dims[d], yd = y->dims[d];
+    if ((ad != yd && ad != 1) || (bd != yd && bd != 1) || yd != (ad > bd ? ad : bd))
+      return bad(v, YRT_ERR_SHAPE, "axis %u: %d (op) %d -> %d does not broadcast", (unsigned)d, (int)ad, (int)bd,
+                 (int)yd);
+  }
+  return require_per_tensor(v);
+}
+
+static yrt_status check_unary(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "unary ops are f32 only");
+  if (!range_ok(v->n->p[0], YRT_UNARY_NONE, YRT_UNARY_IDENTITY)) return bad(v, YRT_ERR_FORMAT, "unary kind %d", (int)v->n->p[0]);
+  if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
+  return YRT_OK;
+}
+
+static yrt_status check_lut(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *t = IN(v, 1), *y = OUT(v, 0);
+  if (x->dtype != YRT_I8 || y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "LUT is i8 -> i8");
+  if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
+    return bad(v, YRT_ERR_FORMAT, "table is not a constant of 256 int8");
+  if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
+  return require_per_tensor(v);
+}
+
+static yrt_status check_concat(const vctx *v) {
+  const yrt_tensor_rec *y = OUT(v, 0);
+  const int32_t axis = v->n->p[0];
+  if (y->dtype != YRT_F32 && y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "dtype %u", (unsigned)y->dtype);
+  if (axis < 0 || (uint32_t)axis >= y->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)axis, (unsigned)y->rank);
+  int64_t sum = 0;
+  for (uint32_t k = 0; k < v->n->n_in; k++) {
+    const yrt_tensor_rec *x = IN(v, (int)k);
+    if (x->dtype != y->dtype || x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "input %u differs in dtype or rank", (unsigned)k);
+    for (uint32_t d = 0; d < y->rank; d++)
+      if ((int32_t)d != axis && x->dims[d] != y->dims[d])
+        return bad(v, YRT_ERR_SHAPE, "input %u axis %u is %d, output %d", (unsigned)k, (unsigned)d, (int)x->dims[d],
+                   (int)y->dims[d]);
+    sum += x->dims[axis];
+  }
+  if (sum != y->dims[axis]) return bad(v, YRT_ERR_SHAPE, "inputs add up to %lld on axis %d, output has %d", (long long)sum, (int)axis, (int)y->dims[axis]);
+  return require_per_tensor(v);
+}
+
+static yrt_status check_slice(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
+  for (uint32_t d = 0; d < x->rank; d++) {
+    const int64_t start = v->n->p[d], step = v->n->p[6 + d], len = x->dims[d];
+    const int64_t last = start + (int64_t)(y->dims[d] - 1) * step;
+    if (step == 0 || start < 0 || start >= len || last < 0 || last >= len)
+      return bad(v, YRT_ERR_SHAPE, "axis %u: start %lld step %lld count %d leaves [0, %lld)", (unsigned)d,
+                 (long long)start, (long long)step, (int)y->dims[d], (long long)len);
+  }
+  return require_per_tensor(v);
+}
+
+static yrt_status check_transpose(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
+  int seen[YRT_MAX_RANK] = {0};
+  for (uint32_t k = 0; k < x->rank; k++) {
+    int32_t pk = v->n->p[k];
+    if (pk < 0 || (uint32_t)pk >= x->rank || seen[pk]) return bad(v, YRT_ERR_FORMAT, "perm is not a permutation (p[%u] = %d)", (unsigned)k, (int)pk);
+    seen[pk] = 1;
+    if (y->dims[k] != x->dims[pk]) return bad(v, YRT_ERR_SHAPE, "output dim %u is %d, input dim %d is %d", (unsigned)k, (int)y->dims[k], (int)pk, (int)x->dims[pk]);
+  }
+  return require_per_tensor(v);
+}
+
+static yrt_status check_reshape(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (x->nbytes != y->nbytes) return bad(v, YRT_ERR_SHAPE, "%llu bytes -> %llu bytes", (unsigned long long)x->nbytes, (unsigned long long)y->nbytes);
+  return require_per_tensor(v);
+}
+
+static yrt_status check_maxpool(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const int32_t *p = v->n->p;
+  if (x->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8) || !same_qparams(x, y))
+    return bad(v, YRT_ERR_UNSUPPORTED, "input and output must be f32, or i8 with equal quantization");
+  if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
+    return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
+  for (int k = 0; k < 2; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel p[%d] = %d", k, (int)p[k]);
+  for (int k = 2; k < 4; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
+  for (int k = 8; k < 10; k++)
+    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
+  const int64_t eff_h = (int64_t)p[8] * (p[0] - 1) + 1, eff_w = (int64_t)p[9] * (p[1] - 1) + 1;
+  /* Pads smaller than the window (as ONNX requires) keep every window on real data. */
+  if (!range_ok(p[4], 0, YRT_MAX_PAD) || !range_ok(p[6], 0, YRT_MAX_PAD) || !range_ok(p[5], 0, YRT_MAX_PAD) ||
+      !range_ok(p[7], 0, YRT_MAX_PAD) || p[4] >= eff_h || p[6] >= eff_h || p[5] >= eff_w || p[7] >= eff_w)
+    return bad(v, YRT_ERR_FORMAT, "pads %d,%d,%d,%d must be >= 0 and smaller than the window", (int)p[4], (int)p[5], (int)p[6], (int)p[7]);
+  if (!window_ok(x->dims[1], p[0], p[2], p[4], p[6], p[8], y->dims[1]) ||
+      !window_ok(x->dims[2], p[1], p[3], p[5], p[7], p[9], y->dims[2]))
+    return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window", (int)y->dims[1],
+               (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
+  return require_per_tensor(v);
+}
+
+static yrt_status check_resize(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
+    return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
+  if (v->n->p[0] != 0 || v->n->p[1] != 0)
+    return bad(v, YRT_ERR_UNSUPPORTED, "nearest mode %d / coordinate mode %d (only floor / asymmetric)", (int)v->n->p[0], (int)v->n->p[1]);
+  for (int k = 0; k < 2; k++) {
+    float s = v->n->f[k];
+    if (!(isfinite(s) && s >= 1.0f / 1024 && s <= 1024.0f)) return bad(v, YRT_ERR_FORMAT, "scale f[%d] = %g", k, (double)s);
+  }
+  return require_per_tensor(v);
+}
+
+static yrt_status check_matmul(const vctx *v) {
+  const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
+  if (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 only");
+  const uint32_t r = y->rank;
+  if (r < 2 || a->rank != r || b->rank != r) return bad(v, YRT_ERR_SHAPE, "operands must share a rank >= 2");
+  if (b->dims[r - 2] != a->dims[r - 1] || y->dims[r - 2] != a->dims[r - 2] || y->dims[r - 1] != b->dims[r - 1])
+    return bad(v, YRT_ERR_SHAPE, "[%d x %d] x [%d x %d] -> [%d x %d]", (int)a->dims[r - 2], (int)a->dims[r - 1],
+               (int)b->dims[r - 2], (int)b->dims[r - 1], (int)y->dims[r - 2], (int)y->dims[r - 1]);
+  /* Each operand's batch is either the whole output batch or a single matrix. */
+  int a_full = 1, a_one = 1, b_full = 1, b_one = 1;
+  for (uint32_t d = 0; d + 2 < r; d++) {
+    a_full &= a->dims[d] == y->dims[d];
+    a_one &= a->dims[d] == 1;
+    b_full &= b->dims[d] == y->dims[d];
+    b_one &= b->dims[d] == 1;
+    if (y->dims[d] != (a->dims[d] > b->dims[d] ? a->dims[d] : b->dims[d]))
+      return bad(v, YRT_ERR_SHAPE, "batch axis %u does not broadcast", (unsigned)d);
+  }
+  if (!(a_full || a_one) || !(b_full || b_one)) return bad(v, YRT_ERR_UNSUPPORTED, "partial batch broadcasting");
+  return YRT_OK;
+}
+
+static yrt_status check_softmax(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 only");
+  if (!same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
+  if (v->n->p[0] < 0 || (uint32_t)v->n->p[0] >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)v->n->p[0], (unsigned)x->rank);
+  return YRT_OK;
+}
+
+static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (x->dtype != from || y->dtype != to) return bad(v, YRT_ERR_UNSUPPORTED, "dtype %u -> %u", (unsigned)x->dtype, (unsigned)y->dtype);
+  if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
+  return require_per_tensor(v);
+}
+
+static yrt_status check_gather(const vctx *v) {
+  const yrt_tensor_rec *x = IN(v, 0), *ix = IN(v, 1), *y = OUT(v, 0);
+  const int32_t axis = v->n->p[0];
+  if (x->dtype != y->dtype || x->dtype == YRT_I32 || !same_qparams(x, y)) return bad(v, YRT_ERR_UNSUPPORTED, "data must be f32 or i8, same as output");
+  if (ix->kind != YRT_TENSOR_CONST || ix->dtype != YRT_I32) return bad(v, YRT_ERR_UNSUPPORTED, "indices must be a constant i32 tensor");
+  if (axis < 0 || (uint32_t)axis >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)axis, (unsigned)x->rank);
+  if (y->rank != x->rank - 1 + ix->rank) return bad(v, YRT_ERR_SHAPE, "output rank %u, want %u", (unsigned)y->rank, (unsigned)(x->rank - 1 + ix->rank));
+  uint32_t o = 0;
+  for (uint32_t d = 0; d < x->rank; d++) {
+    if ((int32_t)d == axis) {
+      for (uint32_t k = 0; k < ix->rank; k++)
+        if (y->dims[o++] != ix->dims[k]) return bad(v, YRT_ERR_SHAPE, "output dim %u differs from the indices' shape", o - 1);
+    } else if (y->dims[o++] != x->dims[d]) {
+      return bad(v, YRT_ERR_SHAPE, "output dim %u differs from data dim %u", o - 1, (unsigned)d);
+    }
+  }
+  const int32_t *idx = yrt_tensor_const_data(v->m, ix);
+  const size_t n = yrt_tensor_numel(ix);
+  const int64_t len = x->dims[axis];
+  for (size_t k = 0; k < n; k++)
+    if (idx[k] < -len || idx[k] >= len) return bad(v, YRT_ERR_SHAPE, "index[%zu] = %d outside [-%lld, %lld)", k, (int)idx[k], (long long)len, (long long)len);
+  return require_per_tensor(v);
+}
+
+typedef struct op_arity {
+  uint8_t min_in, max_in;
+} op_arity;
+
+static const op_arity k_arity[YRT_OP_COUNT_] = {
+    [YRT_OP_CONV2D] = {2, 3},    [YRT_OP_BINARY] = {2, 2},     [YRT_OP_UNARY] = {1, 1},
+    [YRT_OP_LUT] = {2, 2},       [YRT_OP_CONCAT] = {1, 8},     [YRT_OP_SLICE] = {1, 1},
+    [YRT_OP_TRANSPOSE] = {1, 1}, [YRT_OP_RESHAPE] = {1, 2},    [YRT_OP_MAXPOOL] = {1, 1},
+    [YRT_OP_RESIZE_NEAREST] = {1, 1}, [YRT_OP_MATMUL] = {2, 2}, [YRT_OP_SOFTMAX] = {1, 1},
+    [YRT_OP_QUANTIZE] = {1, 1},  [YRT_OP_DEQUANTIZE] = {1, 1}, [YRT_OP_GATHER] = {2, 2},
+};
+
+static yrt_status check_node(const vctx *v) {
+  const yrt_node_rec *n = v->n;
+  const yrt_model *m = v->m;
+  if (n->op < 1 || n->op >= YRT_OP_COUNT_) return bad(v, YRT_ERR_UNSUPPORTED, "unknown op %u", (unsigned)n->op);
+  if (!yrt_model_string_ok(m, n->name)) return bad(v, YRT_ERR_FORMAT, "name offset %u outside the string table", (unsigned)n->name);
+  const op_arity a = k_arity[n->op];
+  if (n->n_in < a.min_in || n->n_in > a.max_in) return bad(v, YRT_ERR_FORMAT, "%u inputs (want %u..%u)", (unsigned)n->n_in, a.min_in, a.max_in);
+  if (n->n_out != 1) return bad(v, YRT_ERR_FORMAT, "%u outputs (want 1)", (unsigned)n->n_out);
+  for (uint32_t k = 0; k < n->n_in; k++) {
+    const int optional = n->op == YRT_OP_CONV2D && k == 2;
+    if (n->in[k] == YRT_NONE && optional) continue;
+    if (n->in[k] >= m->n_tensors) return bad(v, YRT_ERR_FORMAT, "input %u is tensor %u of %u", (unsigned)k, (unsigned)n->in[k], (unsigned)m->n_tensors);
+  }
+  if (n->out[0] >= m->n_tensors) return bad(v, YRT_ERR_FORMAT, "output is tensor %u of %u", (unsigned)n->out[0], (unsigned)m->n_tensors);
+  const uint32_t ok = m->tensors[n->out[0]].kind;
+  if (ok != YRT_TENSOR_ACT && ok != YRT_TENSOR_OUTPUT) return bad(v, YRT_ERR_FORMAT, "writes tensor %u of kind %u (not an activation)", (unsigned)n->out[0], (unsigned)ok);
+  switch ((enum yrt_op)n->op) {
+    case YRT_OP_CONV2D: return check_conv(v);
+    case YRT_OP_BINARY: return check_binary(v);
+    case YRT_OP_UNARY: return check_unary(v);
+    case YRT_OP_LUT: return check_lut(v);
+    case YRT_OP_CONCAT: return check_concat(v);
+    case YRT_OP_SLICE: return check_slice(v);
+    case YRT_OP_TRANSPOSE: return check_transpose(v);
+    case YRT_OP_RESHAPE: return check_reshape(v);
+    case YRT_OP_MAXPOOL: return check_maxpool(v);
+    case YRT_OP_RESIZE_NEAREST: return check_resize(v);
+    case YRT_OP_MATMUL: return check_matmul(v);
+    case YRT_OP_SOFTMAX: return check_softmax(v);
+    case YRT_OP_QUANTIZE: return check_quant(v, YRT_F32, YRT_I8);
+    case YRT_OP_DEQUANTIZE: return check_quant(v, YRT_I8, YRT_F32);
+    case YRT_OP_GATHER: return check_gather(v);
+    case YRT_OP_COUNT_: break;
+  }
+  return bad(v, YRT_ERR_UNSUPPORTED, "unknown op");
+}
+
+yrt_status yrt_validate_nodes(const yrt_model *m, yrt_error *err) {
+  for (uint32_t i = 0; i < m->n_nodes; i++) {
+    vctx v = {m, i, &m->nodes[i], err};
+    yrt_status st = check_node(&v);
+    if (st != YRT_OK) return st;
+  }
+  return YRT_OK;
+}

@@ -1,0 +1,185 @@
+/* postprocess.c — YOLO output0 -> detections: confidence filter, NMS, mapping back to the image.
+ *
+ * Follows Ultralytics non_max_suppression (single label per anchor = best class, keep score >
+ * conf, at most 30000 candidates by score, torchvision-style greedy NMS suppressing IoU > thr,
+ * first max_det kept by score) and scale_boxes ((x - pad) / ratio, clipped to the image), the
+ * convention behind the published COCO numbers. Class-aware NMS runs per class on the
+ * un-offset boxes (Ultralytics offsets boxes by class * 7680 instead; same result up to float
+ * rounding of the offset coordinates). Ties in score are broken by anchor index, so results
+ * are deterministic. No allocation: everything lives in the caller's scratch. */
+#include "yolort.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PP_MAX_NMS 30000 /* Ultralytics max_nms: candidates entering NMS */
+#define PP_ALIGN 16
+
+typedef struct pp_cand {
+  float x0, y0, x1, y1, score, area;
+  int class_id, anchor;
+} pp_cand;
+
+void yrt_postprocess_defaults(yrt_postprocess_params *p) {
+  if (!p) return;
+  p->conf_threshold = 0.25f;
+  p->iou_threshold = 0.45f;
+  p->max_detections = 300;
+  p->class_agnostic = 0;
+}
+
+static size_t pp_align(size_t n) { return (n + PP_ALIGN - 1) & ~(size_t)(PP_ALIGN - 1); }
+
+size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections) {
+  (void)max_detections; /* the kept list reuses the candidate index arrays */
+  if (num_anchors < 0) return 0;
+  size_t n = (size_t)num_anchors;
+  return PP_ALIGN + pp_align(n * sizeof(pp_cand)) + 2 * pp_align(n * sizeof(int)) + pp_align(n);
+}
+
+/* Order "a before b": higher score first, then lower anchor index (a strict total order). */
+static int pp_before_score(const pp_cand *c, int a, int b) {
+  if (c[a].score != c[b].score) return c[a].score > c[b].score;
+  return c[a].anchor < c[b].anchor;
+}
+static int pp_before_class_score(const pp_cand *c, int a, int b) {
+  if (c[a].class_id != c[b].class_id) return c[a].class_id < c[b].class_id;
+  return pp_before_score(c, a, b);
+}
+
+/* Bottom-up merge sort of idx[0..n) (tmp: n ints). Returns the array holding the result. */
+static int *pp_sort(const pp_cand *c, int *idx, int *tmp, int n,
+                    int (*before)(const pp_cand *, int, int)) {
+  int *src = idx, *dst = tmp;
+  for (int width = 1; width < n; width *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * width) {
+      int mid = lo + width < n ? lo + width : n;
+      int hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = before(c, src[j], src[i]) ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    int *t = src; src = dst; dst = t;
+  }
+  return src;
+}
+
+/* torchvision nms_cpu IoU, in float. */
+static inline float pp_iou(const pp_cand *a, const pp_cand *b) {
+  float xx1 = a->x0 > b->x0 ? a->x0 : b->x0, yy1 = a->y0 > b->y0 ? a->y0 : b->y0;
+  float xx2 = a->x1 < b->x1 ? a->x1 : b->x1, yy2 = a->y1 < b->y1 ? a->y1 : b->y1;
+  float w = xx2 - xx1, h = yy2 - yy1;
+  if (w < 0.0f) w = 0.0f;
+  if (h < 0.0f) h = 0.0f;
+  float inter = w * h;
+  return inter / (a->area + b->area - inter);
+}
+
+/* Greedy NMS over order[0..n) (already sorted by score within each group; a group is one class,
+ * or everything when agnostic). Kept indices are appended to keep[]; per group at most max_det. */
+static int pp_nms(const pp_cand *c, const int *order, int n, int agnostic, float iou_thr, int max_det,
+                  uint8_t *suppressed, int *keep) {
+  int n_keep = 0;
+  memset(suppressed, 0, (size_t)n);
+  int kept_in_group = 0;
+  for (int i = 0; i < n; i++) {
+    const pp_cand *ci = &c[order[i]];
+    if (!agnostic && i > 0 && ci->class_id != c[order[i - 1]].class_id) {
+      kept_in_group = 0;
+    }
+    if (suppressed[i] || kept_in_group >= max_det) continue;
+    keep[n_keep++] = order[i];
+    kept_in_group++;
+    for (int j = i + 1; j < n; j++) {
+      const pp_cand *cj = &c[order[j]];
+      if (!agnostic && cj->class_id != ci->class_id) break; /* groups are contiguous */
+      if (!suppressed[j] && pp_iou(ci, cj) > iou_thr) suppressed[j] = 1;
+    }
+  }
+  return n_keep;
+}
+
+yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
+                           const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                           int *n_dets, yrt_error *err) {
+  if (n_dets) *n_dets = 0;
+  if (!output0 || !params || !scratch || !n_dets || (!dets && cap > 0))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: NULL argument");
+  if (num_classes <= 0 || num_anchors < 0 || cap < 0 || params->max_detections < 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_postprocess: bad sizes (classes %d, anchors %d, cap %d, max_detections %d)",
+                         num_classes, num_anchors, cap, params->max_detections);
+  if (!(params->iou_threshold >= 0.0f && params->iou_threshold <= 1.0f) || isnan(params->conf_threshold))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: iou_threshold %g / conf_threshold %g out of range",
+                         (double)params->iou_threshold, (double)params->conf_threshold);
+  if (lb && !(lb->ratio > 0.0f))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: letterbox ratio %g is not positive",
+                         (double)lb->ratio);
+
+  const size_t N = (size_t)num_anchors;
+  uint8_t *base = (uint8_t *)(((uintptr_t)scratch + PP_ALIGN - 1) & ~(uintptr_t)(PP_ALIGN - 1));
+  pp_cand *cand = (pp_cand *)base;
+  int *idx = (int *)(base + pp_align(N * sizeof(pp_cand)));
+  int *tmp = (int *)((uint8_t *)idx + pp_align(N * sizeof(int)));
+  uint8_t *suppressed = (uint8_t *)tmp + pp_align(N * sizeof(int));
+
+  /* 1. Candidates: best class per anchor, score > conf. */
+  int n = 0;
+  const float conf = params->conf_threshold;
+  for (size_t i = 0; i < N; i++) {
+    const float *s = output0 + 4 * N + i;
+    float best = s[0];
+    int best_c = 0;
+    for (int c = 1; c < num_classes; c++) {
+      float v = s[(size_t)c * N];
+      if (v > best) { best = v; best_c = c; }
+    }
+    if (!(best > conf)) continue;
+    float cx = output0[i], cy = output0[N + i], hw = output0[2 * N + i] / 2, hh = output0[3 * N + i] / 2;
+    pp_cand *k = &cand[n];
+    k->x0 = cx - hw; k->y0 = cy - hh; k->x1 = cx + hw; k->y1 = cy + hh;
+    k->area = (k->x1 - k->x0) * (k->y1 - k->y0);
+    k->score = best;
+    k->class_id = best_c;
+    k->anchor = (int)i;
+    idx[n] = n;
+    n++;
+  }
+
+  /* 2. Keep the best PP_MAX_NMS, then order for NMS. */
+  int *order = pp_sort(cand, idx, tmp, n, pp_before_score);
+  if (n > PP_MAX_NMS) n = PP_MAX_NMS;
+  int *spare = order == idx ? tmp : idx;
+  if (!params->class_agnostic) {
+    order = pp_sort(cand, order, spare, n, pp_before_class_score);
+    spare = order == idx ? tmp : idx;
+  }
+
+  /* 3. NMS; kept indices go to the spare array, then by score again. */
+  int n_keep = pp_nms(cand, order, n, params->class_agnostic, params->iou_threshold, params->max_detections,
+                      suppressed, spare);
+  int *other = spare == idx ? tmp : idx;
+  int *kept = pp_sort(cand, spare, other, n_keep, pp_before_score);
+  if (n_keep > params->max_detections) n_keep = params->max_detections;
+  if (n_keep > cap) n_keep = cap;
+
+  /* 4. Back to source-image pixels (Ultralytics scale_boxes + clip_boxes). */
+  for (int i = 0; i < n_keep; i++) {
+    const pp_cand *k = &cand[kept[i]];
+    yrt_detection *d = &dets[i];
+    d->x0 = k->x0; d->y0 = k->y0; d->x1 = k->x1; d->y1 = k->y1;
+    d->score = k->score;
+    d->class_id = k->class_id;
+    if (lb) {
+      float w = (float)lb->src_w, h = (float)lb->src_h;
+      d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w);
+      d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w);
+      d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h);
+      d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h);
+    }
+  }
+  *n_dets = n_keep;
+  return YRT_OK;
+}

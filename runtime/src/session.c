@@ -1,0 +1,238 @@
+/* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. */
+#include <cpuinfo.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "node_kind.h"
+#include "session_internal.h"
+
+static void *tensor_ptr(const yrt_session *s, uint32_t t) {
+  const yrt_tensor_rec *r = &s->model->tensors[t];
+  if (r->kind == YRT_TENSOR_CONST) return (void *)(uintptr_t)yrt_tensor_const_data(s->model, r);
+  return s->arena + r->offset;
+}
+
+static yrt_status prepare_node(yrt_session *s, uint32_t i, yrt_error *err) {
+  const yrt_model *m = s->model;
+  yrt_exec *e = &s->exec[i];
+  const yrt_node_rec *n = &m->nodes[i];
+  const yrt_tensor_rec *y = &m->tensors[n->out[0]];
+  e->node = n;
+  for (uint32_t k = 0; k < n->n_in; k++) e->in[k] = n->in[k] == YRT_NONE ? NULL : tensor_ptr(s, n->in[k]);
+  e->out = tensor_ptr(s, n->out[0]);
+  e->esize = yrt_dtype_size(y->dtype);
+  e->numel = yrt_tensor_numel(y);
+  for (uint32_t k = 0; k < 2 && k < n->n_in; k++) {
+    if (n->in[k] == YRT_NONE) continue;
+    yrt_shape_of(&m->tensors[n->in[k]], &e->sh[k]);
+    e->q[k] = yrt_qparams_of(&m->tensors[n->in[k]]);
+  }
+  yrt_shape_of(y, &e->sh[2]);
+  e->q[2] = yrt_qparams_of(y);
+  yrt_status st = n->op == YRT_OP_CONV2D ? yrt_exec_prepare_conv(s, e, err) : yrt_exec_prepare_op(s, e, err);
+  if (st != YRT_OK) return st;
+  return YRT_OK;
+}
+
+/* Outputs that are not plain f32 get a per-session buffer for their logical float copy. */
+static yrt_status alloc_outputs(yrt_session *s, yrt_error *err) {
+  const yrt_model *m = s->model;
+  s->out_buf = calloc(m->plan->n_outputs, sizeof *s->out_buf);
+  if (!s->out_buf) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for output table");
+  for (uint32_t k = 0; k < m->plan->n_outputs; k++) {
+    const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[k]];
+    if (t->dtype == YRT_F32 && t->layout == YRT_LAYOUT_PLAIN) continue;
+    s->out_buf[k] = malloc(yrt_tensor_numel(t) * sizeof(float));
+    if (!s->out_buf[k]) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for output %u", (unsigned)k);
+  }
+  return YRT_OK;
+}
+
+void yrt_session_free(yrt_session *s) {
+  if (!s) return;
+  if (s->exec)
+    for (uint32_t i = 0; i < s->n_exec; i++) yrt_exec_release(&s->exec[i]);
+  free(s->exec);
+  if (s->out_buf)
+    for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) free(s->out_buf[k]);
+  free(s->out_buf);
+  free(s->times);
+  if (s->pool) pthreadpool_destroy(s->pool);
+  free(s->arena_owned);
+  free(s);
+}
+
+yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
+                              yrt_error *err) {
+  if (!model || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: NULL argument");
+  *out = NULL;
+  const size_t need = yrt_model_arena_bytes(model);
+  if (opts && opts->arena) {
+    if ((uintptr_t)opts->arena % YRT_ALIGN != 0 || opts->arena_bytes < need)
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "yrt_session_create: caller arena %p of %zu bytes must be %u-aligned and hold %zu bytes",
+                           opts->arena, opts->arena_bytes, YRT_ALIGN, need);
+  }
+  if (opts && opts->num_threads < 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d", opts->num_threads);
+  enum xnn_status xs = xnn_initialize(NULL);
+  if (xs != xnn_status_success)
+    return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", (int)xs);
+
+  yrt_session *s = calloc(1, sizeof *s);
+  if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
+  s->model = model;
+  cpuinfo_initialize(); /* idempotent; yk_isa_detect leaves all-zero caps if it failed */
+  yk_isa_detect(&s->isa);
+  yrt_status st = YRT_OK;
+  if (opts && opts->arena) {
+    s->arena = opts->arena;
+  } else {
+    s->arena_owned = aligned_alloc(YRT_ALIGN, need);
+    if (!s->arena_owned) {
+      st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: cannot allocate a %zu-byte arena", need);
+      goto fail;
+    }
+    memset(s->arena_owned, 0, need);
+    s->arena = s->arena_owned;
+  }
+  if (opts && opts->num_threads > 1) {
+    s->pool = pthreadpool_create((size_t)opts->num_threads);
+    if (!s->pool) {
+      st = yrt_set_error(err, YRT_ERR_BACKEND, "yrt: cannot create a pool of %d threads", opts->num_threads);
+      goto fail;
+    }
+  }
+  const size_t nn = model->n_nodes ? model->n_nodes : 1;
+  s->exec = calloc(nn, sizeof *s->exec);
+  s->times = calloc(nn, sizeof *s->times);
+  if (!s->exec || !s->times) {
+    st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %u nodes", (unsigned)model->n_nodes);
+    goto fail;
+  }
+  s->n_exec = model->n_nodes;
+  for (uint32_t i = 0; i < model->n_nodes; i++)
+    if ((st = prepare_node(s, i, err)) != YRT_OK) goto fail;
+  if ((st = alloc_outputs(s, err)) != YRT_OK) goto fail;
+  *out = s;
+  return YRT_OK;
+fail:
+  yrt_session_free(s);
+  return st;
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
+  if (!s) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_run: session is NULL");
+  for (uint32_t i = 0; i < s->n_exec; i++) {
+    const yrt_exec *e = &s->exec[i];
+    const uint64_t t0 = s->profiling ? now_ns() : 0;
+    yrt_status st = e->run(s, e, err);
+    if (st != YRT_OK) return st;
+    if (s->profiling) s->times[i] = now_ns() - t0;
+  }
+  return YRT_OK;
+}
+
+yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count, yrt_error *err) {
+  if (!s || !nchw) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_input: NULL argument");
+  const yrt_model *m = s->model;
+  if (index < 0 || (uint32_t)index >= m->plan->n_inputs)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_input: input %d of %u", index,
+                         (unsigned)m->plan->n_inputs);
+  const yrt_tensor_rec *t = &m->tensors[m->plan_inputs[index]];
+  const size_t numel = yrt_tensor_numel(t);
+  if (count != numel)
+    return yrt_set_error(err, YRT_ERR_SHAPE, "yrt_session_set_input: %zu values for input %d of %zu", count, index,
+                         numel);
+  float *dst = (float *)(void *)(s->arena + t->offset);
+  if (t->layout != YRT_LAYOUT_NHWC) {
+    memcpy(dst, nchw, numel * sizeof(float));
+    return YRT_OK;
+  }
+  const size_t n = (size_t)t->dims[0], h = (size_t)t->dims[1], w = (size_t)t->dims[2], c = (size_t)t->dims[3];
+  for (size_t b = 0; b < n; b++)
+    for (size_t ch = 0; ch < c; ch++) {
+      const float *src = nchw + (b * c + ch) * h * w;
+      float *d = dst + b * h * w * c + ch;
+      for (size_t i = 0; i < h * w; i++) d[i * c] = src[i];
+    }
+  return YRT_OK;
+}
+
+float *yrt_session_input_nhwc(yrt_session *s, int index) {
+  if (!s || index < 0 || (uint32_t)index >= s->model->plan->n_inputs) return NULL;
+  const yrt_tensor_rec *t = &s->model->tensors[s->model->plan_inputs[index]];
+  if (t->layout != YRT_LAYOUT_NHWC) return NULL;
+  return (float *)(void *)(s->arena + t->offset);
+}
+
+yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {
+  if (!s || !view) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: NULL argument");
+  const yrt_model *m = s->model;
+  if (index < 0 || (uint32_t)index >= m->plan->n_outputs)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: output %d of %u", index,
+                         (unsigned)m->plan->n_outputs);
+  const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[index]];
+  const void *src = s->arena + t->offset;
+  const size_t numel = yrt_tensor_numel(t);
+  memset(view, 0, sizeof *view);
+  view->rank = (int)t->rank;
+  view->count = numel;
+  for (uint32_t d = 0; d < t->rank; d++) view->dims[d] = t->dims[d];
+  float *buf = s->out_buf[index];
+  if (!buf) {
+    view->data = (float *)(uintptr_t)src;
+    return YRT_OK;
+  }
+  /* I8 -> float first (into buf), then NHWC -> NCHW if needed (in buf via a second pass). */
+  const float *f = src;
+  if (t->dtype == YRT_I8) {
+    const int8_t *q = src;
+    if (t->layout != YRT_LAYOUT_NHWC) {
+      for (size_t i = 0; i < numel; i++) buf[i] = ((float)q[i] - (float)t->zero_point) * t->scale;
+      view->data = buf;
+      return YRT_OK;
+    }
+  }
+  const size_t n = (size_t)t->dims[0], h = (size_t)t->dims[1], w = (size_t)t->dims[2], c = (size_t)t->dims[3];
+  for (size_t b = 0; b < n; b++)
+    for (size_t i = 0; i < h * w; i++)
+      for (size_t ch = 0; ch < c; ch++) {
+        const size_t from = (b * h * w + i) * c + ch, to = (b * c + ch) * h * w + i;
+        buf[to] = t->dtype == YRT_I8 ? ((float)((const int8_t *)src)[from] - (float)t->zero_point) * t->scale
+                                     : f[from];
+      }
+  view->dims[1] = (int)c;
+  view->dims[2] = (int)h;
+  view->dims[3] = (int)w;
+  view->data = buf;
+  return YRT_OK;
+}
+
+void yrt_session_set_profiling(yrt_session *s, int enable) {
+  if (s) s->profiling = enable != 0;
+}
+
+int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n) {
+  if (!s) return 0;
+  for (int i = 0; i < n && ns && (uint32_t)i < s->n_exec; i++) ns[i] = s->times[i];
+  return (int)s->n_exec;
+}
+
+const char *yrt_session_node_kind(const yrt_session *s, int i) {
+  if (!s || i < 0 || (uint32_t)i >= s->n_exec) return NULL;
+  const yrt_node_rec *n = s->exec[i].node;
+  return yrt_node_kind_name(n->op, s->model->tensors[n->out[0]].dtype);
+}
+
+const char *yrt_session_node_name(const yrt_session *s, int i) {
+  if (!s || i < 0 || (uint32_t)i >= s->n_exec) return NULL;
+  return yrt_model_string(s->model, s->exec[i].node->name);
+}

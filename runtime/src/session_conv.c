@@ -1,0 +1,140 @@
+/* session_conv.c — CONV2D nodes: an XNNPACK operator created and set up once on the arena
+ * pointers (f32, or qc8 with per-channel weight scales), else the scalar reference; fused
+ * activation through the output clamp (relu) or a post pass (others); int8 LUT after requant. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "session_internal.h"
+
+static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  const yrt_exec_conv *c = &e->u.conv;
+  if (c->op) {
+    enum xnn_status xs = xnn_run_operator(c->op, s->pool);
+    if (xs != xnn_status_success)
+      return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", (int)xs);
+  } else {
+    yrt_conv_ref_f32(&c->g, e->in[0], e->in[1], e->in[2], c->f_min, c->f_max, e->out);
+  }
+  if (c->act != YRT_UNARY_NONE) yk_unary_f32(&s->isa, c->act, 0.0f, e->out, e->out, c->out_numel);
+  return YRT_OK;
+}
+
+static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  const yrt_exec_conv *c = &e->u.conv;
+  if (c->op) {
+    enum xnn_status xs = xnn_run_operator(c->op, s->pool);
+    if (xs != xnn_status_success)
+      return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv qc8) failed: %d", (int)xs);
+  } else {
+    yrt_conv_ref_i8(&c->g, e->in[0], c->x_zp, e->in[1], e->in[2] ? e->in[2] : c->zero_bias, c->requant,
+                    c->y_zp, c->i_min, c->i_max, e->out);
+  }
+  if (c->lut) yk_lut_i8(&s->isa, e->out, e->out, c->out_numel, c->lut);
+  return YRT_OK;
+}
+
+static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *g) {
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *y = &m->tensors[n->out[0]];
+  const int32_t *p = n->p;
+  g->n = x->dims[0];
+  g->h = x->dims[1];
+  g->w = x->dims[2];
+  g->cin = x->dims[3];
+  g->oh = y->dims[1];
+  g->ow = y->dims[2];
+  g->cout = y->dims[3];
+  g->kh = p[YRT_CONV_P_KH];
+  g->kw = p[YRT_CONV_P_KW];
+  g->sh = p[YRT_CONV_P_SH];
+  g->sw = p[YRT_CONV_P_SW];
+  g->pad_t = p[YRT_CONV_P_PAD_T];
+  g->pad_l = p[YRT_CONV_P_PAD_L];
+  g->dh = p[YRT_CONV_P_DH];
+  g->dw = p[YRT_CONV_P_DW];
+  g->groups = p[YRT_CONV_P_GROUPS];
+}
+
+static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
+  yrt_exec_conv *c = &e->u.conv;
+  const yrt_node_rec *n = e->node;
+  const int act = n->p[YRT_CONV_P_ACT];
+  c->f_min = -INFINITY;
+  c->f_max = INFINITY;
+  c->act = YRT_UNARY_NONE;
+  if (act == YRT_UNARY_RELU) c->f_min = 0.0f;
+  else if (act != YRT_UNARY_NONE && act != YRT_UNARY_IDENTITY) c->act = act;
+  const yrt_conv_geom *g = &c->g;
+  xnn_operator_t op = NULL;
+  enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
+      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
+      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
+      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
+      (size_t)(g->cout / g->groups), (size_t)g->cin, (size_t)g->cout, e->in[1], e->in[2], c->f_min, c->f_max, 0,
+      &op);
+  if (xs == xnn_status_success) {
+    xs = xnn_setup_convolution2d_nhwc_f32(op, (size_t)g->n, (size_t)g->h, (size_t)g->w, e->in[0], e->out, s->pool);
+    if (xs == xnn_status_success) {
+      c->op = op;
+      return YRT_OK;
+    }
+    xnn_delete_operator(op);
+  }
+  c->op = NULL; /* the reference handles any validated shape */
+  return YRT_OK;
+}
+
+static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
+  const yrt_conv_geom *g = &c->g;
+  const size_t cout = (size_t)g->cout;
+  c->x_zp = x->zero_point;
+  c->y_zp = y->zero_point;
+  c->i_min = -128;
+  c->i_max = 127;
+  if (n->p[YRT_CONV_P_ACT] == YRT_UNARY_RELU) c->i_min = (int8_t)(y->zero_point > -128 ? y->zero_point : -128);
+  c->lut = n->p[YRT_CONV_P_LUT] >= 0 ? yrt_tensor_const_data(m, &m->tensors[n->p[YRT_CONV_P_LUT]]) : NULL;
+  c->requant = malloc(cout * sizeof(float));
+  c->kscale = malloc(cout * sizeof(float));
+  c->zero_bias = calloc(cout, sizeof(int32_t));
+  if (!c->requant || !c->kscale || !c->zero_bias)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'",
+                         yrt_model_string(m, n->name));
+  const float *ws = yrt_tensor_scales(m, w);
+  for (size_t oc = 0; oc < cout; oc++) {
+    c->kscale[oc] = ws ? ws[oc] : w->scale;
+    c->requant[oc] = x->scale * c->kscale[oc] / y->scale; /* same order as XNNPACK */
+  }
+  const int32_t *bias = e->in[2] ? e->in[2] : c->zero_bias;
+  xnn_operator_t op = NULL;
+  enum xnn_status xs = xnn_create_convolution2d_nhwc_qc8(
+      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
+      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
+      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
+      (size_t)(g->cout / g->groups), (size_t)g->cin, (size_t)g->cout, (int8_t)c->x_zp, x->scale, c->kscale,
+      e->in[1], bias, (int8_t)c->y_zp, y->scale, c->i_min, c->i_max, 0, &op);
+  if (xs == xnn_status_success) {
+    xs = xnn_setup_convolution2d_nhwc_qc8(op, (size_t)g->n, (size_t)g->h, (size_t)g->w, e->in[0], e->out, s->pool);
+    if (xs == xnn_status_success) {
+      c->op = op;
+      return YRT_OK;
+    }
+    xnn_delete_operator(op);
+  }
+  c->op = NULL;
+  return YRT_OK;
+}
+
+yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  fill_geom(s->model, e->node, &c->g);
+  c->out_numel = e->numel;
+  if (s->model->tensors[e->node->out[0]].dtype == YRT_I8) {
+    e->run = run_conv_i8;
+    return prepare_i8(s, e, err);
+  }
+  e->run = run_conv_f32;
+  return prepare_f32(s, e);
+}

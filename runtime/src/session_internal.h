@@ -1,0 +1,105 @@
+/* session_internal.h — a session: the arena, the thread pool and one prepared kernel per node.
+ * Everything a node needs at run time (pointers into the arena, shapes, XNNPACK operators,
+ * requantization tables) is computed once in yrt_session_create; running only calls kernels. */
+#ifndef YOLORT_SESSION_INTERNAL_H
+#define YOLORT_SESSION_INTERNAL_H
+
+#include <pthreadpool.h>
+#include <stdint.h>
+#include <xnnpack.h>
+
+#include "conv_ref.h"
+#include "model_internal.h"
+#include "yk.h"
+
+typedef struct yrt_session yrt_session;
+typedef struct yrt_exec yrt_exec;
+
+/* Runs one prepared node. Only XNNPACK can fail at run time. */
+typedef yrt_status (*yrt_exec_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+
+typedef struct yrt_exec_conv {
+  xnn_operator_t op;        /* NULL: use the scalar reference */
+  yrt_conv_geom g;
+  int act;                  /* unary kind applied after the conv (f32), NONE if fused/none */
+  float f_min, f_max;       /* f32 clamp */
+  int8_t i_min, i_max;      /* i8 clamp */
+  int32_t x_zp, y_zp;
+  float *requant;           /* i8: [cout] sx * sw[c] / sy (owned) */
+  float *kscale;            /* i8: [cout] weight scales given to XNNPACK (owned) */
+  int32_t *zero_bias;       /* i8/f32 without bias: zeros (owned) */
+  const int8_t *lut;        /* i8: table applied after requantization, or NULL */
+  size_t out_numel;
+} yrt_exec_conv;
+
+typedef struct yrt_exec_concat {
+  size_t outer;
+  size_t inner[YRT_MAX_NODE_IO];
+  yk_qparams qx[YRT_MAX_NODE_IO];
+  int n;
+} yrt_exec_concat;
+typedef struct yrt_exec_pool {
+  yk_pool_params p;
+  int n, h, w, c, oh, ow;
+} yrt_exec_pool;
+typedef struct yrt_exec_resize {
+  int n, h, w, c, oh, ow;
+  float sh, sw;
+} yrt_exec_resize;
+typedef struct yrt_exec_matmul {
+  size_t batch, a_stride, b_stride, m, k, n;
+} yrt_exec_matmul;
+
+struct yrt_exec {
+  const yrt_node_rec *node;
+  yrt_exec_fn run;
+  const void *in[YRT_MAX_NODE_IO]; /* NULL for an absent optional input */
+  void *out;
+  size_t esize;             /* element size of out */
+  size_t numel;             /* element count of out */
+  yk_shape sh[3];           /* in0, in1, out shapes */
+  yk_qparams q[3];          /* in0, in1, out quantization */
+  union {
+    yrt_exec_conv conv;
+    yrt_exec_concat concat;
+    struct { int64_t starts[YK_MAX_RANK], steps[YK_MAX_RANK]; } slice;
+    struct { int perm[YK_MAX_RANK]; } transpose;
+    yrt_exec_pool pool;
+    yrt_exec_resize resize;
+    yrt_exec_matmul matmul;
+    struct { size_t outer, len, inner; } softmax;
+    struct { int axis; const int32_t *idx; size_t n_idx; } gather;
+  } u;
+};
+
+struct yrt_session {
+  const yrt_model *model;
+  uint8_t *arena;
+  void *arena_owned;
+  pthreadpool_t pool;       /* NULL: calling thread */
+  yk_isa isa;
+  yrt_exec *exec;
+  uint32_t n_exec;
+  int profiling;
+  uint64_t *times;          /* [n_nodes] ns of the last run */
+  float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
+};
+
+/* Fill e for node i (pointers already resolved in e->in/e->out). */
+yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_exec_prepare_op(yrt_session *s, yrt_exec *e, yrt_error *err);
+/* Release what prepare allocated (XNNPACK operator, tables). */
+void yrt_exec_release(yrt_exec *e);
+
+/* Physical shape of a tensor as a yk_shape. */
+static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {
+  s->rank = (int)t->rank;
+  for (int d = 0; d < YK_MAX_RANK; d++) s->d[d] = d < (int)t->rank ? t->dims[d] : 1;
+}
+
+static inline yk_qparams yrt_qparams_of(const yrt_tensor_rec *t) {
+  yk_qparams q = {t->scale, t->zero_point};
+  return q;
+}
+
+#endif

@@ -1,0 +1,212 @@
+/* session_ops.c — every non-conv node: shapes and parameters worked out once from the validated
+ * records, then a runner that only calls the yk_* kernel. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session_internal.h"
+
+static yrt_status run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  if (e->esize == 1)
+    yk_binary_i8(&s->isa, e->node->p[0], e->in[0], &e->sh[0], e->q[0], e->in[1], &e->sh[1], e->q[1], e->out,
+                 &e->sh[2], e->q[2]);
+  else
+    yk_binary_f32(&s->isa, e->node->p[0], e->in[0], &e->sh[0], e->in[1], &e->sh[1], e->out, &e->sh[2]);
+  return YRT_OK;
+}
+
+static yrt_status run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  yk_unary_f32(&s->isa, e->node->p[0], e->node->f[0], e->in[0], e->out, e->numel);
+  return YRT_OK;
+}
+
+static yrt_status run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  yk_lut_i8(&s->isa, e->in[0], e->out, e->numel, e->in[1]);
+  return YRT_OK;
+}
+
+static yrt_status run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_concat *c = &e->u.concat;
+  if (e->esize == 1)
+    yk_concat_i8(&s->isa, (const int8_t *const *)e->in, c->qx, c->inner, c->n, c->outer, e->out, e->q[2]);
+  else
+    yk_concat(e->in, c->inner, c->n, c->outer, e->out, e->esize);
+  return YRT_OK;
+}
+
+static yrt_status run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)s, (void)err;
+  yk_slice(e->in[0], &e->sh[0], e->out, &e->sh[2], e->u.slice.starts, e->u.slice.steps, e->esize);
+  return YRT_OK;
+}
+
+static yrt_status run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)s, (void)err;
+  yk_transpose(e->in[0], &e->sh[0], e->out, e->u.transpose.perm, e->esize);
+  return YRT_OK;
+}
+
+static yrt_status run_reshape(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)s, (void)err;
+  memcpy(e->out, e->in[0], e->numel * e->esize); /* never overlapping (memory plan check) */
+  return YRT_OK;
+}
+
+static yrt_status run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_pool *p = &e->u.pool;
+  if (e->esize == 1)
+    yk_maxpool_nhwc_i8(&s->isa, e->in[0], p->n, p->h, p->w, p->c, e->out, p->oh, p->ow, &p->p);
+  else
+    yk_maxpool_nhwc_f32(&s->isa, e->in[0], p->n, p->h, p->w, p->c, e->out, p->oh, p->ow, &p->p);
+  return YRT_OK;
+}
+
+static yrt_status run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)s, (void)err;
+  const yrt_exec_resize *r = &e->u.resize;
+  yk_resize_nearest_nhwc(e->in[0], r->n, r->h, r->w, r->c, e->out, r->oh, r->ow, r->sh, r->sw, e->esize);
+  return YRT_OK;
+}
+
+static yrt_status run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_matmul *mm = &e->u.matmul;
+  yk_matmul_f32(&s->isa, e->in[0], e->in[1], e->out, mm->batch, mm->a_stride, mm->b_stride, mm->m, mm->k, mm->n);
+  return YRT_OK;
+}
+
+static yrt_status run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  yk_softmax_f32(&s->isa, e->in[0], e->out, e->u.softmax.outer, e->u.softmax.len, e->u.softmax.inner);
+  return YRT_OK;
+}
+
+static yrt_status run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  yk_quantize_f32_i8(&s->isa, e->in[0], e->out, e->numel, e->q[2].scale, e->q[2].zero_point);
+  return YRT_OK;
+}
+
+static yrt_status run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  yk_dequantize_i8_f32(&s->isa, e->in[0], e->out, e->numel, e->q[0].scale, e->q[0].zero_point);
+  return YRT_OK;
+}
+
+static yrt_status run_gather(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)s, (void)err;
+  yk_gather(e->in[0], &e->sh[0], e->u.gather.axis, e->u.gather.idx, e->u.gather.n_idx, e->out, e->esize);
+  return YRT_OK;
+}
+
+/* Product of dims [from, to) of t. */
+static size_t dims_product(const yrt_tensor_rec *t, uint32_t from, uint32_t to) {
+  size_t p = 1;
+  for (uint32_t d = from; d < to && d < t->rank; d++) p *= (size_t)t->dims[d];
+  return p;
+}
+
+yrt_status yrt_exec_prepare_op(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *y = &m->tensors[n->out[0]];
+  switch ((enum yrt_op)n->op) {
+    case YRT_OP_BINARY: e->run = run_binary; break;
+    case YRT_OP_UNARY: e->run = run_unary; break;
+    case YRT_OP_LUT: e->run = run_lut; break;
+    case YRT_OP_CONCAT: {
+      e->run = run_concat;
+      yrt_exec_concat *c = &e->u.concat;
+      const uint32_t axis = (uint32_t)n->p[0];
+      c->n = (int)n->n_in;
+      c->outer = dims_product(y, 0, axis);
+      for (uint32_t k = 0; k < n->n_in; k++) {
+        const yrt_tensor_rec *t = &m->tensors[n->in[k]];
+        c->inner[k] = dims_product(t, axis, t->rank);
+        c->qx[k] = yrt_qparams_of(t);
+      }
+      break;
+    }
+    case YRT_OP_SLICE:
+      e->run = run_slice;
+      for (uint32_t d = 0; d < YK_MAX_RANK; d++) {
+        e->u.slice.starts[d] = d < x->rank ? n->p[d] : 0;
+        e->u.slice.steps[d] = d < x->rank ? n->p[6 + d] : 1;
+      }
+      break;
+    case YRT_OP_TRANSPOSE:
+      e->run = run_transpose;
+      for (uint32_t d = 0; d < YK_MAX_RANK; d++) e->u.transpose.perm[d] = d < x->rank ? n->p[d] : (int)d;
+      break;
+    case YRT_OP_RESHAPE: e->run = run_reshape; break;
+    case YRT_OP_MAXPOOL: {
+      e->run = run_maxpool;
+      yrt_exec_pool *p = &e->u.pool;
+      const int32_t *q = n->p;
+      yk_pool_params pp = {q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9]};
+      p->p = pp;
+      p->n = x->dims[0], p->h = x->dims[1], p->w = x->dims[2], p->c = x->dims[3];
+      p->oh = y->dims[1], p->ow = y->dims[2];
+      break;
+    }
+    case YRT_OP_RESIZE_NEAREST: {
+      e->run = run_resize;
+      yrt_exec_resize *r = &e->u.resize;
+      r->n = x->dims[0], r->h = x->dims[1], r->w = x->dims[2], r->c = x->dims[3];
+      r->oh = y->dims[1], r->ow = y->dims[2];
+      r->sh = n->f[0], r->sw = n->f[1];
+      break;
+    }
+    case YRT_OP_MATMUL: {
+      e->run = run_matmul;
+      const yrt_tensor_rec *b = &m->tensors[n->in[1]];
+      yrt_exec_matmul *mm = &e->u.matmul;
+      const uint32_t r = y->rank;
+      mm->m = (size_t)x->dims[r - 2];
+      mm->k = (size_t)x->dims[r - 1];
+      mm->n = (size_t)b->dims[r - 1];
+      mm->batch = dims_product(y, 0, r - 2);
+      mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
+      mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
+      break;
+    }
+    case YRT_OP_SOFTMAX: {
+      e->run = run_softmax;
+      const uint32_t axis = (uint32_t)n->p[0];
+      e->u.softmax.outer = dims_product(x, 0, axis);
+      e->u.softmax.len = (size_t)x->dims[axis];
+      e->u.softmax.inner = dims_product(x, axis + 1, x->rank);
+      break;
+    }
+    case YRT_OP_QUANTIZE: e->run = run_quantize; break;
+    case YRT_OP_DEQUANTIZE: e->run = run_dequantize; break;
+    case YRT_OP_GATHER: {
+      e->run = run_gather;
+      const yrt_tensor_rec *ix = &m->tensors[n->in[1]];
+      e->u.gather.axis = n->p[0];
+      e->u.gather.idx = yrt_tensor_const_data(m, ix);
+      e->u.gather.n_idx = yrt_tensor_numel(ix);
+      break;
+    }
+    case YRT_OP_CONV2D:
+    case YRT_OP_COUNT_:
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: op %u has no executor", (unsigned)n->op);
+  }
+  return YRT_OK;
+}
+
+void yrt_exec_release(yrt_exec *e) {
+  if (!e->node || e->node->op != YRT_OP_CONV2D) return;
+  yrt_exec_conv *c = &e->u.conv;
+  if (c->op) xnn_delete_operator(c->op);
+  free(c->requant);
+  free(c->kscale);
+  free(c->zero_bias);
+  c->op = NULL;
+  c->requant = c->kscale = NULL;
+  c->zero_bias = NULL;
+}

@@ -1,0 +1,102 @@
+/* test_bench_smoke.c — yolort-bench runs end to end on a real model (2 runs, 1 warm-up) and
+ * prints well-formed output. No timing assertions. Model: $YOLORT_BENCH_MODEL, else
+ * <build>/yolo11n-320.yrt, else the shared QDQ ONNX converted in memory (needs the converter). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "test_data.h"
+
+static int exists(const char *p) {
+  struct stat st;
+  return p && stat(p, &st) == 0;
+}
+
+/* Runs cmd, returns its exit status; stdout into out. */
+static int run(const char *cmd, char *out, size_t cap) {
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = '\0';
+  return pclose(p);
+}
+
+static void pick_model(char *model, size_t cap) {
+  const char *env = getenv("YOLORT_BENCH_MODEL");
+  if (env && *env) {
+    snprintf(model, cap, "%s", env);
+    return;
+  }
+  snprintf(model, cap, "%s/yolo11n-320.yrt", YOLORT_BINARY_DIR);
+  if (exists(model)) return;
+#ifdef YOLORT_HAVE_CONVERT
+  char buf[1024];
+  YT_REQUIRE_DATA(buf, "models/yolo11n-320.qdq.onnx");
+  snprintf(model, cap, "%s", buf);
+#else
+  print_message("skipping: no .yrt model and no converter\n");
+  skip();
+#endif
+}
+
+static void test_bench_json(void **state) {
+  (void)state;
+  char model[1024], cmd[2600];
+  pick_model(model, sizeof model);
+  static char out[1 << 16];
+  snprintf(cmd, sizeof cmd, "'%s' '%s' --runs 2 --warmup 1 --threads 1 --json --profile",
+           YOLORT_BENCH_EXE, model);
+  int rc = run(cmd, out, sizeof out);
+  if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
+  assert_non_null(strstr(out, "{\"tool\":\"yolort-bench\""));
+  assert_non_null(strstr(out, "\"median_ms\":"));
+  assert_non_null(strstr(out, "\"peak_rss_kb\":"));
+  assert_non_null(strstr(out, "\"profile\":["));
+}
+
+static void test_bench_table_e2e(void **state) {
+  (void)state;
+  char model[1024], img[1024], cmd[3200];
+  pick_model(model, sizeof model);
+  YT_REQUIRE_DATA(img, "data/coco/val/images");
+  /* any JPEG of the validation set */
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -i '\\.jpg$' | head -n 1", img);
+  static char name[512];
+  assert_int_equal(run(cmd, name, sizeof name), 0);
+  name[strcspn(name, "\n")] = '\0';
+  if (!name[0]) skip();
+  static char out[1 << 16];
+  snprintf(cmd, sizeof cmd, "'%s' '%s' --runs 2 --warmup 1 --batch 1,2 --image '%s/%s'",
+           YOLORT_BENCH_EXE, model, img, name);
+  int rc = run(cmd, out, sizeof out);
+  if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
+  assert_non_null(strstr(out, "JPEG decode+letterbox"));
+  assert_non_null(strstr(out, "decode+NMS"));
+  assert_non_null(strstr(out, "per image"));
+}
+
+static void test_bench_bad_model(void **state) {
+  (void)state;
+  char cmd[1200];
+  static char out[4096];
+  snprintf(cmd, sizeof cmd, "'%s' /nonexistent/model.yrt --runs 1 2>&1", YOLORT_BENCH_EXE);
+  int rc = run(cmd, out, sizeof out);
+  assert_int_not_equal(rc, 0);
+  assert_non_null(strstr(out, "yolort-bench"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bench_bad_model),
+      cmocka_unit_test(test_bench_json),
+      cmocka_unit_test(test_bench_table_e2e),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

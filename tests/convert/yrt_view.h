@@ -1,0 +1,191 @@
+/* yrt_view.h — tests only: read a .yrt image produced by the converter (no runtime needed),
+ * and build small IR graphs. */
+#ifndef YOLORT_TEST_YRT_VIEW_H
+#define YOLORT_TEST_YRT_VIEW_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "yolort_format.h"
+
+typedef struct yv {
+  const uint8_t *base;
+  size_t size;
+  const yrt_file_header *h;
+  const char *strings;
+  const yrt_tensor_rec *t;
+  uint32_t nt;
+  const yrt_node_rec *n;
+  uint32_t nn;
+  const uint8_t *weights;
+  const yrt_plan_rec *plan;
+  const uint32_t *io; /* n_inputs then n_outputs ids */
+  const yrt_meta_rec *meta;
+} yv;
+
+static inline uint32_t yv_crc32(const uint8_t *p, size_t n) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; i++) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+/* 0 ok; -1 malformed. */
+static inline int yv_open(yv *v, const void *data, size_t size) {
+  memset(v, 0, sizeof *v);
+  v->base = data;
+  v->size = size;
+  if (size < 64 || ((uintptr_t)data & 63u)) return -1;
+  v->h = data;
+  if (v->h->magic != YRT_MAGIC || v->h->file_size != size) return -1;
+  if (yv_crc32(v->base + 64, size - 64) != v->h->crc32) return -1;
+  const yrt_section_rec *s = (const yrt_section_rec *)(v->base + v->h->section_table_offset);
+  for (uint32_t i = 0; i < v->h->n_sections; i++) {
+    if (s[i].offset % 64 || s[i].offset + s[i].size > size) return -1;
+    const uint8_t *p = v->base + s[i].offset;
+    switch (s[i].kind) {
+      case YRT_SEC_STRINGS: v->strings = (const char *)p; break;
+      case YRT_SEC_TENSORS:
+        v->t = (const yrt_tensor_rec *)p;
+        v->nt = (uint32_t)(s[i].size / sizeof(yrt_tensor_rec));
+        break;
+      case YRT_SEC_NODES:
+        v->n = (const yrt_node_rec *)p;
+        v->nn = (uint32_t)(s[i].size / sizeof(yrt_node_rec));
+        break;
+      case YRT_SEC_WEIGHTS: v->weights = p; break;
+      case YRT_SEC_PLAN:
+        v->plan = (const yrt_plan_rec *)p;
+        v->io = (const uint32_t *)(p + sizeof(yrt_plan_rec));
+        break;
+      case YRT_SEC_META: v->meta = (const yrt_meta_rec *)p; break;
+      default: return -1;
+    }
+  }
+  return v->strings && v->t && v->n && v->weights && v->plan && v->meta ? 0 : -1;
+}
+
+static inline const char *yv_str(const yv *v, uint32_t off) { return v->strings + off; }
+
+static inline int yv_count_op(const yv *v, uint32_t op) {
+  int k = 0;
+  for (uint32_t i = 0; i < v->nn; i++) k += v->n[i].op == op;
+  return k;
+}
+
+/* index of the first node with this op (from `from`), -1 if none */
+static inline int yv_find_op(const yv *v, uint32_t op, int from) {
+  for (uint32_t i = (uint32_t)from; i < v->nn; i++)
+    if (v->n[i].op == op) return (int)i;
+  return -1;
+}
+
+/* Check the memory plan: every ACT/INPUT/OUTPUT inside the arena, 64-aligned, and no two
+ * tensors whose lifetimes overlap share bytes. Returns the number of violations. */
+static inline int yv_check_plan(const yv *v) {
+  int bad = 0;
+  int *first = malloc(sizeof(int) * v->nt), *last = malloc(sizeof(int) * v->nt);
+  if (!first || !last) {
+    free(first);
+    free(last);
+    return 1;
+  }
+  for (uint32_t i = 0; i < v->nt; i++) first[i] = last[i] = -1;
+  for (uint32_t k = 0; k < v->nn; k++) {
+    const yrt_node_rec *n = &v->n[k];
+    for (uint32_t j = 0; j < n->n_in + n->n_out; j++) {
+      uint32_t t = j < n->n_in ? n->in[j] : n->out[j - n->n_in];
+      if (t == YRT_NONE || t >= v->nt) continue;
+      if (first[t] < 0) first[t] = (int)k;
+      last[t] = (int)k;
+    }
+  }
+  for (uint32_t i = 0; i < v->nt; i++) {
+    if (v->t[i].kind == YRT_TENSOR_CONST) continue;
+    if (v->t[i].kind != YRT_TENSOR_ACT || first[i] < 0) {
+      first[i] = 0;
+      last[i] = (int)v->nn;
+    }
+    if (v->t[i].offset % 64 || v->t[i].offset + v->t[i].nbytes > v->plan->arena_bytes) bad++;
+  }
+  for (uint32_t i = 0; i < v->nt; i++)
+    for (uint32_t j = i + 1; j < v->nt; j++) {
+      const yrt_tensor_rec *a = &v->t[i], *b = &v->t[j];
+      if (a->kind == YRT_TENSOR_CONST || b->kind == YRT_TENSOR_CONST) continue;
+      if (first[i] > last[j] || first[j] > last[i]) continue;
+      if (a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes) bad++;
+    }
+  free(first);
+  free(last);
+  return bad;
+}
+
+/* ---- graph building */
+
+static inline int tb_act(ir_graph *g, const char *name, int rank, const int64_t *dims) {
+  int t = ir_add_tensor(g, name, IR_F32);
+  if (t >= 0) ir_tensor_set_shape(&g->tensors[t], rank, dims);
+  return t;
+}
+
+static inline int tb_const(ir_graph *g, const char *name, int rank, const int64_t *dims,
+                           const float *data) {
+  int t = tb_act(g, name, rank, dims);
+  int64_t n = 1;
+  for (int i = 0; i < rank; i++) n *= dims[i];
+  if (t >= 0) ir_tensor_set_data(&g->tensors[t], data, sizeof(float) * (size_t)n);
+  return t;
+}
+
+static inline int tb_const_i64(ir_graph *g, const char *name, int n, const int64_t *v) {
+  int t = ir_add_tensor(g, name, IR_I64);
+  int64_t d = n;
+  if (t >= 0) {
+    ir_tensor_set_shape(&g->tensors[t], 1, &d);
+    ir_tensor_set_data(&g->tensors[t], v, sizeof(int64_t) * (size_t)n);
+  }
+  return t;
+}
+
+static inline void tb_quant(ir_graph *g, int t, float scale, int32_t zp) {
+  ir_quant *q = &g->tensors[t].q;
+  q->on = 1;
+  q->dtype = IR_I8;
+  q->scale = scale;
+  q->zero_point = zp;
+}
+
+/* Per-channel (axis 0) symmetric int8 weights: qdata from data, data replaced by the
+ * dequantized copy (as ir_qdq_annotate leaves it). */
+static inline void tb_quant_weights(ir_graph *g, int t) {
+  ir_tensor *w = &g->tensors[t];
+  int64_t co = w->dims[0], n = ir_numel(w), per = n / co;
+  float *d = w->data;
+  int8_t *q = malloc((size_t)n);
+  float *sc = malloc(sizeof(float) * (size_t)co);
+  for (int64_t o = 0; o < co; o++) {
+    float m = 1e-8f;
+    for (int64_t i = 0; i < per; i++) m = fmaxf(m, fabsf(d[o * per + i]));
+    sc[o] = m / 127.0f;
+    for (int64_t i = 0; i < per; i++) {
+      float r = nearbyintf(d[o * per + i] / sc[o]);
+      q[o * per + i] = (int8_t)(r > 127 ? 127 : (r < -127 ? -127 : r));
+      d[o * per + i] = (float)q[o * per + i] * sc[o];
+    }
+  }
+  w->qdata = q;
+  w->q.on = 1;
+  w->q.dtype = IR_I8;
+  w->q.scale = sc[0];
+  w->q.zero_point = 0;
+  w->q.scales = sc;
+  w->q.n_scales = (int)co;
+  w->q.axis = 0;
+}
+
+#endif

@@ -1,0 +1,358 @@
+/* test_coco_map.c — COCO AP on hand-computed cases (perfect, empty, a known PR curve, IoU
+ * dependence, classes without ground truth, the per-image detection cut), YOLO label parsing
+ * with its error messages, the JSON report, and (with ../shared) ground truth scored against
+ * itself on the whole val set (must be exactly 1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coco_map.h"
+#include "test_data.h"
+
+static yrt_detection det(float x0, float y0, float x1, float y1, float score, int cls) {
+  yrt_detection d = {x0, y0, x1, y1, score, cls};
+  return d;
+}
+static coco_gt_box gt(float x0, float y0, float x1, float y1, int cls) {
+  coco_gt_box g = {x0, y0, x1, y1, cls};
+  return g;
+}
+
+static coco_eval *make(int nc, int maxdet) {
+  coco_eval *ev = NULL;
+  yrt_error err;
+  assert_int_equal(coco_eval_create(nc, maxdet, &ev, &err), YRT_OK);
+  return ev;
+}
+static void add(coco_eval *ev, const yrt_detection *d, int nd, const coco_gt_box *g, int ng) {
+  yrt_error err;
+  yrt_status st = coco_eval_add_image(ev, d, nd, g, ng, &err);
+  if (st != YRT_OK) fail_msg("%s", err.msg);
+}
+static coco_summary finish(coco_eval *ev) {
+  yrt_error err;
+  coco_summary s;
+  assert_int_equal(coco_eval_finalize(ev, &err), YRT_OK);
+  assert_int_equal(coco_eval_summary(ev, &s), YRT_OK);
+  return s;
+}
+
+static void test_perfect_and_empty(void **state) {
+  (void)state;
+  coco_eval *ev = make(4, 0);
+  for (int img = 0; img < 5; img++) {
+    coco_gt_box g[3] = {gt(10, 10, 50, 60, 0), gt(100, 20, 140, 90, 2), gt(12 + img, 8, 48, 70, 0)};
+    yrt_detection d[3] = {det(10, 10, 50, 60, 0.9f, 0), det(100, 20, 140, 90, 0.8f, 2), det(12 + img, 8, 48, 70, 0.7f, 0)};
+    add(ev, d, 3, g, 3);
+  }
+  coco_summary s = finish(ev);
+  assert_int_equal(s.num_images, 5);
+  assert_int_equal(s.num_classes_with_gt, 2);
+  assert_int_equal(s.num_gt, 15);
+  assert_int_equal(s.num_det, 15);
+  assert_float_equal(s.map50, 1.0, 1e-12);
+  assert_float_equal(s.map50_95, 1.0, 1e-12);
+  coco_class_stats cs;
+  assert_int_equal(coco_eval_class_stats(ev, 1, &cs), YRT_OK);
+  assert_float_equal(cs.ap50, -1.0, 0); /* no ground truth: not in the mean */
+  yrt_error err;
+  yrt_detection late = det(0, 0, 1, 1, 0.5f, 0);
+  assert_int_equal(coco_eval_add_image(ev, &late, 1, NULL, 0, &err), YRT_ERR_INVALID_ARG);
+  coco_eval_free(ev);
+
+  ev = make(2, 0); /* ground truth but no detections: AP 0 */
+  coco_gt_box g = gt(0, 0, 10, 10, 1);
+  add(ev, NULL, 0, &g, 1);
+  add(ev, NULL, 0, NULL, 0);
+  s = finish(ev);
+  assert_float_equal(s.map50, 0.0, 0);
+  assert_int_equal(s.num_classes_with_gt, 1);
+  coco_eval_free(ev);
+}
+
+/* TP (0.9), FP (0.8), TP (0.7) against 2 boxes: precision 1, .5, .667 -> monotone 1, .667, .667;
+ * recall .5, .5, 1. 51 recall points <= 0.5 take 1, the other 50 take 2/3. */
+static void test_hand_computed(void **state) {
+  (void)state;
+  coco_eval *ev = make(1, 0);
+  coco_gt_box g1[1] = {gt(0, 0, 100, 100, 0)};
+  coco_gt_box g2[1] = {gt(200, 200, 300, 260, 0)};
+  yrt_detection d1[2] = {det(0, 0, 100, 100, 0.9f, 0), det(500, 500, 600, 600, 0.8f, 0)};
+  yrt_detection d2[1] = {det(200, 200, 300, 260, 0.7f, 0)};
+  add(ev, d1, 2, g1, 1);
+  add(ev, d2, 1, g2, 1);
+  coco_summary s = finish(ev);
+  double expect = (51.0 + 50.0 * (2.0 / 3.0)) / 101.0;
+  print_message("hand-computed AP %.6f (expected %.6f)\n", s.map50, expect);
+  assert_float_equal(s.map50, expect, 1e-9);
+  assert_float_equal(s.map50_95, expect, 1e-9);
+  coco_class_stats cs;
+  coco_eval_class_stats(ev, 0, &cs);
+  assert_int_equal(cs.num_tp50, 2);
+  assert_float_equal(cs.recall50, 1.0, 0);
+  coco_eval_free(ev);
+}
+
+/* A detection of IoU 0.62 matches at t = .50, .55, .60 only: AP50 1, AP75 0, AP50-95 0.3. A
+ * second, lower-scored duplicate cannot take the same box (greedy, one match per box). */
+static void test_iou_thresholds_and_duplicates(void **state) {
+  (void)state;
+  coco_eval *ev = make(1, 0);
+  coco_gt_box g = gt(0, 0, 100, 100, 0);
+  yrt_detection d[2] = {det(0, 0, 100, 62, 0.9f, 0), det(0, 0, 100, 62, 0.5f, 0)};
+  add(ev, d, 1, &g, 1);
+  coco_summary s = finish(ev);
+  assert_float_equal(s.map50, 1.0, 1e-12);
+  assert_float_equal(s.map75, 0.0, 1e-12);
+  assert_float_equal(s.map50_95, 0.3, 1e-12);
+  coco_eval_free(ev);
+
+  ev = make(1, 0);
+  add(ev, d, 2, &g, 1); /* TP then FP: precision stays 1 up to recall 1 */
+  s = finish(ev);
+  assert_float_equal(s.map50, 1.0, 1e-12);
+  coco_eval_free(ev);
+
+  /* The best-IoU unmatched box is taken: a det overlapping two boxes takes the better one,
+   * leaving the other for the next det. */
+  ev = make(1, 0);
+  coco_gt_box gg[2] = {gt(0, 0, 100, 100, 0), gt(10, 0, 110, 100, 0)};
+  yrt_detection dd[2] = {det(8, 0, 108, 100, 0.9f, 0), det(0, 0, 100, 100, 0.8f, 0)};
+  add(ev, dd, 2, gg, 2);
+  s = finish(ev);
+  assert_float_equal(s.map50_95, 1.0, 1e-12);
+  coco_eval_free(ev);
+}
+
+/* Class-aware matching, and the per-image-per-class cut (pycocotools maxDets). */
+static void test_classes_and_maxdets(void **state) {
+  (void)state;
+  coco_eval *ev = make(3, 0);
+  coco_gt_box g = gt(0, 0, 100, 100, 0);
+  yrt_detection d[2] = {det(0, 0, 100, 100, 0.9f, 1), det(0, 0, 100, 100, 0.3f, 0)};
+  add(ev, d, 2, &g, 1);
+  coco_summary s = finish(ev);
+  assert_int_equal(s.num_classes_with_gt, 1);
+  assert_float_equal(s.map50, 1.0, 1e-12); /* the class-1 FP does not hurt class 0 */
+  coco_eval_free(ev);
+
+  /* 3 high-scored FPs then the TP: with max 3 per image and class the TP is cut -> AP 0. */
+  yrt_detection many[4] = {det(500, 500, 510, 510, 0.9f, 0), det(520, 500, 530, 510, 0.8f, 0),
+                           det(540, 500, 550, 510, 0.7f, 0), det(0, 0, 100, 100, 0.1f, 0)};
+  ev = make(1, 3);
+  add(ev, many, 4, &g, 1);
+  s = finish(ev);
+  assert_float_equal(s.map50, 0.0, 0);
+  assert_int_equal(s.num_det, 3);
+  coco_eval_free(ev);
+  ev = make(1, 0);
+  add(ev, many, 4, &g, 1);
+  s = finish(ev);
+  assert_float_equal(s.map50, 0.25, 1e-12); /* precision 1/4 at every recall point */
+  coco_eval_free(ev);
+}
+
+static void test_bad_input(void **state) {
+  (void)state;
+  yrt_error err;
+  coco_eval *ev = NULL;
+  assert_int_equal(coco_eval_create(0, 0, &ev, &err), YRT_ERR_INVALID_ARG);
+  ev = make(2, 0);
+  yrt_detection d = det(0, 0, 1, 1, 0.5f, 2);
+  assert_int_equal(coco_eval_add_image(ev, &d, 1, NULL, 0, &err), YRT_ERR_INVALID_ARG);
+  print_message("%s\n", err.msg);
+  d = det(NAN, 0, 1, 1, 0.5f, 0);
+  assert_int_equal(coco_eval_add_image(ev, &d, 1, NULL, 0, &err), YRT_ERR_INVALID_ARG);
+  coco_gt_box g = gt(0, 0, 1, 1, -1);
+  assert_int_equal(coco_eval_add_image(ev, NULL, 0, &g, 1, &err), YRT_ERR_INVALID_ARG);
+  coco_summary s;
+  assert_int_equal(coco_eval_summary(ev, &s), YRT_ERR_INVALID_ARG); /* not finalized */
+  coco_eval_free(ev);
+  coco_eval_free(NULL);
+}
+
+/* A random 12-image, 5-class case with score ties, against coco_ref.py (a numpy transcription of
+ * pycocotools evaluateImg + accumulate) which generated random_case.txt and its expected values. */
+static void test_random_vs_python_reference(void **state) {
+  (void)state;
+  FILE *f = fopen(YOLORT_SOURCE_DIR "/tests/eval/random_case.txt", "r");
+  assert_non_null(f);
+  char line[256];
+  int nc = 0;
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_int_equal(sscanf(line, "classes %d", &nc), 1);
+  coco_eval *ev = make(nc, 0);
+  yrt_detection d[64];
+  coco_gt_box g[64];
+  int nd = 0, ng = 0, started = 0;
+  double e50 = -1, e5095 = -1;
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "image", 5) || !strncmp(line, "expect", 6)) {
+      if (started) add(ev, d, nd, g, ng);
+      started = 1;
+      nd = ng = 0;
+      if (line[0] == 'e') assert_int_equal(sscanf(line, "expect %lf %lf", &e50, &e5095), 2);
+    } else if (!strncmp(line, "gt", 2)) {
+      assert_true(ng < 64);
+      coco_gt_box *b = &g[ng++];
+      assert_int_equal(sscanf(line, "gt %d %f %f %f %f", &b->class_id, &b->x0, &b->y0, &b->x1, &b->y1), 5);
+    } else if (!strncmp(line, "dt", 2)) {
+      assert_true(nd < 64);
+      yrt_detection *b = &d[nd++];
+      assert_int_equal(sscanf(line, "dt %d %f %f %f %f %f", &b->class_id, &b->x0, &b->y0, &b->x1, &b->y1, &b->score), 6);
+    }
+  }
+  fclose(f);
+  coco_summary s = finish(ev);
+  print_message("random case: %d images, C mAP50 %.9f mAP50-95 %.9f | python %.9f %.9f\n", s.num_images, s.map50,
+                s.map50_95, e50, e5095);
+  assert_true(e50 >= 0);
+  assert_float_equal(s.map50, e50, 1e-9);
+  assert_float_equal(s.map50_95, e5095, 1e-9);
+  coco_eval_free(ev);
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_labels(void **state) {
+  (void)state;
+  char path[] = "/tmp/yrt_test_labels_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  coco_gt_box *b = NULL;
+  int n = -1;
+  yrt_error err;
+  write_file(path, "0 0.5 0.5 0.5 0.25\n\n7 0.25 0.75 0.1 0.1\r\n");
+  assert_int_equal(coco_load_yolo_labels(path, 200, 100, 80, &b, &n, &err), YRT_OK);
+  assert_int_equal(n, 2);
+  assert_float_equal(b[0].x0, 50, 1e-4);
+  assert_float_equal(b[0].y0, 37.5, 1e-4);
+  assert_float_equal(b[0].x1, 150, 1e-4);
+  assert_float_equal(b[0].y1, 62.5, 1e-4);
+  assert_int_equal(b[1].class_id, 7);
+  free(b);
+  static const char *bad[] = {"0 0.5 0.5 0.5\n", "80 0.5 0.5 0.5 0.5\n", "0 0.5 0.5 1.5 0.5\n",
+                              "0 0.5 abc 0.5 0.5\n", "x 0.5 0.5 0.5 0.5\n", "0 0.5 0.5 0.5 0.5 0.1 0.2\n",
+                              "0 0.5 0.5 -0.1 0.5\n", "0 nan 0.5 0.1 0.5\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char text[128];
+    snprintf(text, sizeof text, "1 0.5 0.5 0.1 0.1\n%s", bad[i]);
+    write_file(path, text);
+    assert_int_equal(coco_load_yolo_labels(path, 200, 100, 80, &b, &n, &err), YRT_ERR_FORMAT);
+    char where[64];
+    snprintf(where, sizeof where, "%s:2:", path);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, where));
+    assert_null(b);
+  }
+  unlink(path);
+  assert_int_equal(coco_load_yolo_labels(path, 200, 100, 80, &b, &n, &err), YRT_OK); /* missing = empty */
+  assert_int_equal(n, 0);
+  assert_null(b);
+}
+
+static void test_json(void **state) {
+  (void)state;
+  coco_eval *ev = make(2, 0);
+  coco_gt_box g = gt(0, 0, 100, 100, 0);
+  yrt_detection d = det(0, 0, 100, 100, 0.9f, 0);
+  add(ev, &d, 1, &g, 1);
+  finish(ev);
+  char path[] = "/tmp/yrt_test_json_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  const char *names[2] = {"per\"son", NULL};
+  yrt_error err;
+  assert_int_equal(coco_eval_write_json(ev, path, names, &err), YRT_OK);
+  FILE *f = fopen(path, "r");
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  unlink(path);
+  assert_non_null(strstr(buf, "\"map50\": 1.000000"));
+  assert_non_null(strstr(buf, "\"name\": \"per\\\"son\""));
+  assert_non_null(strstr(buf, "\"ap50\": -1.000000"));
+  assert_int_equal(coco_eval_write_json(ev, "/nonexistent/dir/r.json", NULL, &err), YRT_ERR_IO);
+  coco_eval_free(ev);
+}
+
+/* Image size for label conversion (full decode: simple, and 200 images are fast). */
+static int jpeg_size(const char *path, int *w, int *h) {
+  yrt_image im;
+  yrt_error err;
+  if (yrt_image_load_jpeg(path, &im, &err) != YRT_OK) return 0;
+  *w = im.w;
+  *h = im.h;
+  yrt_image_free(&im);
+  return 1;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Every val label file parses, and ground truth scored as detections gives exactly 1. */
+static void test_val_labels_self(void **state) {
+  (void)state;
+  char dir[1024];
+  YT_REQUIRE_DATA(dir, "data/coco/val/labels");
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  char *names[1024];
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && count < 1024)
+    if (strstr(e->d_name, ".txt")) names[count++] = strdup(e->d_name);
+  closedir(d);
+  qsort(names, (size_t)count, sizeof names[0], cmp_str);
+  coco_eval *ev = make(80, 0);
+  long boxes = 0;
+  for (int i = 0; i < count; i++) {
+    char lp[1200], ip[1200];
+    snprintf(lp, sizeof lp, "%s/%s", dir, names[i]);
+    snprintf(ip, sizeof ip, "%s/../images/%.*s.jpg", dir, (int)(strlen(names[i]) - 4), names[i]);
+    int w = 0, h = 0;
+    assert_true(jpeg_size(ip, &w, &h));
+    coco_gt_box *g = NULL;
+    int n = 0;
+    yrt_error err;
+    if (coco_load_yolo_labels(lp, w, h, 80, &g, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+    yrt_detection *dt = malloc(sizeof *dt * (size_t)(n + 1));
+    for (int k = 0; k < n; k++) dt[k] = det(g[k].x0, g[k].y0, g[k].x1, g[k].y1, 1.0f - 0.001f * k, g[k].class_id);
+    add(ev, dt, n, g, n);
+    boxes += n;
+    free(dt);
+    free(g);
+    free(names[i]);
+  }
+  coco_summary s = finish(ev);
+  print_message("val labels: %d files, %ld boxes, %d classes present; self mAP50 %.4f mAP50-95 %.4f\n", count, boxes,
+                s.num_classes_with_gt, s.map50, s.map50_95);
+  assert_true(count > 0);
+  assert_float_equal(s.map50_95, 1.0, 1e-12);
+  coco_eval_free(ev);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_perfect_and_empty), cmocka_unit_test(test_hand_computed),
+      cmocka_unit_test(test_iou_thresholds_and_duplicates), cmocka_unit_test(test_classes_and_maxdets),
+      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_json),
+      cmocka_unit_test(test_random_vs_python_reference), cmocka_unit_test(test_val_labels_self),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,256 @@
+/* test_runtime_conv.c — CONV2D nodes through a session (XNNPACK f32 / qc8, or the reference
+ * fallback) against the scalar reference, on odd shapes, groups, strides, dilation, pads,
+ * fused activations and an int8 LUT. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "conv_ref.h"
+#include "yolort.h"
+#include "yrt_test_builder.h"
+
+typedef struct conv_case {
+  int n, h, w, cin, cout, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw, groups;
+} conv_case;
+
+static const conv_case k_cases[] = {
+    {1, 7, 9, 3, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {1, 11, 13, 8, 16, 3, 3, 2, 2, 1, 0, 1, 1, 1, 1, 1},
+    {1, 9, 7, 12, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  /* depthwise */
+    {1, 10, 10, 16, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16}, /* depthwise stride 2 */
+    {1, 5, 5, 17, 9, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   /* pointwise */
+    {1, 6, 6, 8, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},    /* grouped, dilated */
+    {2, 5, 4, 3, 7, 5, 3, 1, 2, 2, 1, 2, 1, 1, 1, 1},    /* batch 2, rectangular kernel */
+};
+
+static uint32_t rng_next(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 8;
+}
+static float rng_f(uint32_t *s) { return (float)(rng_next(s) % 2001) / 1000.0f - 1.0f; }
+
+static int out_dim(int in, int k, int s, int pa, int pb, int d) { return (in + pa + pb - d * (k - 1) - 1) / s + 1; }
+
+static void geom_of(const conv_case *c, yrt_conv_geom *g) {
+  g->n = c->n, g->h = c->h, g->w = c->w, g->cin = c->cin, g->cout = c->cout;
+  g->oh = out_dim(c->h, c->kh, c->sh, c->pt, c->pb, c->dh);
+  g->ow = out_dim(c->w, c->kw, c->sw, c->pl, c->pr, c->dw);
+  g->kh = c->kh, g->kw = c->kw, g->sh = c->sh, g->sw = c->sw, g->pad_t = c->pt, g->pad_l = c->pl;
+  g->dh = c->dh, g->dw = c->dw, g->groups = c->groups;
+}
+
+/* Session output is logical NCHW; ref is NHWC. */
+static float nchw_at(const yrt_tensor_view *v, int b, int y, int x, int c) {
+  return v->data[(((size_t)b * v->dims[1] + c) * v->dims[2] + y) * v->dims[3] + x];
+}
+
+static void run_f32_case(const conv_case *c, int act) {
+  yrt_conv_geom g;
+  geom_of(c, &g);
+  uint32_t seed = 1234u + (uint32_t)c->cin * 7u + (uint32_t)act;
+  const size_t nx = (size_t)g.n * g.h * g.w * g.cin, nw = (size_t)g.cout * g.kh * g.kw * (g.cin / g.groups);
+  const size_t ny = (size_t)g.n * g.oh * g.ow * g.cout;
+  float *x = malloc(nx * 4), *w = malloc(nw * 4), *bias = malloc((size_t)g.cout * 4), *ref = malloc(ny * 4);
+  assert_non_null(x);
+  assert_non_null(w);
+  assert_non_null(bias);
+  assert_non_null(ref);
+  for (size_t i = 0; i < nx; i++) x[i] = rng_f(&seed);
+  for (size_t i = 0; i < nw; i++) w[i] = rng_f(&seed) * 0.5f;
+  for (int i = 0; i < g.cout; i++) bias[i] = rng_f(&seed);
+
+  ytb *b = ytb_new();
+  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin / g.groups}, bd[1] = {g.cout};
+  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout};
+  uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
+  uint32_t tw = ytb_const(b, "w", YRT_F32, 4, wd, w);
+  uint32_t tb = ytb_const(b, "b", YRT_F32, 1, bd, bias);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, c->groups, act, -1);
+  uint32_t in[3] = {tx, tw, tb};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  size_t size;
+  void *img = ytb_serialize(b, &size);
+  ytb_free(b);
+
+  yrt_error err = {{0}};
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  yrt_status st = yrt_model_load_memory(img, size, 0, &m, &err);
+  if (st != YRT_OK) fail_msg("load: %s", err.msg);
+  st = yrt_session_create(m, NULL, &s, &err);
+  if (st != YRT_OK) fail_msg("session: %s", err.msg);
+  float *in_nhwc = yrt_session_input_nhwc(s, 0);
+  assert_non_null(in_nhwc);
+  memcpy(in_nhwc, x, nx * 4);
+  assert_int_equal(yrt_session_run(s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(s, 0, &v, &err), YRT_OK);
+  assert_int_equal(v.count, ny);
+  assert_int_equal(v.dims[1], g.cout);
+
+  yrt_conv_ref_f32(&g, x, w, bias, act == YRT_UNARY_RELU ? 0.0f : -INFINITY, INFINITY, ref);
+  for (int bb = 0; bb < g.n; bb++)
+    for (int yy = 0; yy < g.oh; yy++)
+      for (int xx = 0; xx < g.ow; xx++)
+        for (int cc = 0; cc < g.cout; cc++) {
+          float r = ref[(((size_t)bb * g.oh + yy) * g.ow + xx) * g.cout + cc];
+          if (act == YRT_UNARY_SILU) r = r / (1.0f + expf(-r));
+          float got = nchw_at(&v, bb, yy, xx, cc);
+          if (fabsf(got - r) > 1e-4f + 1e-4f * fabsf(r))
+            fail_msg("f32 conv cin %d act %d at (%d,%d,%d,%d): %g vs ref %g", c->cin, act, bb, yy, xx, cc,
+                     (double)got, (double)r);
+        }
+  yrt_session_free(s);
+  yrt_model_free(m);
+  free(img);
+  free(x);
+  free(w);
+  free(bias);
+  free(ref);
+}
+
+static void test_conv_f32(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+    run_f32_case(&k_cases[i], YRT_UNARY_NONE);
+    run_f32_case(&k_cases[i], YRT_UNARY_RELU);
+    run_f32_case(&k_cases[i], YRT_UNARY_SILU);
+  }
+}
+
+/* int8: input f32 values exactly on the quantization grid (power-of-two scale), so QUANTIZE is
+ * exact; conv i8 (+ optional LUT, relu) is the graph output, dequantized by the session. */
+static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_override) {
+  yrt_conv_geom g;
+  geom_of(c, &g);
+  uint32_t seed = 99u + (uint32_t)c->cout * 13u + (uint32_t)use_lut;
+  const size_t nx = (size_t)g.n * g.h * g.w * g.cin, nw = (size_t)g.cout * g.kh * g.kw * (g.cin / g.groups);
+  const size_t ny = (size_t)g.n * g.oh * g.ow * g.cout;
+  const float sx = 1.0f / 64.0f;
+  const int32_t zx = 3, zy = -5;
+  const float sy = sy_override > 0 ? sy_override : 0.05f;
+  float *xf = malloc(nx * 4), *sw = malloc((size_t)g.cout * 4), *requant = malloc((size_t)g.cout * 4);
+  int8_t *xq = malloc(nx), *w = malloc(nw), *ref = malloc(ny), lut[256];
+  int32_t *bias = malloc((size_t)g.cout * 4);
+  assert_true(xf && sw && requant && xq && w && ref && bias);
+  for (size_t i = 0; i < nx; i++) {
+    int q = (int)(rng_next(&seed) % 256) - 128;
+    xq[i] = (int8_t)q;
+    xf[i] = (float)(q - zx) * sx;
+  }
+  for (size_t i = 0; i < nw; i++) w[i] = (int8_t)((int)(rng_next(&seed) % 255) - 127);
+  for (int i = 0; i < g.cout; i++) {
+    sw[i] = 0.001f + (float)(rng_next(&seed) % 100) * 0.0001f;
+    bias[i] = (int32_t)(rng_next(&seed) % 2001) - 1000;
+    requant[i] = sx * sw[i] / sy;
+  }
+  for (int i = 0; i < 256; i++) lut[i] = (int8_t)((int)(rng_next(&seed) % 256) - 128);
+
+  ytb *b = ytb_new();
+  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin / g.groups}, bd[1] = {g.cout};
+  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout}, ld[1] = {256};
+  uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
+  uint32_t tq = ytb_tensor(b, "xq", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, xd);
+  ytb_set_q(b, tq, sx, zx);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
+  ytb_set_q(b, tw, sw[0], 0);
+  if (g.cout > 1) ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
+  uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
+  uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
+  uint32_t ty = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  ytb_set_q(b, ty, sy, zy);
+  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, c->groups, act,
+                  use_lut ? (int)tl : -1);
+  uint32_t in[3] = {tq, tw, tb};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  size_t size;
+  void *img = ytb_serialize(b, &size);
+  ytb_free(b);
+
+  yrt_error err = {{0}};
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  if (yrt_model_load_memory(img, size, 1, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  memcpy(yrt_session_input_nhwc(s, 0), xf, nx * 4);
+  assert_int_equal(yrt_session_run(s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(s, 0, &v, &err), YRT_OK);
+
+  const int8_t omin = act == YRT_UNARY_RELU ? (int8_t)zy : -128;
+  yrt_conv_ref_i8(&g, xq, zx, w, bias, requant, zy, omin, 127, ref);
+  for (int bb = 0; bb < g.n; bb++)
+    for (int yy = 0; yy < g.oh; yy++)
+      for (int xx = 0; xx < g.ow; xx++)
+        for (int cc = 0; cc < g.cout; cc++) {
+          int8_t r = ref[(((size_t)bb * g.oh + yy) * g.ow + xx) * g.cout + cc];
+          if (use_lut) r = lut[(uint8_t)(r + 128)];
+          long got = lrintf(nchw_at(&v, bb, yy, xx, cc) / sy) + zy;
+          if (got != r)
+            fail_msg("i8 conv cin %d cout %d g %d lut %d act %d at (%d,%d,%d,%d): %ld vs ref %d", c->cin, c->cout,
+                     c->groups, use_lut, act, bb, yy, xx, cc, got, r);
+        }
+  yrt_session_free(s);
+  yrt_model_free(m);
+  free(img);
+  free(xf), free(sw), free(requant), free(xq), free(w), free(ref), free(bias);
+}
+
+static void test_conv_i8(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+    run_i8_case(&k_cases[i], 0, YRT_UNARY_NONE, 0);
+    run_i8_case(&k_cases[i], 1, YRT_UNARY_NONE, 0);
+    run_i8_case(&k_cases[i], 0, YRT_UNARY_RELU, 0);
+  }
+}
+
+/* A requantization scale XNNPACK refuses (>= 256) takes the reference path. */
+static void test_conv_i8_fallback(void **state) {
+  (void)state;
+  run_i8_case(&k_cases[0], 1, YRT_UNARY_NONE, 1e-7f);
+  run_i8_case(&k_cases[2], 0, YRT_UNARY_NONE, 1e-7f);
+}
+
+/* The reference itself on a case small enough to do by hand. */
+static void test_conv_ref_by_hand(void **state) {
+  (void)state;
+  /* 1x3x3x1 input 1..9, 2x2 kernel of ones, stride 1, no pad: sums of 2x2 windows. */
+  yrt_conv_geom g = {1, 3, 3, 1, 2, 2, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1};
+  float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1}, y[4];
+  yrt_conv_ref_f32(&g, x, w, NULL, -INFINITY, INFINITY, y);
+  assert_true(y[0] == 12 && y[1] == 16 && y[2] == 24 && y[3] == 28);
+  int8_t xq[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, wq[4] = {1, 1, 1, 1}, yq[4];
+  int32_t bias[1] = {-2};
+  float rq[1] = {0.5f};
+  /* (12-4*1-2)*0.5 = 3 ; (16-4-2)*.5 = 5 ; (24-4-2)*.5 = 9 ; (28-6)*.5 = 11; + zp 1 */
+  yrt_conv_ref_i8(&g, xq, 1, wq, bias, rq, 1, -128, 127, yq);
+  assert_true(yq[0] == 4 && yq[1] == 6 && yq[2] == 10 && yq[3] == 12);
+  /* round half to even: 2.5 -> 2 */
+  int32_t bias2[1] = {-7}; /* (12-4-7) = 1, *2.5 = 2.5 -> 2 */
+  float rq2[1] = {2.5f};
+  yrt_conv_ref_i8(&g, xq, 1, wq, bias2, rq2, 0, -128, 127, yq);
+  assert_int_equal(yq[0], 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_conv_ref_by_hand),
+      cmocka_unit_test(test_conv_f32),
+      cmocka_unit_test(test_conv_i8),
+      cmocka_unit_test(test_conv_i8_fallback),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

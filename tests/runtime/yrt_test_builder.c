@@ -1,0 +1,243 @@
+/* yrt_test_builder.c — see yrt_test_builder.h. Aborts on allocation failure (test code). */
+#include "yrt_test_builder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crc32.h"
+
+struct ytb {
+  char *str;
+  size_t str_n, str_cap;
+  yrt_tensor_rec *t;
+  uint32_t n_t, cap_t;
+  yrt_node_rec *nodes;
+  uint32_t n_nodes, cap_nodes;
+  uint8_t *w;
+  size_t w_n, w_cap;
+  uint32_t inputs[16], outputs[16];
+  uint32_t n_in, n_out;
+  uint64_t arena;
+  int arena_override;
+  uint64_t arena_bytes;
+  yrt_meta_rec meta;
+};
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n);
+  if (!q) {
+    fprintf(stderr, "ytb: out of memory\n");
+    abort();
+  }
+  return q;
+}
+
+ytb *ytb_new(void) {
+  ytb *b = calloc(1, sizeof *b);
+  if (!b) abort();
+  ytb_string(b, ""); /* offset 0 = empty string */
+  b->meta.input_w = 32;
+  b->meta.input_h = 32;
+  b->meta.pad_value = 114.0f;
+  b->meta.norm_scale = 1.0f / 255.0f;
+  b->meta.strides[0] = 8, b->meta.strides[1] = 16, b->meta.strides[2] = 32;
+  return b;
+}
+
+void ytb_free(ytb *b) {
+  if (!b) return;
+  free(b->str);
+  free(b->t);
+  free(b->nodes);
+  free(b->w);
+  free(b);
+}
+
+uint32_t ytb_string(ytb *b, const char *s) {
+  size_t n = strlen(s) + 1;
+  if (b->str_n + n > b->str_cap) {
+    b->str_cap = (b->str_n + n) * 2 + 64;
+    b->str = xrealloc(b->str, b->str_cap);
+  }
+  memcpy(b->str + b->str_n, s, n);
+  uint32_t off = (uint32_t)b->str_n;
+  b->str_n += n;
+  return off;
+}
+
+static size_t dsize(uint32_t dtype) { return dtype == YRT_I8 ? 1 : 4; }
+
+static uint32_t add_tensor(ytb *b, const char *name, uint32_t dtype, uint32_t kind, uint32_t layout, int rank,
+                           const int32_t *dims) {
+  if (b->n_t == b->cap_t) {
+    b->cap_t = b->cap_t * 2 + 8;
+    b->t = xrealloc(b->t, b->cap_t * sizeof *b->t);
+  }
+  yrt_tensor_rec *t = &b->t[b->n_t];
+  memset(t, 0, sizeof *t);
+  t->name = ytb_string(b, name);
+  t->dtype = dtype;
+  t->kind = kind;
+  t->layout = layout;
+  t->rank = (uint32_t)rank;
+  uint64_t numel = 1;
+  for (int d = 0; d < YRT_MAX_RANK; d++) {
+    t->dims[d] = d < rank ? dims[d] : 1;
+    numel *= (uint64_t)t->dims[d];
+  }
+  t->nbytes = numel * dsize(dtype);
+  t->scale = 1.0f;
+  return b->n_t++;
+}
+
+uint32_t ytb_tensor(ytb *b, const char *name, uint32_t dtype, uint32_t kind, uint32_t layout, int rank,
+                    const int32_t *dims) {
+  uint32_t i = add_tensor(b, name, dtype, kind, layout, rank, dims);
+  b->t[i].offset = b->arena;
+  b->arena = (b->arena + b->t[i].nbytes + 63) / 64 * 64;
+  return i;
+}
+
+static uint64_t add_weights(ytb *b, const void *data, size_t n) {
+  size_t off = (b->w_n + 63) / 64 * 64;
+  if (off + n > b->w_cap) {
+    b->w_cap = (off + n) * 2 + 64;
+    b->w = xrealloc(b->w, b->w_cap);
+  }
+  memset(b->w + b->w_n, 0, off - b->w_n);
+  memcpy(b->w + off, data, n);
+  b->w_n = off + n;
+  return off;
+}
+
+uint32_t ytb_const(ytb *b, const char *name, uint32_t dtype, int rank, const int32_t *dims, const void *data) {
+  uint32_t i = add_tensor(b, name, dtype, YRT_TENSOR_CONST, YRT_LAYOUT_PLAIN, rank, dims);
+  b->t[i].offset = add_weights(b, data, (size_t)b->t[i].nbytes);
+  return i;
+}
+
+void ytb_set_q(ytb *b, uint32_t t, float scale, int32_t zp) {
+  b->t[t].scale = scale;
+  b->t[t].zero_point = zp;
+}
+
+void ytb_set_channel_scales(ytb *b, uint32_t t, uint32_t axis, const float *scales, uint32_t n) {
+  b->t[t].q_axis = axis;
+  b->t[t].n_scales = n;
+  b->t[t].scales_offset = add_weights(b, scales, n * sizeof(float));
+}
+
+yrt_tensor_rec *ytb_tensor_rec(ytb *b, uint32_t t) { return &b->t[t]; }
+
+uint32_t ytb_node(ytb *b, uint32_t op, const char *name, int n_in, const uint32_t *in, uint32_t out,
+                  const int32_t *p, int np, const float *f, int nf) {
+  if (b->n_nodes == b->cap_nodes) {
+    b->cap_nodes = b->cap_nodes * 2 + 8;
+    b->nodes = xrealloc(b->nodes, b->cap_nodes * sizeof *b->nodes);
+  }
+  yrt_node_rec *n = &b->nodes[b->n_nodes];
+  memset(n, 0, sizeof *n);
+  n->op = op;
+  n->name = ytb_string(b, name);
+  n->n_in = (uint32_t)n_in;
+  n->n_out = 1;
+  for (int k = 0; k < YRT_MAX_NODE_IO; k++) {
+    n->in[k] = k < n_in ? in[k] : YRT_NONE;
+    n->out[k] = k == 0 ? out : YRT_NONE;
+  }
+  for (int k = 0; k < np && k < YRT_NODE_PARAMS; k++) n->p[k] = p[k];
+  for (int k = 0; k < nf && k < YRT_NODE_FPARAMS; k++) n->f[k] = f[k];
+  return b->n_nodes++;
+}
+
+yrt_node_rec *ytb_node_rec(ytb *b, uint32_t i) { return &b->nodes[i]; }
+
+void ytb_input(ytb *b, uint32_t t) { b->inputs[b->n_in++] = t; }
+void ytb_output(ytb *b, uint32_t t) { b->outputs[b->n_out++] = t; }
+
+void ytb_meta(ytb *b, uint32_t w, uint32_t h, uint32_t num_classes, const char *names) {
+  b->meta.input_w = w;
+  b->meta.input_h = h;
+  b->meta.num_classes = num_classes;
+  b->meta.class_names = names ? ytb_string(b, names) : 0;
+}
+
+void ytb_set_arena_bytes(ytb *b, uint64_t bytes) {
+  b->arena_override = 1;
+  b->arena_bytes = bytes;
+}
+
+static uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
+
+void *ytb_serialize(ytb *b, size_t *size) {
+  if (b->meta.source == 0) b->meta.source = ytb_string(b, "yrt_test_builder");
+  const uint32_t n_sec = 6;
+  yrt_section_rec sec[6];
+  memset(sec, 0, sizeof sec);
+  uint64_t off = align64(sizeof(yrt_file_header) + n_sec * sizeof(yrt_section_rec));
+  const uint64_t plan_size = sizeof(yrt_plan_rec) + 4ull * (b->n_in + b->n_out);
+  const uint64_t sizes[6] = {b->str_n, (uint64_t)b->n_t * sizeof(yrt_tensor_rec),
+                             (uint64_t)b->n_nodes * sizeof(yrt_node_rec), b->w_n, plan_size, sizeof(yrt_meta_rec)};
+  for (uint32_t i = 0; i < n_sec; i++) {
+    sec[i].kind = i + 1;
+    sec[i].offset = off;
+    sec[i].size = sizes[i];
+    off = align64(off + sizes[i]);
+  }
+  const uint64_t total = sec[5].offset + sec[5].size;
+  uint8_t *buf = aligned_alloc(64, (size_t)align64(total));
+  if (!buf) abort();
+  memset(buf, 0, (size_t)align64(total));
+  memcpy(buf + sec[0].offset, b->str, b->str_n);
+  if (b->n_t) memcpy(buf + sec[1].offset, b->t, sizes[1]);
+  if (b->n_nodes) memcpy(buf + sec[2].offset, b->nodes, sizes[2]);
+  if (b->w_n) memcpy(buf + sec[3].offset, b->w, b->w_n);
+  yrt_plan_rec plan = {b->arena_override ? b->arena_bytes : b->arena, b->n_in, b->n_out};
+  memcpy(buf + sec[4].offset, &plan, sizeof plan);
+  memcpy(buf + sec[4].offset + sizeof plan, b->inputs, 4 * b->n_in);
+  memcpy(buf + sec[4].offset + sizeof plan + 4 * b->n_in, b->outputs, 4 * b->n_out);
+  memcpy(buf + sec[5].offset, &b->meta, sizeof b->meta);
+  memcpy(buf + sizeof(yrt_file_header), sec, sizeof sec);
+  yrt_file_header h;
+  memset(&h, 0, sizeof h);
+  h.magic = YRT_MAGIC;
+  h.version = YRT_VERSION;
+  h.file_size = total;
+  h.n_sections = n_sec;
+  h.section_table_offset = sizeof(yrt_file_header);
+  memcpy(buf, &h, sizeof h);
+  ytb_fix_crc(buf, (size_t)total);
+  *size = (size_t)total;
+  return buf;
+}
+
+void ytb_fix_crc(void *buf, size_t size) {
+  if (size < sizeof(yrt_file_header)) return;
+  uint32_t crc = yrt_crc32(0, (const uint8_t *)buf + sizeof(yrt_file_header), size - sizeof(yrt_file_header));
+  memcpy((uint8_t *)buf + offsetof(yrt_file_header, crc32), &crc, 4);
+}
+
+uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size) {
+  yrt_file_header h;
+  memcpy(&h, buf, sizeof h);
+  for (uint32_t i = 0; i < h.n_sections; i++) {
+    yrt_section_rec s;
+    memcpy(&s, (const uint8_t *)buf + h.section_table_offset + i * sizeof s, sizeof s);
+    if (s.kind == kind) {
+      *size = s.size;
+      return s.offset;
+    }
+  }
+  *size = 0;
+  return 0;
+}
+
+void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,
+                     int groups, int act, int lut) {
+  memset(p, 0, YRT_NODE_PARAMS * sizeof *p);
+  p[YRT_CONV_P_KH] = kh, p[YRT_CONV_P_KW] = kw, p[YRT_CONV_P_SH] = sh, p[YRT_CONV_P_SW] = sw;
+  p[YRT_CONV_P_PAD_T] = pt, p[YRT_CONV_P_PAD_L] = pl, p[YRT_CONV_P_PAD_B] = pb, p[YRT_CONV_P_PAD_R] = pr;
+  p[YRT_CONV_P_DH] = dh, p[YRT_CONV_P_DW] = dw, p[YRT_CONV_P_GROUPS] = groups;
+  p[YRT_CONV_P_ACT] = act, p[YRT_CONV_P_LUT] = lut;
+}

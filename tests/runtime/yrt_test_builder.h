@@ -1,0 +1,51 @@
+/* yrt_test_builder.h — builds small .yrt images in tests (the converter is not needed).
+ * Activations get their own arena range each (bump allocation, 64-aligned), so the memory plan
+ * is trivially valid; tests that want hostile files edit the records or the serialized bytes. */
+#ifndef YRT_TEST_BUILDER_H
+#define YRT_TEST_BUILDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yolort_format.h"
+
+typedef struct ytb ytb;
+
+ytb *ytb_new(void);
+void ytb_free(ytb *b);
+
+/* Add a string, return its offset. */
+uint32_t ytb_string(ytb *b, const char *s);
+/* Arena tensor (ACT / INPUT / OUTPUT). Returns its index. */
+uint32_t ytb_tensor(ytb *b, const char *name, uint32_t dtype, uint32_t kind, uint32_t layout, int rank,
+                    const int32_t *dims);
+/* Constant tensor with data copied into the weights section. */
+uint32_t ytb_const(ytb *b, const char *name, uint32_t dtype, int rank, const int32_t *dims, const void *data);
+void ytb_set_q(ytb *b, uint32_t t, float scale, int32_t zp);
+/* Per-channel scales (copied into weights). */
+void ytb_set_channel_scales(ytb *b, uint32_t t, uint32_t axis, const float *scales, uint32_t n);
+yrt_tensor_rec *ytb_tensor_rec(ytb *b, uint32_t t);
+
+/* Node with one output. p / f may be NULL (zeros). Returns the node index. */
+uint32_t ytb_node(ytb *b, uint32_t op, const char *name, int n_in, const uint32_t *in, uint32_t out,
+                  const int32_t *p, int np, const float *f, int nf);
+yrt_node_rec *ytb_node_rec(ytb *b, uint32_t i);
+
+void ytb_input(ytb *b, uint32_t t);
+void ytb_output(ytb *b, uint32_t t);
+void ytb_meta(ytb *b, uint32_t w, uint32_t h, uint32_t num_classes, const char *names);
+void ytb_set_arena_bytes(ytb *b, uint64_t bytes); /* override the computed peak */
+
+/* Serialize into a new 64-aligned buffer (free with free()). */
+void *ytb_serialize(ytb *b, size_t *size);
+
+/* Recompute the header CRC after editing a serialized image. */
+void ytb_fix_crc(void *buf, size_t size);
+/* Find a section in a serialized image: returns its offset and writes its size, 0 if absent. */
+uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size);
+
+/* Conv params helper: fills p[YRT_CONV_P_*]. */
+void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,
+                     int groups, int act, int lut);
+
+#endif

@@ -1,0 +1,92 @@
+/* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
+ *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [-v]
+ * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
+ * arena bytes. Errors: message on stderr, exit 1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [-v]\n"
+          "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
+          "  --synthetic       mark the model as having generated weights\n"
+          "  -v                list every lowered node\n");
+}
+
+static int write_file(const char *path, const void *data, size_t size, yrt_error *err) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing", path);
+    return -1;
+  }
+  size_t w = fwrite(data, 1, size, f);
+  int bad = w != size;
+  if (fclose(f) != 0) bad = 1;
+  if (bad) {
+    yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed", path);
+    remove(path);
+    return -1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *in = NULL, *out = NULL;
+  const char **keep = calloc((size_t)argc + 1, sizeof(char *));
+  int n_keep = 0;
+  yrt_convert_options opt;
+  memset(&opt, 0, sizeof opt);
+  if (!keep) {
+    fprintf(stderr, "yolort-convert: out of memory\n");
+    return 1;
+  }
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+      out = argv[++i];
+    } else if (strcmp(argv[i], "--keep-fp32") == 0 && i + 1 < argc) {
+      keep[n_keep++] = argv[++i];
+    } else if (strcmp(argv[i], "--synthetic") == 0) {
+      opt.synthetic = 1;
+    } else if (strcmp(argv[i], "-v") == 0) {
+      opt.verbose = 1;
+    } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      usage(stdout);
+      free(keep);
+      return 0;
+    } else if (argv[i][0] != '-' && !in) {
+      in = argv[i];
+    } else {
+      fprintf(stderr, "yolort-convert: unexpected argument '%s'\n", argv[i]);
+      usage(stderr);
+      free(keep);
+      return 1;
+    }
+  }
+  if (!in || !out) {
+    usage(stderr);
+    free(keep);
+    return 1;
+  }
+  opt.keep_fp32 = n_keep ? keep : NULL;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_convert_report rep;
+  yrt_error err;
+  err.msg[0] = '\0';
+  yrt_status st = yrt_convert_onnx_file(in, &opt, &buf, &size, &rep, &err);
+  if (st == YRT_OK && write_file(out, buf, size, &err) != 0) st = YRT_ERR_IO;
+  if (st != YRT_OK) {
+    fprintf(stderr, "yolort-convert: %s: %s\n", yrt_status_name(st), err.msg);
+    free(buf);
+    free(keep);
+    return 1;
+  }
+  printf("%s -> %s\n", in, out);
+  yrt_convert_report_print(&rep, stdout);
+  free(buf);
+  free(keep);
+  return 0;
+}

@@ -1,0 +1,158 @@
+/* yolort-eval MODEL IMAGES LABELS [--compare MODEL2] [--json report.json] [-n MAX]
+ *             [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
+ * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
+ * with --compare, both models side by side with the per-class difference. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coco_map.h"
+#include "detector.h"
+#include "file_list.h"
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: yolort-eval MODEL IMAGES_DIR LABELS_DIR [--compare MODEL2] [--json out.json]\n"
+          "                   [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n");
+  return 2;
+}
+
+typedef struct run {
+  const char *path;
+  detector det;
+  coco_eval *ev;
+  coco_summary sum;
+} run;
+
+static yrt_status eval_all(run *runs, int n_runs, const file_list *files, int total,
+                           const char *labels, const yrt_postprocess_params *pp, int quiet,
+                           yrt_error *err) {
+  yrt_status st = YRT_OK;
+  for (int i = 0; !st && i < total; i++) {
+    yrt_image img = {0, 0, NULL};
+    st = yrt_image_load_jpeg(files->paths[i], &img, err);
+    if (st) break;
+    char stem[512], lpath[1200];
+    file_stem(files->paths[i], stem, sizeof stem);
+    snprintf(lpath, sizeof lpath, "%s/%s.txt", labels, stem);
+    coco_gt_box *gts = NULL;
+    int n_gt = 0;
+    st = coco_load_yolo_labels(lpath, img.w, img.h, runs[0].det.info.num_classes, &gts, &n_gt, err);
+    for (int r = 0; !st && r < n_runs; r++) {
+      const yrt_detection *dets;
+      int n = 0;
+      st = detector_run(&runs[r].det, &img, pp, &dets, &n, err);
+      if (!st) st = coco_eval_add_image(runs[r].ev, dets, n, gts, n_gt, err);
+    }
+    free(gts);
+    yrt_image_free(&img);
+    if (!quiet) progress_bar(i + 1, total, "images");
+  }
+  for (int r = 0; !st && r < n_runs; r++) {
+    st = coco_eval_finalize(runs[r].ev, err);
+    if (!st) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
+  }
+  return st;
+}
+
+static void print_report(run *runs, int n_runs) {
+  const int nc = runs[0].det.info.num_classes;
+  if (n_runs == 1) {
+    printf("%-16s %6s %6s %8s %8s\n", "class", "gt", "det", "AP50", "AP50-95");
+    for (int c = 0; c < nc; c++) {
+      coco_class_stats s;
+      if (coco_eval_class_stats(runs[0].ev, c, &s) || s.num_gt == 0) continue;
+      const char *name = yrt_model_class_name(runs[0].det.model, c);
+      printf("%-16.16s %6d %6d %8.3f %8.3f\n", name && *name ? name : "?", s.num_gt, s.num_det,
+             s.ap50, s.ap50_95);
+    }
+  } else {
+    printf("%-16s %6s %8s %8s %8s %8s %8s\n", "class", "gt", "AP50(A)", "AP50(B)", "AP(A)", "AP(B)",
+           "dAP");
+    for (int c = 0; c < nc; c++) {
+      coco_class_stats a, b;
+      if (coco_eval_class_stats(runs[0].ev, c, &a) || coco_eval_class_stats(runs[1].ev, c, &b) ||
+          a.num_gt == 0)
+        continue;
+      const char *name = yrt_model_class_name(runs[0].det.model, c);
+      printf("%-16.16s %6d %8.3f %8.3f %8.3f %8.3f %+8.3f\n", name && *name ? name : "?", a.num_gt,
+             a.ap50, b.ap50, a.ap50_95, b.ap50_95, b.ap50_95 - a.ap50_95);
+    }
+  }
+  printf("\n%-40s %8s %10s %7s\n", "model", "mAP50", "mAP50-95", "images");
+  for (int r = 0; r < n_runs; r++)
+    printf("%-40.40s %8.4f %10.4f %7d\n", runs[r].path, runs[r].sum.map50, runs[r].sum.map50_95,
+           runs[r].sum.num_images);
+  if (n_runs == 2)
+    printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", runs[1].sum.map50 - runs[0].sum.map50,
+           runs[1].sum.map50_95 - runs[0].sum.map50_95);
+  for (int r = 0; r < n_runs; r++)
+    if (runs[r].det.info.synthetic)
+      printf("note: %s is synthetic (generated weights): its accuracy is meaningless\n", runs[r].path);
+}
+
+int main(int argc, char **argv) {
+  const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL;
+  int max_images = 0, threads = 2, quiet = 0;
+  yrt_postprocess_params pp;
+  yrt_postprocess_defaults(&pp);
+  pp.conf_threshold = 0.001f;
+  pp.iou_threshold = 0.7f;
+  pp.max_detections = 300;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--compare") && i + 1 < argc) cmp = argv[++i];
+    else if (!strcmp(a, "--json") && i + 1 < argc) json = argv[++i];
+    else if (!strcmp(a, "-n") && i + 1 < argc) max_images = atoi(argv[++i]);
+    else if (!strcmp(a, "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--conf") && i + 1 < argc) pp.conf_threshold = (float)atof(argv[++i]);
+    else if (!strcmp(a, "--iou") && i + 1 < argc) pp.iou_threshold = (float)atof(argv[++i]);
+    else if (!strcmp(a, "--max-det") && i + 1 < argc) pp.max_detections = atoi(argv[++i]);
+    else if (!strcmp(a, "-q")) quiet = 1;
+    else if (a[0] == '-') return usage();
+    else if (!model) model = a;
+    else if (!images) images = a;
+    else if (!labels) labels = a;
+    else return usage();
+  }
+  if (!model || !images || !labels || pp.max_detections < 1) return usage();
+
+  yrt_error err = {{0}};
+  run runs[2];
+  memset(runs, 0, sizeof runs);
+  runs[0].path = model;
+  runs[1].path = cmp;
+  const int n_runs = cmp ? 2 : 1;
+  file_list files = {NULL, 0};
+  yrt_status st = file_list_images(images, &files, &err);
+  for (int r = 0; !st && r < n_runs; r++) {
+    st = detector_open(&runs[r].det, runs[r].path, threads, quiet, &err);
+    if (!st) st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].ev, &err);
+  }
+  if (!st && n_runs == 2 && runs[0].det.info.num_classes != runs[1].det.info.num_classes)
+    st = yrt_set_error(&err, YRT_ERR_SHAPE, "--compare: models have %d and %d classes",
+                       runs[0].det.info.num_classes, runs[1].det.info.num_classes);
+  int total = files.n;
+  if (max_images > 0 && max_images < total) total = max_images;
+  if (!st) st = eval_all(runs, n_runs, &files, total, labels, &pp, quiet, &err);
+  if (!st) print_report(runs, n_runs);
+  if (!st && json) {
+    const int nc = runs[0].det.info.num_classes;
+    const char **names = calloc((size_t)nc + 1, sizeof(char *));
+    if (!names) st = yrt_set_error(&err, YRT_ERR_NOMEM, "out of memory");
+    for (int c = 0; !st && c < nc; c++) names[c] = yrt_model_class_name(runs[0].det.model, c);
+    if (!st) st = coco_eval_write_json(runs[0].ev, json, names, &err);
+    free(names);
+    if (!st) printf("wrote %s\n", json);
+  }
+  for (int r = 0; r < n_runs; r++) {
+    coco_eval_free(runs[r].ev);
+    detector_close(&runs[r].det);
+  }
+  file_list_free(&files);
+  if (st) {
+    fprintf(stderr, "yolort-eval: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,126 @@
+/* yolort-inspect MODEL.onnx [--images DIR] [-n N] [--threads T]
+ *                [--auto-mixed DB -o out.yrt] [--max-groups G]
+ * Operator census by block, fusable patterns and quantization-sensitive ops; with images, the
+ * per-layer SQNR of the int8 (QDQ) model against the same model in float (layers under 15 dB
+ * flagged), and --auto-mixed: keep the most damaging layers in float until output0 reaches DB. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "census.h"
+#include "convert.h"
+#include "ir.h"
+#include "onnx_reader.h"
+#include "onnx_write.h"
+#include "sqnr.h"
+
+static int usage(void) {
+  fprintf(stderr,
+          "usage: yolort-inspect MODEL.onnx [--images DIR] [-n N] [--threads T]\n"
+          "                      [--auto-mixed DB -o out.yrt] [--max-groups G] [-q]\n");
+  return 2;
+}
+
+static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
+  ir_graph *g = NULL;
+  yrt_status st = onnx_model_to_ir(m, &g, err);
+  if (!st) st = ir_fold_constants(g, err);
+  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) census_print(g, stdout);
+  ir_graph_free(g);
+  return st;
+}
+
+static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char *path,
+                              yrt_error *err) {
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  ir_graph *g = NULL;
+  void *yrt = NULL;
+  size_t ysize = 0;
+  yrt_convert_options co = {(const char *const *)keep, 0, 0, NULL};
+  yrt_convert_report rep;
+  yrt_status st = onnx_model_pack(m, &bytes, &size, err);
+  if (!st) st = onnx_read_memory(bytes, size, &g, err);
+  free(bytes);
+  if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, &rep, err);
+  ir_graph_free(g);
+  if (!st) {
+    FILE *f = fopen(path, "wb");
+    if (!f) st = yrt_set_error(err, YRT_ERR_IO, "cannot create '%s'", path);
+    else {
+      size_t w = fwrite(yrt, 1, ysize, f);
+      if (fclose(f) || w != ysize) st = yrt_set_error(err, YRT_ERR_IO, "cannot write '%s'", path);
+    }
+  }
+  if (!st) {
+    yrt_convert_report_print(&rep, stdout);
+    printf("wrote %s (%zu bytes)\n", path, ysize);
+  }
+  free(yrt);
+  return st;
+}
+
+int main(int argc, char **argv) {
+  const char *model = NULL, *out = NULL;
+  sqnr_options so = {NULL, 8, 2, 0};
+  double budget = 0;
+  int max_groups = 12;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--images") && i + 1 < argc) so.images = argv[++i];
+    else if (!strcmp(a, "-n") && i + 1 < argc) so.max_images = atoi(argv[++i]);
+    else if (!strcmp(a, "--threads") && i + 1 < argc) so.threads = atoi(argv[++i]);
+    else if (!strcmp(a, "--auto-mixed") && i + 1 < argc) budget = atof(argv[++i]);
+    else if (!strcmp(a, "--max-groups") && i + 1 < argc) max_groups = atoi(argv[++i]);
+    else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(a, "-q")) so.quiet = 1;
+    else if (a[0] == '-') return usage();
+    else if (!model) model = a;
+    else return usage();
+  }
+  if (!model || (budget > 0 && (!out || !so.images))) return usage();
+
+  yrt_error err = {{0}};
+  Onnx__ModelProto *m = NULL;
+  sqnr_report r;
+  memset(&r, 0, sizeof r);
+  char **keep = NULL;
+  yrt_status st = onnx_model_load_file(model, &m, &err);
+  if (!st) st = print_census(m, &err);
+  if (!st && so.images) {
+    st = sqnr_measure(m, &so, &r, &err);
+    if (!st) {
+      printf("per-layer SQNR, int8 vs float, %d images (drop = worst input SQNR - own)\n", r.images);
+      printf("  %-48s %-8s %8s %8s\n", "tensor", "op", "SQNR dB", "drop");
+      int flagged = 0;
+      for (int k = 0; k < r.n; k++) {
+        const int bad = r.l[k].db < 15.0;
+        flagged += bad;
+        printf("  %-48.48s %-8s %8.2f %8.2f%s\n", r.l[k].tensor, r.l[k].op, r.l[k].db, r.l[k].drop,
+               bad ? "  << under 15 dB" : "");
+      }
+      printf("output0 SQNR %.2f dB; %d layer(s) under 15 dB\n", r.out_db, flagged);
+    }
+  }
+  if (!st && budget > 0) {
+    double db = 0;
+    st = sqnr_auto_mixed(m, &r, budget, max_groups, &so, &keep, &db, &err);
+    if (!st) {
+      int n = 0;
+      while (keep[n]) n++;
+      printf("auto-mixed: %d node(s) kept in float, output0 SQNR %.2f dB (budget %.2f dB)%s\n", n, db,
+             budget, db >= budget ? "" : " — budget not met");
+      for (int i = 0; i < n; i++) printf("  float: %s\n", keep[i]);
+      st = write_mixed(m, keep, out, &err);
+    }
+  }
+  sqnr_free_names(keep);
+  sqnr_report_free(&r);
+  onnx_model_free(m);
+  if (st) {
+    fprintf(stderr, "yolort-inspect: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,65 @@
+/* detector.c — see detector.h. */
+#include "detector.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_open.h"
+
+yrt_status detector_open(detector *d, const char *model_path, int threads, int quiet,
+                         yrt_error *err) {
+  memset(d, 0, sizeof *d);
+  yrt_status st = yrt_open_model(model_path, quiet, &d->model, err);
+  if (!st) st = yrt_model_get_info(d->model, &d->info);
+  yrt_session_options so = {threads, NULL, 0};
+  if (!st) st = yrt_session_create(d->model, &so, &d->session, err);
+  if (st) detector_close(d);
+  return st;
+}
+
+void detector_close(detector *d) {
+  yrt_session_free(d->session);
+  yrt_model_free(d->model);
+  free(d->lb_scratch);
+  free(d->pp_scratch);
+  free(d->dets);
+  memset(d, 0, sizeof *d);
+}
+
+static int ensure(void **buf, size_t *have, size_t need) {
+  if (*have >= need && *buf) return 0;
+  void *p = realloc(*buf, need ? need : 1);
+  if (!p) return -1;
+  *buf = p;
+  *have = need;
+  return 0;
+}
+
+yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
+                        const yrt_detection **dets, int *n, yrt_error *err) {
+  const int W = d->info.input_w, H = d->info.input_h;
+  if (ensure(&d->lb_scratch, &d->lb_scratch_bytes, yrt_letterbox_scratch_bytes(img->w, img->h, W, H)))
+    return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
+  float *input = yrt_session_input_nhwc(d->session, 0);
+  if (!input) return yrt_set_error(err, YRT_ERR_SHAPE, "detector: model has no image input");
+  yrt_letterbox lb;
+  yrt_status st = yrt_letterbox_f32(img, W, H, input, d->lb_scratch, &lb, err);
+  if (!st) st = yrt_session_run(d->session, err);
+  yrt_tensor_view out;
+  if (!st) st = yrt_session_output(d->session, 0, &out, err);
+  if (st) return st;
+  if (out.rank != 3 || out.dims[0] != 1 || out.dims[1] < 5)
+    return yrt_set_error(err, YRT_ERR_SHAPE, "detector: output0 is not [1, 4+classes, anchors]");
+  const int nc = out.dims[1] - 4, na = out.dims[2];
+  if (ensure(&d->pp_scratch, &d->pp_scratch_bytes, yrt_postprocess_scratch_bytes(na, pp->max_detections)))
+    return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
+  if (d->dets_cap < pp->max_detections) {
+    yrt_detection *p = realloc(d->dets, sizeof(yrt_detection) * (size_t)pp->max_detections);
+    if (!p) return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
+    d->dets = p;
+    d->dets_cap = pp->max_detections;
+  }
+  st = yrt_postprocess(out.data, nc, na, &lb, pp, d->pp_scratch, d->dets, d->dets_cap, n, err);
+  *dets = d->dets;
+  return st;
+}

@@ -1,0 +1,91 @@
+/* coco_map.h — COCO-style detection accuracy (mAP50, mAP50-95) on YOLO-format labels.
+ *
+ * Reproduces pycocotools' bbox evaluation for area "all" with no crowd annotations:
+ * per image and class, detections sorted by score (stable) and cut to max_dets_per_class
+ * (COCO maxDets = 100), greedy matching in score order, each detection taking the unmatched
+ * ground truth of highest IoU >= t (t = 0.50:0.05:0.95); per class, all images' detections
+ * sorted by score (stable: image order, then in-image order), precision made monotone, sampled at
+ * the 101 recall points 0:0.01:1. Classes without ground truth are left out of the means.
+ * Add images in a fixed order (e.g. sorted file names) to make score ties deterministic.
+ *
+ * Usage: coco_eval_create -> (coco_load_yolo_labels + coco_eval_add_image)* -> coco_eval_finalize
+ *        -> coco_eval_summary / coco_eval_class_stats / coco_eval_write_json -> coco_eval_free.
+ */
+#ifndef YOLORT_COCO_MAP_H
+#define YOLORT_COCO_MAP_H
+
+#include <stdio.h>
+
+#include "yolort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COCO_NUM_IOU_THRESHOLDS 10  /* 0.50, 0.55, ..., 0.95 */
+#define COCO_NUM_RECALL_POINTS 101  /* 0.00, 0.01, ..., 1.00 */
+#define COCO_DEFAULT_MAX_DETS 100   /* pycocotools maxDets[-1], per image and class */
+
+/* A ground-truth box in image pixels. */
+typedef struct coco_gt_box {
+  float x0, y0, x1, y1;
+  int class_id;
+} coco_gt_box;
+
+/* Reads a YOLO label file ("class cx cy w h" per line, normalised to [0,1]) and converts the
+ * boxes to pixels of an img_w x img_h image. A missing file means no objects (*n = 0, YRT_OK).
+ * Blank lines are skipped. A malformed line (field count, non-numeric, class outside
+ * [0, num_classes), coordinates outside [0,1] or negative size) -> YRT_ERR_FORMAT naming
+ * "path:line". *boxes is malloc'ed (NULL when *n == 0); release with free(). */
+yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num_classes,
+                                 coco_gt_box **boxes, int *n, yrt_error *err);
+
+typedef struct coco_eval coco_eval;
+
+/* max_dets_per_class <= 0 selects COCO_DEFAULT_MAX_DETS. */
+yrt_status coco_eval_create(int num_classes, int max_dets_per_class, coco_eval **out, yrt_error *err);
+void coco_eval_free(coco_eval *ev);
+
+/* Matches one image's detections (image pixels, any order) against its ground truth and keeps
+ * the per-detection outcome. Class ids must be in [0, num_classes) and coordinates finite,
+ * else YRT_ERR_INVALID_ARG naming the offending entry. Not allowed after finalize. */
+yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_dets,
+                               const coco_gt_box *gts, int n_gts, yrt_error *err);
+
+/* Ends accumulation (later add_image calls fail) and computes AP per class and threshold.
+ * Calling it twice is harmless. */
+yrt_status coco_eval_finalize(coco_eval *ev, yrt_error *err);
+
+typedef struct coco_class_stats {
+  int num_gt;        /* ground-truth boxes of this class */
+  int num_det;       /* detections counted (after the per-image cut) */
+  int num_tp50;      /* true positives at IoU 0.50 */
+  double ap50, ap75, ap50_95;  /* -1 when num_gt == 0 (class left out of the means) */
+  double recall50;   /* recall at IoU 0.50 with all detections, -1 when num_gt == 0 */
+  double ap[COCO_NUM_IOU_THRESHOLDS]; /* per IoU threshold */
+} coco_class_stats;
+
+typedef struct coco_summary {
+  int num_images;
+  int num_classes;          /* as created */
+  int num_classes_with_gt;  /* classes entering the means */
+  long num_gt, num_det;
+  double map50, map75, map50_95;  /* means over classes with ground truth; 0 when none */
+} coco_summary;
+
+/* Both need coco_eval_finalize first (else YRT_ERR_INVALID_ARG). */
+yrt_status coco_eval_summary(const coco_eval *ev, coco_summary *out);
+yrt_status coco_eval_class_stats(const coco_eval *ev, int class_id, coco_class_stats *out);
+
+/* JSON report: {"num_images":..,"map50":..,"map75":..,"map50_95":..,..., "classes":[{"id":..,
+ * "name":..,"num_gt":..,"num_det":..,"ap50":..,"ap75":..,"ap50_95":..,"recall50":..},...]}.
+ * class_names may be NULL (or hold NULL entries); "name" is then omitted. */
+yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *const *class_names,
+                                     yrt_error *err);
+yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const char *const *class_names,
+                                yrt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

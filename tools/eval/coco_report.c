@@ -1,0 +1,58 @@
+/* coco_report.c — JSON report of a finalized coco_eval. */
+#include <errno.h>
+#include <string.h>
+
+#include "coco_map.h"
+#include "coco_map_internal.h"
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *const *class_names, yrt_error *err) {
+  coco_summary s;
+  if (!f || coco_eval_summary(ev, &s) != YRT_OK)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_write_json: NULL file or evaluator not finalized");
+  fprintf(f,
+          "{\n  \"num_images\": %d,\n  \"num_classes\": %d,\n  \"num_classes_with_gt\": %d,\n  \"num_gt\": %ld,\n"
+          "  \"num_det\": %ld,\n  \"max_dets_per_class\": %d,\n  \"map50\": %.6f,\n  \"map75\": %.6f,\n"
+          "  \"map50_95\": %.6f,\n  \"classes\": [",
+          s.num_images, s.num_classes, s.num_classes_with_gt, s.num_gt, s.num_det, ev->max_dets, s.map50, s.map75,
+          s.map50_95);
+  for (int c = 0; c < ev->num_classes; c++) {
+    coco_class_stats cs;
+    coco_eval_class_stats(ev, c, &cs);
+    fprintf(f, "%s\n    {\"id\": %d, ", c ? "," : "", c);
+    if (class_names && class_names[c]) {
+      fputs("\"name\": ", f);
+      json_string(f, class_names[c]);
+      fputs(", ", f);
+    }
+    fprintf(f, "\"num_gt\": %d, \"num_det\": %d, \"ap50\": %.6f, \"ap75\": %.6f, \"ap50_95\": %.6f, \"recall50\": %.6f}",
+            cs.num_gt, cs.num_det, cs.ap50, cs.ap75, cs.ap50_95, cs.recall50);
+  }
+  fputs("\n  ]\n}\n", f);
+  if (ferror(f)) return yrt_set_error(err, YRT_ERR_IO, "coco_eval_write_json: write error");
+  return YRT_OK;
+}
+
+yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const char *const *class_names,
+                                yrt_error *err) {
+  if (!path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_write_json: NULL path");
+  FILE *f = fopen(path, "w");
+  if (!f) return yrt_set_error(err, YRT_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+  yrt_status st = coco_eval_write_json_file(ev, f, class_names, err);
+  if (fclose(f) != 0 && st == YRT_OK) st = yrt_set_error(err, YRT_ERR_IO, "%s: write failed", path);
+  if (st != YRT_OK && err && strstr(err->msg, path) == NULL) {
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    yrt_set_error(err, st, "%s: %s", path, tmp);
+  }
+  return st;
+}

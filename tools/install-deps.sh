@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages yolort builds and tests with (idempotent; root or sudo).
+# Usage: tools/install-deps.sh [--arm]   (--arm adds the cross compilers and qemu-user)
+set -euo pipefail
+PKGS=(cmake make gcc pkg-config libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libturbojpeg0-dev
+      libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev python3-onnx python3-numpy)
+if [[ "${1:-}" == "--arm" ]]; then
+  PKGS+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf qemu-user)
+fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,85 @@
+/* fp32_region.c — decide which nodes run in float: the detection head (everything downstream
+ * of the op that flattens a rank-4 activation, or of a Sigmoid/Softmax/Gather/Slice on a
+ * non-rank-4 activation) plus user exclusions. Needs shapes (run ir_infer_shapes first). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "ir_passes.h"
+
+static int is_activation(const ir_graph *g, int t) { return t >= 0 && !g->tensors[t].data; }
+
+static int is_seed(const ir_graph *g, const ir_node *n) {
+  if (n->n_in < 1 || n->n_out < 1 || !is_activation(g, n->in[0])) return 0;
+  int ri = g->tensors[n->in[0]].rank, ro = g->tensors[n->out[0]].rank;
+  if (ri == 4 && ro != 4) return 1;
+  if (ri != 4 && (ir_node_is(n, "Sigmoid") || ir_node_is(n, "Softmax") ||
+                  ir_node_is(n, "Gather") || ir_node_is(n, "Slice")))
+    return 1;
+  return 0;
+}
+
+yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err) {
+  if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_mark_fp32_region: NULL graph");
+  int *order, n;
+  yrt_status st = ir_topo_order(g, &order, &n, err);
+  if (st) return st;
+  char *hot = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), 1); /* produced in the region */
+  if (!hot) {
+    free(order);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "fp32 region: out of memory");
+  }
+  for (int k = 0; k < n; k++) {
+    ir_node *nd = &g->nodes[order[k]];
+    for (int j = 0; j < nd->n_in; j++)
+      if (nd->in[j] >= 0 && g->tensors[nd->in[j]].rank < 0 && is_activation(g, nd->in[j])) {
+        st = yrt_set_error(err, YRT_ERR_SHAPE, "fp32 region: shape of '%s' unknown (run "
+                           "ir_infer_shapes first)", g->tensors[nd->in[j]].name);
+        goto done;
+      }
+    int in_region = is_seed(g, nd);
+    for (int j = 0; j < nd->n_in && !in_region; j++)
+      if (nd->in[j] >= 0 && hot[nd->in[j]]) in_region = 1;
+    if (in_region) {
+      nd->fp32 = 1;
+      for (int j = 0; j < nd->n_out; j++) hot[nd->out[j]] = 1;
+    }
+  }
+  for (int e = 0; exclude && exclude[e]; e++) {
+    int found = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+      if (!g->nodes[i].dead && strcmp(g->nodes[i].name, exclude[e]) == 0) {
+        g->nodes[i].fp32 = 1;
+        found = 1;
+      }
+    if (!found) {
+      st = yrt_set_error(err, YRT_ERR_INVALID_ARG, "fp32 exclusion: no node named '%s'", exclude[e]);
+      goto done;
+    }
+  }
+  /* Clear q where every reader computes in float and the value is made in float (or is a
+   * constant whose float data is exact): such tensors never exist in int8. */
+  for (int t = 0; t < g->n_tensors; t++) {
+    ir_tensor *x = &g->tensors[t];
+    if (!x->q.on) continue;
+    int p = x->producer;
+    int made_float = x->data ? 1 : (p >= 0 && !g->nodes[p].dead && g->nodes[p].fp32);
+    if (!made_float || x->is_input) continue;
+    int all_fp32 = 1, readers = 0;
+    for (int i = 0; i < g->n_nodes && all_fp32; i++) {
+      const ir_node *nd = &g->nodes[i];
+      if (nd->dead) continue;
+      for (int j = 0; j < nd->n_in; j++)
+        if (nd->in[j] == t) {
+          readers++;
+          if (!nd->fp32) all_fp32 = 0;
+          break;
+        }
+    }
+    if (all_fp32 && (readers > 0 || x->is_output)) ir_tensor_clear_quant(x);
+  }
+done:
+  free(hot);
+  free(order);
+  return st;
+}

@@ -1,0 +1,189 @@
+/*
+ * ir.h — the converter's graph IR (tools side only; the runtime never sees it).
+ *
+ * An ir_graph is what the ONNX reader produces and what every pass rewrites:
+ *   onnx_read -> ir_fold_constants -> ir_infer_shapes -> ir_qdq_annotate -> ir_mark_fp32_head
+ *   -> lower (tools/lower) -> .yrt
+ * Tensors and nodes live in growable arrays and are referred to by index. Passes mark nodes
+ * dead instead of removing them; ir_compact() drops dead nodes and unused tensors.
+ * Shapes are LOGICAL (ONNX order). All memory is owned by the graph.
+ */
+#ifndef YOLORT_IR_H
+#define YOLORT_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yolort.h"
+
+#define IR_MAX_RANK 8
+
+/* Element types: values are ONNX TensorProto.DataType codes so the reader maps 1:1. */
+typedef enum ir_dtype {
+  IR_UNDEF = 0,
+  IR_F32 = 1,
+  IR_U8 = 2,
+  IR_I8 = 3,
+  IR_I32 = 6,
+  IR_I64 = 7,
+  IR_BOOL = 9,
+  IR_F64 = 11,
+} ir_dtype;
+
+size_t ir_dtype_size(ir_dtype t); /* 0 for unsupported */
+
+typedef struct ir_quant {
+  int on;            /* 1: this tensor is stored quantized */
+  ir_dtype dtype;    /* IR_I8 (uint8 is normalised to int8 by ir_qdq_annotate: zp -= 128) */
+  float scale;       /* per-tensor */
+  int32_t zero_point;
+  float *scales;     /* per-channel (owned), NULL for per-tensor */
+  int n_scales;
+  int axis;          /* logical axis of per-channel scales */
+} ir_quant;
+
+typedef struct ir_tensor {
+  char *name;
+  ir_dtype dtype;         /* logical element type (F32 for activations, even when quantized) */
+  int rank;               /* -1 = unknown */
+  int64_t dims[IR_MAX_RANK];
+  void *data;             /* non-NULL: constant, nbytes of raw little-endian data (owned) */
+  size_t nbytes;
+  int producer;           /* node index, -1 for graph inputs and constants */
+  int is_input, is_output;
+  ir_quant q;             /* activation/weight quantization, set by ir_qdq_annotate */
+  /* For a quantized constant (conv weight / bias): the raw integer data (owned) in q.dtype
+   * (I8 weights, I32 bias); `data` then holds the dequantized float copy. */
+  void *qdata;
+} ir_tensor;
+
+typedef enum ir_attr_type {
+  IR_ATTR_INT = 1, IR_ATTR_FLOAT, IR_ATTR_STRING, IR_ATTR_INTS, IR_ATTR_FLOATS, IR_ATTR_TENSOR
+} ir_attr_type;
+
+typedef struct ir_attr {
+  char *name;
+  ir_attr_type type;
+  int64_t i;
+  float f;
+  char *s;
+  int64_t *ints;
+  int n_ints;
+  float *floats;
+  int n_floats;
+  int tensor;             /* IR_ATTR_TENSOR: index of a constant tensor in the graph */
+} ir_attr;
+
+typedef struct ir_node {
+  char *name;
+  char *op_type;          /* ONNX op type, e.g. "Conv" */
+  char *domain;           /* "" for the default domain */
+  int *in;                /* tensor indices; -1 for an omitted optional input ("") */
+  int n_in;
+  int *out;
+  int n_out;
+  ir_attr *attrs;
+  int n_attrs;
+  int dead;
+  int fp32;               /* 1: must run in float (head region or user exclusion) */
+} ir_node;
+
+typedef struct ir_graph {
+  ir_tensor *tensors;
+  int n_tensors, cap_tensors;
+  ir_node *nodes;
+  int n_nodes, cap_nodes;
+  int *inputs;            /* graph inputs that are not initializers */
+  int n_inputs;
+  int *outputs;
+  int n_outputs;
+  int64_t opset;          /* default-domain opset */
+  int synthetic;          /* set from metadata_props "yolort.synthetic" == "1" */
+  char *class_names;      /* '\n'-separated, from metadata_props "names" if present (owned) */
+  /* name -> tensor index hash (ir.c private; rebuilt by ir_compact / ir_graph_rehash). */
+  int *name_hash;
+  int name_hash_cap;
+} ir_graph;
+
+/* ---- construction / lookup (tools/ir/ir.c) */
+ir_graph *ir_graph_new(void);
+void ir_graph_free(ir_graph *g);
+/* Returns the index of a new tensor (name copied), or -1 on allocation failure. */
+int ir_add_tensor(ir_graph *g, const char *name, ir_dtype dtype);
+int ir_find_tensor(const ir_graph *g, const char *name); /* -1 if absent */
+/* New node; in/out arrays copied. Returns index or -1. */
+int ir_add_node(ir_graph *g, const char *name, const char *op_type, const int *in, int n_in,
+                const int *out, int n_out);
+const ir_attr *ir_attr_get(const ir_node *n, const char *name);
+int64_t ir_attr_int(const ir_node *n, const char *name, int64_t dflt);
+float ir_attr_float(const ir_node *n, const char *name, float dflt);
+const char *ir_attr_string(const ir_node *n, const char *name, const char *dflt);
+/* Number of live consumers of tensor t; fills up to cap node indices. */
+int ir_consumers(const ir_graph *g, int t, int *nodes, int cap);
+int64_t ir_numel(const ir_tensor *t); /* -1 if rank unknown */
+/* Node indices in a valid execution order (live nodes only). Caller frees. */
+yrt_status ir_topo_order(const ir_graph *g, int **order, int *n, yrt_error *err);
+/* Drop dead nodes and tensors no live node or graph output refers to. */
+yrt_status ir_compact(ir_graph *g, yrt_error *err);
+
+/* ---- helpers (additions beyond the original contract, tools/ir/ir.c).
+ * NOTE: ir_add_tensor / ir_add_node may realloc g->tensors / g->nodes: re-take pointers after. */
+char *ir_strdup(const char *s); /* malloc'ed copy; NULL -> "" */
+/* Rebuild the name hash; call after renaming a tensor (t->name) in place. */
+void ir_graph_rehash(ir_graph *g);
+/* Append t to g->inputs / g->outputs (and set is_input / is_output). 0 ok, -1 no memory. */
+int ir_graph_add_input(ir_graph *g, int t);
+int ir_graph_add_output(ir_graph *g, int t);
+/* Set (add or replace) a node attribute. 0 ok, -1 bad node / no memory. */
+int ir_set_attr_int(ir_graph *g, int node, const char *name, int64_t v);
+int ir_set_attr_float(ir_graph *g, int node, const char *name, float v);
+int ir_set_attr_string(ir_graph *g, int node, const char *name, const char *v);
+int ir_set_attr_ints(ir_graph *g, int node, const char *name, const int64_t *v, int n);
+int ir_set_attr_floats(ir_graph *g, int node, const char *name, const float *v, int n);
+int ir_set_attr_tensor(ir_graph *g, int node, const char *name, int tensor);
+/* Shape (rank -1..IR_MAX_RANK) and constant data (copied) of a tensor. 0 ok, -1 error. */
+int ir_tensor_set_shape(ir_tensor *t, int rank, const int64_t *dims);
+int ir_tensor_set_data(ir_tensor *t, const void *data, size_t nbytes);
+/* Deep copy of a quantization annotation (dst's old per-channel scales are freed). */
+int ir_quant_copy(ir_quant *dst, const ir_quant *src);
+/* Free t->q.scales and t->qdata and zero t->q. */
+void ir_tensor_clear_quant(ir_tensor *t);
+/* Make every live node input (and graph output) that refers to `from` refer to `to`. */
+void ir_replace_uses(ir_graph *g, int from, int to);
+/* Constant tensor element i as double / int64 (F32, F64, I8, U8, I32, I64, BOOL); the caller
+ * guarantees i < numel and t->data != NULL. */
+double ir_const_f64(const ir_tensor *t, int64_t i);
+int64_t ir_const_i64(const ir_tensor *t, int64_t i);
+/* Slice (opset 1-9 attributes or 10+ constant inputs) resolved for every axis d of the data
+ * tensor (whose shape must be known): first index start[d], step[d], output length len[d];
+ * axes not sliced get 0, 1, dim. Arrays hold IR_MAX_RANK. (tools/ir/shape_infer.c) */
+yrt_status ir_slice_resolve(const ir_graph *g, const ir_node *n, int64_t *start, int64_t *step,
+                            int64_t *len, yrt_error *err);
+/* 1 if n is a default-domain node of this op type. */
+int ir_node_is(const ir_node *n, const char *op_type);
+
+/* ---- ONNX reader (tools/onnx/onnx_reader.c) */
+yrt_status onnx_read_file(const char *path, ir_graph **out, yrt_error *err);
+yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_error *err);
+
+/* ---- passes (tools/ir/) */
+/* Constant nodes -> constant tensors; nodes with all-constant inputs evaluated (Shape, Gather,
+ * Concat, Unsqueeze, Cast, Reshape, arithmetic on small int/float tensors, ...). */
+yrt_status ir_fold_constants(ir_graph *g, yrt_error *err);
+/* Infer every tensor's rank/dims from the graph input shapes. Unsupported op -> error naming
+ * the op and node. */
+yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err);
+/* Fold BatchNormalization that follows a Conv into its weights/bias (FP32 graphs). */
+yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
+/* Turn every QuantizeLinear->DequantizeLinear pair into a quantization annotation on the
+ * float tensor (tensor.q) and every DequantizeLinear of an initializer into a constant with
+ * q + qdata; removes the Q/DQ nodes. A graph without QDQ is left unchanged. */
+yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
+/* Mark the FP32 region: every node reachable from an op that turns a rank-4 activation into
+ * another rank (the detection head's flatten), and from head Sigmoid/Softmax/Gather/Slice.
+ * Quantization annotations on tensors produced and consumed only inside the region are
+ * cleared (the head computes in float; borders are dequantized per branch). Also marks the
+ * nodes named in `exclude` (NULL-terminated, may be NULL) fp32 (mixed precision). */
+yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err);
+
+#endif /* YOLORT_IR_H */

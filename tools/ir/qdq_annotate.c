@@ -1,0 +1,233 @@
+/* qdq_annotate.c — QuantizeLinear/DequantizeLinear pairs become quantization annotations:
+ *   X -Q(s,zp)-> Xq -DQ-> X'   : consumers of X' read X, X.q = (s, zp) as int8
+ *   DQ(initializer)            : a constant with the dequantized float data + raw int qdata
+ * uint8 is normalised to int8 (value - 128, zp - 128), which keeps (q - zp) * s unchanged. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir.h"
+#include "ir_passes.h"
+
+/* Quantization parameters of a Q or DQ node, read from its constant inputs. */
+typedef struct qparams {
+  int n;           /* number of scales (1 = per-tensor) */
+  float *scales;   /* owned */
+  int32_t zp;      /* common zero point in the ORIGINAL type */
+  ir_dtype qtype;  /* U8, I8 or I32 */
+  int axis;        /* normalised, -1 for per-tensor */
+} qparams;
+
+static void qp_free(qparams *p) { free(p->scales); p->scales = NULL; }
+
+static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_rank, ir_dtype qtype,
+                               qparams *p, yrt_error *err) {
+  memset(p, 0, sizeof(*p));
+  p->axis = -1;
+  p->qtype = qtype;
+  if (n->n_in < 2 || n->in[1] < 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: node '%s' has no scale", n->name);
+  const ir_tensor *s = &g->tensors[n->in[1]];
+  int64_t ns = ir_numel(s);
+  if (!s->data || s->dtype != IR_F32 || ns < 1 || ns > (1 << 20) || s->nbytes < (size_t)ns * 4)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale '%s' must be a constant "
+                         "float tensor", n->name, s->name);
+  const ir_tensor *z = (n->n_in > 2 && n->in[2] >= 0) ? &g->tensors[n->in[2]] : NULL;
+  if (z) {
+    if (!z->data || ir_numel(z) != ns)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point '%s' must be a "
+                           "constant with one value per scale", n->name, z->name);
+    if (z->dtype != IR_U8 && z->dtype != IR_I8 && z->dtype != IR_I32)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point type %d is not "
+                           "supported (int8/uint8/int32 only)", n->name, (int)z->dtype);
+    p->qtype = z->dtype;
+    p->zp = (int32_t)ir_const_i64(z, 0);
+    for (int64_t i = 1; i < ns; i++)
+      if (ir_const_i64(z, i) != p->zp)
+        return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': per-channel zero points "
+                             "that differ are not supported", n->name);
+  }
+  if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': quantized type %d is not "
+                         "supported", n->name, (int)p->qtype);
+  p->scales = malloc(sizeof(float) * (size_t)ns);
+  if (!p->scales) return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+  p->n = (int)ns;
+  for (int64_t i = 0; i < ns; i++) {
+    memcpy(&p->scales[i], (const char *)s->data + i * 4, 4);
+    if (!(p->scales[i] > 0) || p->scales[i] > 1e30f) {
+      qp_free(p);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale %g is not positive",
+                           n->name, (double)p->scales[i]);
+    }
+  }
+  if (s->rank >= 1 && !(ns == 1 && s->rank <= 1)) {
+    int64_t ax = ir_attr_int(n, "axis", 1);
+    if (ax < 0) ax += data_rank;
+    if (s->rank != 1 || ax < 0 || ax >= data_rank) {
+      qp_free(p);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale must be a scalar or a "
+                           "1-D per-axis vector", n->name);
+    }
+    p->axis = (int)ax;
+  }
+  return YRT_OK;
+}
+
+static int qp_equal(const qparams *a, const qparams *b) {
+  return a->n == b->n && a->zp == b->zp && a->qtype == b->qtype && a->axis == b->axis &&
+         memcmp(a->scales, b->scales, sizeof(float) * (size_t)a->n) == 0;
+}
+
+/* Fill an ir_quant (int8 normalised). Takes the scales array from p. */
+static void to_ir_quant(qparams *p, ir_quant *q) {
+  memset(q, 0, sizeof(*q));
+  q->on = 1;
+  q->dtype = p->qtype == IR_I32 ? IR_I32 : IR_I8;
+  q->zero_point = p->qtype == IR_U8 ? p->zp - 128 : p->zp;
+  q->scale = p->scales[0];
+  if (p->axis >= 0) {
+    q->scales = p->scales;
+    q->n_scales = p->n;
+    q->axis = p->axis;
+    p->scales = NULL;
+  }
+}
+
+/* DQ(constant x) -> constant output y with float data, qdata and q. */
+static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
+  ir_node *d = &g->nodes[di];
+  const ir_tensor *x = &g->tensors[d->in[0]];
+  int64_t n = ir_numel(x);
+  if (x->dtype != IR_I8 && x->dtype != IR_U8 && x->dtype != IR_I32)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: DequantizeLinear '%s' of '%s' with type "
+                         "%d", d->name, x->name, (int)x->dtype);
+  if (n < 0 || x->nbytes != (size_t)n * ir_dtype_size(x->dtype))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: constant '%s' has a bad size", x->name);
+  qparams p;
+  yrt_status st = read_qparams(g, d, x->rank, x->dtype, &p, err);
+  if (st) return st;
+  if (p.qtype != x->dtype) {
+    qp_free(&p);
+    return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: DequantizeLinear '%s': zero point type differs "
+                         "from data type", d->name);
+  }
+  int64_t inner = 1, nch = 1;
+  if (p.axis >= 0) {
+    nch = x->dims[p.axis];
+    for (int i = p.axis + 1; i < x->rank; i++) inner *= x->dims[i];
+    if (nch != p.n) {
+      qp_free(&p);
+      return yrt_set_error(err, YRT_ERR_SHAPE, "qdq: DequantizeLinear '%s': %d scales for axis "
+                           "%d of size %lld", d->name, p.n, p.axis, (long long)nch);
+    }
+  }
+  size_t qes = x->dtype == IR_I32 ? 4 : 1;
+  float *f = malloc((size_t)(n ? n : 1) * 4);
+  void *qd = malloc((size_t)(n ? n : 1) * qes);
+  if (!f || !qd) {
+    free(f);
+    free(qd);
+    qp_free(&p);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = ir_const_i64(x, i);
+    float s = p.axis >= 0 ? p.scales[(i / inner) % nch] : p.scales[0];
+    f[i] = (float)(v - p.zp) * s;
+    if (x->dtype == IR_I32) { int32_t w = (int32_t)v; memcpy((char *)qd + i * 4, &w, 4); }
+    else ((int8_t *)qd)[i] = (int8_t)(x->dtype == IR_U8 ? v - 128 : v);
+  }
+  int64_t dims[IR_MAX_RANK];
+  int rank = x->rank;
+  memcpy(dims, x->dims, sizeof(dims));
+  ir_tensor *y = &g->tensors[d->out[0]];
+  free(y->data);
+  ir_tensor_clear_quant(y);
+  y->data = f;
+  y->nbytes = (size_t)n * 4;
+  y->qdata = qd;
+  y->dtype = IR_F32;
+  y->producer = -1;
+  ir_tensor_set_shape(y, rank, dims);
+  to_ir_quant(&p, &y->q);
+  qp_free(&p);
+  g->nodes[di].dead = 1;
+  return YRT_OK;
+}
+
+yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
+  if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_qdq_annotate: NULL graph");
+  yrt_status st = YRT_OK;
+  for (int di = 0; di < g->n_nodes && !st; di++) {
+    ir_node *d = &g->nodes[di];
+    if (d->dead || !ir_node_is(d, "DequantizeLinear")) continue;
+    if (d->n_in < 2 || d->in[0] < 0 || d->n_out != 1)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: DequantizeLinear '%s' is malformed", d->name);
+    const ir_tensor *x = &g->tensors[d->in[0]];
+    if (x->data) {
+      st = dq_constant(g, di, err);
+      continue;
+    }
+    int qi = x->producer;
+    if (qi < 0 || g->nodes[qi].dead || !ir_node_is(&g->nodes[qi], "QuantizeLinear"))
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                           "qdq: DequantizeLinear '%s' reads '%s', which is neither a constant nor "
+                           "a QuantizeLinear output", d->name, x->name);
+    const ir_node *q = &g->nodes[qi];
+    if (q->n_in < 2 || q->in[0] < 0)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: QuantizeLinear '%s' is malformed", q->name);
+    int X = q->in[0];
+    int rank = g->tensors[X].rank;
+    if (rank < 0) rank = IR_MAX_RANK;
+    qparams pq, pd;
+    if ((st = read_qparams(g, q, rank, IR_U8, &pq, err))) return st;
+    if ((st = read_qparams(g, d, rank, x->dtype, &pd, err))) { qp_free(&pq); return st; }
+    int same = qp_equal(&pq, &pd);
+    qp_free(&pd);
+    if (!same) {
+      qp_free(&pq);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' and "
+                           "DequantizeLinear '%s' use different scale/zero point", q->name, d->name);
+    }
+    if (pq.qtype == IR_I32 || pq.axis >= 0) {
+      qp_free(&pq);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s': only per-tensor "
+                           "int8/uint8 activations are supported", q->name);
+    }
+    ir_quant nq;
+    to_ir_quant(&pq, &nq);
+    qp_free(&pq);
+    ir_tensor *xt = &g->tensors[X];
+    if (xt->q.on && (xt->q.scale != nq.scale || xt->q.zero_point != nq.zero_point))
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: tensor '%s' is quantized twice with "
+                           "different parameters (QuantizeLinear '%s')", xt->name, q->name);
+    if (xt->data)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' of a constant",
+                           q->name);
+    xt->q = nq;
+    int y = d->out[0];
+    g->nodes[di].dead = 1;
+    ir_replace_uses(g, y, X);
+    if (g->tensors[y].is_output) {
+      g->tensors[y].is_output = 0;
+      g->tensors[X].is_output = 1;
+    }
+  }
+  if (st) return st;
+  /* Q nodes must now be unused: every consumer was a (now removed) DQ */
+  for (int qi = 0; qi < g->n_nodes; qi++) {
+    ir_node *q = &g->nodes[qi];
+    if (q->dead || !ir_node_is(q, "QuantizeLinear")) continue;
+    int c[1];
+    int nc = q->n_out ? ir_consumers(g, q->out[0], c, 1) : 0;
+    if (nc > 0)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' output is read by "
+                           "'%s' (%s), not by a DequantizeLinear", q->name, g->nodes[c[0]].name,
+                           g->nodes[c[0]].op_type);
+    if (q->n_out && g->tensors[q->out[0]].is_output)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' output is a graph "
+                           "output (int8 graph outputs are not supported)", q->name);
+    q->dead = 1;
+  }
+  return YRT_OK;
+}

@@ -1,0 +1,207 @@
+/* convert.c — the converter pipeline (passes, fusion, lowering, memory plan, writer) and its
+ * report. */
+#include "convert.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+const char *yrt_convert_op_name(uint32_t op) {
+  static const char *const names[YRT_OP_COUNT_] = {
+      "?",       "conv2d", "binary",  "unary",   "lut",           "concat",
+      "slice",   "transpose", "reshape", "maxpool", "resize_nearest", "matmul",
+      "softmax", "quantize",  "dequantize", "gather"};
+  return op < YRT_OP_COUNT_ ? names[op] : "?";
+}
+
+static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_error *err) {
+  yrt_status st;
+  if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
+  if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
+  if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
+  if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
+  if ((st = ir_mark_fp32_region(g, o ? o->keep_fp32 : NULL, err)) != YRT_OK) return st;
+  return ir_compact(g, err);
+}
+
+static yrt_status add_inputs(lw_ctx *c) {
+  ir_graph *g = c->g;
+  c->cur = "graph input";
+  for (int i = 0; i < g->n_inputs; i++) {
+    int irt = g->inputs[i];
+    const ir_tensor *t = &g->tensors[irt];
+    if (t->dtype != IR_F32)
+      return lw_err(c, YRT_ERR_UNSUPPORTED, "graph input '%s': only float32 inputs", t->name);
+    int x = lw_def(c, irt, 0, t->rank == 4 ? YRT_LAYOUT_NHWC : YRT_LAYOUT_PLAIN);
+    if (x < 0) return c->status;
+    c->t[x].kind = YRT_TENSOR_INPUT;
+    c->inputs[c->n_inputs++] = x;
+  }
+  return YRT_OK;
+}
+
+static yrt_status add_outputs(lw_ctx *c) {
+  ir_graph *g = c->g;
+  c->cur = "graph output";
+  for (int i = 0; i < g->n_outputs; i++) {
+    int irt = g->outputs[i];
+    const ir_tensor *it = &g->tensors[irt];
+    int o = lw_get(c, irt, 0, YRT_LAYOUT_PLAIN);
+    if (o < 0) return c->status;
+    lw_tensor *t = &c->t[o];
+    if (t->kind == YRT_TENSOR_CONST || t->kind == YRT_TENSOR_INPUT)
+      return lw_err(c, YRT_ERR_UNSUPPORTED,
+                    "graph output '%s' is a constant or a graph input: nothing to compute",
+                    it->name);
+    t->kind = YRT_TENSOR_OUTPUT;
+    if (strcmp(t->name, it->name) != 0) { /* the output carries the ONNX name */
+      for (int k = 0; k < c->nt; k++) {
+        if (k != o && strcmp(c->t[k].name, it->name) == 0) {
+          char *tmp = c->t[k].name;
+          c->t[k].name = c->t[o].name;
+          c->t[o].name = tmp;
+          break;
+        }
+      }
+    }
+    c->outputs[c->n_outputs++] = o;
+  }
+  return YRT_OK;
+}
+
+static void print_nodes(const lw_ctx *c, FILE *f) {
+  for (int i = 0; i < c->nn; i++) {
+    const lw_node *n = &c->n[i];
+    const lw_tensor *o = &c->t[n->out[0]];
+    fprintf(f, "  [%3d] %-14s %-4s %s ->", i, yrt_convert_op_name(n->op),
+            o->dtype == YRT_I8 ? "i8" : "f32", n->name);
+    for (int k = 0; k < n->n_out; k++) {
+      const lw_tensor *t = &c->t[n->out[k]];
+      fprintf(f, " %s[", t->name);
+      for (int d = 0; d < t->rank; d++) fprintf(f, "%s%lld", d ? "," : "", (long long)t->dims[d]);
+      fprintf(f, "]%s @%llu", t->layout == YRT_LAYOUT_NHWC ? "nhwc" : "",
+              (unsigned long long)t->offset);
+    }
+    fprintf(f, "\n");
+  }
+}
+
+yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
+                             yrt_convert_report *rep, yrt_error *err) {
+  if (!g || !yrt || !size)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_convert_graph: NULL argument");
+  *yrt = NULL;
+  *size = 0;
+  yrt_convert_report local;
+  if (!rep) rep = &local;
+  memset(rep, 0, sizeof *rep);
+  yrt_status st = run_passes(g, o, err);
+  if (st != YRT_OK) return st;
+  if (g->n_inputs < 1 || g->n_outputs < 1)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "convert: graph has %d inputs and %d outputs",
+                         g->n_inputs, g->n_outputs);
+  lw_ctx c;
+  st = lw_init(&c, g, o, rep, err);
+  if (st != YRT_OK) return st;
+  int *order = NULL, n_order = 0;
+  if ((st = lw_fuse_silu(&c)) != YRT_OK) goto done;
+  if ((st = add_inputs(&c)) != YRT_OK) goto done;
+  if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
+  for (int i = 0; i < n_order; i++)
+    if ((st = lw_lower_node(&c, order[i])) != YRT_OK) goto done;
+  if ((st = add_outputs(&c)) != YRT_OK) goto done;
+  if ((st = lw_plan_memory(&c)) != YRT_OK) goto done;
+  uint32_t flags = 0;
+  if (g->synthetic || (o && o->synthetic)) flags |= YRT_FLAG_SYNTHETIC;
+  for (int i = 0; i < c.nn; i++) {
+    const lw_node *n = &c.n[i];
+    int i8 = c.t[n->out[0]].dtype == YRT_I8;
+    if (n->op < YRT_OP_COUNT_) (i8 ? rep->n_int8 : rep->n_fp32)[n->op]++;
+    if (i8) rep->n_int8_nodes++;
+  }
+  if (rep->n_int8_nodes) flags |= YRT_FLAG_INT8;
+  uint64_t wbytes = 0;
+  st = lw_write(&c, o && o->source ? o->source : "onnx", flags, yrt, size, &wbytes);
+  if (st != YRT_OK) goto done;
+  rep->n_nodes = c.nn;
+  rep->n_tensors = c.nt;
+  rep->weight_bytes = wbytes;
+  rep->arena_bytes = c.arena_bytes;
+  rep->file_bytes = *size;
+  rep->synthetic = (flags & YRT_FLAG_SYNTHETIC) != 0;
+  rep->int8 = (flags & YRT_FLAG_INT8) != 0;
+  {
+    const yrt_meta_rec *m = NULL;
+    const yrt_file_header *h = *yrt;
+    const yrt_section_rec *sec = (const yrt_section_rec *)((const char *)*yrt + h->section_table_offset);
+    for (uint32_t s = 0; s < h->n_sections; s++)
+      if (sec[s].kind == YRT_SEC_META) m = (const yrt_meta_rec *)((const char *)*yrt + sec[s].offset);
+    if (m) {
+      rep->input_w = (int)m->input_w;
+      rep->input_h = (int)m->input_h;
+      rep->num_classes = (int)m->num_classes;
+    }
+  }
+  if (o && o->verbose) print_nodes(&c, stderr);
+done:
+  free(order);
+  lw_free(&c);
+  return st;
+}
+
+yrt_status yrt_convert_onnx_file(const char *onnx_path, const yrt_convert_options *o, void **yrt,
+                                 size_t *size, yrt_convert_report *rep, yrt_error *err) {
+  if (!onnx_path || !yrt || !size)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_convert_onnx_file: NULL argument");
+  ir_graph *g = NULL;
+  yrt_status st = onnx_read_file(onnx_path, &g, err);
+  if (st != YRT_OK) return st;
+  yrt_convert_options opt;
+  memset(&opt, 0, sizeof opt);
+  if (o) opt = *o;
+  if (!opt.source) {
+    const char *base = strrchr(onnx_path, '/');
+    opt.source = base ? base + 1 : onnx_path;
+  }
+  st = yrt_convert_graph(g, &opt, yrt, size, rep, err);
+  ir_graph_free(g);
+  return st;
+}
+
+static void print_bytes(FILE *f, const char *what, uint64_t b) {
+  if (b >= 1024 * 1024)
+    fprintf(f, "%s %.2f MiB (%llu bytes)", what, (double)b / (1024.0 * 1024.0),
+            (unsigned long long)b);
+  else
+    fprintf(f, "%s %.1f KiB (%llu bytes)", what, (double)b / 1024.0, (unsigned long long)b);
+}
+
+void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
+  if (!r || !f) return;
+  fprintf(f, "converted: %d ONNX nodes -> %d yrt nodes (%d int8, %d float), %d tensors%s\n",
+          r->n_onnx_nodes, r->n_nodes, r->n_int8_nodes, r->n_nodes - r->n_int8_nodes,
+          r->n_tensors, r->synthetic ? ", SYNTHETIC weights" : "");
+  if (r->input_w)
+    fprintf(f, "input %dx%d, %d classes\n", r->input_w, r->input_h, r->num_classes);
+  fprintf(f, "  %-16s %6s %6s\n", "op", "int8", "fp32");
+  for (int op = 1; op < YRT_OP_COUNT_; op++)
+    if (r->n_int8[op] || r->n_fp32[op])
+      fprintf(f, "  %-16s %6d %6d\n", yrt_convert_op_name((uint32_t)op), r->n_int8[op],
+              r->n_fp32[op]);
+  fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d\n", r->n_fused_silu,
+          r->n_layout_transposes);
+  if (!r->int8) {
+    fprintf(f, "float model (no int8 node): all %d ONNX nodes run in fp32\n", r->n_fp32_onnx);
+  } else if (r->n_fp32_onnx) {
+    fprintf(f, "ONNX nodes in fp32: %d%s\n", r->n_fp32_onnx,
+            r->n_fp32_onnx > r->n_notes ? " (first ones listed)" : "");
+    for (int i = 0; i < r->n_notes; i++)
+      fprintf(f, "  %-56s %s\n", r->fp32[i].node, r->fp32[i].reason);
+  }
+  print_bytes(f, "weights", r->weight_bytes);
+  print_bytes(f, ", peak arena", r->arena_bytes);
+  print_bytes(f, ", file", r->file_bytes);
+  fprintf(f, "\n");
+}

@@ -1,0 +1,69 @@
+/*
+ * convert.h — the converter back end: ONNX / IR graph -> .yrt bytes.
+ *
+ *   onnx_read -> ir_fold_constants -> ir_infer_shapes -> ir_fold_batchnorm -> ir_qdq_annotate
+ *   -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU fusion -> layout + int8 selection + lowering
+ *   to yrt nodes -> memory plan -> .yrt writer.
+ *
+ * The result is one 64-byte aligned buffer in the format of yolort_format.h, ready for
+ * yrt_model_load_memory. See docs/convert.md for the rules.
+ */
+#ifndef YOLORT_CONVERT_H
+#define YOLORT_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ir.h"
+#include "yolort.h"
+#include "yolort_format.h"
+
+typedef struct yrt_convert_options {
+  const char *const *keep_fp32; /* ONNX node names kept in float, NULL-terminated (may be NULL) */
+  int verbose;                  /* 1: print every lowered node to stderr */
+  int synthetic;                /* 1: force YRT_FLAG_SYNTHETIC */
+  const char *source;           /* recorded in META (file name); NULL: "onnx" */
+} yrt_convert_options;
+
+#define YRT_CONVERT_MAX_NOTES 96
+
+/* One ONNX node that runs in float, and why. */
+typedef struct yrt_convert_fp32_note {
+  char node[96];
+  char reason[48]; /* "head region", "excluded", "no int8 kernel: MatMul", "inputs not quantized" */
+} yrt_convert_fp32_note;
+
+/* What the conversion produced. Fixed size, no heap: copy or discard freely. */
+typedef struct yrt_convert_report {
+  int n_int8[YRT_OP_COUNT_];  /* lowered nodes by yrt_op whose output is int8 */
+  int n_fp32[YRT_OP_COUNT_];  /* ... whose output is float (or int32) */
+  int n_nodes, n_tensors, n_int8_nodes;
+  int n_onnx_nodes;           /* live ONNX nodes lowered (after folding) */
+  int n_fused_silu;           /* Conv+Sigmoid+Mul fused into one CONV2D */
+  int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
+  int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
+  int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
+  yrt_convert_fp32_note fp32[YRT_CONVERT_MAX_NOTES];
+  uint64_t weight_bytes, arena_bytes, file_bytes;
+  int input_w, input_h, num_classes;
+  int synthetic, int8;
+} yrt_convert_report;
+
+/* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.
+ * *yrt is 64-byte aligned (posix_memalign); free() it. o and rep may be NULL. */
+yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
+                             yrt_convert_report *rep, yrt_error *err);
+
+/* onnx_read_file + yrt_convert_graph. The META source is the file's base name unless
+ * o->source is set. */
+yrt_status yrt_convert_onnx_file(const char *onnx_path, const yrt_convert_options *o, void **yrt,
+                                 size_t *size, yrt_convert_report *rep, yrt_error *err);
+
+/* Human-readable summary: ops by kind int8/fp32, float nodes and why, bytes. */
+void yrt_convert_report_print(const yrt_convert_report *r, FILE *f);
+
+/* Static lower-case name of a yrt_op ("conv2d"), "?" when out of range. */
+const char *yrt_convert_op_name(uint32_t op);
+
+#endif /* YOLORT_CONVERT_H */

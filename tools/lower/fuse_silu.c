@@ -1,0 +1,40 @@
+/* fuse_silu.c — find Conv -> y; Sigmoid(y) -> s; Mul(y, s) -> z where y and s feed nothing
+ * else: the Conv then writes z directly (f32: act SILU; int8: QDQ SiLU LUT). */
+#include <string.h>
+
+#include "lower_internal.h"
+
+static int is_op(const ir_node *n, const char *op) {
+  return !n->dead && n->op_type && strcmp(n->op_type, op) == 0 &&
+         (!n->domain || !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0);
+}
+
+yrt_status lw_fuse_silu(lw_ctx *c) {
+  ir_graph *g = c->g;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *conv = &g->nodes[i];
+    if (!is_op(conv, "Conv") || conv->n_out != 1 || conv->out[0] < 0) continue;
+    int y = conv->out[0];
+    if (g->tensors[y].is_output) continue;
+    int cons[3];
+    if (ir_consumers(g, y, cons, 3) != 2) continue;
+    int sig = -1, mul = -1;
+    for (int k = 0; k < 2; k++) {
+      const ir_node *n = &g->nodes[cons[k]];
+      if (is_op(n, "Sigmoid") && n->n_in == 1 && n->n_out == 1) sig = cons[k];
+      else if (is_op(n, "Mul") && n->n_in == 2 && n->n_out == 1) mul = cons[k];
+    }
+    if (sig < 0 || mul < 0) continue;
+    int s = g->nodes[sig].out[0];
+    const ir_node *m = &g->nodes[mul];
+    if (s < 0 || g->tensors[s].is_output) continue;
+    if (!((m->in[0] == y && m->in[1] == s) || (m->in[0] == s && m->in[1] == y))) continue;
+    int scons[2];
+    if (ir_consumers(g, s, scons, 2) != 1) continue;
+    c->fuse_mul[i] = mul;
+    c->absorbed[sig] = 1;
+    c->absorbed[mul] = 1;
+    if (c->rep) c->rep->n_fused_silu++;
+  }
+  return YRT_OK;
+}

@@ -1,0 +1,248 @@
+/* lower_conv.c — ONNX Conv (+ fused SiLU) -> YRT_OP_CONV2D: NHWC activations, weights packed
+ * [Cout][kh][kw][Cin/g], f32 or int8 per-channel with an int32 bias at s_x * s_w[c]. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+static int attr_ints(const ir_node *n, const char *name, int64_t *v, int cap) {
+  const ir_attr *a = ir_attr_get(n, name);
+  if (!a || a->type != IR_ATTR_INTS) return -1;
+  if (a->n_ints > cap) return -2;
+  for (int i = 0; i < a->n_ints; i++) v[i] = a->ints[i];
+  return a->n_ints;
+}
+
+yrt_status lw_spatial_params(lw_ctx *c, const ir_node *n, int64_t h, int64_t w, int kh, int kw,
+                             int64_t oh, int64_t ow, int ceil_mode, int32_t *p) {
+  int64_t s[2] = {1, 1}, d[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+  int r;
+  if ((r = attr_ints(n, "strides", s, 2)) != -1 && r != 2) goto bad;
+  if ((r = attr_ints(n, "dilations", d, 2)) != -1 && r != 2) goto bad;
+  if ((r = attr_ints(n, "pads", pads, 4)) != -1 && r != 4) goto bad;
+  if (s[0] < 1 || s[1] < 1 || d[0] < 1 || d[1] < 1 || kh < 1 || kw < 1) goto bad;
+  for (int i = 0; i < 4; i++)
+    if (pads[i] < 0) goto bad;
+  const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "VALID") == 0) {
+    memset(pads, 0, sizeof pads);
+  } else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+    int64_t in[2] = {h, w}, k[2] = {kh, kw};
+    for (int i = 0; i < 2; i++) {
+      int64_t o = (in[i] + s[i] - 1) / s[i];
+      int64_t tot = (o - 1) * s[i] + d[i] * (k[i] - 1) + 1 - in[i];
+      if (tot < 0) tot = 0;
+      int64_t small = tot / 2, big = tot - small;
+      int upper = strcmp(ap, "SAME_UPPER") == 0;
+      pads[i] = upper ? small : big;
+      pads[i + 2] = upper ? big : small;
+    }
+  } else if (strcmp(ap, "NOTSET") != 0) {
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': auto_pad '%s'", n->name, ap);
+  }
+  int64_t in[2] = {h, w}, k[2] = {kh, kw}, out[2] = {oh, ow};
+  for (int i = 0; i < 2; i++) {
+    int64_t span = in[i] + pads[i] + pads[i + 2] - d[i] * (k[i] - 1) - 1;
+    if (span < 0) goto bad;
+    int64_t o = ceil_mode ? (span + s[i] - 1) / s[i] + 1 : span / s[i] + 1;
+    if (ceil_mode && (o - 1) * s[i] >= in[i] + pads[i]) o--; /* last window must start inside */
+    if (o != out[i])
+      return lw_err(c, YRT_ERR_SHAPE,
+                           "node '%s': output %s is %lld, geometry gives %lld", n->name,
+                           i ? "width" : "height", (long long)out[i], (long long)o);
+    if (ceil_mode) { /* widen the end pad so floor arithmetic gives the same count */
+      int64_t need = (o - 1) * s[i] + d[i] * (k[i] - 1) + 1 - in[i] - pads[i];
+      if (need > pads[i + 2]) pads[i + 2] = need;
+    }
+  }
+  p[0] = kh; p[1] = kw; p[2] = (int32_t)s[0]; p[3] = (int32_t)s[1];
+  p[4] = (int32_t)pads[0]; p[5] = (int32_t)pads[1]; p[6] = (int32_t)pads[2];
+  p[7] = (int32_t)pads[3]; p[8] = (int32_t)d[0]; p[9] = (int32_t)d[1];
+  return YRT_OK;
+bad:
+  return lw_err(c, YRT_ERR_UNSUPPORTED,
+                       "node '%s': bad or unsupported strides/dilations/pads", n->name);
+}
+
+static int find_sigmoid(const ir_graph *g, int y) {
+  int cons[2];
+  int k = ir_consumers(g, y, cons, 2);
+  for (int i = 0; i < k && i < 2; i++)
+    if (strcmp(g->nodes[cons[i]].op_type, "Sigmoid") == 0) return cons[i];
+  return -1;
+}
+
+/* OIHW -> O,kh,kw,I (element size es). */
+static void pack_ohwi(const void *src, void *dst, int64_t o, int64_t i, int64_t kh, int64_t kw,
+                      size_t es) {
+  for (int64_t a = 0; a < o; a++)
+    for (int64_t y = 0; y < kh; y++)
+      for (int64_t x = 0; x < kw; x++)
+        for (int64_t b = 0; b < i; b++)
+          memcpy((char *)dst + (size_t)(((a * kh + y) * kw + x) * i + b) * es,
+                 (const char *)src + (size_t)(((a * i + b) * kh + y) * kw + x) * es, es);
+}
+
+static int add_weights(lw_ctx *c, const ir_tensor *W, int i8) {
+  int64_t co = W->dims[0], ci = W->dims[1], kh = W->dims[2], kw = W->dims[3];
+  int64_t n = co * ci * kh * kw;
+  size_t es = i8 ? 1 : 4;
+  const void *src = i8 ? W->qdata : W->data;
+  if (!i8 && (W->dtype != IR_F32 || W->nbytes < (size_t)n * 4)) {
+    lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': weights '%s' are not float32", c->cur,
+                  W->name);
+    return -1;
+  }
+  void *buf = malloc((size_t)n * es);
+  if (!buf) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory packing '%s'", W->name);
+    return -1;
+  }
+  pack_ohwi(src, buf, co, ci, kh, kw, es);
+  int64_t d[4] = {co, kh, kw, ci};
+  int t = lw_const_raw(c, W->name, i8 ? YRT_I8 : YRT_F32, 4, d, buf, (size_t)n * es);
+  free(buf);
+  if (t < 0 || !i8) return t;
+  float *sc = malloc(sizeof(float) * (size_t)co);
+  if (!sc) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return -1;
+  }
+  for (int64_t k = 0; k < co; k++)
+    sc[k] = (W->q.scales && W->q.n_scales > 1) ? W->q.scales[k] : W->q.scale;
+  c->t[t].scales = sc;
+  c->t[t].n_scales = (int)co;
+  c->t[t].scale = sc[0];
+  c->t[t].zp = 0;
+  c->t[t].q_axis = 0;
+  return t;
+}
+
+static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float *sw) {
+  const ir_graph *g = c->g;
+  const ir_tensor *B = b >= 0 ? &g->tensors[b] : NULL;
+  char name[512];
+  snprintf(name, sizeof name, "%s", B ? B->name : "");
+  if (!B) snprintf(name, sizeof name, "%s#bias", c->cur);
+  if (B && (!B->data || ir_numel(B) != co)) {
+    lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': bias '%s' must be a constant of %lld",
+                  c->cur, B->name, (long long)co);
+    return -1;
+  }
+  void *buf = calloc((size_t)co, 4);
+  if (!buf) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return -1;
+  }
+  if (B && !i8) {
+    if (B->dtype != IR_F32 || B->nbytes < (size_t)co * 4) {
+      free(buf);
+      lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': bias '%s' is not float32", c->cur,
+                    B->name);
+      return -1;
+    }
+    memcpy(buf, B->data, (size_t)co * 4);
+  } else if (B) {
+    int32_t *q = buf;
+    int have_q = B->q.on && B->qdata && B->q.dtype == IR_I32;
+    for (int64_t k = 0; k < co; k++) {
+      double want = (double)sx * (double)sw[k];
+      double bs = have_q ? ((B->q.scales && B->q.n_scales > 1) ? B->q.scales[k] : B->q.scale) : 0;
+      if (have_q && want > 0 && fabs(bs - want) <= 1e-6 * want) {
+        int32_t v;
+        memcpy(&v, (const char *)B->qdata + 4 * k, 4);
+        q[k] = v;
+      } else {
+        /* bias at another scale (or float): re-derive at s_x * s_w[c] */
+        float bf = 0;
+        if (B->dtype == IR_F32 && B->nbytes >= (size_t)co * 4) memcpy(&bf, (const char *)B->data + 4 * k, 4);
+        double r = want > 0 ? nearbyint((double)bf / want) : 0.0;
+        if (r > 2147483647.0) r = 2147483647.0;
+        if (r < -2147483648.0) r = -2147483648.0;
+        q[k] = (int32_t)r;
+      }
+    }
+  }
+  int64_t d = co;
+  int t = lw_const_raw(c, name, i8 ? YRT_I32 : YRT_F32, 1, &d, buf, (size_t)co * 4);
+  free(buf);
+  if (t < 0 || !i8) return t;
+  float *sc = malloc(sizeof(float) * (size_t)co);
+  if (!sc) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return -1;
+  }
+  for (int64_t k = 0; k < co; k++) sc[k] = sx * sw[k];
+  c->t[t].scales = sc;
+  c->t[t].n_scales = (int)co;
+  c->t[t].scale = sc[0];
+  return t;
+}
+
+yrt_status lw_lower_conv(lw_ctx *c, int ni) {
+  ir_graph *g = c->g;
+  const ir_node *n = &g->nodes[ni];
+  if (n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0 || n->n_out < 1 || n->out[0] < 0)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': Conv needs x, w and an output",
+                         n->name);
+  int x = n->in[0], w = n->in[1], b = n->n_in > 2 ? n->in[2] : -1, y = n->out[0];
+  const ir_tensor *X = &g->tensors[x], *W = &g->tensors[w], *Y = &g->tensors[y];
+  if (!W->data || W->rank != 4)
+    return lw_err(c, YRT_ERR_UNSUPPORTED,
+                         "node '%s': op 'Conv' needs constant 4-D weights", n->name);
+  if (X->rank != 4 || Y->rank != 4)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'Conv' only 2-D is supported",
+                         n->name);
+  int mul = c->fuse_mul[ni], sig = mul >= 0 ? find_sigmoid(g, y) : -1;
+  int z = mul >= 0 ? g->nodes[mul].out[0] : y;
+  const char *why = NULL;
+  int i8 = lw_node_int8(c, ni, &why);
+  if (i8 && mul >= 0) {
+    const char *w2 = NULL;
+    if (sig < 0 || !lw_node_int8(c, sig, &w2) || !lw_node_int8(c, mul, &w2)) {
+      i8 = 0;
+      why = w2 ? w2 : "SiLU not quantized";
+    }
+  }
+  if (!i8) lw_note_fp32(c, n, why);
+  int64_t group = ir_attr_int(n, "group", 1);
+  int64_t co = W->dims[0], cig = W->dims[1], kh = W->dims[2], kw = W->dims[3];
+  if (group < 1 || co % group != 0 || X->dims[1] != cig * group || Y->dims[1] != co)
+    return lw_err(c, YRT_ERR_SHAPE,
+                         "node '%s': Conv channels: x %lld, w [%lld,%lld], group %lld, y %lld",
+                         n->name, (long long)X->dims[1], (long long)co, (long long)cig,
+                         (long long)group, (long long)Y->dims[1]);
+  int64_t ks[2];
+  if (attr_ints(n, "kernel_shape", ks, 2) == 2 && (ks[0] != kh || ks[1] != kw))
+    return lw_err(c, YRT_ERR_SHAPE, "node '%s': kernel_shape disagrees with weights",
+                         n->name);
+  int32_t geo[10];
+  yrt_status st = lw_spatial_params(c, n, X->dims[2], X->dims[3], (int)kh, (int)kw, Y->dims[2],
+                                    Y->dims[3], 0, geo);
+  if (st != YRT_OK) return st;
+
+  int wt = add_weights(c, W, i8);
+  if (wt < 0) return c->status;
+  int bt = add_bias(c, b, co, i8, i8 ? X->q.scale : 0.0f, i8 ? c->t[wt].scales : NULL);
+  if (bt < 0) return c->status;
+  int lut = -1;
+  if (i8 && mul >= 0) {
+    lut = lw_lut_silu(c, &g->tensors[y].q, &g->tensors[g->nodes[sig].out[0]].q,
+                      &g->tensors[z].q);
+    if (lut < 0) return c->status;
+  }
+  int xi = lw_get(c, x, i8, YRT_LAYOUT_NHWC);
+  if (xi < 0) return c->status;
+  int zo = lw_def(c, z, i8, YRT_LAYOUT_NHWC);
+  if (zo < 0) return c->status;
+  int in[3] = {xi, wt, bt};
+  lw_node *nd = lw_add_node(c, YRT_OP_CONV2D, in, 3, &zo, 1);
+  if (!nd) return c->status;
+  for (int k = 0; k < 10; k++) nd->p[k] = geo[k];
+  nd->p[YRT_CONV_P_GROUPS] = (int32_t)group;
+  nd->p[YRT_CONV_P_ACT] = (!i8 && mul >= 0) ? YRT_UNARY_SILU : YRT_UNARY_NONE;
+  nd->p[YRT_CONV_P_LUT] = lut;
+  return YRT_OK;
+}

@@ -1,0 +1,144 @@
+/* lower_int8.c — which ONNX nodes run int8, and the int8 helpers: requantizing data movement
+ * through a LUT, LUT tables for unary functions and QDQ SiLU. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lower_internal.h"
+#include "yk.h"
+
+int lw_q_ok(const ir_graph *g, int t) {
+  if (t < 0 || t >= g->n_tensors) return 0;
+  const ir_tensor *x = &g->tensors[t];
+  if (!x->q.on || x->q.dtype != IR_I8 || (x->q.scales && x->q.n_scales > 1)) return 0;
+  if (!(x->q.scale > 0.0f)) return 0;
+  if (x->data && !x->qdata) return 0;
+  return 1;
+}
+
+static int is_excluded(const lw_ctx *c, const ir_node *n) {
+  if (!c->opt || !c->opt->keep_fp32 || !n->name) return 0;
+  for (const char *const *k = c->opt->keep_fp32; *k; k++)
+    if (strcmp(*k, n->name) == 0) return 1;
+  return 0;
+}
+
+/* Ops with an int8 kernel, and how many leading inputs carry data (0 = all). */
+static int int8_kernel(const char *op, int *n_data) {
+  static const char *const all[] = {"Add", "Mul", "Concat", NULL};
+  static const char *const first[] = {"Conv", "Split", "Slice", "MaxPool", "Resize", "Upsample",
+                                      "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
+                                      "Sigmoid", "Relu", "LeakyRelu", "Tanh", "Exp", "Identity",
+                                      NULL};
+  for (int i = 0; all[i]; i++)
+    if (strcmp(op, all[i]) == 0) {
+      *n_data = 0;
+      return 1;
+    }
+  for (int i = 0; first[i]; i++)
+    if (strcmp(op, first[i]) == 0) {
+      *n_data = 1;
+      return 1;
+    }
+  return 0;
+}
+
+static int conv_weights_ok(const ir_graph *g, int w) {
+  if (w < 0) return 0;
+  const ir_tensor *t = &g->tensors[w];
+  return t->q.on && t->qdata && t->q.dtype == IR_I8 && t->q.zero_point == 0 && t->rank == 4 &&
+         (!t->q.scales || t->q.n_scales == t->dims[0] || t->q.n_scales == 1);
+}
+
+int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
+  const ir_node *n = &c->g->nodes[ni];
+  static const char *const no_kernel = "no int8 kernel";
+  int n_data = 0;
+  if (is_excluded(c, n)) {
+    *why = "excluded";
+    return 0;
+  }
+  if (n->fp32) {
+    *why = "head region";
+    return 0;
+  }
+  if (!int8_kernel(n->op_type, &n_data)) {
+    *why = no_kernel;
+    return 0;
+  }
+  int nd = n_data ? n_data : n->n_in;
+  for (int j = 0; j < nd && j < n->n_in; j++) {
+    if (n->in[j] < 0) continue;
+    if (!lw_q_ok(c->g, n->in[j])) {
+      *why = "inputs not quantized";
+      return 0;
+    }
+  }
+  if (strcmp(n->op_type, "Conv") == 0 && !conv_weights_ok(c->g, n->n_in > 1 ? n->in[1] : -1)) {
+    *why = "weights not int8 symmetric";
+    return 0;
+  }
+  for (int j = 0; j < n->n_out; j++) {
+    if (n->out[j] < 0) continue;
+    if (!lw_q_ok(c->g, n->out[j])) {
+      *why = "output not quantized";
+      return 0;
+    }
+  }
+  *why = NULL;
+  return 1;
+}
+
+void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why) {
+  if (!c->rep) return;
+  c->rep->n_fp32_onnx++;
+  if (c->rep->n_notes >= YRT_CONVERT_MAX_NOTES) return;
+  yrt_convert_fp32_note *note = &c->rep->fp32[c->rep->n_notes++];
+  snprintf(note->node, sizeof note->node, "%s", n->name ? n->name : "?");
+  if (why && strcmp(why, "no int8 kernel") == 0)
+    snprintf(note->reason, sizeof note->reason, "no int8 kernel: %s", n->op_type);
+  else
+    snprintf(note->reason, sizeof note->reason, "%s", why ? why : "?");
+}
+
+static int add_lut(lw_ctx *c, const int8_t lut[256], float sx, int32_t zx) {
+  char name[512];
+  snprintf(name, sizeof name, "%s#lut", c->cur ? c->cur : "lut");
+  int64_t d = 256;
+  int t = lw_const_raw(c, name, YRT_I8, 1, &d, lut, 256);
+  if (t < 0) return -1;
+  /* the LUT's q is its index domain: what a producer (conv requant) must quantize to */
+  c->t[t].scale = sx;
+  c->t[t].zp = zx;
+  return t;
+}
+
+int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float sy, int32_t zy) {
+  int8_t lut[256];
+  yk_qparams qx = {sx, zx}, qy = {sy, zy};
+  yk_lut_build_unary(kind, alpha, qx, qy, lut);
+  return add_lut(c, lut, sx, zx);
+}
+
+int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz) {
+  int8_t lut[256];
+  yk_qparams a = {qy->scale, qy->zero_point}, b = {qs->scale, qs->zero_point},
+             z = {qz->scale, qz->zero_point};
+  yk_lut_build_silu_qdq(a, b, z, lut);
+  return add_lut(c, lut, qy->scale, qy->zero_point);
+}
+
+int lw_requant_begin(lw_ctx *c, int out, int in) {
+  if (c->t[out].dtype != YRT_I8) return out;
+  if (c->t[out].scale == c->t[in].scale && c->t[out].zp == c->t[in].zp) return out;
+  return lw_temp_like(c, out, "#rq", YRT_I8, c->t[in].scale, c->t[in].zp);
+}
+
+yrt_status lw_requant_end(lw_ctx *c, int wrote, int out) {
+  if (wrote == out) return YRT_OK;
+  int lut = lw_lut_unary(c, YRT_UNARY_IDENTITY, 0.0f, c->t[wrote].scale, c->t[wrote].zp,
+                         c->t[out].scale, c->t[out].zp);
+  if (lut < 0) return c->status;
+  int in[2] = {wrote, lut};
+  if (!lw_add_node(c, YRT_OP_LUT, in, 2, &out, 1)) return c->status;
+  return YRT_OK;
+}

@@ -1,0 +1,478 @@
+/* lower_ops.c — one ONNX node -> yrt nodes (everything but Conv, see lower_conv.c).
+ * Each lowering picks int8 or float (lower_int8.c), the physical layout it works in
+ * (layout.c: follow the first rank-4 activation input, PLAIN where logical order matters),
+ * fetches its inputs in that form and defines its outputs. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+static int decide(lw_ctx *c, int ni) {
+  const char *why = NULL;
+  int i8 = lw_node_int8(c, ni, &why);
+  if (!i8) lw_note_fp32(c, &c->g->nodes[ni], why);
+  return i8;
+}
+
+static const ir_tensor *T(const lw_ctx *c, int t) { return &c->g->tensors[t]; }
+
+static int norm_axis(int64_t a, int rank) { return (int)(a < 0 ? a + rank : a); }
+
+/* Layout of the first rank-4 activation among the first nd inputs (nd <= 0: all). */
+static uint32_t follow_layout(const lw_ctx *c, const ir_node *n, int nd, int out_rank) {
+  if (out_rank != 4) return YRT_LAYOUT_PLAIN;
+  if (nd <= 0 || nd > n->n_in) nd = n->n_in;
+  for (int j = 0; j < nd; j++) {
+    int t = n->in[j];
+    if (t < 0 || T(c, t)->data || T(c, t)->rank != 4) continue;
+    return lw_layout_of(c, t);
+  }
+  return YRT_LAYOUT_PLAIN;
+}
+
+static yrt_status need_io(lw_ctx *c, const ir_node *n, int n_in, int n_out) {
+  if (n->n_in < n_in || n->n_out < n_out)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': op '%s' needs %d inputs and %d outputs", n->name,
+                  n->op_type, n_in, n_out);
+  for (int j = 0; j < n_in; j++)
+    if (n->in[j] < 0)
+      return lw_err(c, YRT_ERR_FORMAT, "node '%s': input %d missing", n->name, j);
+  for (int j = 0; j < n_out; j++)
+    if (n->out[j] < 0)
+      return lw_err(c, YRT_ERR_FORMAT, "node '%s': output %d missing", n->name, j);
+  return YRT_OK;
+}
+
+/* Emit op in -> out[0] for int8 data movement with requant when q differs. */
+static lw_node *emit_moved(lw_ctx *c, uint32_t op, int xi, int to) {
+  int w = lw_requant_begin(c, to, xi);
+  if (w < 0) return NULL;
+  lw_node *nd = lw_add_node(c, op, &xi, 1, &w, 1);
+  if (!nd) return NULL;
+  int idx = (int)(nd - c->n);
+  if (lw_requant_end(c, w, to) != YRT_OK) return NULL;
+  return &c->n[idx]; /* c->n may have moved */
+}
+
+static yrt_status lower_binary(lw_ctx *c, int ni, int kind) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 2, 1);
+  if (st) return st;
+  int i8 = decide(c, ni);
+  int orank = T(c, n->out[0])->rank;
+  uint32_t layout = follow_layout(c, n, 2, orank);
+  for (int j = 0; j < 2; j++)
+    if (!T(c, n->in[j])->data && T(c, n->in[j])->rank < orank) layout = YRT_LAYOUT_PLAIN;
+  int ab[2];
+  for (int j = 0; j < 2; j++) {
+    ab[j] = lw_get_rank(c, n->in[j], i8, layout, orank);
+    if (ab[j] < 0) return c->status;
+  }
+  int to = lw_def(c, n->out[0], i8, layout);
+  if (to < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_BINARY, ab, 2, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = kind;
+  return YRT_OK;
+}
+
+static yrt_status lower_unary(lw_ctx *c, int ni, int kind, float alpha) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  int i8 = decide(c, ni);
+  int x = n->in[0], o = n->out[0];
+  uint32_t layout = follow_layout(c, n, 1, T(c, o)->rank);
+  int xi = lw_get(c, x, i8, layout);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, o, i8, layout);
+  if (to < 0) return c->status;
+  if (i8) {
+    int lut = lw_lut_unary(c, kind, alpha, T(c, x)->q.scale, T(c, x)->q.zero_point,
+                           T(c, o)->q.scale, T(c, o)->q.zero_point);
+    if (lut < 0) return c->status;
+    int in[2] = {xi, lut};
+    return lw_add_node(c, YRT_OP_LUT, in, 2, &to, 1) ? YRT_OK : c->status;
+  }
+  lw_node *nd = lw_add_node(c, YRT_OP_UNARY, &xi, 1, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = kind;
+  nd->f[0] = alpha;
+  return YRT_OK;
+}
+
+static yrt_status lower_concat(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  if (n->n_in > YRT_MAX_NODE_IO)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'Concat' with %d inputs (max %d)",
+                  n->name, n->n_in, YRT_MAX_NODE_IO);
+  int i8 = decide(c, ni);
+  int orank = T(c, n->out[0])->rank;
+  int axis = norm_axis(ir_attr_int(n, "axis", 0), orank);
+  if (axis < 0 || axis >= orank)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': Concat axis out of range", n->name);
+  uint32_t layout = follow_layout(c, n, 0, orank);
+  int in[YRT_MAX_NODE_IO];
+  for (int j = 0; j < n->n_in; j++) {
+    if (n->in[j] < 0) return lw_err(c, YRT_ERR_FORMAT, "node '%s': empty input", n->name);
+    in[j] = lw_get(c, n->in[j], i8, layout);
+    if (in[j] < 0) return c->status;
+  }
+  int to = lw_def(c, n->out[0], i8, layout);
+  if (to < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_CONCAT, in, n->n_in, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = lw_phys_axis(c->t[to].layout, orank, axis);
+  return YRT_OK;
+}
+
+static void slice_params(lw_node *nd, uint32_t layout, int rank, const int64_t *st,
+                         const int64_t *sp) {
+  for (int k = 0; k < YRT_MAX_RANK; k++) {
+    nd->p[k] = 0;
+    nd->p[6 + k] = 1;
+  }
+  for (int a = 0; a < rank; a++) {
+    int pa = lw_phys_axis(layout, rank, a);
+    nd->p[pa] = (int32_t)st[a];
+    nd->p[6 + pa] = (int32_t)sp[a];
+  }
+}
+
+static yrt_status lower_split(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, n->n_out);
+  if (st) return st;
+  int i8 = decide(c, ni);
+  int x = n->in[0], r = T(c, x)->rank;
+  int axis = norm_axis(ir_attr_int(n, "axis", 0), r);
+  if (axis < 0 || axis >= r)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': Split axis out of range", n->name);
+  uint32_t layout = follow_layout(c, n, 1, r);
+  int xi = lw_get(c, x, i8, layout);
+  if (xi < 0) return c->status;
+  int64_t start = 0;
+  for (int j = 0; j < n->n_out; j++) {
+    const ir_tensor *O = T(c, n->out[j]);
+    if (O->rank != r)
+      return lw_err(c, YRT_ERR_SHAPE, "node '%s': Split output rank", n->name);
+    int to = lw_def(c, n->out[j], i8, layout);
+    if (to < 0) return c->status;
+    lw_node *nd = emit_moved(c, YRT_OP_SLICE, xi, to);
+    if (!nd) return c->status;
+    int64_t s[YRT_MAX_RANK] = {0}, sp[YRT_MAX_RANK] = {1, 1, 1, 1, 1, 1};
+    s[axis] = start;
+    slice_params(nd, c->t[xi].layout, r, s, sp);
+    start += O->dims[axis];
+  }
+  if (start != T(c, x)->dims[axis])
+    return lw_err(c, YRT_ERR_SHAPE, "node '%s': Split sizes sum to %lld, axis has %lld", n->name,
+                  (long long)start, (long long)T(c, x)->dims[axis]);
+  return YRT_OK;
+}
+
+/* Values of a constant 1-D int input or an ints attribute; returns count or -1. */
+static int int_list(lw_ctx *c, const ir_node *n, int input, const char *attr, int64_t *v,
+                    int cap) {
+  if (c->g->opset >= 10 || !attr) {
+    if (input >= n->n_in || n->in[input] < 0) return 0;
+    const ir_tensor *t = T(c, n->in[input]);
+    int64_t k = ir_numel(t);
+    if (!t->data || k < 0 || k > cap) return -1;
+    for (int64_t i = 0; i < k; i++)
+      if (lw_ir_const_i64(t, i, &v[i]) != 0) return -1;
+    return (int)k;
+  }
+  const ir_attr *a = ir_attr_get(n, attr);
+  if (!a) return 0;
+  if (a->type != IR_ATTR_INTS || a->n_ints > cap) return -1;
+  for (int i = 0; i < a->n_ints; i++) v[i] = a->ints[i];
+  return a->n_ints;
+}
+
+static yrt_status lower_slice(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  int x = n->in[0], r = T(c, x)->rank;
+  const ir_tensor *X = T(c, x), *O = T(c, n->out[0]);
+  int64_t starts[YRT_MAX_RANK], ends[YRT_MAX_RANK], axes[YRT_MAX_RANK], steps[YRT_MAX_RANK];
+  int ns = int_list(c, n, 1, "starts", starts, YRT_MAX_RANK);
+  int ne = int_list(c, n, 2, "ends", ends, YRT_MAX_RANK);
+  int na = int_list(c, n, 3, "axes", axes, YRT_MAX_RANK);
+  int nst = c->g->opset >= 10 ? int_list(c, n, 4, NULL, steps, YRT_MAX_RANK) : 0;
+  if (ns < 0 || ne != ns || na < 0 || (na && na != ns) || nst < 0 || (nst && nst != ns) ||
+      r < 0 || r > YRT_MAX_RANK || O->rank != r)
+    return lw_err(c, YRT_ERR_UNSUPPORTED,
+                  "node '%s': op 'Slice' needs constant starts/ends/axes/steps", n->name);
+  (void)ends;
+  int64_t s[YRT_MAX_RANK] = {0}, sp[YRT_MAX_RANK] = {1, 1, 1, 1, 1, 1};
+  for (int i = 0; i < ns; i++) {
+    int a = na ? norm_axis(axes[i], r) : i;
+    int64_t step = nst ? steps[i] : 1, d = X->dims[a], b = starts[i];
+    if (a < 0 || a >= r || step == 0)
+      return lw_err(c, YRT_ERR_FORMAT, "node '%s': Slice axis/step invalid", n->name);
+    if (b < 0) b += d;
+    if (step > 0) b = b < 0 ? 0 : (b > d ? d : b);
+    else b = b < 0 ? 0 : (b > d - 1 ? d - 1 : b);
+    s[a] = b;
+    sp[a] = step;
+  }
+  for (int a = 0; a < r; a++) /* the last element read must be inside */
+    if (O->dims[a] > 0 && (s[a] + (O->dims[a] - 1) * sp[a] < 0 ||
+                           s[a] + (O->dims[a] - 1) * sp[a] >= X->dims[a]))
+      return lw_err(c, YRT_ERR_SHAPE, "node '%s': Slice reads outside axis %d", n->name, a);
+  int i8 = decide(c, ni);
+  uint32_t layout = follow_layout(c, n, 1, r);
+  int xi = lw_get(c, x, i8, layout);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], i8, layout);
+  if (to < 0) return c->status;
+  lw_node *nd = emit_moved(c, YRT_OP_SLICE, xi, to);
+  if (!nd) return c->status;
+  slice_params(nd, c->t[xi].layout, r, s, sp);
+  return YRT_OK;
+}
+
+static yrt_status lower_transpose(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  int x = n->in[0], r = T(c, x)->rank;
+  if (r < 0 || r > YRT_MAX_RANK)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': Transpose rank %d", n->name, r);
+  int perm[YRT_MAX_RANK];
+  const ir_attr *a = ir_attr_get(n, "perm");
+  for (int k = 0; k < r; k++) perm[k] = r - 1 - k;
+  if (a) {
+    if (a->type != IR_ATTR_INTS || a->n_ints != r)
+      return lw_err(c, YRT_ERR_FORMAT, "node '%s': perm has %d entries for rank %d", n->name,
+                    a->n_ints, r);
+    int seen = 0;
+    for (int k = 0; k < r; k++) {
+      int64_t p = a->ints[k];
+      if (p < 0 || p >= r || (seen & (1 << p)))
+        return lw_err(c, YRT_ERR_FORMAT, "node '%s': bad perm", n->name);
+      seen |= 1 << p;
+      perm[k] = (int)p;
+    }
+  }
+  int i8 = decide(c, ni);
+  uint32_t layout = follow_layout(c, n, 1, r);
+  int xi = lw_get(c, x, i8, layout);
+  if (xi < 0) return c->status;
+  /* an NHWC input is read through its physical axes: out logical k = in logical perm[k] */
+  int pp[YRT_MAX_RANK];
+  for (int k = 0; k < r; k++) pp[k] = lw_phys_axis(c->t[xi].layout, r, perm[k]);
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  lw_node *nd = emit_moved(c, YRT_OP_TRANSPOSE, xi, to);
+  if (!nd) return c->status;
+  for (int k = 0; k < YRT_MAX_RANK; k++) nd->p[k] = k < r ? pp[k] : k;
+  return YRT_OK;
+}
+
+static yrt_status lower_reshape(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  if (ir_numel(T(c, n->in[0])) != ir_numel(T(c, n->out[0])) || ir_numel(T(c, n->out[0])) < 0)
+    return lw_err(c, YRT_ERR_SHAPE, "node '%s': %s changes the element count", n->name,
+                  n->op_type);
+  int i8 = decide(c, ni);
+  int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_PLAIN);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  return emit_moved(c, YRT_OP_RESHAPE, xi, to) ? YRT_OK : c->status;
+}
+
+static yrt_status lower_maxpool(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  if (n->n_out > 1 && n->out[1] >= 0 && ir_consumers(c->g, n->out[1], NULL, 0) > 0)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MaxPool' Indices output", n->name);
+  const ir_tensor *X = T(c, n->in[0]), *O = T(c, n->out[0]);
+  const ir_attr *ks = ir_attr_get(n, "kernel_shape");
+  if (X->rank != 4 || O->rank != 4 || !ks || ks->type != IR_ATTR_INTS || ks->n_ints != 2)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MaxPool' only 2-D", n->name);
+  if (O->dims[0] != X->dims[0] || O->dims[1] != X->dims[1])
+    return lw_err(c, YRT_ERR_SHAPE, "node '%s': MaxPool changes N or C", n->name);
+  int32_t geo[10];
+  st = lw_spatial_params(c, n, X->dims[2], X->dims[3], (int)ks->ints[0], (int)ks->ints[1],
+                         O->dims[2], O->dims[3], (int)ir_attr_int(n, "ceil_mode", 0), geo);
+  if (st) return st;
+  int i8 = decide(c, ni);
+  int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_NHWC);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_NHWC);
+  if (to < 0) return c->status;
+  lw_node *nd = emit_moved(c, YRT_OP_MAXPOOL, xi, to);
+  if (!nd) return c->status;
+  for (int k = 0; k < 10; k++) nd->p[k] = geo[k];
+  return YRT_OK;
+}
+
+static yrt_status lower_resize(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  const ir_tensor *X = T(c, n->in[0]), *O = T(c, n->out[0]);
+  const char *mode = ir_attr_string(n, "mode", "nearest");
+  int is_resize = strcmp(n->op_type, "Resize") == 0;
+  const char *ctm = is_resize ? ir_attr_string(n, "coordinate_transformation_mode", "half_pixel")
+                              : "asymmetric";
+  const char *nm = is_resize ? ir_attr_string(n, "nearest_mode", "round_prefer_floor") : "floor";
+  if (X->rank != 4 || O->rank != 4 || O->dims[0] != X->dims[0] || O->dims[1] != X->dims[1])
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' only resizes H and W of 4-D",
+                  n->name, n->op_type);
+  int64_t fh = X->dims[2] > 0 ? O->dims[2] / X->dims[2] : 0;
+  int64_t fw = X->dims[3] > 0 ? O->dims[3] / X->dims[3] : 0;
+  int integer = fh >= 1 && fw >= 1 && fh * X->dims[2] == O->dims[2] && fw * X->dims[3] == O->dims[3];
+  int floor_ok = strcmp(nm, "floor") == 0 ||
+                 (strcmp(nm, "round_prefer_floor") == 0 && fh <= 2 && fw <= 2);
+  if (strcmp(mode, "nearest") != 0 || strcmp(ctm, "asymmetric") != 0 || !integer || !floor_ok)
+    return lw_err(c, YRT_ERR_UNSUPPORTED,
+                  "node '%s': op '%s' supported only as nearest, asymmetric, floor, integer "
+                  "scales (got mode %s, %s, %s, %lldx%lld -> %lldx%lld)",
+                  n->name, n->op_type, mode, ctm, nm, (long long)X->dims[2],
+                  (long long)X->dims[3], (long long)O->dims[2], (long long)O->dims[3]);
+  int i8 = decide(c, ni);
+  int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_NHWC);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_NHWC);
+  if (to < 0) return c->status;
+  lw_node *nd = emit_moved(c, YRT_OP_RESIZE_NEAREST, xi, to);
+  if (!nd) return c->status;
+  nd->p[0] = 0;
+  nd->p[1] = 0;
+  nd->f[0] = (float)fh;
+  nd->f[1] = (float)fw;
+  return YRT_OK;
+}
+
+static yrt_status lower_matmul(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 2, 1);
+  if (st) return st;
+  int orank = T(c, n->out[0])->rank;
+  if (orank < 2 || T(c, n->in[0])->rank < 2 || T(c, n->in[1])->rank < 2)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MatMul' with a 1-D operand", n->name);
+  decide(c, ni);
+  int ab[2];
+  for (int j = 0; j < 2; j++) {
+    ab[j] = lw_get_rank(c, n->in[j], 0, YRT_LAYOUT_PLAIN, orank);
+    if (ab[j] < 0) return c->status;
+  }
+  int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  return lw_add_node(c, YRT_OP_MATMUL, ab, 2, &to, 1) ? YRT_OK : c->status;
+}
+
+static yrt_status lower_softmax(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 1, 1);
+  if (st) return st;
+  const ir_tensor *X = T(c, n->in[0]);
+  int r = X->rank;
+  int axis = norm_axis(ir_attr_int(n, "axis", c->g->opset >= 13 ? -1 : 1), r);
+  if (axis < 0 || axis >= r)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': Softmax axis out of range", n->name);
+  if (c->g->opset < 13) /* old Softmax flattens [axis..]: same thing only when the rest is 1 */
+    for (int k = axis + 1; k < r; k++)
+      if (X->dims[k] != 1)
+        return lw_err(c, YRT_ERR_UNSUPPORTED,
+                      "node '%s': op 'Softmax' (opset %lld) over axis %d of rank %d", n->name,
+                      (long long)c->g->opset, axis, r);
+  decide(c, ni);
+  int xi = lw_get(c, n->in[0], 0, YRT_LAYOUT_PLAIN);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, &xi, 1, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = axis;
+  return YRT_OK;
+}
+
+static yrt_status lower_gather(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 2, 1);
+  if (st) return st;
+  const ir_tensor *X = T(c, n->in[0]), *I = T(c, n->in[1]);
+  int r = X->rank;
+  int axis = norm_axis(ir_attr_int(n, "axis", 0), r);
+  int64_t k = ir_numel(I);
+  if (!I->data || k < 0 || I->rank > YRT_MAX_RANK)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'Gather' needs constant indices",
+                  n->name);
+  if (axis < 0 || axis >= r)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': Gather axis out of range", n->name);
+  int32_t *idx = malloc(sizeof(int32_t) * (size_t)(k ? k : 1));
+  if (!idx) return lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+  for (int64_t i = 0; i < k; i++) {
+    int64_t v = 0;
+    if (lw_ir_const_i64(I, i, &v) != 0) v = INT64_MIN;
+    if (v < 0 && v != INT64_MIN) v += X->dims[axis];
+    if (v < 0 || v >= X->dims[axis]) {
+      free(idx);
+      return lw_err(c, YRT_ERR_FORMAT, "node '%s': Gather index out of range", n->name);
+    }
+    idx[i] = (int32_t)v;
+  }
+  decide(c, ni);
+  int it = lw_const_raw(c, I->name, YRT_I32, I->rank < 0 ? 0 : I->rank, I->dims, idx,
+                        (size_t)k * 4);
+  free(idx);
+  if (it < 0) return c->status;
+  int xi = lw_get(c, n->in[0], 0, YRT_LAYOUT_PLAIN);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  int in[2] = {xi, it};
+  lw_node *nd = lw_add_node(c, YRT_OP_GATHER, in, 2, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = axis;
+  return YRT_OK;
+}
+
+yrt_status lw_lower_node(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  c->cur = n->name ? n->name : "?";
+  if (n->dead || c->absorbed[ni]) return YRT_OK;
+  const char *op = n->op_type ? n->op_type : "";
+  if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' of domain '%s' is not supported",
+                  c->cur, op, n->domain);
+  if (c->rep) c->rep->n_onnx_nodes++;
+  if (strcmp(op, "Conv") == 0) return lw_lower_conv(c, ni);
+  if (strcmp(op, "Add") == 0) return lower_binary(c, ni, YRT_BIN_ADD);
+  if (strcmp(op, "Sub") == 0) return lower_binary(c, ni, YRT_BIN_SUB);
+  if (strcmp(op, "Mul") == 0) return lower_binary(c, ni, YRT_BIN_MUL);
+  if (strcmp(op, "Div") == 0) return lower_binary(c, ni, YRT_BIN_DIV);
+  if (strcmp(op, "Sigmoid") == 0) return lower_unary(c, ni, YRT_UNARY_SIGMOID, 0);
+  if (strcmp(op, "Relu") == 0) return lower_unary(c, ni, YRT_UNARY_RELU, 0);
+  if (strcmp(op, "LeakyRelu") == 0)
+    return lower_unary(c, ni, YRT_UNARY_LEAKY_RELU, ir_attr_float(n, "alpha", 0.01f));
+  if (strcmp(op, "Tanh") == 0) return lower_unary(c, ni, YRT_UNARY_TANH, 0);
+  if (strcmp(op, "Exp") == 0) return lower_unary(c, ni, YRT_UNARY_EXP, 0);
+  if (strcmp(op, "Identity") == 0) return lower_unary(c, ni, YRT_UNARY_IDENTITY, 0);
+  if (strcmp(op, "Concat") == 0) return lower_concat(c, ni);
+  if (strcmp(op, "Split") == 0) return lower_split(c, ni);
+  if (strcmp(op, "Slice") == 0) return lower_slice(c, ni);
+  if (strcmp(op, "Transpose") == 0) return lower_transpose(c, ni);
+  if (strcmp(op, "Reshape") == 0 || strcmp(op, "Flatten") == 0 || strcmp(op, "Squeeze") == 0 ||
+      strcmp(op, "Unsqueeze") == 0)
+    return lower_reshape(c, ni);
+  if (strcmp(op, "MaxPool") == 0) return lower_maxpool(c, ni);
+  if (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0) return lower_resize(c, ni);
+  if (strcmp(op, "MatMul") == 0) return lower_matmul(c, ni);
+  if (strcmp(op, "Softmax") == 0) return lower_softmax(c, ni);
+  if (strcmp(op, "Gather") == 0) return lower_gather(c, ni);
+  return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' is not supported by yolort-convert",
+                c->cur, op);
+}

@@ -1,0 +1,220 @@
+/* yrt_writer.c — serialise the lowered graph as a .yrt image (yolort_format.h): header, section
+ * table, STRINGS, TENSORS, NODES, WEIGHTS (each constant and scale array 64-byte aligned),
+ * PLAN, META; CRC32 over [64, end). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+uint32_t lw_crc32(const void *data, size_t n) {
+  const uint8_t *p = data;
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < n; i++) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+static uint64_t align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
+
+typedef struct strtab {
+  char *buf;
+  size_t len, cap;
+} strtab;
+
+/* Append s (NUL-terminated); returns its offset, or UINT32_MAX on NOMEM. */
+static uint32_t str_add(strtab *st, const char *s) {
+  if (!s || !*s) return 0; /* offset 0 holds "" */
+  size_t n = strlen(s) + 1;
+  if (st->len + n > st->cap) {
+    size_t cap = st->cap ? st->cap * 2 : 4096;
+    while (cap < st->len + n) cap *= 2;
+    char *b = realloc(st->buf, cap);
+    if (!b) return UINT32_MAX;
+    st->buf = b;
+    st->cap = cap;
+  }
+  memcpy(st->buf + st->len, s, n);
+  uint32_t off = (uint32_t)st->len;
+  st->len += n;
+  return off;
+}
+
+yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, size_t *size,
+                    uint64_t *weight_bytes) {
+  ir_graph *g = c->g;
+  strtab st = {0};
+  uint32_t *tname = calloc((size_t)c->nt + 1, sizeof(uint32_t));
+  uint32_t *nname = calloc((size_t)c->nn + 1, sizeof(uint32_t));
+  uint64_t *woff = calloc((size_t)c->nt + 1, sizeof(uint64_t)); /* data offsets */
+  uint64_t *soff = calloc((size_t)c->nt + 1, sizeof(uint64_t)); /* scale offsets */
+  uint8_t *img = NULL;
+  yrt_status ret = YRT_OK;
+  if (!tname || !nname || !woff || !soff || str_add(&st, "x") == UINT32_MAX) goto nomem;
+  st.len = 0;
+  st.buf[st.len++] = '\0';
+  for (int i = 0; i < c->nt; i++)
+    if ((tname[i] = str_add(&st, c->t[i].name)) == UINT32_MAX) goto nomem;
+  for (int i = 0; i < c->nn; i++)
+    if ((nname[i] = str_add(&st, c->n[i].name)) == UINT32_MAX) goto nomem;
+  uint32_t names_off = str_add(&st, g->class_names ? g->class_names : "");
+  uint32_t source_off = str_add(&st, source ? source : "onnx");
+  if (names_off == UINT32_MAX || source_off == UINT32_MAX) goto nomem;
+
+  /* weights layout */
+  uint64_t wsz = 0;
+  for (int i = 0; i < c->nt; i++) {
+    const lw_tensor *t = &c->t[i];
+    if (t->kind == YRT_TENSOR_CONST) {
+      woff[i] = wsz;
+      wsz = align64(wsz + t->nbytes);
+    }
+    if (t->n_scales > 1) {
+      soff[i] = wsz;
+      wsz = align64(wsz + 4u * (uint64_t)t->n_scales);
+    }
+  }
+  *weight_bytes = wsz;
+
+  /* file layout */
+  enum { NSEC = 6 };
+  uint64_t sec_off[NSEC], sec_size[NSEC];
+  uint32_t sec_kind[NSEC] = {YRT_SEC_STRINGS, YRT_SEC_TENSORS, YRT_SEC_NODES,
+                             YRT_SEC_WEIGHTS, YRT_SEC_PLAN,    YRT_SEC_META};
+  sec_size[0] = st.len;
+  sec_size[1] = sizeof(yrt_tensor_rec) * (uint64_t)c->nt;
+  sec_size[2] = sizeof(yrt_node_rec) * (uint64_t)c->nn;
+  sec_size[3] = wsz;
+  sec_size[4] = sizeof(yrt_plan_rec) + 4u * (uint64_t)(c->n_inputs + c->n_outputs);
+  sec_size[5] = sizeof(yrt_meta_rec);
+  uint64_t pos = align64(sizeof(yrt_file_header) + NSEC * sizeof(yrt_section_rec));
+  for (int s = 0; s < NSEC; s++) {
+    sec_off[s] = pos;
+    pos = align64(pos + sec_size[s]);
+  }
+  uint64_t total = pos;
+  if (posix_memalign((void **)&img, YRT_ALIGN, (size_t)total) != 0 || !img) {
+    img = NULL;
+    goto nomem;
+  }
+  memset(img, 0, (size_t)total);
+
+  yrt_file_header h;
+  memset(&h, 0, sizeof h);
+  h.magic = YRT_MAGIC;
+  h.version = YRT_VERSION;
+  h.file_size = total;
+  h.n_sections = NSEC;
+  h.section_table_offset = sizeof(yrt_file_header);
+  h.flags = flags;
+  for (int s = 0; s < NSEC; s++) {
+    yrt_section_rec r;
+    memset(&r, 0, sizeof r);
+    r.kind = sec_kind[s];
+    r.offset = sec_off[s];
+    r.size = sec_size[s];
+    memcpy(img + sizeof h + (size_t)s * sizeof r, &r, sizeof r);
+  }
+  memcpy(img + sec_off[0], st.buf, st.len);
+
+  uint8_t *wbase = img + sec_off[3];
+  for (int i = 0; i < c->nt; i++) {
+    const lw_tensor *t = &c->t[i];
+    yrt_tensor_rec r;
+    memset(&r, 0, sizeof r);
+    r.name = tname[i];
+    r.dtype = t->dtype;
+    r.kind = t->kind;
+    r.layout = t->layout;
+    r.rank = (uint32_t)t->rank;
+    for (int k = 0; k < YRT_MAX_RANK; k++) r.dims[k] = k < t->rank ? (int32_t)t->dims[k] : 1;
+    r.offset = t->kind == YRT_TENSOR_CONST ? woff[i] : t->offset;
+    r.nbytes = t->nbytes;
+    r.scale = t->scale;
+    r.zero_point = t->zp;
+    r.q_axis = (uint32_t)t->q_axis;
+    r.n_scales = t->n_scales > 1 ? (uint32_t)t->n_scales : 0;
+    r.scales_offset = t->n_scales > 1 ? soff[i] : 0;
+    memcpy(img + sec_off[1] + (size_t)i * sizeof r, &r, sizeof r);
+    if (t->kind == YRT_TENSOR_CONST && t->nbytes) memcpy(wbase + woff[i], t->data, t->nbytes);
+    if (t->n_scales > 1) memcpy(wbase + soff[i], t->scales, 4u * (size_t)t->n_scales);
+  }
+  for (int i = 0; i < c->nn; i++) {
+    const lw_node *n = &c->n[i];
+    yrt_node_rec r;
+    memset(&r, 0, sizeof r);
+    r.op = n->op;
+    r.name = nname[i];
+    r.n_in = (uint32_t)n->n_in;
+    r.n_out = (uint32_t)n->n_out;
+    for (int k = 0; k < YRT_MAX_NODE_IO; k++) {
+      r.in[k] = k < n->n_in && n->in[k] >= 0 ? (uint32_t)n->in[k] : YRT_NONE;
+      r.out[k] = k < n->n_out && n->out[k] >= 0 ? (uint32_t)n->out[k] : YRT_NONE;
+    }
+    memcpy(r.p, n->p, sizeof r.p);
+    memcpy(r.f, n->f, sizeof r.f);
+    memcpy(img + sec_off[2] + (size_t)i * sizeof r, &r, sizeof r);
+  }
+  {
+    yrt_plan_rec p;
+    memset(&p, 0, sizeof p);
+    p.arena_bytes = c->arena_bytes;
+    p.n_inputs = (uint32_t)c->n_inputs;
+    p.n_outputs = (uint32_t)c->n_outputs;
+    uint8_t *q = img + sec_off[4];
+    memcpy(q, &p, sizeof p);
+    q += sizeof p;
+    for (int i = 0; i < c->n_inputs; i++, q += 4) {
+      uint32_t v = (uint32_t)c->inputs[i];
+      memcpy(q, &v, 4);
+    }
+    for (int i = 0; i < c->n_outputs; i++, q += 4) {
+      uint32_t v = (uint32_t)c->outputs[i];
+      memcpy(q, &v, 4);
+    }
+  }
+  {
+    yrt_meta_rec m;
+    memset(&m, 0, sizeof m);
+    if (c->n_inputs > 0) {
+      const lw_tensor *in = &c->t[c->inputs[0]];
+      if (in->rank == 4) { /* stored NHWC: dims {N, H, W, C} */
+        int nhwc = in->layout == YRT_LAYOUT_NHWC;
+        m.input_h = (uint32_t)in->dims[nhwc ? 1 : 2];
+        m.input_w = (uint32_t)in->dims[nhwc ? 2 : 3];
+      }
+    }
+    if (c->n_outputs > 0) {
+      const lw_tensor *o = &c->t[c->outputs[0]];
+      if (o->rank == 3 && o->dims[1] > 4 && o->dims[1] - 4 <= YRT_MAX_CLASSES)
+        m.num_classes = (uint32_t)(o->dims[1] - 4);
+    }
+    m.class_names = names_off;
+    m.pad_value = 114.0f;
+    m.norm_scale = 1.0f / 255.0f;
+    m.strides[0] = 8;
+    m.strides[1] = 16;
+    m.strides[2] = 32;
+    m.strides[3] = 0;
+    m.source = source_off;
+    memcpy(img + sec_off[5], &m, sizeof m);
+  }
+  h.crc32 = lw_crc32(img + 64, (size_t)(total - 64));
+  memcpy(img, &h, sizeof h);
+  *out = img;
+  *size = (size_t)total;
+  img = NULL;
+  goto done;
+nomem:
+  ret = lw_err(c, YRT_ERR_NOMEM, "convert: out of memory writing .yrt");
+done:
+  free(img);
+  free(st.buf);
+  free(tname);
+  free(nname);
+  free(woff);
+  free(soff);
+  return ret;
+}

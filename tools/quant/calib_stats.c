@@ -1,0 +1,167 @@
+/* calib_stats.c — histograms and range choosers (see calib_stats.h). */
+#include "calib_stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void calib_hist_init(calib_hist *h) {
+  memset(h, 0, sizeof *h);
+  h->min = INFINITY;
+  h->max = -INFINITY;
+}
+
+/* Double the range by merging bins pairwise towards the centre. */
+static void widen(calib_hist *h) {
+  const int half = YRT_CALIB_BINS / 2;
+  uint64_t nb[YRT_CALIB_BINS];
+  memset(nb, 0, sizeof nb);
+  for (int i = 0; i < YRT_CALIB_BINS; i++) {
+    /* bin i covers [-r + i*w, ...); in the new histogram it falls into bin half/2 + i/2 */
+    nb[half / 2 + i / 2] += h->bins[i];
+  }
+  memcpy(h->bins, nb, sizeof nb);
+  h->range *= 2.0;
+}
+
+void calib_hist_add(calib_hist *h, const float *x, size_t n) {
+  double bmin = INFINITY, bmax = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    const double v = x[i];
+    if (v != v) continue; /* NaN: ignore */
+    if (v < bmin) bmin = v;
+    if (v > bmax) bmax = v;
+  }
+  if (bmin > bmax) return;
+  if (bmin < h->min) h->min = bmin;
+  if (bmax > h->max) h->max = bmax;
+  const double amax = fmax(fabs(bmin), fabs(bmax));
+  if (h->range == 0.0) {
+    if (amax == 0.0) {
+      h->bins[YRT_CALIB_BINS / 2] += n;
+      h->count += n;
+      return;
+    }
+    h->range = amax;
+  }
+  while (amax > h->range) widen(h);
+  const double scale = YRT_CALIB_BINS / (2.0 * h->range);
+  for (size_t i = 0; i < n; i++) {
+    const double v = x[i];
+    if (v != v) continue;
+    int b = (int)floor((v + h->range) * scale);
+    if (b < 0) b = 0;
+    if (b >= YRT_CALIB_BINS) b = YRT_CALIB_BINS - 1;
+    h->bins[b]++;
+    h->count++;
+  }
+}
+
+static double bin_lo(const calib_hist *h, int b) {
+  return -h->range + (2.0 * h->range) * b / YRT_CALIB_BINS;
+}
+
+/* Value below which `frac` of the samples fall (bin edge resolution). */
+static double quantile(const calib_hist *h, double frac) {
+  const double target = frac * (double)h->count;
+  double acc = 0;
+  for (int b = 0; b < YRT_CALIB_BINS; b++) {
+    acc += (double)h->bins[b];
+    if (acc >= target) return bin_lo(h, b + 1);
+  }
+  return h->range;
+}
+
+double calib_entropy_threshold(const uint64_t *abs_bins, int nbins, double range) {
+  /* TensorRT-style: for each candidate threshold i, P = histogram clipped at bin i (outliers
+   * folded into its last bin), Q = P merged into 128 levels and spread back uniformly over the
+   * non-empty bins of each level; keep the i minimising KL(P || Q). */
+  const int levels = 128;
+  const int step = 8;
+  double best_kl = INFINITY;
+  int best_i = nbins;
+  double p[YRT_CALIB_BINS], q[YRT_CALIB_BINS];
+  if (nbins > YRT_CALIB_BINS) nbins = YRT_CALIB_BINS;
+  if (nbins <= levels) return range;
+  for (int i = levels; i <= nbins; i += step) {
+    double outliers = 0;
+    for (int j = i; j < nbins; j++) outliers += (double)abs_bins[j];
+    for (int j = 0; j < i; j++) p[j] = (double)abs_bins[j];
+    p[i - 1] += outliers;
+    for (int l = 0; l < levels; l++) {
+      const int s = (int)((long)l * i / levels), e = (int)((long)(l + 1) * i / levels);
+      double sum = 0;
+      int nz = 0;
+      for (int j = s; j < e; j++) {
+        sum += p[j];
+        nz += p[j] > 0;
+      }
+      for (int j = s; j < e; j++) q[j] = p[j] > 0 ? sum / nz : 0;
+    }
+    double ps = 0;
+    for (int j = 0; j < i; j++) ps += p[j];
+    if (ps <= 0) continue;
+    double kl = 0;
+    for (int j = 0; j < i; j++)
+      if (p[j] > 0) kl += (p[j] / ps) * log(p[j] / q[j]);
+    if (kl < best_kl) {
+      best_kl = kl;
+      best_i = i;
+    }
+  }
+  return range * best_i / nbins;
+}
+
+void calib_choose_range(const calib_hist *h, yrt_calib_method m, double percentile, double *lo,
+                        double *hi) {
+  double l = h->count ? h->min : 0.0, u = h->count ? h->max : 0.0;
+  if (h->count && h->range > 0) {
+    if (m == YRT_CALIB_PERCENTILE) {
+      const double tail = (100.0 - percentile) / 100.0;
+      const double ql = quantile(h, tail), qu = quantile(h, 1.0 - tail);
+      l = fmax(l, ql);
+      u = fmin(u, qu);
+    } else if (m == YRT_CALIB_ENTROPY) {
+      /* fold into |x| histogram over [0, range] */
+      uint64_t ab[YRT_CALIB_BINS / 2];
+      const int half = YRT_CALIB_BINS / 2;
+      for (int i = 0; i < half; i++) ab[i] = h->bins[half + i] + h->bins[half - 1 - i];
+      const double t = calib_entropy_threshold(ab, half, h->range);
+      l = fmax(l, -t);
+      u = fmin(u, t);
+    }
+  }
+  if (l > 0) l = 0;
+  if (u < 0) u = 0;
+  if (u - l < 1e-8) u = l + 1e-8;
+  *lo = l;
+  *hi = u;
+}
+
+void calib_int8_params(double lo, double hi, float *scale, int32_t *zero_point) {
+  if (lo > 0) lo = 0;
+  if (hi < 0) hi = 0;
+  double s = (hi - lo) / 255.0;
+  if (s <= 0) s = 1e-8;
+  double zp = nearbyint(-128.0 - lo / s);
+  if (zp < -128) zp = -128;
+  if (zp > 127) zp = 127;
+  *scale = (float)s;
+  *zero_point = (int32_t)zp;
+}
+
+const char *calib_method_name(yrt_calib_method m) {
+  switch (m) {
+    case YRT_CALIB_MINMAX: return "minmax";
+    case YRT_CALIB_PERCENTILE: return "percentile";
+    case YRT_CALIB_ENTROPY: return "entropy";
+  }
+  return "?";
+}
+
+int calib_method_parse(const char *s, yrt_calib_method *m) {
+  if (!strcmp(s, "minmax")) *m = YRT_CALIB_MINMAX;
+  else if (!strcmp(s, "percentile")) *m = YRT_CALIB_PERCENTILE;
+  else if (!strcmp(s, "entropy")) *m = YRT_CALIB_ENTROPY;
+  else return -1;
+  return 0;
+}

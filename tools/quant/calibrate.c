@@ -1,0 +1,183 @@
+/* calibrate.c — see calibrate.h. */
+#include "calibrate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "file_list.h"
+#include "ir.h"
+#include "onnx_reader.h"
+#include "observer.h"
+#include "onnx_write.h"
+
+static const char *const k_int8_ops[] = {"Conv", "Add", "Mul", "Sigmoid", "Concat",
+                                         "Split", "MaxPool", "Resize", NULL};
+
+static int is_int8_op(const char *op) {
+  for (int i = 0; k_int8_ops[i]; i++)
+    if (!strcmp(op, k_int8_ops[i])) return 1;
+  return 0;
+}
+
+/* Sigmoid whose output only feeds a Mul that also reads the Sigmoid's input: SiLU. */
+static int is_silu_sigmoid(const ir_graph *g, const ir_node *n) {
+  if (strcmp(n->op_type, "Sigmoid") || n->n_in < 1 || n->n_out < 1) return 0;
+  int cons[4];
+  int nc = ir_consumers(g, n->out[0], cons, 4);
+  if (nc != 1 || g->tensors[n->out[0]].is_output) return 0;
+  const ir_node *m = &g->nodes[cons[0]];
+  if (strcmp(m->op_type, "Mul") || m->n_in != 2) return 0;
+  return m->in[0] == n->in[0] || m->in[1] == n->in[0];
+}
+
+static int is_activation(const ir_graph *g, int t) {
+  if (t < 0) return 0;
+  const ir_tensor *x = &g->tensors[t];
+  return !x->data && x->dtype == IR_F32 && x->rank > 0;
+}
+
+yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
+                                int *n, yrt_error *err) {
+  ir_graph *g = NULL;
+  *names = NULL;
+  *n = 0;
+  yrt_status st = onnx_model_to_ir(m, &g, err);
+  if (!st) st = ir_fold_constants(g, err);
+  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = ir_mark_fp32_region(g, exclude, err);
+  char *mark = NULL;
+  if (!st) {
+    mark = calloc((size_t)g->n_tensors + 1, 1);
+    if (!mark) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  }
+  for (int i = 0; !st && i < g->n_nodes; i++) {
+    const ir_node *nd = &g->nodes[i];
+    if (nd->dead || nd->fp32 || !is_int8_op(nd->op_type)) continue;
+    const int silu = is_silu_sigmoid(g, nd);
+    for (int k = 0; k < nd->n_in; k++)
+      if (is_activation(g, nd->in[k])) mark[nd->in[k]] = 1;
+    for (int k = 0; k < nd->n_out; k++)
+      if (!silu && is_activation(g, nd->out[k])) mark[nd->out[k]] = 1;
+  }
+  /* a SiLU's sigmoid output may have been marked as the Mul's input: unmark it */
+  for (int i = 0; !st && i < g->n_nodes; i++) {
+    const ir_node *nd = &g->nodes[i];
+    if (!nd->dead && !nd->fp32 && is_silu_sigmoid(g, nd)) mark[nd->out[0]] = 0;
+  }
+  int count = 0;
+  for (int t = 0; !st && t < g->n_tensors; t++) count += mark[t];
+  char **v = NULL;
+  if (!st) {
+    v = calloc((size_t)count + 1, sizeof(char *));
+    if (!v) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  }
+  int k = 0;
+  for (int t = 0; !st && t < g->n_tensors; t++) {
+    if (!mark[t]) continue;
+    size_t len = strlen(g->tensors[t].name) + 1;
+    v[k] = malloc(len);
+    if (!v[k]) {
+      st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+      break;
+    }
+    memcpy(v[k++], g->tensors[t].name, len);
+  }
+  if (st) {
+    for (int i = 0; v && i < k; i++) free(v[i]);
+    free(v);
+  } else {
+    *names = v;
+    *n = k;
+  }
+  free(mark);
+  ir_graph_free(g);
+  return st;
+}
+
+void calib_result_free(calib_result *r) {
+  for (int i = 0; r->t && i < r->n; i++) free(r->t[i].name);
+  free(r->t);
+  r->t = NULL;
+  r->n = 0;
+}
+
+void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
+  for (int i = 0; i < r->n; i++) {
+    double lo, hi;
+    calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
+    calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
+  }
+}
+
+yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
+                         calib_result *out, yrt_error *err) {
+  memset(out, 0, sizeof *out);
+  char **names = NULL;
+  int n = 0;
+  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, err);
+  if (st) return st;
+  out->t = calloc((size_t)n + 1, sizeof(calib_tensor));
+  if (!out->t) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  for (int i = 0; !st && i < n; i++) {
+    out->t[i].name = names[i];
+    names[i] = NULL;
+    calib_hist_init(&out->t[i].hist);
+    out->n = i + 1;
+  }
+  file_list files = {NULL, 0};
+  observer ob;
+  memset(&ob, 0, sizeof ob);
+  if (!st) st = file_list_images(calib_dir, &files, err);
+  if (!st) {
+    char **v = malloc(sizeof(char *) * (size_t)(n ? n : 1));
+    if (!v) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+    for (int i = 0; !st && i < n; i++) v[i] = out->t[i].name;
+    if (!st) st = observer_open(&ob, m, v, n, NULL, o->threads, err);
+    free(v);
+  }
+  int total = files.n;
+  if (o->max_images > 0 && o->max_images < total) total = o->max_images;
+  for (int i = 0; !st && i < total; i++) {
+    st = observer_run_image(&ob, files.paths[i], err);
+    for (int k = 0; !st && k < n; k++) {
+      yrt_tensor_view v;
+      st = observer_get(&ob, k, &v, err);
+      if (!st) calib_hist_add(&out->t[k].hist, v.data, v.count);
+    }
+    out->images = i + 1;
+    if (!o->quiet) progress_bar(i + 1, total, "calibrating");
+  }
+  if (!st) calib_choose(out, o->method, o->percentile);
+  observer_close(&ob);
+  file_list_free(&files);
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  if (st) calib_result_free(out);
+  return st;
+}
+
+yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
+                                yrt_error *err) {
+  yrt_status st = qdq_fold_batchnorm(m, err);
+  calib_result r = {NULL, 0, 0};
+  if (!st) st = calib_collect(m, calib_dir, o, &r, err);
+  qdq_act *acts = NULL;
+  if (!st) {
+    acts = calloc((size_t)r.n + 1, sizeof(qdq_act));
+    if (!acts) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  }
+  for (int i = 0; !st && i < r.n; i++) {
+    acts[i].name = r.t[i].name;
+    acts[i].scale = r.t[i].scale;
+    acts[i].zero_point = r.t[i].zero_point;
+  }
+  if (!st) {
+    qdq_plan plan = {acts, r.n, o->uint8_acts, o->exclude};
+    st = qdq_write(m, &plan, err);
+  }
+  free(acts);
+  calib_result_free(&r);
+  return st;
+}

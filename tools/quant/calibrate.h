@@ -1,0 +1,59 @@
+/* calibrate.h — post-training quantization of a float ONNX model: choose which activations to
+ * quantize, observe them on calibration images with our own FP32 engine, pick ranges, and write
+ * the QDQ model (qdq_writer.h).
+ *
+ * Which tensors: the inputs and outputs of every node that yolort runs in int8 (Conv, Add, Mul,
+ * Sigmoid, Concat, Split, MaxPool, Resize, outside the FP32 head region and the excluded nodes).
+ * The Sigmoid output of a SiLU is left float: the converter folds Conv+SiLU into one lookup table
+ * from the conv's int8 output, so quantizing it would only add error.
+ * How they are observed: the float model is converted with every such tensor added as a graph
+ * output (which also keeps them from being fused away), and run on each letterboxed image. */
+#ifndef YOLORT_CALIBRATE_H
+#define YOLORT_CALIBRATE_H
+
+#include "calib_stats.h"
+#include "onnx.pb-c.h"
+#include "qdq_writer.h"
+#include "yolort.h"
+
+typedef struct calib_options {
+  yrt_calib_method method;
+  double percentile;          /* for PERCENTILE, e.g. 99.99 */
+  int uint8_acts;             /* write uint8 activations */
+  const char *const *exclude; /* node names kept float (NULL-terminated) */
+  int max_images;             /* 0: all */
+  int threads;
+  int quiet;                  /* no progress bar */
+} calib_options;
+
+typedef struct calib_tensor {
+  char *name;
+  calib_hist hist;
+  float scale;
+  int32_t zero_point;
+} calib_tensor;
+
+typedef struct calib_result {
+  calib_tensor *t;
+  int n;
+  int images;
+} calib_result;
+
+/* Which activations to quantize in the (BatchNorm-folded) float model m. */
+yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
+                                int *n, yrt_error *err);
+
+/* Observe the selected tensors on the images of calib_dir and choose their int8 parameters. */
+yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
+                         calib_result *out, yrt_error *err);
+
+/* Re-choose parameters from the collected histograms with another method (cheap). */
+void calib_choose(calib_result *r, yrt_calib_method method, double percentile);
+
+void calib_result_free(calib_result *r);
+
+/* Whole flow: fold BN, select, collect, write QDQ into m (in place). */
+yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
+                                yrt_error *err);
+
+#endif
