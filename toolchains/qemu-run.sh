@@ -19,14 +19,18 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -ge 2 ] || { echo "usage: $0 [--sysroot DIR] [--cpu CPU] aarch64|armv7 PROGRAM [ARGS...]" >&2; exit 2; }
-case "$1" in
+arch=$1
+case "$arch" in
   aarch64|arm64) qemu=qemu-aarch64; triple=aarch64-linux-gnu; debarch=arm64 ;;
   armv7|armhf|arm) qemu=qemu-arm; triple=arm-linux-gnueabihf; debarch=armhf ;;
   *) echo "qemu-run.sh: unknown ARCH $1" >&2; exit 2 ;;
 esac
 shift
 [ -n "$sysroot" ] || sysroot="$here/../build-sysroot-$debarch"
-args=(-L "/usr/$triple" -E "LD_LIBRARY_PATH=$sysroot/usr/lib/$triple")
+# YOLORT_EMULATOR tells a test that starts another built program (popen) how to run it, since the
+# host kernel cannot exec ARM binaries itself: "${YOLORT_EMULATOR:-} 'prog' args".
+args=(-L "/usr/$triple" -E "LD_LIBRARY_PATH=$sysroot/usr/lib/$triple"
+      -E "YOLORT_EMULATOR=$here/qemu-run.sh --sysroot $sysroot${cpu:+ --cpu $cpu} $arch")
 [ -z "$cpu" ] || args+=(-cpu "$cpu")
 # -E sets the variable for the guest only: the (dynamically linked) host qemu must not see it.
 exec "$qemu" "${args[@]}" "$@"

@@ -8,17 +8,23 @@
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
       c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
-      c->pad_t < 0 || c->pad_l < 0 || !c->weights || !c->scale)
+      c->pad_t < 0 || c->pad_l < 0 || !c->weights || !c->scale || c->x_zp < -128 ||
+      c->x_zp > 127 || c->y_zp < -128 || c->y_zp > 127)
     return -1;
   c->variant = YK_QCONV_SCALAR;
+  c->mr = c->nz = 0;
+  c->seg_span = c->nseg = c->seg_bytes = 0;
   c->packed_bytes = 0;
   c->packed = NULL;
 #if defined(YK_ARCH_X86_64)
-  /* The VNNI kernel broadcasts 4 input channels at a time and applies the LUT with VBMI. */
-  if (isa && isa->avx512vnni && c->cin % 4 == 0 && cpuinfo_initialize() &&
-      cpuinfo_has_x86_avx512vbmi()) {
-    c->variant = YK_QCONV_AVX512VNNI;
-    c->packed_bytes = yk_qconv_packed_bytes__avx512vnni(c);
+  /* The VNNI kernel applies the LUT with VBMI. */
+  if (isa && isa->avx512vnni && cpuinfo_initialize() && cpuinfo_has_x86_avx512vbmi()) {
+    yk_qconv_blocking__avx512vnni(c->cout, &c->mr, &c->nz);
+    const size_t bytes = yk_qconv_packed_bytes__avx512vnni(c);
+    if (bytes) {
+      c->variant = YK_QCONV_AVX512VNNI;
+      c->packed_bytes = bytes;
+    }
   }
 #else
   (void)isa;

@@ -1,45 +1,89 @@
 /* qconv_nhwc_avx512vnni.c — int8 NHWC convolution on AVX-512 VNNI (+VBMI for the LUT).
  *
- * Micro-kernel: MR = 6 output pixels x NZ * 16 output channels (NZ = 1..4 zmm), K walked as
- * taps x groups of 4 input channels; each step is one dword broadcast per pixel (sign bit flipped
- * to make it u8) and one vpdpbusd per accumulator. Packed memory (64-byte aligned pieces):
+ * Micro-kernel: MR output pixels x NZ zmm of 16 output channels (MR x NZ picked per layer from
+ * cout, see yk_qconv_blocking__avx512vnni). K is walked as segments (yk_qconv.h): with dw == 1 a
+ * segment is one kernel row, kw*cin contiguous bytes of the NHWC input, so a 3x3 conv over 3
+ * channels is 3 segments of 9 (+3 zero-weight) bytes rather than 9 taps of 3. Each 4-byte step is
+ * one dword broadcast per pixel (sign bit flipped to make it u8) and one vpdpbusd per zmm.
+ *
+ * Segment pointers are built once per tile (shared by all channel blocks): into the input, into
+ * a row of x_zp bytes (vertical padding), or into a stack copy for pixels whose kernel row is
+ * clipped at the left/right edge or whose dword tail would read past the input's end.
+ *
+ * Requantization packs 4 zmm of int32 into 64 int8 with two saturating packs (the y_zp add is a
+ * saturating int16 add in between, which equals the reference's clamp for any int8 y_zp) and one
+ * vpermd; the LUT is applied in register before the single store.
+ *
+ * Packed memory (64-byte aligned pieces):
  *   int32 bias_adj[cout16]   bias - (128 + x_zp) * sum(w)   (the u8 shift correction)
  *   float scale[cout16]
- *   int8  pad_row[cin]       x_zp: padded taps then contribute exactly zero
- *   int8  weights: per 64-channel block, per tap, per 4-channel group, NZ x 64 bytes
- *                  (lane l of zmm z = output channel 64*b + 16*z + l, its 4 consecutive inputs).
+ *   int8  pad_seg[seg_bytes] x_zp: padded taps then contribute exactly zero
+ *   int8  weights: per block of NZ zmm, per segment, per dword step, nz x 64 bytes
+ *         (lane l of zmm z = output channel 16*(NZ*b + z) + l, its 4 consecutive K bytes).
  */
 #include <immintrin.h>
 #include <string.h>
 
 #include "yk_qconv.h"
 
-#define MR 6
+#define MR_MAX 16
+#define NSEG_MAX 64
+#define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
 
 static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
 static int cout16(const yk_qconv *c) { return (c->cout + 15) & ~15; }
 
 static size_t weights_offset(const yk_qconv *c) {
-  return align64((size_t)cout16(c) * 4) * 2 + align64((size_t)c->cin);
+  return align64((size_t)cout16(c) * 4) * 2 + align64((size_t)c->seg_bytes);
 }
 
-static size_t block_bytes(const yk_qconv *c, int b) {
-  int nch = c->cout - 64 * b;
-  if (nch > 64) nch = 64;
-  const int nz = (nch + 15) / 16;
-  return (size_t)c->kh * c->kw * (size_t)(c->cin / 4) * (size_t)nz * 64;
+/* Bytes of one full block of NZ columns (the last block may have fewer columns). */
+static size_t block_stride(const yk_qconv *c) {
+  return (size_t)c->nseg * (size_t)(c->seg_bytes / 4) * (size_t)c->nz * 64;
 }
 
-size_t yk_qconv_packed_bytes__avx512vnni(const yk_qconv *c) {
-  size_t total = weights_offset(c);
-  for (int b = 0; b * 64 < c->cout; b++) total += block_bytes(c, b);
-  return align64(total);
+void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz) {
+  const int cols = (cout + 15) / 16;
+  /* ~24 accumulators, leaving registers for NZ weights, the broadcast and the flip constant. */
+  if (cols == 1) *mr = 16, *nz = 1;
+  else if (cols == 2) *mr = 12, *nz = 2;
+  else if (cols == 3) *mr = 8, *nz = 3;
+  else if (cols == 5) *mr = 5, *nz = 5;
+  else if (cols % 4 == 0 || cols % 3 != 0) *mr = 6, *nz = 4;
+  else *mr = 8, *nz = 3;
+}
+
+static int seg_plan(yk_qconv *c, int span) {
+  const int seglen = span * c->cin;
+  c->seg_span = span;
+  c->nseg = c->kh * (c->kw / span);
+  c->seg_bytes = (seglen + 3) & ~3;
+  if (c->nseg > NSEG_MAX) return 0;
+  /* Stack copies are needed when a segment can be clipped or over-read. */
+  const int copies = span > 1 || c->seg_bytes != seglen;
+  return !copies || (size_t)c->mr * c->nseg * c->seg_bytes <= SCRATCH_BYTES;
+}
+
+static int valid_blocking(int mr, int nz) {
+  return (mr == 16 && nz == 1) || (mr == 12 && nz <= 2) || (mr == 8 && nz <= 3) ||
+         (mr == 6 && nz <= 4) || (mr == 5 && nz == 5) || (mr == 4 && nz <= 4);
+}
+
+size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c) {
+  if (!valid_blocking(c->mr, c->nz)) return 0;
+  if (!((c->dw == 1 && seg_plan(c, c->kw)) || seg_plan(c, 1))) {
+    c->nseg = 0;
+    return 0;
+  }
+  const int cols = cout16(c) / 16, nblocks = (cols + c->nz - 1) / c->nz;
+  return align64(weights_offset(c) + (size_t)nblocks * block_stride(c));
 }
 
 void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem) {
   uint8_t *base = mem;
-  const int c16 = cout16(c), taps = c->kh * c->kw, cin4 = c->cin / 4;
+  const int c16 = cout16(c), taps = c->kh * c->kw, cols = c16 / 16;
+  const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
   int32_t *bias = (int32_t *)base;
   float *scale = (float *)(base + align64((size_t)c16 * 4));
   int8_t *pad = (int8_t *)(base + 2 * align64((size_t)c16 * 4));
@@ -53,129 +97,284 @@ void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem) {
     bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - (128 + c->x_zp) * sum : 0;
     scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
   }
-  memset(pad, (int8_t)c->x_zp, (size_t)c->cin);
-  for (int b = 0; b * 64 < c->cout; b++) {
-    int nch = c->cout - 64 * b;
-    if (nch > 64) nch = 64;
-    const int nz = (nch + 15) / 16;
-    for (int t = 0; t < taps; t++)
-      for (int g = 0; g < cin4; g++)
+  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+  for (int col0 = 0; col0 < cols; col0 += c->nz) {
+    const int nz = cols - col0 < c->nz ? cols - col0 : c->nz;
+    for (int s = 0; s < c->nseg; s++) {
+      const int ky = s / spk, kx0 = (s % spk) * span;
+      for (int g = 0; g < steps; g++)
         for (int z = 0; z < nz; z++)
           for (int l = 0; l < 16; l++) {
-            const int oc = 64 * b + 16 * z + l;
-            for (int j = 0; j < 4; j++)
-              *w++ = oc < c->cout ? c->weights[((size_t)oc * taps + t) * c->cin + g * 4 + j] : 0;
+            const int oc = 16 * (col0 + z) + l;
+            for (int j = 0; j < 4; j++) {
+              const int k = 4 * g + j, kx = kx0 + k / c->cin, ci = k % c->cin;
+              *w++ = oc < c->cout && k < span * c->cin
+                         ? c->weights[((size_t)oc * taps + ky * c->kw + kx) * c->cin + ci]
+                         : 0;
+            }
           }
+    }
   }
   c->packed = mem;
 }
 
-static inline __m512i bcast_u8x4(const int8_t *p) {
-  int32_t v;
-  memcpy(&v, p, 4);
-  return _mm512_xor_si512(_mm512_set1_epi32(v), _mm512_set1_epi32((int)0x80808080u));
-}
-
 /* 256-entry LUT on 64 bytes with two vpermi2b and a blend on the index's top bit. */
-static inline __m512i lut64(__m512i v, const __m512i t[4]) {
+static inline __m512i lut64(__m512i v, const int8_t *lut) {
   const __m512i idx = _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80));
-  const __m512i lo = _mm512_permutex2var_epi8(t[0], idx, t[1]);
-  const __m512i hi = _mm512_permutex2var_epi8(t[2], idx, t[3]);
+  const __m512i lo = _mm512_permutex2var_epi8(_mm512_loadu_si512(lut), idx,
+                                              _mm512_loadu_si512(lut + 64));
+  const __m512i hi = _mm512_permutex2var_epi8(_mm512_loadu_si512(lut + 128), idx,
+                                              _mm512_loadu_si512(lut + 192));
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
 }
 
-static inline __attribute__((always_inline)) void tile(const yk_qconv *c, const int8_t *x,
-                                                       int8_t *y, int p0, int mr, int b,
-                                                       const int nz) {
-  const uint8_t *base = c->packed;
-  const int c16 = cout16(c), taps = c->kh * c->kw, cin4 = c->cin / 4;
-  const int32_t *bias = (const int32_t *)base;
-  const float *scale = (const float *)(base + align64((size_t)c16 * 4));
-  const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c16 * 4));
-  const int8_t *wb = (const int8_t *)(base + weights_offset(c));
-  for (int bb = 0; bb < b; bb++) wb += block_bytes(c, bb);
+typedef struct block_args {
+  const int8_t *const *sp; /* [nseg][MR] segment pointers */
+  int nseg, steps;
+  const int8_t *w;
+  const int32_t *bias; /* at the block's first channel */
+  const float *scale;
+  int8_t *y; /* first pixel, block's first channel */
+  int ystride, nch, mr;
+  float hi;
+  int32_t y_zp;
+  const int8_t *lut;
+} block_args;
 
-  int iy0[MR], ix0[MR];
-  const int8_t *img[MR];
-  for (int m = 0; m < MR; m++) {
-    const int p = p0 + (m < mr ? m : mr - 1);
-    const int ox = p % c->ow, r = p / c->ow, oy = r % c->oh, n = r / c->oh;
-    iy0[m] = oy * c->sh - c->pad_t;
-    ix0[m] = ox * c->sw - c->pad_l;
-    img[m] = x + (size_t)n * c->h * c->w * c->cin;
-  }
-  __m512i acc[MR][4];
-  for (int z = 0; z < nz; z++) {
-    const __m512i bz = _mm512_loadu_si512(bias + 64 * b + 16 * z);
+static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, const float *scale,
+                                                               __m512 hi) {
+  /* min(v, hi) keeps cvt from overflowing upward; a downward overflow gives INT_MIN, which the
+   * saturating packs turn into -128 like the reference's clamp. */
+  const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(scale));
+  return _mm512_cvtps_epi32(_mm512_min_ps(v, hi));
+}
+
+static inline __attribute__((always_inline)) void block_kernel(const block_args *a, const int MR,
+                                                               const int NZ) {
+  __m512i acc[MR_MAX][5];
+#pragma GCC unroll 5
+  for (int z = 0; z < NZ; z++) {
+    const __m512i bz = _mm512_loadu_si512(a->bias + 16 * z);
+#pragma GCC unroll 16
     for (int m = 0; m < MR; m++) acc[m][z] = bz;
   }
-  for (int ky = 0; ky < c->kh; ky++) {
-    for (int kx = 0; kx < c->kw; kx++) {
-      const int8_t *ptr[MR];
+  const __m512i flip = _mm512_set1_epi32((int)0x80808080u);
+  const int8_t *w = a->w;
+  for (int s = 0; s < a->nseg; s++) {
+    const int8_t *p[MR_MAX];
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; m++) p[m] = a->sp[s * MR + m];
+    for (int g = 0; g < a->steps; g++) {
+      __m512i wz[5];
+#pragma GCC unroll 5
+      for (int z = 0; z < NZ; z++) wz[z] = _mm512_load_si512(w + 64 * z);
+      w += 64 * NZ;
+#pragma GCC unroll 16
       for (int m = 0; m < MR; m++) {
-        const int iy = iy0[m] + ky * c->dh, ix = ix0[m] + kx * c->dw;
-        ptr[m] = (iy >= 0 && iy < c->h && ix >= 0 && ix < c->w)
-                     ? img[m] + ((size_t)iy * c->w + ix) * c->cin
-                     : pad;
+        int32_t v;
+        memcpy(&v, p[m] + 4 * g, 4);
+        const __m512i xb = _mm512_xor_si512(_mm512_set1_epi32(v), flip);
+#pragma GCC unroll 5
+        for (int z = 0; z < NZ; z++) acc[m][z] = _mm512_dpbusd_epi32(acc[m][z], xb, wz[z]);
       }
-      const int8_t *wt = wb + (size_t)(ky * c->kw + kx) * cin4 * nz * 64;
-      for (int g = 0; g < cin4; g++) {
-        __m512i wz[4];
-        for (int z = 0; z < nz; z++) wz[z] = _mm512_loadu_si512(wt + ((size_t)g * nz + z) * 64);
-        for (int m = 0; m < MR; m++) {
-          const __m512i xb = bcast_u8x4(ptr[m] + 4 * g);
-          for (int z = 0; z < nz; z++) acc[m][z] = _mm512_dpbusd_epi32(acc[m][z], xb, wz[z]);
-        }
-      }
-      (void)taps;
     }
   }
-  const __m512 lo = _mm512_set1_ps((float)(-128 - c->y_zp));
-  const __m512 hi = _mm512_set1_ps((float)(127 - c->y_zp));
-  const __m512i zp = _mm512_set1_epi32(c->y_zp);
-  for (int m = 0; m < mr; m++) {
-    int8_t *yo = y + (size_t)(p0 + m) * c->cout + 64 * b;
-    for (int z = 0; z < nz; z++) {
-      const int rem = c->cout - (64 * b + 16 * z);
-      const __mmask16 k = rem >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << rem) - 1);
-      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][z]),
-                               _mm512_loadu_ps(scale + 64 * b + 16 * z));
-      v = _mm512_max_ps(_mm512_min_ps(v, hi), lo);
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), zp);
-      _mm512_mask_cvtsepi32_storeu_epi8(yo + 16 * z, k, q);
+  /* Output: the MR x NZ accumulators in pixel-major order, 4 zmm per pack (64 bytes). A pack
+   * is stored whole when its 4 chunks are contiguous in y (one pixel's 4 columns, or whole
+   * pixels when the block spans all of a dense output row), else chunk by chunk. */
+  const __m512 hi = _mm512_set1_ps(a->hi);
+  const __m512i zp = _mm512_set1_epi16((short)a->y_zp);
+  const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const int nch = a->nch < 16 * NZ ? a->nch : 16 * NZ;
+  const int dense = a->ystride == 16 * NZ && nch == 16 * NZ;
+#pragma GCC unroll 8
+  for (int i0 = 0; i0 < MR * NZ; i0 += 4) {
+    __m512i q[4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++)
+      q[j] = i0 + j < MR * NZ ? requant16(acc[(i0 + j) / NZ][(i0 + j) % NZ],
+                                          a->scale + 16 * ((i0 + j) % NZ), hi)
+                              : _mm512_setzero_si512();
+    const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
+    const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
+    __m512i r = _mm512_permutexvar_epi32(perm, _mm512_packs_epi16(ab, cd));
+    if (a->lut) r = lut64(r, a->lut);
+    const int m0 = i0 / NZ, z0 = i0 % NZ;
+    if (NZ % 4 == 0) { /* one pixel's 4 columns */
+      if (m0 < a->mr) {
+        const int n = nch - 16 * z0;
+        int8_t *yo = a->y + (size_t)m0 * a->ystride + 16 * z0;
+        if (n >= 64) _mm512_storeu_si512(yo, r);
+        else _mm512_mask_storeu_epi8(yo, ((__mmask64)1 << n) - 1, r);
+      }
+      continue;
+    }
+    if (dense && i0 + 4 <= MR * NZ && (i0 + 3) / NZ < a->mr) {
+      _mm512_storeu_si512(a->y + 16 * (size_t)i0, r);
+      continue;
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; j++) {
+      const int i = i0 + j, m = i / NZ, z = i % NZ, n = nch - 16 * z;
+      if (i >= MR * NZ || m >= a->mr || n <= 0) continue;
+      const __m128i chunk = j == 0   ? _mm512_castsi512_si128(r)
+                            : j == 1 ? _mm512_extracti32x4_epi32(r, 1)
+                            : j == 2 ? _mm512_extracti32x4_epi32(r, 2)
+                                     : _mm512_extracti32x4_epi32(r, 3);
+      _mm_mask_storeu_epi8(a->y + (size_t)m * a->ystride + 16 * z,
+                           n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1), chunk);
     }
   }
+}
+
+#define DEF_BLOCK(MR, NZ) \
+  static void block_##MR##x##NZ(const block_args *a) { block_kernel(a, MR, NZ); }
+DEF_BLOCK(16, 1)
+DEF_BLOCK(12, 1)
+DEF_BLOCK(12, 2)
+DEF_BLOCK(8, 1)
+DEF_BLOCK(8, 2)
+DEF_BLOCK(8, 3)
+DEF_BLOCK(6, 1)
+DEF_BLOCK(6, 2)
+DEF_BLOCK(6, 3)
+DEF_BLOCK(6, 4)
+DEF_BLOCK(5, 1)
+DEF_BLOCK(5, 2)
+DEF_BLOCK(5, 3)
+DEF_BLOCK(5, 4)
+DEF_BLOCK(5, 5)
+DEF_BLOCK(4, 1)
+DEF_BLOCK(4, 2)
+DEF_BLOCK(4, 3)
+DEF_BLOCK(4, 4)
+
+typedef void (*block_fn)(const block_args *);
+
+static block_fn pick_block(int mr, int nz) {
+  switch (mr * 8 + nz) {
+    case 16 * 8 + 1: return block_16x1;
+    case 12 * 8 + 1: return block_12x1;
+    case 12 * 8 + 2: return block_12x2;
+    case 8 * 8 + 1: return block_8x1;
+    case 8 * 8 + 2: return block_8x2;
+    case 8 * 8 + 3: return block_8x3;
+    case 6 * 8 + 1: return block_6x1;
+    case 6 * 8 + 2: return block_6x2;
+    case 6 * 8 + 3: return block_6x3;
+    case 6 * 8 + 4: return block_6x4;
+    case 5 * 8 + 1: return block_5x1;
+    case 5 * 8 + 2: return block_5x2;
+    case 5 * 8 + 3: return block_5x3;
+    case 5 * 8 + 4: return block_5x4;
+    case 5 * 8 + 5: return block_5x5;
+    case 4 * 8 + 1: return block_4x1;
+    case 4 * 8 + 2: return block_4x2;
+    case 4 * 8 + 3: return block_4x3;
+    default: return block_4x4;
+  }
+}
+
+/* A clipped or over-reading segment: copy the valid taps, x_zp for padded ones. */
+static void build_segment(const yk_qconv *c, const int8_t *row, int ix0, int8_t *dst) {
+  for (int t = 0; t < c->seg_span; t++) {
+    const int ix = ix0 + t * c->dw;
+    int8_t *d = dst + (size_t)t * c->cin;
+    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * c->cin, (size_t)c->cin);
+    else memset(d, (int8_t)c->x_zp, (size_t)c->cin);
+  }
+  memset(dst + (size_t)c->seg_span * c->cin, 0, (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
 }
 
 void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0,
                                int row1) {
-  const int pend = row1 * c->ow;
-  const int nblocks = (c->cout + 63) / 64;
-  __m512i t[4];
-  if (c->lut)
-    for (int i = 0; i < 4; i++) t[i] = _mm512_loadu_si512(c->lut + 64 * i);
-  for (int p0 = row0 * c->ow; p0 < pend; p0 += MR) {
+  const uint8_t *base = c->packed;
+  const int c16 = cout16(c), cols = c16 / 16, MR = c->mr, NZ = c->nz;
+  const int spk = c->kw / c->seg_span, steps = c->seg_bytes / 4;
+  const int32_t *bias = (const int32_t *)base;
+  const float *scale = (const float *)(base + align64((size_t)c16 * 4));
+  const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c16 * 4));
+  const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
+  const size_t bstride = block_stride(c), img = (size_t)c->h * c->w * c->cin;
+  const int8_t *xend = x + (size_t)c->n * img;
+  const int nlast = cols % NZ ? cols % NZ : NZ;
+  const block_fn full = pick_block(MR, NZ), last = pick_block(MR, nlast);
+  const int8_t *sp[NSEG_MAX * MR_MAX];
+  _Alignas(64) int8_t scratch[SCRATCH_BYTES];
+
+  block_args a = {.sp = sp, .nseg = c->nseg, .steps = steps, .ystride = c->cout,
+                  .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut};
+  const int nseg = c->nseg, kh = c->kh, h = c->h, w = c->w, ow = c->ow, oh = c->oh;
+  const int sh = c->sh, sw = c->sw, dh = c->dh, dw = c->dw, pt = c->pad_t, pl = c->pad_l;
+  const int span = c->seg_span, segb = c->seg_bytes;
+  const size_t cin = (size_t)c->cin, rowb = (size_t)w * cin, xstep = (size_t)sw * cin;
+  const int reach = (c->kw - 1) * dw; /* from a pixel's first tap to its last */
+  const int pend = row1 * ow;
+  int prev_direct = 0; /* the previous pixel's segments are all direct or vertical padding */
+  for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
-    for (int b = 0; b < nblocks; b++) {
-      int nch = c->cout - 64 * b;
-      if (nch > 64) nch = 64;
-      switch ((nch + 15) / 16) {
-        case 1: tile(c, x, y, p0, mr, b, 1); break;
-        case 2: tile(c, x, y, p0, mr, b, 2); break;
-        case 3: tile(c, x, y, p0, mr, b, 3); break;
-        default: tile(c, x, y, p0, mr, b, 4); break;
+    int8_t *scr = scratch;
+    int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
+    for (int m = 0; m < mr; m++) {
+      const int ix00 = ox * sw - pl;
+      const int interior = ix00 >= 0 && ix00 + reach < w;
+      const int mp = m > 0 ? m - 1 : MR - 1; /* the previous pixel's slot */
+      int done = 0;
+      if (interior && prev_direct && ox > 0) {
+        /* Same output row as the previous pixel: every segment moves by sw pixels. */
+        done = 1;
+        for (int s = 0; s < nseg; s++) {
+          const int8_t *q = sp[s * MR + mp];
+          if (q != pad) {
+            q += xstep;
+            if (q + segb > xend) done = 0;
+          }
+          sp[s * MR + m] = q;
+        }
+      }
+      if (!done) {
+        const int8_t *im = x + (size_t)n * img;
+        const int iy0 = oy * sh - pt;
+        const int8_t **dst = &sp[m];
+        int direct = interior;
+        for (int ky = 0; ky < kh; ky++) {
+          const int iy = iy0 + ky * dh;
+          if (iy < 0 || iy >= h) {
+            for (int k = 0; k < spk; k++, dst += MR) *dst = pad;
+            continue;
+          }
+          const int8_t *row = im + (size_t)iy * rowb;
+          for (int k = 0; k < spk; k++, dst += MR) {
+            const int ix0 = ix00 + k * dw, ixl = ix0 + (span - 1) * dw;
+            if (ix0 >= 0 && ixl < w && row + (size_t)ix0 * cin + segb <= xend) {
+              *dst = row + (size_t)ix0 * cin;
+            } else if (span == 1 && (ix0 < 0 || ix0 >= w)) {
+              *dst = pad;
+            } else {
+              build_segment(c, row, ix0, scr);
+              *dst = scr;
+              scr += segb;
+              direct = 0;
+            }
+          }
+        }
+        prev_direct = direct;
+      }
+      if (++ox == ow) {
+        ox = 0;
+        if (++oy == oh) oy = 0, n++;
       }
     }
-    if (c->lut) {
-      /* Fused output pass: the tile's bytes are still in L1. */
-      int8_t *yo = y + (size_t)p0 * c->cout;
-      size_t n = (size_t)mr * c->cout, i = 0;
-      for (; i + 64 <= n; i += 64)
-        _mm512_storeu_si512(yo + i, lut64(_mm512_loadu_si512(yo + i), t));
-      if (i < n) {
-        const __mmask64 k = ((__mmask64)1 << (n - i)) - 1;
-        _mm512_mask_storeu_epi8(yo + i, k, lut64(_mm512_maskz_loadu_epi8(k, yo + i), t));
-      }
+    for (int m = mr; m < MR; m++) /* a short tile repeats its last pixel */
+      for (int s = 0; s < c->nseg; s++) sp[s * MR + m] = sp[s * MR + mr - 1];
+    a.mr = mr;
+    for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
+      a.w = wbase + (size_t)b * bstride;
+      a.bias = bias + 16 * col0;
+      a.scale = scale + 16 * col0;
+      a.y = y + (size_t)p0 * c->cout + 16 * col0;
+      a.nch = c->cout - 16 * col0;
+      (col0 + NZ <= cols ? full : last)(&a);
     }
   }
 }

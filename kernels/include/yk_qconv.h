@@ -12,6 +12,12 @@
  *   v       = clamp((float)acc[c] * scale[c], -128 - y_zp, 127 - y_zp)
  *   y       = round_half_even(v) + y_zp;  y = lut ? lut[y + 128] : y
  *
+ * Blocking (AVX-512 VNNI): a tile of MR output pixels x NZ*16 output channels; K is walked as
+ * "segments" — with dw == 1 one segment per kernel row (kw*cin contiguous NHWC bytes, so cin need
+ * not be a multiple of 4: the tail up to a dword has zero weights), else one per tap. init picks
+ * MR x NZ from cout; tests and benchmarks may override mr/nz after init (then call
+ * yk_qconv_packed_bytes__avx512vnni again before packing).
+ *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
  * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
  * yk_qconv_rows() computes any range of output rows (call it from several threads on disjoint
@@ -41,11 +47,15 @@ typedef struct yk_qconv {
   const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
   /* filled by yk_qconv_init / yk_qconv_pack */
   int variant;
+  int mr, nz;          /* pixels x 16-channel columns per tile (AVX-512 VNNI) */
+  int seg_span;        /* taps per segment: kw (kernel row) or 1 (one tap) */
+  int nseg, seg_bytes; /* segments per output pixel, bytes per segment (multiple of 4) */
   size_t packed_bytes;
   void *packed;
 } yk_qconv;
 
-/* Validate the shape and choose a variant; returns 0 on success, -1 on a shape it cannot run. */
+/* Validate the shape (zero points must be int8 values) and choose a variant; returns 0 on
+ * success, -1 on a shape it cannot run. */
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa);
 /* Pack weights/bias into mem (c->packed_bytes bytes, 64-byte aligned). */
 void yk_qconv_pack(yk_qconv *c, void *mem);
@@ -55,7 +65,11 @@ void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int 
 /* Variants, exposed for tests. */
 void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
 void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__avx512vnni(const yk_qconv *c);
+/* Fills c->seg_span/nseg/seg_bytes from the shape and c->mr (0 when this variant cannot run it),
+ * returns the packed size for c->nz. */
+size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
+/* The MR x NZ init would choose for cout 16-channel columns. */
+void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
 
 /* The requantization step shared by all variants. */

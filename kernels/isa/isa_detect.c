@@ -4,9 +4,16 @@
 
 #include "yk.h"
 
+#if YK_ARCH_X86_64 && defined(__clang__)
+#include <cpuid.h>
+#endif
+
 void yk_isa_detect(yk_isa *isa) {
   if (!isa) return;
   memset(isa, 0, sizeof(*isa));
+#if YK_ARCH_AARCH64
+  isa->neon = 1; /* mandatory on AArch64: set even if cpuinfo cannot read this CPU (qemu-user) */
+#endif
   if (!cpuinfo_initialize()) return;
 #if YK_ARCH_X86_64
   /* Our *_avx2.c files are built with -mavx2 -mfma, *_avx512*.c also with -mavx512dq. */
@@ -15,10 +22,15 @@ void yk_isa_detect(yk_isa *isa) {
                 cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
   isa->avx512vnni = isa->avx512 && cpuinfo_has_x86_avx512vnni();
   /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
+#if defined(__clang__) && __clang_major__ < 16
+  /* clang < 16 does not know "avxvnni" (fuzz build): CPUID.(EAX=7,ECX=1):EAX bit 4. */
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  isa->avxvnni = isa->avx2 && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 4));
+#else
   __builtin_cpu_init();
   isa->avxvnni = isa->avx2 && __builtin_cpu_supports("avxvnni");
+#endif
 #elif YK_ARCH_AARCH64
-  isa->neon = 1; /* mandatory on AArch64 */
   isa->neon_dot = cpuinfo_has_arm_neon_dot();
 #elif YK_ARCH_ARMV7
   isa->neon = cpuinfo_has_arm_neon();

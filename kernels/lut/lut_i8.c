@@ -1,10 +1,18 @@
 /* lut_i8.c — dispatch for yk_lut_i8. */
 #include "yk_variants.h"
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+#include "yk_variants_neon.h"
+#endif
 
 void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]) {
 #if YK_ARCH_X86_64
   if (isa && isa->avx2) {
     yk_lut_i8__avx2(x, y, n, lut);
+    return;
+  }
+#elif YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  if (isa && isa->neon) {
+    yk_lut_i8__neon(x, y, n, lut);
     return;
   }
 #endif

@@ -106,6 +106,56 @@ static inline uint8_t lb_clip8(int32_t v) {
   return (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
 }
 
+/* PIL's two-pass resize of img to g->new_w x g->new_h, written as floats at out0 (row stride
+ * dst_w pixels). */
+static void lb_resize(const yrt_image *img, const lb_geometry *g, const lb_layout *L, uint8_t *base, float *out0,
+                      int dst_w) {
+  const int sw = img->w, sh = img->h;
+  int *bounds_h = (int *)(base + L->bounds_h), *bounds_v = (int *)(base + L->bounds_v);
+  int32_t *kk_h = (int32_t *)(base + L->kk_h), *kk_v = (int32_t *)(base + L->kk_v);
+  double *row = (double *)(base + L->row);
+  uint8_t *tmp = base + L->tmp;
+
+  lb_coeffs(sw, g->new_w, L->ksize_h, bounds_h, kk_h, row);
+  lb_coeffs(sh, g->new_h, L->ksize_v, bounds_v, kk_v, row);
+
+  /* Horizontal pass over the source rows the vertical pass will read. */
+  int y_first = bounds_v[0];
+  int y_last = bounds_v[2 * (g->new_h - 1)] + bounds_v[2 * (g->new_h - 1) + 1];
+  const int nw = g->new_w;
+  for (int y = y_first; y < y_last; y++) {
+    const uint8_t *in = img->rgb + (size_t)y * sw * 3;
+    uint8_t *out = tmp + (size_t)(y - y_first) * nw * 3;
+    for (int xx = 0; xx < nw; xx++) {
+      const int32_t *k = kk_h + (size_t)xx * L->ksize_h;
+      const uint8_t *p = in + (size_t)bounds_h[2 * xx] * 3;
+      int n = bounds_h[2 * xx + 1];
+      int32_t s0 = 1 << (LB_PRECISION_BITS - 1), s1 = s0, s2 = s0;
+      for (int x = 0; x < n; x++) {
+        s0 += p[3 * x] * k[x];
+        s1 += p[3 * x + 1] * k[x];
+        s2 += p[3 * x + 2] * k[x];
+      }
+      out[3 * xx] = lb_clip8(s0);
+      out[3 * xx + 1] = lb_clip8(s1);
+      out[3 * xx + 2] = lb_clip8(s2);
+    }
+  }
+
+  /* Vertical pass straight into the float output. */
+  for (int yy = 0; yy < g->new_h; yy++) {
+    const int32_t *k = kk_v + (size_t)yy * L->ksize_v;
+    int ymin = bounds_v[2 * yy] - y_first, n = bounds_v[2 * yy + 1];
+    float *o = out0 + (size_t)yy * dst_w * 3;
+    for (int i = 0; i < nw * 3; i++) {
+      int32_t s = 1 << (LB_PRECISION_BITS - 1);
+      const uint8_t *p = tmp + (size_t)ymin * nw * 3 + i;
+      for (int y = 0; y < n; y++) s += p[(size_t)y * nw * 3] * k[y];
+      o[i] = (float)lb_clip8(s) / 255.0f;
+    }
+  }
+}
+
 size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
   if (src_w <= 0 || src_h <= 0 || dst_w <= 0 || dst_h <= 0) return 0;
   lb_geometry g;
@@ -129,56 +179,25 @@ yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *
   lb_plan(sw, sh, g.new_w, g.new_h, &L);
 
   uint8_t *base = (uint8_t *)(((uintptr_t)scratch + LB_ALIGN - 1) & ~(uintptr_t)(LB_ALIGN - 1));
-  int *bounds_h = (int *)(base + L.bounds_h), *bounds_v = (int *)(base + L.bounds_v);
-  int32_t *kk_h = (int32_t *)(base + L.kk_h), *kk_v = (int32_t *)(base + L.kk_v);
-  double *row = (double *)(base + L.row);
-  uint8_t *tmp = base + L.tmp;
-
-  lb_coeffs(sw, g.new_w, L.ksize_h, bounds_h, kk_h, row);
-  lb_coeffs(sh, g.new_h, L.ksize_v, bounds_v, kk_v, row);
-
-  /* Horizontal pass over the source rows the vertical pass will read. */
-  int y_first = bounds_v[0];
-  int y_last = bounds_v[2 * (g.new_h - 1)] + bounds_v[2 * (g.new_h - 1) + 1];
-  const int nw = g.new_w;
-  for (int y = y_first; y < y_last; y++) {
-    const uint8_t *in = img->rgb + (size_t)y * sw * 3;
-    uint8_t *out = tmp + (size_t)(y - y_first) * nw * 3;
-    for (int xx = 0; xx < nw; xx++) {
-      const int32_t *k = kk_h + (size_t)xx * L.ksize_h;
-      const uint8_t *p = in + (size_t)bounds_h[2 * xx] * 3;
-      int n = bounds_h[2 * xx + 1];
-      int32_t s0 = 1 << (LB_PRECISION_BITS - 1), s1 = s0, s2 = s0;
-      for (int x = 0; x < n; x++) {
-        s0 += p[3 * x] * k[x];
-        s1 += p[3 * x + 1] * k[x];
-        s2 += p[3 * x + 2] * k[x];
-      }
-      out[3 * xx] = lb_clip8(s0);
-      out[3 * xx + 1] = lb_clip8(s1);
-      out[3 * xx + 2] = lb_clip8(s2);
-    }
-  }
-
-  /* Padding, then the vertical pass straight into the float output. */
+  /* Padding around the placed image. */
   const float pad = (float)LB_PAD_VALUE / 255.0f;
   for (int y = 0; y < dst_h; y++) {
     float *o = dst_nhwc + (size_t)y * dst_w * 3;
     int inside = y >= g.pad_top && y < g.pad_top + g.new_h;
-    int x0 = inside ? g.pad_left * 3 : dst_w * 3, x1 = inside ? (g.pad_left + nw) * 3 : dst_w * 3;
+    int x0 = inside ? g.pad_left * 3 : dst_w * 3, x1 = inside ? (g.pad_left + g.new_w) * 3 : dst_w * 3;
     for (int i = 0; i < x0; i++) o[i] = pad;
     for (int i = x1; i < dst_w * 3; i++) o[i] = pad;
   }
-  for (int yy = 0; yy < g.new_h; yy++) {
-    const int32_t *k = kk_v + (size_t)yy * L.ksize_v;
-    int ymin = bounds_v[2 * yy] - y_first, n = bounds_v[2 * yy + 1];
-    float *o = dst_nhwc + ((size_t)(g.pad_top + yy) * dst_w + g.pad_left) * 3;
-    for (int i = 0; i < nw * 3; i++) {
-      int32_t s = 1 << (LB_PRECISION_BITS - 1);
-      const uint8_t *p = tmp + (size_t)ymin * nw * 3 + i;
-      for (int y = 0; y < n; y++) s += p[(size_t)y * nw * 3] * k[y];
-      o[i] = (float)lb_clip8(s) / 255.0f;
+
+  if (g.new_w == sw && g.new_h == sh) {
+    /* No resize: PIL's filter is the identity here too (and PIL skips it). */
+    for (int y = 0; y < sh; y++) {
+      const uint8_t *in = img->rgb + (size_t)y * sw * 3;
+      float *o = dst_nhwc + ((size_t)(g.pad_top + y) * dst_w + g.pad_left) * 3;
+      for (int i = 0; i < sw * 3; i++) o[i] = (float)in[i] / 255.0f;
     }
+  } else {
+    lb_resize(img, &g, &L, base, dst_nhwc + ((size_t)g.pad_top * dst_w + g.pad_left) * 3, dst_w);
   }
 
   if (lb) {

@@ -94,7 +94,8 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
       st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: cannot allocate a %zu-byte arena", need);
       goto fail;
     }
-    memset(s->arena_owned, 0, need);
+    /* Not cleared: every activation is written before it is read (checked on load), and
+     * touching the pages here would cost time and memory for nothing. */
     s->arena = s->arena_owned;
   }
   if (opts && opts->num_threads > 1) {

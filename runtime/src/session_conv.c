@@ -19,8 +19,34 @@ static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_erro
   return YRT_OK;
 }
 
+typedef struct qconv_task {
+  const yrt_exec_conv *c;
+  const int8_t *x;
+  int8_t *y;
+  int rows;
+} qconv_task;
+
+static void qconv_rows_task(void *ctx, size_t i) {
+  const qconv_task *t = ctx;
+  const int r0 = (int)(i * t->c->rows_per_task);
+  int r1 = r0 + (int)t->c->rows_per_task;
+  if (r1 > t->rows) r1 = t->rows;
+  yk_qconv_rows(&t->c->qc, t->x, t->y, r0, r1);
+}
+
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
+  if (c->own == 1) {
+    qconv_task t = {c, e->in[0], e->out, c->qc.n * c->qc.oh};
+    const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
+    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, qconv_rows_task, &t, tasks, 0);
+    else yk_qconv_rows(&c->qc, t.x, t.y, 0, t.rows);
+    return YRT_OK; /* the LUT is fused into the kernel's output pass */
+  }
+  if (c->own == 2) {
+    yk_dwconv3x3_i8(&s->isa, e->in[0], c->dw_w, e->in[2], e->out, &c->dw);
+    return YRT_OK;
+  }
   if (c->op) {
     enum xnn_status xs = xnn_run_operator(c->op, s->pool);
     if (xs != xnn_status_success)
@@ -83,6 +109,53 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   return YRT_OK;
 }
 
+/* Our own int8 kernels: the VNNI convolution (groups 1) and the depthwise 3x3. Leaves c->own 0
+ * when neither applies (XNNPACK then runs the node). */
+static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  const yrt_conv_geom *g = &c->g;
+  const yrt_node_rec *n = e->node;
+  if (g->groups == 1) {
+    yk_qconv *q = &c->qc;
+    *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow,
+                    .cout = g->cout, .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw,
+                    .pad_t = g->pad_t, .pad_l = g->pad_l, .dh = g->dh, .dw = g->dw,
+                    .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
+                    .scale = c->requant, .lut = c->lut};
+    if (yk_qconv_init(q, &s->isa) != 0 || q->variant == YK_QCONV_SCALAR) return YRT_OK;
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0)
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
+                           yrt_model_string(s->model, n->name));
+    yk_qconv_pack(q, mem);
+    q->packed = mem;
+    /* enough tasks to balance threads, each a few rows so tiles stay long */
+    const int rows = g->n * g->oh;
+    size_t per = (size_t)(rows + 15) / 16;
+    if (per < 1) per = 1;
+    c->rows_per_task = per;
+    c->own = 1;
+    return YRT_OK;
+  }
+  if (g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
+      g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
+      n->p[YRT_CONV_P_PAD_B] <= 1 && n->p[YRT_CONV_P_PAD_R] <= 1) {
+    const size_t C = (size_t)g->cin;
+    c->dw_w = malloc(9 * C);
+    if (!c->dw_w)
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv '%s'",
+                           yrt_model_string(s->model, n->name));
+    const int8_t *w = e->in[1]; /* [C][3][3][1] */
+    for (size_t ch = 0; ch < C; ch++)
+      for (int k = 0; k < 9; k++) c->dw_w[(size_t)k * C + ch] = w[ch * 9 + (size_t)k];
+    c->dw = (yk_dw_params){.n = g->n, .h = g->h, .w = g->w, .c = g->cin, .oh = g->oh, .ow = g->ow,
+                           .stride = g->sh, .pad_t = g->pad_t, .pad_l = g->pad_l, .x_zp = c->x_zp,
+                           .y_zp = c->y_zp, .requant_scale = c->requant, .lut = c->lut};
+    c->own = 2;
+  }
+  return YRT_OK;
+}
+
 static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   const yrt_model *m = s->model;
@@ -96,6 +169,12 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->i_max = 127;
   if (n->p[YRT_CONV_P_ACT] == YRT_UNARY_RELU) c->i_min = (int8_t)(y->zero_point > -128 ? y->zero_point : -128);
   c->lut = n->p[YRT_CONV_P_LUT] >= 0 ? yrt_tensor_const_data(m, &m->tensors[n->p[YRT_CONV_P_LUT]]) : NULL;
+  /* A fused LUT maps the conv's own quantization (carried by the LUT tensor) to out[0]'s:
+   * requantize the accumulator to the LUT's input domain. */
+  if (c->lut) {
+    y = &m->tensors[n->p[YRT_CONV_P_LUT]];
+    c->y_zp = y->zero_point;
+  }
   c->requant = malloc(cout * sizeof(float));
   c->kscale = malloc(cout * sizeof(float));
   c->zero_bias = calloc(cout, sizeof(int32_t));
@@ -108,6 +187,10 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     c->requant[oc] = x->scale * c->kscale[oc] / y->scale; /* same order as XNNPACK */
   }
   const int32_t *bias = e->in[2] ? e->in[2] : c->zero_bias;
+  if (c->i_min == -128 && c->i_max == 127) {
+    yrt_status st = prepare_own_i8(s, e, bias, err);
+    if (st != YRT_OK || c->own) return st;
+  }
   xnn_operator_t op = NULL;
   enum xnn_status xs = xnn_create_convolution2d_nhwc_qc8(
       (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],

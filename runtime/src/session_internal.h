@@ -11,6 +11,7 @@
 #include "conv_ref.h"
 #include "model_internal.h"
 #include "yk.h"
+#include "yk_qconv.h"
 
 typedef struct yrt_session yrt_session;
 typedef struct yrt_exec yrt_exec;
@@ -30,6 +31,12 @@ typedef struct yrt_exec_conv {
   int32_t *zero_bias;       /* i8/f32 without bias: zeros (owned) */
   const int8_t *lut;        /* i8: table applied after requantization, or NULL */
   size_t out_numel;
+  /* i8, our own kernels (chosen over XNNPACK when available): */
+  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv3x3_i8 (depthwise 3x3) */
+  yk_qconv qc;              /* packed weights in qc.packed (owned) */
+  yk_dw_params dw;
+  int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C] (owned) */
+  size_t rows_per_task;     /* output rows per thread-pool task */
 } yrt_exec_conv;
 
 typedef struct yrt_exec_concat {

@@ -206,6 +206,10 @@ void yrt_exec_release(yrt_exec *e) {
   free(c->requant);
   free(c->kscale);
   free(c->zero_bias);
+  if (c->own == 1) free(c->qc.packed);
+  free(c->dw_w);
+  c->dw_w = NULL;
+  c->own = 0;
   c->op = NULL;
   c->requant = c->kscale = NULL;
   c->zero_bias = NULL;

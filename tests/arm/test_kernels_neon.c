@@ -212,6 +212,58 @@ static void requant_matches_scalar(void **state) {
   free(y0);
   free(y1);
 }
+
+static void dwconv_case(rng *r, int n, int h, int w, int c, int stride, int pad, int32_t x_zp,
+                        int32_t y_zp, int scale_kind, int use_bias, int use_lut) {
+  const int oh = (h + 2 * pad - 3) / stride + 1, ow = (w + 2 * pad - 3) / stride + 1;
+  if (oh < 1 || ow < 1) return;
+  const size_t nx = (size_t)n * h * w * c, ny = (size_t)n * oh * ow * c;
+  int8_t *x = xmalloc(nx), *wt = xmalloc((size_t)9 * c), *y0 = xmalloc(ny), *y1 = xmalloc(ny);
+  int32_t *bias = xmalloc(sizeof(int32_t) * c);
+  float *rs = xmalloc(sizeof(float) * c);
+  int8_t lut[256];
+  for (size_t i = 0; i < nx; i++) x[i] = ri8(r);
+  for (int i = 0; i < 9 * c; i++) wt[i] = (i % 11 == 0) ? INT8_MIN : ri8(r);
+  for (int i = 0; i < c; i++) {
+    bias[i] = (int32_t)(rnext(r) % 20001) - 10000;
+    /* 0: exact ties (powers of two); 1: typical; 2: saturating */
+    rs[i] = scale_kind == 0 ? 1.0f / (float)(1 << (1 + rnext(r) % 4))
+          : scale_kind == 1 ? 1e-4f + (float)(rnext(r) % 1000) * 1e-5f
+                            : 0.5f + (float)(rnext(r) % 100);
+  }
+  for (int i = 0; i < 256; i++) lut[i] = ri8(r);
+  const yk_dw_params p = {.n = n, .h = h, .w = w, .c = c, .oh = oh, .ow = ow, .stride = stride,
+                          .pad_t = pad, .pad_l = pad, .x_zp = x_zp, .y_zp = y_zp,
+                          .requant_scale = rs, .lut = use_lut ? lut : NULL};
+  memset(y0, 0x11, ny);
+  memset(y1, 0x22, ny);
+  yk_dwconv3x3_i8__scalar(x, wt, use_bias ? bias : NULL, y0, &p);
+  yk_dwconv3x3_i8__neon(x, wt, use_bias ? bias : NULL, y1, &p);
+  if (memcmp(y0, y1, ny) != 0)
+    fail_msg("dwconv n%d h%d w%d c%d s%d pad%d zp %d,%d scales %d bias %d lut %d differs", n, h,
+             w, c, stride, pad, x_zp, y_zp, scale_kind, use_bias, use_lut);
+  free(x);
+  free(wt);
+  free(y0);
+  free(y1);
+  free(bias);
+  free(rs);
+}
+
+static void dwconv_matches_scalar(void **state) {
+  (void)state;
+  rng r = {6};
+  static const int chans[] = {1, 15, 16, 17, 32, 33, 48, 80};
+  static const int32_t zps[] = {-128, 0, 5, 127, 300};
+  /* YOLO11-like layers first. */
+  dwconv_case(&r, 1, 20, 20, 64, 1, 1, -128, -3, 1, 1, 1);
+  dwconv_case(&r, 1, 21, 19, 80, 2, 1, 7, 0, 1, 1, 0);
+  for (int t = 0; t < 200; t++)
+    dwconv_case(&r, rint_in(&r, 1, 2), rint_in(&r, 1, 9), rint_in(&r, 1, 9),
+                chans[rnext(&r) % (sizeof(chans) / sizeof(chans[0]))], rint_in(&r, 1, 2),
+                rint_in(&r, 0, 1), zps[rnext(&r) % 5], zps[rnext(&r) % 4], rint_in(&r, 0, 2),
+                rint_in(&r, 0, 1), rint_in(&r, 0, 1));
+}
 #endif
 
 int main(void) {
@@ -222,6 +274,7 @@ int main(void) {
       cmocka_unit_test(quantize_matches_scalar),
       cmocka_unit_test(dequantize_matches_scalar),
       cmocka_unit_test(requant_matches_scalar),
+      cmocka_unit_test(dwconv_matches_scalar),
 #endif
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

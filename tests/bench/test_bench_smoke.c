@@ -28,6 +28,13 @@ static int run(const char *cmd, char *out, size_t cap) {
   return pclose(p);
 }
 
+/* Cross builds run under qemu-user (toolchains/qemu-run.sh), which sets YOLORT_EMULATOR: the
+ * host shell cannot exec an ARM yolort-bench itself, so the command goes through the emulator. */
+static const char *emulator(void) {
+  const char *e = getenv("YOLORT_EMULATOR");
+  return e ? e : "";
+}
+
 static void pick_model(char *model, size_t cap) {
   const char *env = getenv("YOLORT_BENCH_MODEL");
   if (env && *env) {
@@ -48,11 +55,11 @@ static void pick_model(char *model, size_t cap) {
 
 static void test_bench_json(void **state) {
   (void)state;
-  char model[1024], cmd[2600];
+  char model[1024], cmd[4096];
   pick_model(model, sizeof model);
   static char out[1 << 16];
-  snprintf(cmd, sizeof cmd, "'%s' '%s' --runs 2 --warmup 1 --threads 1 --json --profile",
-           YOLORT_BENCH_EXE, model);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --threads 1 --json --profile",
+           emulator(), YOLORT_BENCH_EXE, model);
   int rc = run(cmd, out, sizeof out);
   if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
   assert_non_null(strstr(out, "{\"tool\":\"yolort-bench\""));
@@ -63,7 +70,7 @@ static void test_bench_json(void **state) {
 
 static void test_bench_table_e2e(void **state) {
   (void)state;
-  char model[1024], img[1024], cmd[3200];
+  char model[1024], img[1024], cmd[4096];
   pick_model(model, sizeof model);
   YT_REQUIRE_DATA(img, "data/coco/val/images");
   /* any JPEG of the validation set */
@@ -73,8 +80,8 @@ static void test_bench_table_e2e(void **state) {
   name[strcspn(name, "\n")] = '\0';
   if (!name[0]) skip();
   static char out[1 << 16];
-  snprintf(cmd, sizeof cmd, "'%s' '%s' --runs 2 --warmup 1 --batch 1,2 --image '%s/%s'",
-           YOLORT_BENCH_EXE, model, img, name);
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --batch 1,2 --image '%s/%s'",
+           emulator(), YOLORT_BENCH_EXE, model, img, name);
   int rc = run(cmd, out, sizeof out);
   if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
   assert_non_null(strstr(out, "JPEG decode+letterbox"));
@@ -84,9 +91,10 @@ static void test_bench_table_e2e(void **state) {
 
 static void test_bench_bad_model(void **state) {
   (void)state;
-  char cmd[1200];
+  char cmd[2048];
   static char out[4096];
-  snprintf(cmd, sizeof cmd, "'%s' /nonexistent/model.yrt --runs 1 2>&1", YOLORT_BENCH_EXE);
+  snprintf(cmd, sizeof cmd, "%s '%s' /nonexistent/model.yrt --runs 1 2>&1", emulator(),
+           YOLORT_BENCH_EXE);
   int rc = run(cmd, out, sizeof out);
   assert_int_not_equal(rc, 0);
   assert_non_null(strstr(out, "yolort-bench"));

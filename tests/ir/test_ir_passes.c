@@ -1,0 +1,447 @@
+/* test_ir_passes — folding, shape inference, BatchNorm folding, QDQ annotation and the FP32
+ * region on tiny models built in memory with onnx_write. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <cmocka.h>
+
+#include "ir.h"
+#include "ir_test_util.h"
+#include "onnx_write.h"
+
+#define N(m, op, name, ...) add_node((m), (op), (name), __VA_ARGS__)
+
+/* add_node(m, op, name, "in1,in2", "out1,out2") */
+static Onnx__NodeProto *add_node(Onnx__ModelProto *m, const char *op, const char *name,
+                                 const char *ins, const char *outs) {
+  char buf[2][512];
+  const char *v[2][16];
+  int c[2] = {0, 0};
+  const char *src[2] = {ins, outs};
+  for (int k = 0; k < 2; k++) {
+    snprintf(buf[k], sizeof(buf[k]), "%s", src[k]);
+    char *p = buf[k];
+    if (!*p) continue;
+    v[k][c[k]++] = p;
+    for (; *p; p++)
+      if (*p == ',') { *p = 0; v[k][c[k]++] = p + 1; }
+  }
+  Onnx__NodeProto *n = onnx_model_add_node(m, op, name, v[0], c[0], v[1], c[1]);
+  assert_non_null(n);
+  return n;
+}
+
+static ir_graph *build(Onnx__ModelProto *m, int infer) {
+  ir_graph *g = NULL;
+  yrt_error err = {{0}};
+  if (tu_to_graph(m, &g, &err)) fail_msg("read: %s", err.msg);
+  if (infer && (ir_fold_constants(g, &err) || ir_infer_shapes(g, &err))) fail_msg("infer: %s", err.msg);
+  return g;
+}
+
+static void expect_shape(const ir_graph *g, const char *name, int rank, const int64_t *dims) {
+  int t = ir_find_tensor(g, name);
+  if (t < 0) fail_msg("no tensor %s", name);
+  const ir_tensor *x = &g->tensors[t];
+  if (x->rank != rank) fail_msg("%s: rank %d, expected %d", name, x->rank, rank);
+  for (int i = 0; i < rank; i++)
+    if (x->dims[i] != dims[i])
+      fail_msg("%s: dim %d is %lld, expected %lld", name, i, (long long)x->dims[i], (long long)dims[i]);
+}
+#define SHAPE(g, name, ...) \
+  expect_shape(g, name, (int)(sizeof((int64_t[]){__VA_ARGS__}) / 8), (int64_t[]){__VA_ARGS__})
+
+/* Shape -> Gather -> Unsqueeze -> Concat -> Reshape, the classic dynamic-reshape chain. */
+static void test_fold_shape_chain(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 8, 4, 5});
+  onnx_model_add_initializer(m, "idx0", IR_I64, 0, NULL, (int64_t[]){0});
+  onnx_model_add_initializer(m, "idx1", IR_I64, 0, NULL, (int64_t[]){1});
+  onnx_model_add_initializer(m, "ax0", IR_I64, 1, (int64_t[]){1}, (int64_t[]){0});
+  onnx_model_add_initializer(m, "minus1", IR_I64, 1, (int64_t[]){1}, (int64_t[]){-1});
+  onnx_model_add_initializer(m, "two", IR_I64, 0, NULL, (int64_t[]){2});
+  N(m, "Relu", "relu", "x", "r");
+  N(m, "Shape", "shape", "r", "s");
+  N(m, "Gather", "g0", "s,idx0", "b");
+  N(m, "Gather", "g1", "s,idx1", "c");
+  N(m, "Div", "half", "c,two", "c2");
+  N(m, "Unsqueeze", "u0", "b,ax0", "bu");
+  N(m, "Unsqueeze", "u1", "c2,ax0", "cu");
+  Onnx__NodeProto *cat = N(m, "Concat", "cat", "bu,cu,minus1", "shp");
+  onnx_node_attr_int(cat, "axis", 0);
+  N(m, "Reshape", "reshape", "r,shp", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  SHAPE(g, "y", 1, 4, 40);
+  const ir_tensor *s = &g->tensors[ir_find_tensor(g, "shp")];
+  assert_non_null(s->data);
+  assert_int_equal(ir_const_i64(s, 1), 4);
+  assert_int_equal(ir_const_i64(s, 2), -1);
+  int live = 0;
+  for (int i = 0; i < g->n_nodes; i++) live += !g->nodes[i].dead;
+  assert_int_equal(live, 2); /* Relu + Reshape */
+  yrt_error err;
+  assert_int_equal(ir_compact(g, &err), YRT_OK);
+  assert_int_equal(g->n_nodes, 2);
+  ir_graph_free(g);
+}
+
+static void test_fold_arith_slice_transpose(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  float a[6] = {1, 2, 3, 4, 5, 6};
+  onnx_model_add_initializer(m, "a", IR_F32, 2, (int64_t[]){2, 3}, a);
+  onnx_model_add_initializer(m, "b", IR_F32, 1, (int64_t[]){3}, (float[]){10, 20, 30});
+  onnx_model_add_initializer(m, "st", IR_I64, 1, (int64_t[]){1}, (int64_t[]){-1});
+  onnx_model_add_initializer(m, "en", IR_I64, 1, (int64_t[]){1}, (int64_t[]){INT64_MIN});
+  onnx_model_add_initializer(m, "ax", IR_I64, 1, (int64_t[]){1}, (int64_t[]){1});
+  onnx_model_add_initializer(m, "sp", IR_I64, 1, (int64_t[]){1}, (int64_t[]){-2});
+  N(m, "Mul", "mul", "a,b", "ab");              /* broadcast [2,3]*[3] */
+  N(m, "Slice", "slice", "ab,st,en,ax,sp", "sl"); /* columns 2,0 */
+  Onnx__NodeProto *t = N(m, "Transpose", "tr", "sl", "tt");
+  onnx_node_attr_ints(t, "perm", (int64_t[]){1, 0}, 2);
+  onnx_model_add_output(m, "tt", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 0);
+  yrt_error err;
+  assert_int_equal(ir_fold_constants(g, &err), YRT_OK);
+  const ir_tensor *x = &g->tensors[ir_find_tensor(g, "tt")];
+  assert_non_null(x->data);
+  SHAPE(g, "tt", 2, 2);
+  /* ab = [[10,40,90],[40,100,180]]; sl = [[90,10],[180,40]]; tt = [[90,180],[10,40]] */
+  assert_true(ir_const_f64(x, 0) == 90 && ir_const_f64(x, 1) == 180);
+  assert_true(ir_const_f64(x, 2) == 10 && ir_const_f64(x, 3) == 40);
+  ir_graph_free(g);
+}
+
+/* Convolutional trunk covering most ops' shape rules. */
+static void test_shapes_ops(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 4, 10, 10});
+  float w[8 * 4 * 9] = {0};
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){8, 4, 3, 3}, w);
+  onnx_model_add_initializer(m, "wd", IR_F32, 4, (int64_t[]){8, 1, 3, 3}, w);
+  onnx_model_add_initializer(m, "bias", IR_F32, 1, (int64_t[]){8}, w);
+  onnx_model_add_initializer(m, "split", IR_I64, 1, (int64_t[]){2}, (int64_t[]){3, 5});
+  onnx_model_add_initializer(m, "scales", IR_F32, 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+  onnx_model_add_initializer(m, "roi", IR_F32, 1, (int64_t[]){0}, NULL);
+  onnx_model_add_initializer(m, "shape3", IR_I64, 1, (int64_t[]){3}, (int64_t[]){0, 8, -1});
+  onnx_model_add_initializer(m, "ind", IR_I64, 1, (int64_t[]){2}, (int64_t[]){0, -1});
+  onnx_model_add_initializer(m, "axes0", IR_I64, 1, (int64_t[]){1}, (int64_t[]){0});
+  Onnx__NodeProto *c = N(m, "Conv", "conv", "x,w,bias", "c");
+  onnx_node_attr_ints(c, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+  onnx_node_attr_ints(c, "strides", (int64_t[]){2, 2}, 2);
+  c = N(m, "Conv", "dw", "c,wd", "d"); /* depthwise, auto_pad SAME_UPPER */
+  onnx_node_attr_int(c, "group", 8);
+  onnx_node_attr_string(c, "auto_pad", "SAME_UPPER");
+  Onnx__NodeProto *p = N(m, "MaxPool", "pool", "d", "p");
+  onnx_node_attr_ints(p, "kernel_shape", (int64_t[]){2, 2}, 2);
+  onnx_node_attr_ints(p, "strides", (int64_t[]){2, 2}, 2);
+  onnx_node_attr_int(p, "ceil_mode", 1);
+  Onnx__NodeProto *s = N(m, "Split", "split", "p,split", "s0,s1");
+  onnx_node_attr_int(s, "axis", 1);
+  N(m, "Resize", "resize", "s1,roi,scales", "rs");
+  Onnx__NodeProto *cat = N(m, "Concat", "cat", "rs,rs", "cc");
+  onnx_node_attr_int(cat, "axis", -3);
+  N(m, "Sigmoid", "sig", "cc", "sg");
+  N(m, "Reshape", "reshape", "sg,shape3", "r3");
+  Onnx__NodeProto *tr = N(m, "Transpose", "tr", "r3", "t3");
+  onnx_node_attr_ints(tr, "perm", (int64_t[]){0, 2, 1}, 3);
+  N(m, "MatMul", "mm", "t3,r3", "mm");
+  Onnx__NodeProto *sm = N(m, "Softmax", "sm", "mm", "smo");
+  onnx_node_attr_int(sm, "axis", -1);
+  Onnx__NodeProto *ga = N(m, "Gather", "gather", "smo,ind", "ga");
+  onnx_node_attr_int(ga, "axis", 1);
+  N(m, "Unsqueeze", "unsq", "ga,axes0", "un");
+  N(m, "Squeeze", "sq", "un,axes0", "sq");
+  N(m, "Flatten", "flat", "sq", "fl");
+  N(m, "GlobalAveragePool", "gap", "s0", "gp");
+  Onnx__NodeProto *ca = N(m, "Cast", "cast", "gp", "ci");
+  onnx_node_attr_int(ca, "to", IR_I64);
+  onnx_model_add_output(m, "fl", IR_F32, -1, NULL);
+  onnx_model_add_output(m, "ci", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  SHAPE(g, "c", 1, 8, 5, 5);
+  SHAPE(g, "d", 1, 8, 5, 5);
+  SHAPE(g, "p", 1, 8, 3, 3); /* ceil_mode */
+  SHAPE(g, "s0", 1, 3, 3, 3);
+  SHAPE(g, "s1", 1, 5, 3, 3);
+  SHAPE(g, "rs", 1, 5, 6, 6);
+  SHAPE(g, "cc", 1, 10, 6, 6);
+  SHAPE(g, "r3", 1, 8, 45);
+  SHAPE(g, "t3", 1, 45, 8);
+  SHAPE(g, "mm", 1, 45, 45);
+  SHAPE(g, "ga", 1, 2, 45);
+  SHAPE(g, "un", 1, 1, 2, 45);
+  SHAPE(g, "sq", 1, 2, 45);
+  SHAPE(g, "fl", 1, 90);
+  SHAPE(g, "gp", 1, 3, 1, 1);
+  assert_int_equal(g->tensors[ir_find_tensor(g, "ci")].dtype, IR_I64);
+  /* normalised attributes for the lowering */
+  const ir_node *dw = &g->nodes[g->tensors[ir_find_tensor(g, "d")].producer];
+  const ir_attr *pads = ir_attr_get(dw, "pads");
+  assert_int_equal(pads->n_ints, 4);
+  assert_int_equal(pads[0].ints[0], 1);
+  assert_string_equal(ir_attr_string(dw, "auto_pad", ""), "NOTSET");
+  const ir_node *sp = &g->nodes[g->tensors[ir_find_tensor(g, "s0")].producer];
+  assert_int_equal(ir_attr_get(sp, "split")->ints[1], 5);
+  const ir_node *cn = &g->nodes[g->tensors[ir_find_tensor(g, "cc")].producer];
+  assert_int_equal(ir_attr_int(cn, "axis", -9), 1);
+  ir_graph_free(g);
+}
+
+static void test_split_variants(void **state) {
+  (void)state;
+  /* opset 11: split attribute; opset 18: num_outputs with a smaller last chunk */
+  Onnx__ModelProto *m = onnx_model_new(11);
+  onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){1, 7});
+  Onnx__NodeProto *s = N(m, "Split", "s", "x", "a,b");
+  onnx_node_attr_int(s, "axis", -1);
+  onnx_node_attr_ints(s, "split", (int64_t[]){3, 4}, 2);
+  N(m, "Unsqueeze", "u", "a", "ua");
+  onnx_node_attr_ints(m->graph->node[1], "axes", (int64_t[]){-1}, 1);
+  onnx_model_add_output(m, "b", IR_F32, -1, NULL);
+  onnx_model_add_output(m, "ua", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  SHAPE(g, "a", 1, 3);
+  SHAPE(g, "b", 1, 4);
+  SHAPE(g, "ua", 1, 3, 1);
+  ir_graph_free(g);
+  m = onnx_model_new(18);
+  onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){1, 7});
+  s = N(m, "Split", "s", "x", "a,b,c");
+  onnx_node_attr_int(s, "axis", 1);
+  onnx_node_attr_int(s, "num_outputs", 3);
+  onnx_model_add_output(m, "c", IR_F32, -1, NULL);
+  g = build(m, 1);
+  SHAPE(g, "a", 1, 3);
+  SHAPE(g, "c", 1, 1);
+  ir_graph_free(g);
+}
+
+static void test_unsupported_op(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 2, 3, 3});
+  N(m, "Relu", "ok", "x", "r");
+  N(m, "NonMaxSuppression", "nms_node", "r", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 0);
+  yrt_error err;
+  assert_int_equal(ir_fold_constants(g, &err), YRT_OK);
+  assert_int_equal(ir_infer_shapes(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "unsupported op 'NonMaxSuppression'"));
+  assert_non_null(strstr(err.msg, "nms_node"));
+  ir_graph_free(g);
+  /* MaxPool with auto_pad is rejected, shape mismatch is a SHAPE error */
+  m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 2, 3, 3});
+  Onnx__NodeProto *p = N(m, "MaxPool", "mp", "x", "y");
+  onnx_node_attr_ints(p, "kernel_shape", (int64_t[]){2, 2}, 2);
+  onnx_node_attr_string(p, "auto_pad", "SAME_UPPER");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  g = build(m, 0);
+  assert_int_equal(ir_infer_shapes(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "mp"));
+  ir_graph_free(g);
+  m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){2, 3});
+  onnx_model_add_input(m, "z", IR_F32, 2, (int64_t[]){2, 4});
+  N(m, "Add", "add", "x,z", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  g = build(m, 0);
+  assert_int_equal(ir_infer_shapes(g, &err), YRT_ERR_SHAPE);
+  assert_non_null(strstr(err.msg, "add"));
+  ir_graph_free(g);
+}
+
+static void test_fold_batchnorm(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 1, 2, 2});
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){2, 1, 1, 1}, (float[]){2, 3});
+  onnx_model_add_initializer(m, "b", IR_F32, 1, (int64_t[]){2}, (float[]){1, -1});
+  onnx_model_add_initializer(m, "gamma", IR_F32, 1, (int64_t[]){2}, (float[]){0.5f, 2});
+  onnx_model_add_initializer(m, "beta", IR_F32, 1, (int64_t[]){2}, (float[]){0.25f, 0});
+  onnx_model_add_initializer(m, "mean", IR_F32, 1, (int64_t[]){2}, (float[]){1, 2});
+  onnx_model_add_initializer(m, "var", IR_F32, 1, (int64_t[]){2}, (float[]){3, 15});
+  N(m, "Conv", "conv", "x,w,b", "c");
+  Onnx__NodeProto *bn = N(m, "BatchNormalization", "bn", "c,gamma,beta,mean,var", "y");
+  onnx_node_attr_float(bn, "epsilon", 1.0f);
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  yrt_error err;
+  assert_int_equal(ir_fold_batchnorm(g, &err), YRT_OK);
+  assert_int_equal(ir_compact(g, &err), YRT_OK);
+  assert_int_equal(g->n_nodes, 1);
+  const ir_node *c = &g->nodes[0];
+  assert_true(ir_node_is(c, "Conv"));
+  assert_string_equal(g->tensors[c->out[0]].name, "y");
+  const ir_tensor *w = &g->tensors[c->in[1]], *b = &g->tensors[c->in[2]];
+  /* k = gamma/sqrt(var+1) = 0.25, 0.5 */
+  assert_true(fabs(ir_const_f64(w, 0) - 0.5) < 1e-6 && fabs(ir_const_f64(w, 1) - 1.5) < 1e-6);
+  assert_true(fabs(ir_const_f64(b, 0) - 0.25) < 1e-6);  /* (1-1)*0.25+0.25 */
+  assert_true(fabs(ir_const_f64(b, 1) + 1.5) < 1e-6);   /* (-1-2)*0.5+0 */
+  /* the original weight is untouched (it might be shared) */
+  assert_int_equal(ir_find_tensor(g, "w"), -1); /* compacted away: nothing reads it */
+  ir_graph_free(g);
+}
+
+/* x -Q/DQ-> conv(DQ(w int8 per-channel), DQ(bias int32)) -> Q/DQ (uint8) -> y */
+static Onnx__ModelProto *qdq_model(int mismatch, int scale_as_constant) {
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "images", IR_F32, 4, (int64_t[]){1, 1, 2, 2});
+  onnx_model_add_initializer(m, "xs", IR_F32, 0, NULL, (float[]){0.5f});
+  onnx_model_add_initializer(m, "xz", IR_U8, 0, NULL, (uint8_t[]){128});
+  onnx_model_add_initializer(m, "xs2", IR_F32, 0, NULL, (float[]){mismatch ? 0.25f : 0.5f});
+  onnx_model_add_initializer(m, "wq", IR_I8, 4, (int64_t[]){2, 1, 1, 1}, (int8_t[]){-3, 100});
+  onnx_model_add_initializer(m, "ws", IR_F32, 1, (int64_t[]){2}, (float[]){0.1f, 0.2f});
+  onnx_model_add_initializer(m, "wz", IR_I8, 1, (int64_t[]){2}, (int8_t[]){0, 0});
+  onnx_model_add_initializer(m, "bq", IR_I32, 1, (int64_t[]){2}, (int32_t[]){7, -9});
+  onnx_model_add_initializer(m, "bs", IR_F32, 1, (int64_t[]){2}, (float[]){0.05f, 0.1f});
+  onnx_model_add_initializer(m, "bz", IR_I32, 1, (int64_t[]){2}, (int32_t[]){0, 0});
+  onnx_model_add_initializer(m, "ys", IR_F32, 0, NULL, (float[]){0.125f});
+  if (scale_as_constant) {
+    Onnx__NodeProto *k = N(m, "Constant", "k", "", "yz");
+    onnx_node_attr_tensor(k, "value", onnx_tensor_new("", IR_I8, 0, NULL, (int8_t[]){-3}, 1));
+  } else {
+    onnx_model_add_initializer(m, "yz", IR_I8, 0, NULL, (int8_t[]){-3});
+  }
+  N(m, "QuantizeLinear", "q_in", "images,xs,xz", "images_q");
+  N(m, "DequantizeLinear", "dq_in", "images_q,xs2,xz", "images_dq");
+  Onnx__NodeProto *d = N(m, "DequantizeLinear", "dq_w", "wq,ws,wz", "w_dq");
+  onnx_node_attr_int(d, "axis", 0);
+  d = N(m, "DequantizeLinear", "dq_b", "bq,bs,bz", "b_dq");
+  onnx_node_attr_int(d, "axis", 0);
+  N(m, "Conv", "conv", "images_dq,w_dq,b_dq", "c");
+  N(m, "QuantizeLinear", "q_c", "c,ys,yz", "c_q");
+  N(m, "DequantizeLinear", "dq_c1", "c_q,ys,yz", "c_dq1");
+  N(m, "DequantizeLinear", "dq_c2", "c_q,ys,yz", "c_dq2");
+  N(m, "Add", "add", "c_dq1,c_dq2", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  return m;
+}
+
+static void test_qdq_annotate(void **state) {
+  (void)state;
+  for (int variant = 0; variant < 2; variant++) {
+    ir_graph *g = build(qdq_model(0, variant), 1);
+    yrt_error err = {{0}};
+    if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(ir_compact(g, &err), YRT_OK);
+    assert_int_equal(g->n_nodes, 2);
+    const ir_node *conv = &g->nodes[0], *add = &g->nodes[1];
+    assert_true(ir_node_is(conv, "Conv") && ir_node_is(add, "Add"));
+    const ir_tensor *x = &g->tensors[conv->in[0]];
+    assert_string_equal(x->name, "images");
+    assert_int_equal(x->q.on, 1);
+    assert_int_equal(x->q.dtype, IR_I8);
+    assert_int_equal(x->q.zero_point, 0); /* uint8 128 -> int8 0 */
+    assert_true(x->q.scale == 0.5f);
+    const ir_tensor *w = &g->tensors[conv->in[1]];
+    assert_int_equal(w->q.n_scales, 2);
+    assert_int_equal(w->q.axis, 0);
+    assert_true(w->q.scales[1] == 0.2f);
+    assert_int_equal(((int8_t *)w->qdata)[1], 100);
+    assert_true(fabsf(((float *)w->data)[1] - 20.0f) < 1e-5f);
+    assert_true(fabsf(((float *)w->data)[0] + 0.3f) < 1e-6f);
+    const ir_tensor *b = &g->tensors[conv->in[2]];
+    assert_int_equal(b->q.dtype, IR_I32);
+    assert_int_equal(((int32_t *)b->qdata)[1], -9);
+    assert_true(fabsf(((float *)b->data)[1] + 0.9f) < 1e-6f);
+    /* both DQs of the conv output collapse onto c */
+    const ir_tensor *c = &g->tensors[conv->out[0]];
+    assert_int_equal(add->in[0], conv->out[0]);
+    assert_int_equal(add->in[1], conv->out[0]);
+    assert_int_equal(c->q.zero_point, -3);
+    assert_true(c->q.scale == 0.125f);
+    ir_graph_free(g);
+  }
+}
+
+static void test_qdq_errors(void **state) {
+  (void)state;
+  yrt_error err;
+  ir_graph *g = build(qdq_model(1, 0), 1);
+  assert_int_equal(ir_qdq_annotate(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "q_in"));
+  ir_graph_free(g);
+  /* Q whose output is read by a non-DQ node */
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){1, 4});
+  onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.5f});
+  onnx_model_add_initializer(m, "z", IR_I8, 0, NULL, (int8_t[]){0});
+  N(m, "QuantizeLinear", "lonely_q", "x,s,z", "xq");
+  N(m, "Identity", "id", "xq", "y");
+  onnx_model_add_output(m, "y", IR_I8, -1, NULL);
+  g = build(m, 1);
+  assert_int_equal(ir_qdq_annotate(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "lonely_q"));
+  ir_graph_free(g);
+  /* DQ of a graph input */
+  m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_I8, 2, (int64_t[]){1, 4});
+  onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.5f});
+  N(m, "DequantizeLinear", "dq_input", "x,s", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  g = build(m, 1);
+  assert_int_equal(ir_qdq_annotate(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "dq_input"));
+  ir_graph_free(g);
+}
+
+/* conv(4-D) -> Reshape to 3-D -> Sigmoid -> output; attention-like 4-D reshape stays int8 */
+static void test_fp32_region(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 2, 2, 2});
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){2, 2, 1, 1}, (float[]){1, 0, 0, 1});
+  onnx_model_add_initializer(m, "s4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 2, 1, 4});
+  onnx_model_add_initializer(m, "s3", IR_I64, 1, (int64_t[]){3}, (int64_t[]){1, 2, 4});
+  N(m, "Conv", "conv", "x,w", "c");
+  N(m, "Reshape", "attn_reshape", "c,s4", "r4");
+  N(m, "Softmax", "attn_softmax", "r4", "sm4");
+  N(m, "Reshape", "head_reshape", "sm4,s3", "r3");
+  N(m, "Sigmoid", "head_sigmoid", "r3", "y");
+  N(m, "Relu", "side", "sm4", "side_out");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  onnx_model_add_output(m, "side_out", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  /* pretend everything was quantized */
+  for (int i = 0; i < g->n_tensors; i++) {
+    g->tensors[i].q.on = 1;
+    g->tensors[i].q.scale = 1;
+  }
+  yrt_error err;
+  const char *excl[] = {"side", NULL};
+  assert_int_equal(ir_mark_fp32_region(g, excl, &err), YRT_OK);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    int want = strncmp(n->name, "head_", 5) == 0 || strcmp(n->name, "side") == 0;
+    if (n->fp32 != want) fail_msg("node %s fp32=%d", n->name, n->fp32);
+  }
+  assert_int_equal(g->tensors[ir_find_tensor(g, "sm4")].q.on, 1); /* border keeps q */
+  assert_int_equal(g->tensors[ir_find_tensor(g, "r3")].q.on, 0);
+  assert_int_equal(g->tensors[ir_find_tensor(g, "y")].q.on, 0);
+  assert_int_equal(g->tensors[ir_find_tensor(g, "side_out")].q.on, 0);
+  assert_int_equal(g->tensors[ir_find_tensor(g, "c")].q.on, 1);
+  const char *bad[] = {"no_such_node", NULL};
+  assert_int_equal(ir_mark_fp32_region(g, bad, &err), YRT_ERR_INVALID_ARG);
+  ir_graph_free(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fold_shape_chain), cmocka_unit_test(test_fold_arith_slice_transpose),
+      cmocka_unit_test(test_shapes_ops),       cmocka_unit_test(test_split_variants),
+      cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
+      cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
+      cmocka_unit_test(test_fp32_region),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

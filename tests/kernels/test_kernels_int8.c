@@ -112,7 +112,10 @@ static void test_quantize_avx2(void **state) {
 static void test_dequantize(void **state) {
   (void)state;
   int8_t x[300];
-  float y[300], z[300];
+  float y[300];
+#if YK_ARCH_X86_64
+  float z[300]; /* the AVX2 result */
+#endif
   for (int i = 0; i < 300; i++) x[i] = (int8_t)(i - 150);
   for (size_t q = 0; q < NQ; q++) {
     yk_dequantize_i8_f32__scalar(x, y, 300, qset[q].scale, qset[q].zero_point);
@@ -188,7 +191,10 @@ static void test_concat_i8(void **state) {
   const size_t outer = 37, tot = 3 + 33 + 16 + 1;
   int8_t in[4][37 * 33];
   const int8_t *xs[4] = {in[0], in[1], in[2], in[3]};
-  int8_t y[37 * 53], z[37 * 53], ref[37 * 53];
+  int8_t y[37 * 53], ref[37 * 53];
+#if YK_ARCH_X86_64
+  int8_t z[37 * 53]; /* the AVX2 result */
+#endif
   for (int i = 0; i < 4; i++) kt_fill_i8(&r, in[i], sizeof(in[i]));
   for (size_t o = 0; o < outer; o++) {
     size_t col = 0;

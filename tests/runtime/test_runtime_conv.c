@@ -165,6 +165,8 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
   if (g.cout > 1) ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
   uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
   uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
+  /* A fused LUT carries the conv's own output quantization (its index domain). */
+  ytb_set_q(b, tl, sy, zy);
   uint32_t ty = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
   ytb_set_q(b, ty, sy, zy);
   ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);

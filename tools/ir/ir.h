@@ -171,19 +171,32 @@ yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_e
  * Concat, Unsqueeze, Cast, Reshape, arithmetic on small int/float tensors, ...). */
 yrt_status ir_fold_constants(ir_graph *g, yrt_error *err);
 /* Infer every tensor's rank/dims from the graph input shapes. Unsupported op -> error naming
- * the op and node. */
+ * the op and node. Constant-input nodes met on the way are folded (as ir_fold_constants).
+ * Attributes are normalised for the lowering: Conv/MaxPool get explicit kernel_shape,
+ * strides, dilations, pads (auto_pad resolved for Conv, rejected for MaxPool) and Conv group;
+ * Split gets a non-negative axis and an explicit 'split' list (from attribute, input or
+ * num_outputs); Concat/Gather/Softmax axis and Transpose perm become explicit/non-negative. */
 yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err);
-/* Fold BatchNormalization that follows a Conv into its weights/bias (FP32 graphs). */
+/* Fold BatchNormalization that follows a Conv into its weights/bias (FP32 graphs). New
+ * weight/bias tensors are created (the originals may be shared); the Conv then writes the BN
+ * output tensor. Needs constant float weights; other BNs are left alone. */
 yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
 /* Turn every QuantizeLinear->DequantizeLinear pair into a quantization annotation on the
  * float tensor (tensor.q) and every DequantizeLinear of an initializer into a constant with
- * q + qdata; removes the Q/DQ nodes. A graph without QDQ is left unchanged. */
+ * q + qdata; removes the Q/DQ nodes. A graph without QDQ is left unchanged.
+ * When a DQ output was a graph output, the float tensor takes over its name ("output0").
+ * Unsupported (error naming the node): Q/DQ pairs with different parameters, a Q read by
+ * anything but DQ, DQ of a non-constant tensor not produced by Q, per-channel activations,
+ * per-channel zero points that differ. */
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
 /* Mark the FP32 region: every node reachable from an op that turns a rank-4 activation into
  * another rank (the detection head's flatten), and from head Sigmoid/Softmax/Gather/Slice.
  * Quantization annotations on tensors produced and consumed only inside the region are
  * cleared (the head computes in float; borders are dequantized per branch). Also marks the
- * nodes named in `exclude` (NULL-terminated, may be NULL) fp32 (mixed precision). */
+ * nodes named in `exclude` (NULL-terminated, may be NULL) fp32 (mixed precision).
+ * Precisely: q is cleared on every tensor made in float (produced by an fp32 node, or a
+ * constant — its float data is the exact dequantized value) whose every reader is fp32.
+ * Unknown exclude name -> YRT_ERR_INVALID_ARG. Needs shapes (run ir_infer_shapes first). */
 yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err);
 
 #endif /* YOLORT_IR_H */

@@ -209,7 +209,14 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
     g->nodes[di].dead = 1;
     ir_replace_uses(g, y, X);
     if (g->tensors[y].is_output) {
+      /* the graph output keeps its public name (e.g. "output0"): swap names with X */
       g->tensors[y].is_output = 0;
+      if (!g->tensors[X].is_output && !g->tensors[X].is_input) {
+        char *tmp = g->tensors[X].name;
+        g->tensors[X].name = g->tensors[y].name;
+        g->tensors[y].name = tmp;
+        ir_graph_rehash(g);
+      }
       g->tensors[X].is_output = 1;
     }
   }
