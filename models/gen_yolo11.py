@@ -17,7 +17,7 @@ scores are low and a few anchors pass 0.25; box DFL bins prefer distances of 1-5
   --no-bn  BN folded into Conv weight+bias, as Ultralytics exports
 
 Usage: /usr/bin/python3 gen_yolo11.py --scale n --size 640 --out yolo11n-640.onnx [--seed 1]
-       [--no-bn] [--check]
+       [--no-bn] [--also-no-bn PATH] [--check]
 """
 import argparse
 import math
@@ -28,6 +28,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ref_forward  # noqa: E402
 
@@ -177,14 +178,14 @@ class Builder:
         path = "model.%d" % idx
         c = int(c2 * e)
         y = self.conv(x, path + ".cv1", c1, 2 * c)
-        s0, s1 = self.split(y, "/" + path.replace(".", "/"), [c, c])
+        s0, s1 = self.split(y, "/" + path, [c, c])
         ys = [s0, s1]
         for i in range(n):
             if c3k:
                 ys.append(self.c3k(ys[-1], "%s.m.%d" % (path, i), c, c, 2, shortcut))
             else:
                 ys.append(self.bottleneck(ys[-1], "%s.m.%d" % (path, i), c, c, shortcut))
-        y = self.node("Concat", "/%s/Concat" % path.replace(".", "/"), ys, axis=1)
+        y = self.node("Concat", "/%s/Concat" % path, ys, axis=1)
         return self.conv(y, path + ".cv2", (2 + n) * c, c2)
 
     def sppf(self, x, idx, c1, c2, k=5):
@@ -231,7 +232,7 @@ class Builder:
         path = "model.%d" % idx
         c = int(c1 * e)
         y = self.conv(x, path + ".cv1", c1, 2 * c)
-        a, b = self.split(y, "/" + path.replace(".", "/"), [c, c])
+        a, b = self.split(y, "/" + path, [c, c])
         for i in range(n):
             bp = "%s.m.%d" % (path, i)
             scope = _torch_scope(bp)
@@ -240,7 +241,7 @@ class Builder:
             f = self.conv(b, bp + ".ffn.0", c, 2 * c, 1)
             f = self.conv(f, bp + ".ffn.1", 2 * c, c, 1, act=False)
             b = self.node("Add", scope + "/Add_1", [b, f])
-        y = self.node("Concat", "/%s/Concat" % path.replace(".", "/"), [a, b], axis=1)
+        y = self.node("Concat", "/%s/Concat" % path, [a, b], axis=1)
         return self.conv(y, path + ".cv2", 2 * c, c1)
 
     def upsample(self, x, idx):
@@ -411,7 +412,7 @@ def _round_half(a):
     return np.asarray(a, np.float32).astype(np.float16).astype(np.float32)
 
 
-CALIB_IMAGES = 4
+CALIB_IMAGES = 6
 
 
 def calibrate(params, scale, seed):
@@ -445,9 +446,12 @@ def calibrate(params, scale, seed):
                 # Remove the feature-mean direction from the class weights: a trained classifier
                 # responds to local evidence, not to the image's overall level, and its biases
                 # then sit near -5 as in real YOLO heads.
-                mu = np.mean([e[node.input[0]][0].mean(axis=(1, 2)) for e in envs], axis=0)
+                # Same for each calibration image's mean (the image-level shifts): otherwise a
+                # whole image scores high or low at once.
+                means = np.stack([e[node.input[0]][0].mean(axis=(1, 2)) for e in envs]).astype(np.float64)
+                q, _ = np.linalg.qr(means.T)  # [C, images] orthonormal basis of the image means
                 w2 = w.reshape(w.shape[0], -1).astype(np.float64)
-                w2 = w2 - np.outer(w2 @ mu, mu) / float(mu @ mu)
+                w2 = w2 - (w2 @ q) @ q.T
                 w = params.t[node.input[1]] = w2.reshape(w.shape).astype(np.float32)
             # [channels, images, anchors of this level]
             head_pre[node.input[1][: -len(".weight")]] = np.stack(
@@ -521,9 +525,9 @@ def _calibrate_box(params, head_pre, rng):
         params.t[path + ".bias"] = _round_half(prior - mean * k)
 
 
-def _calibrate_cls(params, head_pre, rng, target=0.01):
+def _calibrate_cls(params, head_pre, rng, target=0.005):
     """Class logits: per-class std ~1; one bias shift chosen so that in a typical (median)
-    calibration image ~1% of anchors score above 0.25. Biases land near -12, like the
+    calibration image ~0.5% of anchors score above 0.25. Biases land near -12, like the
     log(5 / nc / (640 / stride) ** 2) prior Ultralytics trains from."""
     scaled, ks = [], {}
     offs = rng.normal(0, 0.3, NC)
@@ -632,6 +636,8 @@ def main(argv):
                    help="explicit BatchNormalization nodes after convs (default)")
     g.add_argument("--no-bn", dest="bn", action="store_false", help="BN folded into Conv, as exported")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--also-no-bn", metavar="PATH",
+                    help="also write the BN-folded variant here (one calibration for both)")
     ap.add_argument("--check", action="store_true",
                     help="run the written model in numpy and print activation/score statistics")
     args = ap.parse_args(argv)
@@ -640,15 +646,17 @@ def main(argv):
     params = Params(args.seed)
     calibrate(params, args.scale, args.seed)
     b, n_anchor = build(params, args.scale, args.size)
-    model = to_model(b, params, args.scale, args.size, n_anchor, args.bn, args.seed)
-    tmp = args.out + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(model.SerializeToString())
-    os.replace(tmp, args.out)
-    n_par = sum(int(np.prod(i.dims)) for i in model.graph.initializer)
-    print("wrote %s: YOLO11%s %dx%d, %d nodes, %.2fM parameters, %s, seed %d (synthetic weights)"
-          % (args.out, args.scale, args.size, args.size, len(model.graph.node), n_par / 1e6,
-             "explicit BN" if args.bn else "BN folded", args.seed))
+    outputs = [(args.out, args.bn)] + ([(args.also_no_bn, False)] if args.also_no_bn else [])
+    for path, bn in outputs:
+        model = to_model(b, params, args.scale, args.size, n_anchor, bn, args.seed)
+        tmp = path + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(model.SerializeToString())
+        os.replace(tmp, path)
+        n_par = sum(int(np.prod(i.dims)) for i in model.graph.initializer)
+        print("wrote %s: YOLO11%s %dx%d, %d nodes, %.2fM parameters, %s, seed %d (synthetic weights)"
+              % (path, args.scale, args.size, args.size, len(model.graph.node), n_par / 1e6,
+                 "explicit BN" if bn else "BN folded", args.seed))
     if args.check:
         return ref_forward.main([args.out])
     return 0

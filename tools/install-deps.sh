@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian packages yolort builds and tests with (idempotent; root or sudo).
-# Usage: tools/install-deps.sh [--arm]   (--arm adds the cross compilers and qemu-user)
+# Usage: tools/install-deps.sh [--arm] [--fuzz]
+#   --arm   adds the cross compilers and qemu-user; --fuzz adds clang and its libFuzzer runtime
 set -euo pipefail
 PKGS=(cmake make gcc pkg-config libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libturbojpeg0-dev
       libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev python3-onnx python3-numpy)
-if [[ "${1:-}" == "--arm" ]]; then
-  PKGS+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf qemu-user)
-fi
+for opt in "$@"; do
+  case "$opt" in
+    --arm) PKGS+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf qemu-user) ;;
+    --fuzz) PKGS+=(clang libclang-rt-14-dev) ;;
+    *) echo "install-deps: unknown option $opt" >&2; exit 2 ;;
+  esac
+done
+command -v npm >/dev/null 2>&1 || PKGS+=(nodejs npm)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

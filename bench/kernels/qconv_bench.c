@@ -1,6 +1,7 @@
 /* qconv_bench.c — single-thread micro-benchmark of yk_qconv over the YOLO11n conv shapes.
  *
  * qconv_bench [--size 640|320] [--file CONVS.txt] [--reps N] [--filter SUBSTR] [--lut]
+ *             [--mr MR --nz NZ]   (force the AVX-512 VNNI blocking, for tuning)
  *
  * Every groups=1 conv of YOLO11n (built-in table at 640, halved for 320; or the text written by
  * bench/peers/xnnpack/onnx_convs.py / yolort-bench --dump-convs) runs over random data as one
@@ -120,7 +121,7 @@ static int load_file(conv_shape *out, int max, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int size = 640, reps = 7, lut_on = 0;
+  int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0;
   const char *file = NULL, *filter = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) size = atoi(argv[++i]);
@@ -128,8 +129,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
     else if (!strcmp(argv[i], "--lut")) lut_on = 1;
+    else if (!strcmp(argv[i], "--mr") && i + 1 < argc) force_mr = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--nz") && i + 1 < argc) force_nz = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut]\n",
+      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--mr M --nz N]\n",
               argv[0]);
       return 2;
     }
@@ -174,6 +177,18 @@ int main(int argc, char **argv) {
       fprintf(stderr, "qconv_bench: %s: init failed\n", s->name);
       return 1;
     }
+#if defined(YOLORT_QCONV_HAS_BLOCKING) && YK_ARCH_X86_64
+    if (force_mr && force_nz && c.variant == YK_QCONV_AVX512VNNI) {
+      c.mr = force_mr, c.nz = force_nz;
+      c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
+      if (!c.packed_bytes) {
+        fprintf(stderr, "qconv_bench: %s: blocking %dx%d not supported\n", s->name, force_mr, force_nz);
+        return 1;
+      }
+    }
+#else
+    (void)force_mr, (void)force_nz;
+#endif
     void *mem = NULL;
     if (c.packed_bytes) {
       mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);

@@ -67,7 +67,7 @@ static int seg_plan(yk_qconv *c, int span) {
 
 static int valid_blocking(int mr, int nz) {
   return (mr == 16 && nz == 1) || (mr == 12 && nz <= 2) || (mr == 8 && nz <= 3) ||
-         (mr == 6 && nz <= 4) || (mr == 5 && nz == 5) || (mr == 4 && nz <= 4);
+         (mr == 6 && nz <= 4) || (mr == 5 && nz <= 5) || (mr == 4 && nz <= 4);
 }
 
 size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c) {
@@ -149,6 +149,46 @@ static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, cons
   return _mm512_cvtps_epi32(_mm512_min_ps(v, hi));
 }
 
+/* Pack 4 requantized zmm (items i0..i0+3 in pixel-major order) into 64 int8 and store them:
+ * whole when contiguous in y (one pixel's 4 columns, or whole pixels when the block is a dense
+ * output row), else 16 channels at a time. */
+static inline __attribute__((always_inline)) void store_pack(const block_args *a,
+                                                             const __m512i q[4], const int i0,
+                                                             const int MR, const int NZ) {
+  const __m512i zp = _mm512_set1_epi16((short)a->y_zp);
+  const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
+  const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
+  __m512i r = _mm512_permutexvar_epi32(perm, _mm512_packs_epi16(ab, cd));
+  if (a->lut) r = lut64(r, a->lut);
+  const int nch = a->nch < 16 * NZ ? a->nch : 16 * NZ;
+  const int m0 = i0 / NZ, z0 = i0 % NZ;
+  if (NZ % 4 == 0) {
+    if (m0 < a->mr) {
+      const int n = nch - 16 * z0;
+      int8_t *yo = a->y + (size_t)m0 * a->ystride + 16 * z0;
+      if (n >= 64) _mm512_storeu_si512(yo, r);
+      else _mm512_mask_storeu_epi8(yo, ((__mmask64)1 << n) - 1, r);
+    }
+    return;
+  }
+  if (i0 + 4 <= MR * NZ && (i0 + 3) / NZ < a->mr && a->ystride == 16 * NZ && nch == 16 * NZ) {
+    _mm512_storeu_si512(a->y + 16 * (size_t)i0, r);
+    return;
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) {
+    const int i = i0 + j, m = i / NZ, z = i % NZ, n = nch - 16 * z;
+    if (i >= MR * NZ || m >= a->mr || n <= 0) continue;
+    const __m128i chunk = j == 0   ? _mm512_castsi512_si128(r)
+                          : j == 1 ? _mm512_extracti32x4_epi32(r, 1)
+                          : j == 2 ? _mm512_extracti32x4_epi32(r, 2)
+                                   : _mm512_extracti32x4_epi32(r, 3);
+    _mm_mask_storeu_epi8(a->y + (size_t)m * a->ystride + 16 * z,
+                         n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1), chunk);
+  }
+}
+
 static inline __attribute__((always_inline)) void block_kernel(const block_args *a, const int MR,
                                                                const int NZ) {
   __m512i acc[MR_MAX][5];
@@ -179,50 +219,30 @@ static inline __attribute__((always_inline)) void block_kernel(const block_args 
       }
     }
   }
-  /* Output: the MR x NZ accumulators in pixel-major order, 4 zmm per pack (64 bytes). A pack
-   * is stored whole when its 4 chunks are contiguous in y (one pixel's 4 columns, or whole
-   * pixels when the block spans all of a dense output row), else chunk by chunk. */
+  /* Output: the MR x NZ accumulators in pixel-major order, 4 zmm per pack (64 bytes). */
   const __m512 hi = _mm512_set1_ps(a->hi);
-  const __m512i zp = _mm512_set1_epi16((short)a->y_zp);
-  const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  const int nch = a->nch < 16 * NZ ? a->nch : 16 * NZ;
-  const int dense = a->ystride == 16 * NZ && nch == 16 * NZ;
-#pragma GCC unroll 8
-  for (int i0 = 0; i0 < MR * NZ; i0 += 4) {
-    __m512i q[4];
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++)
-      q[j] = i0 + j < MR * NZ ? requant16(acc[(i0 + j) / NZ][(i0 + j) % NZ],
-                                          a->scale + 16 * ((i0 + j) % NZ), hi)
-                              : _mm512_setzero_si512();
-    const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
-    const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
-    __m512i r = _mm512_permutexvar_epi32(perm, _mm512_packs_epi16(ab, cd));
-    if (a->lut) r = lut64(r, a->lut);
-    const int m0 = i0 / NZ, z0 = i0 % NZ;
-    if (NZ % 4 == 0) { /* one pixel's 4 columns */
-      if (m0 < a->mr) {
-        const int n = nch - 16 * z0;
-        int8_t *yo = a->y + (size_t)m0 * a->ystride + 16 * z0;
-        if (n >= 64) _mm512_storeu_si512(yo, r);
-        else _mm512_mask_storeu_epi8(yo, ((__mmask64)1 << n) - 1, r);
+  __m512i q[4];
+  int k = 0;
+  /* The runtime break keeps gcc from turning acc into memory in the K loop (without it, it
+   * does: measured 2.5x slower). Items past mr are never stored, so a pending pack is flushed
+   * before leaving. */
+#pragma GCC unroll 16
+  for (int m = 0; m < MR; m++) {
+    if (m >= a->mr) {
+      if (k) {
+        for (int j = k; j < 4; j++) q[j] = _mm512_setzero_si512();
+        store_pack(a, q, m * NZ - k, MR, NZ);
       }
-      continue;
+      break;
     }
-    if (dense && i0 + 4 <= MR * NZ && (i0 + 3) / NZ < a->mr) {
-      _mm512_storeu_si512(a->y + 16 * (size_t)i0, r);
-      continue;
-    }
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; j++) {
-      const int i = i0 + j, m = i / NZ, z = i % NZ, n = nch - 16 * z;
-      if (i >= MR * NZ || m >= a->mr || n <= 0) continue;
-      const __m128i chunk = j == 0   ? _mm512_castsi512_si128(r)
-                            : j == 1 ? _mm512_extracti32x4_epi32(r, 1)
-                            : j == 2 ? _mm512_extracti32x4_epi32(r, 2)
-                                     : _mm512_extracti32x4_epi32(r, 3);
-      _mm_mask_storeu_epi8(a->y + (size_t)m * a->ystride + 16 * z,
-                           n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1), chunk);
+#pragma GCC unroll 5
+    for (int z = 0; z < NZ; z++) {
+      q[k++] = requant16(acc[m][z], a->scale + 16 * z, hi);
+      if (k == 4 || (m == MR - 1 && z == NZ - 1)) {
+        for (int j = k; j < 4; j++) q[j] = _mm512_setzero_si512();
+        store_pack(a, q, m * NZ + z + 1 - k, MR, NZ);
+        k = 0;
+      }
     }
   }
 }
@@ -286,6 +306,46 @@ static void build_segment(const yk_qconv *c, const int8_t *row, int ix0, int8_t 
   memset(dst + (size_t)c->seg_span * c->cin, 0, (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
 }
 
+/* What building a pixel's segment pointers needs, hoisted out of the tile loop. */
+typedef struct seg_geom {
+  const yk_qconv *c;
+  const int8_t *x, *xend, *pad;
+  size_t img, rowb, cin;
+  int kh, h, w, sh, sw, dh, dw, pt, pl, span, spk, segb, reach;
+} seg_geom;
+
+/* Segment pointers of one pixel into sp[s * MR + m]; returns 1 when all are direct or vertical
+ * padding (so the next pixel in the row is the same moved by sw pixels). */
+static int build_pixel_segments(const seg_geom *g, const int8_t **sp, int MR, int m, int n,
+                                int oy, int ox, int8_t **scr) {
+  const int8_t *im = g->x + (size_t)n * g->img;
+  const int iy0 = oy * g->sh - g->pt, ix00 = ox * g->sw - g->pl;
+  const int8_t **dst = &sp[m];
+  int direct = ix00 >= 0 && ix00 + g->reach < g->w;
+  for (int ky = 0; ky < g->kh; ky++) {
+    const int iy = iy0 + ky * g->dh;
+    if (iy < 0 || iy >= g->h) {
+      for (int k = 0; k < g->spk; k++, dst += MR) *dst = g->pad;
+      continue;
+    }
+    const int8_t *row = im + (size_t)iy * g->rowb;
+    for (int k = 0; k < g->spk; k++, dst += MR) {
+      const int ix0 = ix00 + k * g->dw, ixl = ix0 + (g->span - 1) * g->dw;
+      if (ix0 >= 0 && ixl < g->w && row + (size_t)ix0 * g->cin + g->segb <= g->xend) {
+        *dst = row + (size_t)ix0 * g->cin;
+      } else if (g->span == 1 && (ix0 < 0 || ix0 >= g->w)) {
+        *dst = g->pad;
+      } else {
+        build_segment(g->c, row, ix0, *scr);
+        *dst = *scr;
+        *scr += g->segb;
+        direct = 0;
+      }
+    }
+  }
+  return direct;
+}
+
 void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0,
                                int row1) {
   const uint8_t *base = c->packed;
@@ -310,12 +370,43 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, in
   const size_t cin = (size_t)c->cin, rowb = (size_t)w * cin, xstep = (size_t)sw * cin;
   const int reach = (c->kw - 1) * dw; /* from a pixel's first tap to its last */
   const int pend = row1 * ow;
+  const seg_geom g = {.c = c, .x = x, .xend = xend, .pad = pad, .img = img, .rowb = rowb,
+                      .cin = cin, .kh = kh, .h = h, .w = w, .sh = sh, .sw = sw, .dh = dh,
+                      .dw = dw, .pt = pt, .pl = pl, .span = span, .spk = spk, .segb = segb,
+                      .reach = reach};
   int prev_direct = 0; /* the previous pixel's segments are all direct or vertical padding */
   for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
     int8_t *scr = scratch;
     int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
-    for (int m = 0; m < mr; m++) {
+    /* A tile inside one output row with no clipped pixel: build the first pixel's segments,
+     * the others are the same moved by m * sw pixels (vertical padding stays). */
+    int m = 0;
+    if (ox + mr <= ow && ox * sw - pl >= 0 && (ox + mr - 1) * sw - pl + reach < w) {
+      prev_direct = 0;
+      int ok = build_pixel_segments(&g, sp, MR, 0, n, oy, ox, &scr);
+      for (int s = 0; ok && s < nseg; s++) {
+        const int8_t *q = sp[s * MR];
+        if (q != pad && q + (size_t)(mr - 1) * xstep + segb > xend) ok = 0;
+      }
+      if (ok) {
+        for (int s = 0; s < nseg; s++) {
+          const int8_t *q = sp[s * MR];
+          const size_t step = q == pad ? 0 : xstep;
+          for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
+        }
+        m = mr;
+        prev_direct = 1;
+        ox += mr;
+        if (ox == ow) {
+          ox = 0;
+          if (++oy == oh) oy = 0, n++;
+        }
+      } else {
+        scr = scratch;
+      }
+    }
+    for (; m < mr; m++) {
       const int ix00 = ox * sw - pl;
       const int interior = ix00 >= 0 && ix00 + reach < w;
       const int mp = m > 0 ? m - 1 : MR - 1; /* the previous pixel's slot */
@@ -332,34 +423,7 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, in
           sp[s * MR + m] = q;
         }
       }
-      if (!done) {
-        const int8_t *im = x + (size_t)n * img;
-        const int iy0 = oy * sh - pt;
-        const int8_t **dst = &sp[m];
-        int direct = interior;
-        for (int ky = 0; ky < kh; ky++) {
-          const int iy = iy0 + ky * dh;
-          if (iy < 0 || iy >= h) {
-            for (int k = 0; k < spk; k++, dst += MR) *dst = pad;
-            continue;
-          }
-          const int8_t *row = im + (size_t)iy * rowb;
-          for (int k = 0; k < spk; k++, dst += MR) {
-            const int ix0 = ix00 + k * dw, ixl = ix0 + (span - 1) * dw;
-            if (ix0 >= 0 && ixl < w && row + (size_t)ix0 * cin + segb <= xend) {
-              *dst = row + (size_t)ix0 * cin;
-            } else if (span == 1 && (ix0 < 0 || ix0 >= w)) {
-              *dst = pad;
-            } else {
-              build_segment(c, row, ix0, scr);
-              *dst = scr;
-              scr += segb;
-              direct = 0;
-            }
-          }
-        }
-        prev_direct = direct;
-      }
+      if (!done) prev_direct = build_pixel_segments(&g, sp, MR, m, n, oy, ox, &scr);
       if (++ox == ow) {
         ox = 0;
         if (++oy == oh) oy = 0, n++;

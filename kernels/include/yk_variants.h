@@ -37,7 +37,8 @@ void yk_maxpool_nhwc_i8__scalar(const int8_t *x, int n, int h, int w, int c, int
 void yk_dwconv3x3_i8__scalar(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                              const yk_dw_params *p);
 
-/* ---- float (scalar only: SIMD transcendental functions would not be bit-exact) */
+/* ---- float. Exp/sigmoid/SiLU/softmax use the exp of kernels/unary/exp_f32_inline.h (not
+ * libm) so their SIMD variants are bit-exact; each file documents its summation order. */
 void yk_binary_f32__scalar(int kind, const float *a, const yk_shape *sa, const float *b,
                            const yk_shape *sb, float *y, const yk_shape *sy);
 void yk_unary_f32__scalar(int kind, float alpha, const float *x, float *y, size_t n);
@@ -70,6 +71,18 @@ void yk_maxpool_nhwc_i8__avx2(const int8_t *x, int n, int h, int w, int c, int8_
                               int ow, const yk_pool_params *p);
 void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                            const yk_dw_params *p);
+/* float: AVX2 needs FMA too (yk_isa.avx2 means AVX2 + FMA); AVX-512 needs F. */
+void yk_unary_f32__avx2(int kind, float alpha, const float *x, float *y, size_t n);
+void yk_unary_f32__avx512(int kind, float alpha, const float *x, float *y, size_t n);
+void yk_softmax_f32__avx2(const float *x, float *y, size_t outer, size_t axis_len, size_t inner);
+void yk_softmax_f32__avx512(const float *x, float *y, size_t outer, size_t axis_len,
+                            size_t inner);
+void yk_matmul_f32__avx2(const float *a, const float *b, float *y, size_t batch,
+                         size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
+                         size_t N);
+void yk_matmul_f32__avx512(const float *a, const float *b, float *y, size_t batch,
+                           size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
+                           size_t N);
 #endif
 
 #endif /* YOLORT_YK_VARIANTS_H */

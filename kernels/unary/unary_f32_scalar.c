@@ -1,26 +1,22 @@
 /* unary_f32_scalar.c — float activations. yk_unary_f32_1 is the single definition of each
- * function, also used to build int8 LUTs. Sigmoid is evaluated on the side where exp cannot
- * overflow, so it is accurate to ~1 ulp of expf over the whole range. */
+ * function, also used to build int8 LUTs. Exp, sigmoid and SiLU use the exp of
+ * exp_f32_inline.h (not libm) so the SIMD variants are bit-exact with this reference; tanh
+ * stays libm and has no SIMD variant. */
 #include <math.h>
 #include <string.h>
 
+#include "exp_f32_inline.h"
 #include "yk_variants.h"
 #include "yolort_format.h"
-
-static float sigmoid1(float x) {
-  if (x >= 0.0f) return 1.0f / (1.0f + expf(-x));
-  const float e = expf(x);
-  return e / (1.0f + e);
-}
 
 float yk_unary_f32_1(int kind, float alpha, float x) {
   switch (kind) {
     case YRT_UNARY_RELU: return x > 0.0f ? x : 0.0f;
-    case YRT_UNARY_SIGMOID: return sigmoid1(x);
-    case YRT_UNARY_SILU: return x * sigmoid1(x);
+    case YRT_UNARY_SIGMOID: return yk_sigmoid_f32_1(x);
+    case YRT_UNARY_SILU: return x * yk_sigmoid_f32_1(x);
     case YRT_UNARY_LEAKY_RELU: return x >= 0.0f ? x : alpha * x;
     case YRT_UNARY_TANH: return tanhf(x);
-    case YRT_UNARY_EXP: return expf(x);
+    case YRT_UNARY_EXP: return yk_exp_f32_1(x);
     default: return x; /* NONE, IDENTITY */
   }
 }
@@ -46,6 +42,16 @@ void yk_unary_f32__scalar(int kind, float alpha, const float *x, float *y, size_
 }
 
 void yk_unary_f32(const yk_isa *isa, int kind, float alpha, const float *x, float *y, size_t n) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx512) {
+    yk_unary_f32__avx512(kind, alpha, x, y, n);
+    return;
+  }
+  if (isa && isa->avx2) {
+    yk_unary_f32__avx2(kind, alpha, x, y, n);
+    return;
+  }
+#endif
   (void)isa;
   yk_unary_f32__scalar(kind, alpha, x, y, n);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <turbojpeg.h>
 
 /* Reject sizes no camera frame or dataset image has, before allocating for them. */
@@ -96,6 +97,11 @@ yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err)
   yrt_status st = YRT_OK;
   uint8_t *data = NULL;
   long n = -1;
+  struct stat sb;
+  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a directory opens, then reads fail */
+    st = yrt_set_error(err, YRT_ERR_IO, "%s: not a readable regular file", path);
+    goto done;
+  }
   if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
   if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
     st = yrt_set_error(err, YRT_ERR_IO, "%s: cannot determine file size", path);

@@ -114,6 +114,19 @@ static yrt_status check_conv(const vctx *v) {
                (int)p[YRT_CONV_P_KH], (int)p[YRT_CONV_P_KW], (long long)(cin / g));
   if (b && (b->rank != 1 || b->dims[0] != cout))
     return bad(v, YRT_ERR_SHAPE, "bias must be [%lld]", (long long)cout);
+  if (is_i8) {
+    /* Kernels accumulate bias + sum((x - zp) * w) in int32: a hostile bias overflowed the scalar
+     * ones (fuzz finding). |x - zp| <= 255, |w| <= 128. */
+    const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * (cin / g) * 255 * 128;
+    if (span > INT32_MAX)
+      return bad(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32",
+                 (long long)(span / (255 * 128)));
+    const int32_t *bd = b ? (const int32_t *)yrt_tensor_const_data(v->m, b) : NULL;
+    for (int64_t c = 0; bd && c < cout; c++)
+      if (bd[c] > INT32_MAX - span || bd[c] < INT32_MIN + span)
+        return bad(v, YRT_ERR_FORMAT, "bias[%lld] = %d can overflow the int32 accumulator", (long long)c,
+                   (int)bd[c]);
+  }
   if (!window_ok(x->dims[1], p[YRT_CONV_P_KH], p[YRT_CONV_P_SH], p[YRT_CONV_P_PAD_T], p[YRT_CONV_P_PAD_B],
                  p[YRT_CONV_P_DH], y->dims[1]) ||
       !window_ok(x->dims[2], p[YRT_CONV_P_KW], p[YRT_CONV_P_SW], p[YRT_CONV_P_PAD_L], p[YRT_CONV_P_PAD_R],

@@ -39,16 +39,25 @@ static void hand_case(void **state) {
   assert_int_equal(y, yk_round_half_even(v) - 1);
 }
 
-static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int s, int pad,
-                     int use_lut, int big_scale) {
+typedef struct qcase {
+  int n, h, w, cin, cout, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+  int use_lut, big_scale;
+  int x_zp, y_zp; /* 999: random */
+  int mr, nz;     /* 0: the blocking init picks */
+} qcase;
+
+/* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking), rows split
+ * unevenly in several calls as threads would. Returns the variant that ran. */
+static int run_qcase(rng *r, qcase q) {
   yk_isa isa;
   yk_isa_detect(&isa);
-  const int oh = (h + 2 * pad - k) / s + 1, ow = (w + 2 * pad - k) / s + 1;
-  size_t nx = (size_t)n * h * w * cin, nw = (size_t)cout * k * k * cin,
-         ny = (size_t)n * oh * ow * cout;
+  const int oh = (q.h + q.pt + q.pb - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+  const int ow = (q.w + q.pl + q.pr - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+  size_t nx = (size_t)q.n * q.h * q.w * q.cin, nw = (size_t)q.cout * q.kh * q.kw * q.cin,
+         ny = (size_t)q.n * oh * ow * q.cout;
   int8_t *x = malloc(nx), *wt = malloc(nw), *y0 = malloc(ny), *y1 = malloc(ny);
-  int32_t *bias = malloc(sizeof(int32_t) * cout);
-  float *scale = malloc(sizeof(float) * cout);
+  int32_t *bias = malloc(sizeof(int32_t) * q.cout);
+  float *scale = malloc(sizeof(float) * q.cout);
   int8_t lut[256];
   assert_non_null(x);
   assert_non_null(wt);
@@ -58,34 +67,48 @@ static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int 
   assert_non_null(scale);
   for (size_t i = 0; i < nx; i++) x[i] = ri8(r);
   for (size_t i = 0; i < nw; i++) wt[i] = ri8(r);
-  for (int i = 0; i < cout; i++) {
+  for (int i = 0; i < q.cout; i++) {
     bias[i] = (int32_t)(rnext(r) % 20001) - 10000;
-    scale[i] = (big_scale ? 0.05f : 0.0005f) * (1.0f + (float)(rnext(r) % 100) / 50.0f);
+    scale[i] = (q.big_scale ? 0.05f : 0.0005f) * (1.0f + (float)(rnext(r) % 100) / 50.0f);
   }
+  if (q.big_scale == 2) scale[0] = 1e9f; /* float overflow of acc * scale */
   for (int i = 0; i < 256; i++) lut[i] = ri8(r);
-  yk_qconv c = {.n = n, .h = h, .w = w, .cin = cin, .oh = oh, .ow = ow, .cout = cout, .kh = k,
-                .kw = k, .sh = s, .sw = s, .pad_t = pad, .pad_l = pad, .dh = 1, .dw = 1,
-                .x_zp = (int32_t)(rnext(r) % 256) - 128, .y_zp = (int32_t)(rnext(r) % 256) - 128,
-                .weights = wt, .bias = bias, .scale = scale, .lut = use_lut ? lut : NULL};
+  yk_qconv c = {.n = q.n, .h = q.h, .w = q.w, .cin = q.cin, .oh = oh, .ow = ow, .cout = q.cout,
+                .kh = q.kh, .kw = q.kw, .sh = q.sh, .sw = q.sw, .pad_t = q.pt, .pad_l = q.pl,
+                .dh = q.dh, .dw = q.dw,
+                .x_zp = q.x_zp == 999 ? (int32_t)(rnext(r) % 256) - 128 : q.x_zp,
+                .y_zp = q.y_zp == 999 ? (int32_t)(rnext(r) % 256) - 128 : q.y_zp,
+                .weights = wt, .bias = bias, .scale = scale, .lut = q.use_lut ? lut : NULL};
   assert_int_equal(yk_qconv_init(&c, &isa), 0);
-  yk_qconv_rows__scalar(&c, x, y0, 0, n * oh);
+  yk_qconv_rows__scalar(&c, x, y0, 0, q.n * oh);
+  int variant = c.variant;
   if (c.variant == YK_QCONV_AVX512VNNI) {
-    void *mem = aligned_alloc(64, c.packed_bytes);
+#if YK_ARCH_X86_64
+    if (q.mr) {
+      c.mr = q.mr;
+      c.nz = q.nz;
+      c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
+      assert_true(c.packed_bytes > 0);
+    }
+#endif
+    void *mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);
     assert_non_null(mem);
     yk_qconv_pack(&c, mem);
     memset(y1, 0x55, ny);
-    /* split rows unevenly, as threads would */
-    int rows = n * oh, mid = rows / 3;
-    yk_qconv_rows(&c, x, y1, 0, mid);
-    yk_qconv_rows(&c, x, y1, mid, rows);
+    /* split rows unevenly, as threads would: [0, 1), [1, rows/3), [rows/3, rows) */
+    const int rows = q.n * oh, a = rows > 1 ? 1 : rows, b = rows / 3 > a ? rows / 3 : a;
+    yk_qconv_rows(&c, x, y1, 0, a);
+    yk_qconv_rows(&c, x, y1, a, b);
+    yk_qconv_rows(&c, x, y1, b, rows);
     for (size_t i = 0; i < ny; i++) {
       if (y0[i] != y1[i])
-        fail_msg("mismatch at %zu: scalar %d vnni %d (n%d h%d w%d cin%d cout%d k%d s%d)", i,
-                 y0[i], y1[i], n, h, w, cin, cout, k, s);
+        fail_msg("mismatch at %zu (pixel %zu ch %zu): scalar %d vnni %d (n%d h%d w%d cin%d cout%d "
+                 "k%dx%d s%dx%d pad%d,%d,%d,%d d%dx%d lut%d scale%d mr%d nz%d)",
+                 i, i / q.cout, i % q.cout, y0[i], y1[i], q.n, q.h, q.w, q.cin, q.cout, q.kh,
+                 q.kw, q.sh, q.sw, q.pt, q.pl, q.pb, q.pr, q.dh, q.dw, q.use_lut, q.big_scale,
+                 c.mr, c.nz);
     }
     free(mem);
-  } else {
-    print_message("AVX-512 VNNI+VBMI not available: scalar only\n");
   }
   free(x);
   free(wt);
@@ -93,10 +116,27 @@ static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int 
   free(y1);
   free(bias);
   free(scale);
+  return variant;
+}
+
+/* The variant a plain cin=4 conv gets on this machine: every shape below must get it too (the
+ * VNNI kernel takes any cin; only machines without AVX-512 VNNI+VBMI run scalar). */
+static int expected_variant(void) {
+  rng r = {3};
+  qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0};
+  return run_qcase(&r, q);
+}
+
+static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int s, int pad,
+                     int use_lut, int big_scale) {
+  qcase q = {n, h, w, cin, cout, k, k, s, s, pad, pad, pad, pad, 1, 1, use_lut, big_scale,
+             999, 999, 0, 0};
+  assert_int_equal(run_qcase(r, q), expected_variant());
 }
 
 static void vnni_matches_scalar(void **state) {
   (void)state;
+  if (expected_variant() == YK_QCONV_SCALAR) print_message("AVX-512 VNNI+VBMI not available: scalar only\n");
   rng r = {42};
   run_case(&r, 1, 7, 9, 4, 1, 3, 1, 1, 0, 0);
   run_case(&r, 1, 7, 9, 4, 17, 3, 2, 1, 1, 0);
@@ -108,10 +148,76 @@ static void vnni_matches_scalar(void **state) {
   run_case(&r, 1, 20, 20, 64, 128, 3, 1, 1, 1, 0);
 }
 
+/* cin not a multiple of 4 (the first conv has 3): kernel-row segments with a zero-weight tail,
+ * clipped edges and the over-read guard at the end of the input. */
+static void odd_cin(void **state) {
+  (void)state;
+  rng r = {7};
+  static const int cins[] = {1, 2, 3, 5, 6, 7, 9, 13};
+  for (int i = 0; i < 8; i++) {
+    run_case(&r, 1, 13, 17, cins[i], 16, 3, 2, 1, i & 1, i % 3 == 0);
+    run_case(&r, 2, 9, 7, cins[i], 24, 3, 1, 1, (i + 1) & 1, 0);
+    run_case(&r, 1, 5, 6, cins[i], 8, 1, 1, 0, 0, 1);
+  }
+  /* no padding, last pixel's kernel row ends at the last input byte */
+  qcase q = {1, 6, 6, 3, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0};
+  assert_int_equal(run_qcase(&r, q), expected_variant());
+  q.sh = q.sw = 3;
+  assert_int_equal(run_qcase(&r, q), expected_variant());
+}
+
+/* cout around every column and block boundary, with every blocking the kernel has. */
+static void all_blockings(void **state) {
+  (void)state;
+  rng r = {99};
+  static const int mrnz[][2] = {{16, 1}, {12, 1}, {12, 2}, {8, 1}, {8, 2}, {8, 3}, {6, 1},
+                                {6, 2},  {6, 3},  {6, 4},  {5, 1}, {5, 2}, {5, 3}, {5, 4},
+                                {5, 5},  {4, 1},  {4, 2},  {4, 3}, {4, 4}};
+  static const int couts[] = {1, 8, 15, 16, 17, 32, 40, 48, 63, 64, 65, 80, 96, 130};
+  for (int b = 0; b < (int)(sizeof mrnz / sizeof mrnz[0]); b++)
+    for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
+      qcase q = {1 + (i & 1), 5, 7, 4 * (1 + i % 5), couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
+                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1]};
+      assert_int_equal(run_qcase(&r, q), expected_variant());
+      q.kh = q.kw = 1;
+      q.pt = q.pl = q.pb = q.pr = 0;
+      q.sh = q.sw = 1;
+      q.cin = 3 + i;
+      assert_int_equal(run_qcase(&r, q), expected_variant());
+    }
+}
+
+/* Asymmetric kernels and padding, dilation (one segment per tap), extreme zero points, overflowing
+ * scales, a cin too wide for the stack copies of kernel rows, batches. */
+static void odd_geometry(void **state) {
+  (void)state;
+  rng r = {1234};
+  /*         n  h   w   cin cout kh kw sh sw pt pl pb pr dh dw lut big xzp ypz mr nz */
+  qcase cases[] = {
+      {1, 9, 11, 8, 20, 1, 3, 1, 2, 0, 1, 0, 2, 1, 1, 1, 0, 999, 999, 0, 0},
+      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 1, 999, 999, 0, 0},
+      {2, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0},
+      {1, 8, 10, 6, 16, 3, 3, 1, 1, 1, 2, 1, 2, 1, 2, 0, 0, 999, 999, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 999, 999, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, -128, 127, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 127, -128, 0, 0},
+      {1, 4, 5, 1200, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0},
+      {3, 3, 4, 24, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0},
+      {1, 1, 1, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0},
+      {1, 2, 3, 3, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 999, 999, 0, 0},
+      {1, 4, 300, 16, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    assert_int_equal(run_qcase(&r, cases[i]), expected_variant());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
       cmocka_unit_test(vnni_matches_scalar),
+      cmocka_unit_test(odd_cin),
+      cmocka_unit_test(all_blockings),
+      cmocka_unit_test(odd_geometry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

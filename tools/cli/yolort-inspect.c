@@ -38,7 +38,7 @@ static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char
   ir_graph *g = NULL;
   void *yrt = NULL;
   size_t ysize = 0;
-  yrt_convert_options co = {(const char *const *)keep, 0, 0, NULL};
+  yrt_convert_options co = {.keep_fp32 = (const char *const *)keep};
   yrt_convert_report rep;
   yrt_status st = onnx_model_pack(m, &bytes, &size, err);
   if (!st) st = onnx_read_memory(bytes, size, &g, err);

@@ -1,8 +1,10 @@
 /* yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]
- *   [--method minmax|percentile|entropy] [--percentile 99.99] [--activations int8|uint8]
+ *   [--method minmax|percentile|entropy|all] [--percentile 99.99] [--activations int8|uint8]
  *   [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
- * follows onnxruntime's quantize_static layout (onnxruntime runs it too); --yrt also converts it. */
+ * follows onnxruntime's quantize_static layout (onnxruntime runs it too); --yrt also converts it.
+ * --method all calibrates once and writes one model per method (out.<method>.qdq.onnx), for
+ * comparing them with yolort-eval. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,12 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]\n"
-          "         [--method minmax|percentile|entropy] [--percentile P] [--activations int8|uint8]\n"
-          "         [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]\n");
+          "         [--method minmax|percentile|entropy|all] [--percentile P]\n"
+          "         [--activations int8|uint8] [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]\n");
   return 2;
 }
 
-static int write_file(const char *path, const void *data, size_t size, yrt_error *err) {
+static yrt_status write_file(const char *path, const void *data, size_t size, yrt_error *err) {
   FILE *f = fopen(path, "wb");
   if (!f) return yrt_set_error(err, YRT_ERR_IO, "cannot create '%s'", path);
   size_t w = fwrite(data, 1, size, f);
@@ -27,9 +29,65 @@ static int write_file(const char *path, const void *data, size_t size, yrt_error
   return YRT_OK;
 }
 
+/* "a/b.qdq.onnx" + "entropy" -> "a/b.entropy.qdq.onnx" (before the first '.' of the base name). */
+static void with_tag(const char *path, const char *tag, char *out, size_t cap) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  const char *dot = strchr(base, '.');
+  if (!tag || !dot) {
+    snprintf(out, cap, "%s", path);
+    return;
+  }
+  snprintf(out, cap, "%.*s.%s%s", (int)(dot - path), path, tag, dot);
+}
+
+typedef struct method_run {
+  yrt_calib_method m;
+  double pct;
+  const char *tag;
+} method_run;
+
+/* Write the QDQ (and .yrt) of one method from the shared calibration. */
+static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *r,
+                       const calib_options *o, const method_run *mr, const char *out,
+                       const char *yrt_out, int tagged, yrt_error *err) {
+  char qpath[1024], ypath[1024];
+  with_tag(out, tagged ? mr->tag : NULL, qpath, sizeof qpath);
+  if (yrt_out) with_tag(yrt_out, tagged ? mr->tag : NULL, ypath, sizeof ypath);
+  calib_choose(r, mr->m, mr->pct);
+  Onnx__ModelProto *m = NULL;
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  yrt_status st = onnx_model_load_memory(folded, folded_size, &m, err);
+  if (!st) st = calib_write_qdq(m, r, o, err);
+  if (!st) st = onnx_model_pack(m, &bytes, &size, err);
+  onnx_model_free(m);
+  if (!st) st = write_file(qpath, bytes, size, err);
+  if (!st) printf("wrote %s (%s, %zu bytes)\n", qpath, mr->tag, size);
+  if (!st && yrt_out) {
+    yrt_convert_options co = {.keep_fp32 = o->exclude};
+    yrt_convert_report rep;
+    ir_graph *g = NULL;
+    void *yrt = NULL;
+    size_t ysize = 0;
+    st = onnx_read_memory(bytes, size, &g, err);
+    if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, &rep, err);
+    ir_graph_free(g);
+    if (!st) st = write_file(ypath, yrt, ysize, err);
+    if (!st) {
+      if (!o->quiet) yrt_convert_report_print(&rep, stdout);
+      printf("wrote %s (%d int8 nodes of %d, %zu bytes)\n", ypath, rep.n_int8_nodes, rep.n_nodes, ysize);
+    }
+    free(yrt);
+  }
+  free(bytes);
+  return st;
+}
+
 int main(int argc, char **argv) {
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL;
   calib_options o = {YRT_CALIB_PERCENTILE, 99.99, 0, NULL, 0, 2, 0};
+  int all = 0;
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
@@ -38,7 +96,8 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
-      if (calib_method_parse(argv[++i], &o.method)) return usage();
+      if (!strcmp(argv[++i], "all")) all = 1;
+      else if (calib_method_parse(argv[i], &o.method)) return usage();
     } else if (!strcmp(a, "--percentile") && i + 1 < argc) o.percentile = atof(argv[++i]);
     else if (!strcmp(a, "--activations") && i + 1 < argc) {
       const char *t = argv[++i];
@@ -62,35 +121,33 @@ int main(int argc, char **argv) {
 
   yrt_error err = {{0}};
   Onnx__ModelProto *m = NULL;
-  void *yrt = NULL;
-  size_t ysize = 0;
-  uint8_t *bytes = NULL;
-  size_t size = 0;
+  uint8_t *folded = NULL;
+  size_t folded_size = 0;
+  calib_result r;
+  memset(&r, 0, sizeof r);
   yrt_status st = onnx_model_load_file(in, &m, &err);
   if (!st) {
-    fprintf(stderr, "yolort-quantize: %s, method %s", in, calib_method_name(o.method));
-    if (o.method == YRT_CALIB_PERCENTILE) fprintf(stderr, " %.4g", o.percentile);
+    fprintf(stderr, "yolort-quantize: %s, method %s", in, all ? "all" : calib_method_name(o.method));
+    if (!all && o.method == YRT_CALIB_PERCENTILE) fprintf(stderr, " %.4g", o.percentile);
     fprintf(stderr, ", %s activations, per-channel int8 weights\n", o.uint8_acts ? "uint8" : "int8");
-    st = calib_quantize_model(m, dir, &o, &err);
+    st = qdq_fold_batchnorm(m, &err);
   }
-  if (!st) st = onnx_model_pack(m, &bytes, &size, &err);
-  if (!st) st = write_file(out, bytes, size, &err);
-  if (!st) printf("wrote %s (%zu bytes)\n", out, size);
-  if (!st && yrt_out) {
-    yrt_convert_options co = {o.exclude, 0, 0, NULL};
-    yrt_convert_report rep;
-    ir_graph *g = NULL;
-    st = onnx_read_memory(bytes, size, &g, &err);
-    if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, &rep, &err);
-    ir_graph_free(g);
-    if (!st) st = write_file(yrt_out, yrt, ysize, &err);
-    if (!st) {
-      yrt_convert_report_print(&rep, stdout);
-      printf("wrote %s (%zu bytes)\n", yrt_out, ysize);
-    }
+  if (!st) st = onnx_model_pack(m, &folded, &folded_size, &err);
+  if (!st) st = calib_collect(m, dir, &o, &r, &err);
+  if (!st) fprintf(stderr, "yolort-quantize: %d activations observed on %d images\n", r.n, r.images);
+  const method_run runs[] = {{YRT_CALIB_MINMAX, 0, "minmax"},
+                             {YRT_CALIB_PERCENTILE, 99.99, "percentile"},
+                             {YRT_CALIB_PERCENTILE, 99.999, "percentile99999"},
+                             {YRT_CALIB_ENTROPY, 0, "entropy"}};
+  if (!st && all) {
+    for (size_t k = 0; !st && k < sizeof runs / sizeof runs[0]; k++)
+      st = emit(folded, folded_size, &r, &o, &runs[k], out, yrt_out, 1, &err);
+  } else if (!st) {
+    method_run one = {o.method, o.percentile, calib_method_name(o.method)};
+    st = emit(folded, folded_size, &r, &o, &one, out, yrt_out, 0, &err);
   }
-  free(bytes);
-  free(yrt);
+  calib_result_free(&r);
+  free(folded);
   onnx_model_free(m);
   free(excl);
   if (st) {

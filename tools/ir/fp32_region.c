@@ -20,6 +20,10 @@ static int is_seed(const ir_graph *g, const ir_node *n) {
 }
 
 yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err) {
+  return ir_mark_fp32_region_ex(g, exclude, 1, err);
+}
+
+yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int head, yrt_error *err) {
   if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_mark_fp32_region: NULL graph");
   int *order, n;
   yrt_status st = ir_topo_order(g, &order, &n, err);
@@ -37,7 +41,7 @@ yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_erro
                            "ir_infer_shapes first)", g->tensors[nd->in[j]].name);
         goto done;
       }
-    int in_region = is_seed(g, nd);
+    int in_region = head && is_seed(g, nd);
     for (int j = 0; j < nd->n_in && !in_region; j++)
       if (nd->in[j] >= 0 && hot[nd->in[j]]) in_region = 1;
     if (in_region) {

@@ -367,7 +367,7 @@ int64_t ir_numel(const ir_tensor *t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++) {
     if (t->dims[i] < 0) return -1;
-    n *= t->dims[i];
+    if (__builtin_mul_overflow(n, t->dims[i], &n)) return -1; /* hostile dims (fuzz finding) */
   }
   return n;
 }

@@ -198,5 +198,8 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
  * constant — its float data is the exact dequantized value) whose every reader is fp32.
  * Unknown exclude name -> YRT_ERR_INVALID_ARG. Needs shapes (run ir_infer_shapes first). */
 yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err);
+/* Same; head == 0 marks only the exclusions, keeping every quantization of the QDQ graph (the
+ * head then runs in float between explicit quantize/dequantize steps, as onnxruntime does). */
+yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int head, yrt_error *err);
 
 #endif /* YOLORT_IR_H */

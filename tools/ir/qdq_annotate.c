@@ -55,9 +55,10 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
   for (int64_t i = 0; i < ns; i++) {
     memcpy(&p->scales[i], (const char *)s->data + i * 4, 4);
     if (!(p->scales[i] > 0) || p->scales[i] > 1e30f) {
+      const double bad = (double)p->scales[i]; /* read before qp_free (fuzz finding) */
       qp_free(p);
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale %g is not positive",
-                           n->name, (double)p->scales[i]);
+                           n->name, bad);
     }
   }
   if (s->rank >= 1 && !(ns == 1 && s->rank <= 1)) {

@@ -498,8 +498,8 @@ yrt_status ir_infer_node(ir_graph *g, int node, yrt_error *err) {
         minus = i;
       } else if (sh[i] < 0) {
         return SERR("shape: Reshape node '%s': bad dim %lld", n->name, (long long)sh[i]);
-      } else {
-        known *= sh[i];
+      } else if (__builtin_mul_overflow(known, sh[i], &known)) { /* fuzz finding */
+        return SERR("shape: Reshape node '%s': shape overflows", n->name);
       }
     }
     if (minus >= 0) {

@@ -22,7 +22,8 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_erro
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
-  if ((st = ir_mark_fp32_region(g, o ? o->keep_fp32 : NULL, err)) != YRT_OK) return st;
+  if ((st = ir_mark_fp32_region_ex(g, o ? o->keep_fp32 : NULL, !(o && o->exact_qdq), err)) != YRT_OK)
+    return st;
   return ir_compact(g, err);
 }
 

@@ -24,6 +24,8 @@ typedef struct yrt_convert_options {
   int verbose;                  /* 1: print every lowered node to stderr */
   int synthetic;                /* 1: force YRT_FLAG_SYNTHETIC */
   const char *source;           /* recorded in META (file name); NULL: "onnx" */
+  int exact_qdq;                /* 1: keep the QDQ graph's own quantization in the head too, to
+                                   reproduce onnxruntime (default 0: head in float) */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96

@@ -120,7 +120,9 @@ static int add_weights(lw_ctx *c, const ir_tensor *W, int i8) {
   return t;
 }
 
-static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float *sw) {
+/* span: largest |sum((x - zp) * w)| of one output; int8 biases are kept within int32 minus it,
+ * which the loader requires (runtime/src/model_validate_nodes.c; fuzz finding). */
+static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float *sw, int64_t span) {
   const ir_graph *g = c->g;
   const ir_tensor *B = b >= 0 ? &g->tensors[b] : NULL;
   char name[512];
@@ -163,6 +165,8 @@ static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float 
         if (r < -2147483648.0) r = -2147483648.0;
         q[k] = (int32_t)r;
       }
+      if (q[k] > INT32_MAX - span) q[k] = (int32_t)(INT32_MAX - span);
+      if (q[k] < INT32_MIN + span) q[k] = (int32_t)(INT32_MIN + span);
     }
   }
   int64_t d = co;
@@ -199,7 +203,11 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   int z = mul >= 0 ? g->nodes[mul].out[0] : y;
   const char *why = NULL;
   int i8 = lw_node_int8(c, ni, &why);
-  if (i8 && mul >= 0) {
+  /* A SiLU whose Sigmoid output is float (yolort-quantize leaves it so) still fuses into an
+   * int8 conv: the LUT then computes silu() exactly from the conv's int8 output. */
+  const int exact_silu = sig >= 0 && !lw_q_ok(g, g->nodes[sig].out[0]) && lw_q_ok(g, z) &&
+                         !g->nodes[sig].fp32 && !g->nodes[mul].fp32;
+  if (i8 && mul >= 0 && !exact_silu) {
     const char *w2 = NULL;
     if (sig < 0 || !lw_node_int8(c, sig, &w2) || !lw_node_int8(c, mul, &w2)) {
       i8 = 0;
@@ -225,12 +233,22 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
 
   int wt = add_weights(c, W, i8);
   if (wt < 0) return c->status;
-  int bt = add_bias(c, b, co, i8, i8 ? X->q.scale : 0.0f, i8 ? c->t[wt].scales : NULL);
+  const int64_t span = kh * kw * cig * 255 * 128;
+  if (i8 && span > INT32_MAX)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': int8 window of %lld products can overflow int32",
+                  n->name, (long long)(kh * kw * cig));
+  int bt = add_bias(c, b, co, i8, i8 ? X->q.scale : 0.0f, i8 ? c->t[wt].scales : NULL, span);
   if (bt < 0) return c->status;
   int lut = -1;
   if (i8 && mul >= 0) {
-    lut = lw_lut_silu(c, &g->tensors[y].q, &g->tensors[g->nodes[sig].out[0]].q,
-                      &g->tensors[z].q);
+    if (exact_silu) {
+      const ir_quant *qy = &g->tensors[y].q, *qz = &g->tensors[z].q;
+      lut = lw_lut_unary(c, YRT_UNARY_SILU, 0.0f, qy->scale, qy->zero_point, qz->scale,
+                         qz->zero_point);
+    } else {
+      lut = lw_lut_silu(c, &g->tensors[y].q, &g->tensors[g->nodes[sig].out[0]].q,
+                        &g->tensors[z].q);
+    }
     if (lut < 0) return c->status;
   }
   int xi = lw_get(c, x, i8, YRT_LAYOUT_NHWC);

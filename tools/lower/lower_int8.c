@@ -142,3 +142,51 @@ yrt_status lw_requant_end(lw_ctx *c, int wrote, int out) {
   if (!lw_add_node(c, YRT_OP_LUT, in, 2, &out, 1)) return c->status;
   return YRT_OK;
 }
+
+/* 1 when some reader of activation irt reads it in float (a float node or a graph output). */
+static int read_in_float(const lw_ctx *c, int irt) {
+  const ir_graph *g = c->g;
+  if (g->tensors[irt].is_output) return 1;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    if (n->dead) continue;
+    for (int j = 0; j < n->n_in; j++) {
+      if (n->in[j] != irt) continue;
+      const char *why;
+      /* a fused SiLU's Sigmoid/Mul read the conv's accumulator, not this tensor in float */
+      if (!c->absorbed[i] && !lw_node_int8(c, i, &why)) return 1;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* Float form of irt replaced by QUANTIZE -> DEQUANTIZE of itself when only that form exists
+ * and a float reader needs it (int8 readers get the QUANTIZE alone, on demand). */
+static yrt_status fake_quant(lw_ctx *c, int irt) {
+  if (irt < 0 || !lw_q_ok(c->g, irt) || c->g->tensors[irt].data) return YRT_OK;
+  if (!read_in_float(c, irt)) return YRT_OK;
+  int *f = &c->form[irt * 4];
+  if (f[2] >= 0 || f[3] >= 0) return YRT_OK; /* produced in int8: already quantized */
+  uint32_t layout = f[LW_FORM(0, YRT_LAYOUT_NHWC)] >= 0 ? YRT_LAYOUT_NHWC : YRT_LAYOUT_PLAIN;
+  int x = f[LW_FORM(0, layout)];
+  if (x < 0 || f[LW_FORM(0, layout == YRT_LAYOUT_NHWC ? YRT_LAYOUT_PLAIN : YRT_LAYOUT_NHWC)] >= 0)
+    return YRT_OK; /* nothing written, or already read in another form */
+  int q = lw_get(c, irt, 1, layout); /* QUANTIZE x */
+  if (q < 0) return c->status;
+  int y = lw_temp_like(c, x, "#qdq", YRT_F32, 0.0f, 0);
+  if (y < 0) return c->status;
+  if (!lw_add_node(c, YRT_OP_DEQUANTIZE, &q, 1, &y, 1)) return c->status;
+  f[LW_FORM(0, layout)] = y;
+  return YRT_OK;
+}
+
+yrt_status lw_fake_quant_outputs(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  const char *why = NULL;
+  if (n->fp32 || lw_node_int8(c, ni, &why)) return YRT_OK; /* fp32 region: float on purpose */
+  yrt_status st = YRT_OK;
+  for (int j = 0; j < n->n_out && !st; j++) st = fake_quant(c, n->out[j]);
+  if (!st && c->fuse_mul[ni] >= 0) st = fake_quant(c, c->g->nodes[c->fuse_mul[ni]].out[0]);
+  return st;
+}

@@ -117,6 +117,10 @@ yrt_status lw_requant_end(lw_ctx *c, int wrote, int out);
 int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float sy, int32_t zy);
 int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz);
 void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why);
+/* After node ni is lowered: a node that ran in float outside the fp32 region (no int8 kernel,
+ * unquantized inputs) but whose output the QDQ graph quantizes gets that rounding applied
+ * (QUANTIZE + DEQUANTIZE), so its float readers see what they see in the QDQ graph. */
+yrt_status lw_fake_quant_outputs(lw_ctx *c, int ni);
 
 /* ---- fuse_silu.c */
 /* Fill c->fuse_mul / c->absorbed for Conv -> Sigmoid -> Mul(y, s) patterns. */

@@ -3,6 +3,7 @@
  * (layout.c: follow the first rank-4 activation input, PLAIN where logical order matters),
  * fetches its inputs in that form and defines its outputs. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -393,9 +394,29 @@ static yrt_status lower_softmax(lw_ctx *c, int ni) {
   if (xi < 0) return c->status;
   int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
   if (to < 0) return c->status;
-  lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, &xi, 1, &to, 1);
+  /* DQ -> Softmax -> Q is onnxruntime's QLinearSoftmax, which quantizes p as
+   * round(p * floor(1 / s_y)) + zp (qlinear_softmax.cc), not round(p / s_y) + zp: scale p by
+   * floor(1 / s_y) * s_y so that the QUANTIZE reading this output rounds the same way. */
+  const int qlinear = !n->fp32 && lw_q_ok(c->g, n->in[0]) && lw_q_ok(c->g, n->out[0]);
+  const float sy = T(c, n->out[0])->q.scale, k = floorf(1.0f / sy) * sy;
+  int so = to;
+  if (qlinear && k != 1.0f) {
+    so = lw_temp_like(c, to, "#softmax", YRT_F32, 0.0f, 0);
+    if (so < 0) return c->status;
+  }
+  lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, &xi, 1, &so, 1);
   if (!nd) return c->status;
   nd->p[0] = axis;
+  if (so == to) return YRT_OK;
+  int64_t ones[YRT_MAX_RANK] = {1, 1, 1, 1, 1, 1};
+  char name[512];
+  snprintf(name, sizeof name, "%s#qlinear_scale", n->name ? n->name : "softmax");
+  int kc = lw_const_raw(c, name, YRT_F32, c->t[to].rank, ones, &k, sizeof k);
+  if (kc < 0) return c->status;
+  int ab[2] = {so, kc};
+  nd = lw_add_node(c, YRT_OP_BINARY, ab, 2, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = YRT_BIN_MUL;
   return YRT_OK;
 }
 
@@ -440,10 +461,20 @@ static yrt_status lower_gather(lw_ctx *c, int ni) {
   return YRT_OK;
 }
 
+static yrt_status lower_dispatch(lw_ctx *c, int ni);
+
 yrt_status lw_lower_node(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
   c->cur = n->name ? n->name : "?";
   if (n->dead || c->absorbed[ni]) return YRT_OK;
+  yrt_status st = lower_dispatch(c, ni);
+  if (st != YRT_OK) return st;
+  c->cur = n->name ? n->name : "?";
+  return lw_fake_quant_outputs(c, ni);
+}
+
+static yrt_status lower_dispatch(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
   const char *op = n->op_type ? n->op_type : "";
   if (n->domain && n->domain[0] && strcmp(n->domain, "ai.onnx") != 0)
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' of domain '%s' is not supported",

@@ -74,6 +74,17 @@ int lw_add_tensor(lw_ctx *c, const char *name, uint32_t dtype, uint32_t kind, ui
                   YRT_MAX_RANK);
     return -1;
   }
+  /* The loader's limits (runtime/src/model_validate_tensors.c): hostile ONNX shapes stop here
+   * instead of overflowing size arithmetic (fuzz finding). */
+  uint64_t bytes = lw_dtype_size(dtype) ? lw_dtype_size(dtype) : 1;
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] < 0 || dims[i] > (1 << 24) || (dims[i] > 0 && bytes > (1ull << 31) / (uint64_t)dims[i])) {
+      lw_err(c, YRT_ERR_UNSUPPORTED, "tensor '%s': dim %d = %lld, too large for a .yrt tensor", name, i,
+             (long long)dims[i]);
+      return -1;
+    }
+    bytes *= (uint64_t)dims[i];
+  }
   if (c->nt == c->cap_t) {
     int cap = c->cap_t ? c->cap_t * 2 : 256;
     lw_tensor *nt = realloc(c->t, sizeof(lw_tensor) * (size_t)cap);

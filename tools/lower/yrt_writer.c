@@ -186,12 +186,23 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
         m.input_w = (uint32_t)in->dims[nhwc ? 2 : 3];
       }
     }
+    /* What the loader accepts (runtime/src/model_load.c load_meta): a non-image input gets 1x1. */
+    if (m.input_w == 0 && m.input_h == 0) m.input_w = m.input_h = 1;
+    if (m.input_w < 1 || m.input_w > 65536 || m.input_h < 1 || m.input_h > 65536) {
+      ret = lw_err(c, YRT_ERR_UNSUPPORTED, "convert: input size %lldx%lld is outside 1..65536",
+                   (long long)(int32_t)m.input_w, (long long)(int32_t)m.input_h);
+      goto done;
+    }
     if (c->n_outputs > 0) {
       const lw_tensor *o = &c->t[c->outputs[0]];
       if (o->rank == 3 && o->dims[1] > 4 && o->dims[1] - 4 <= YRT_MAX_CLASSES)
         m.num_classes = (uint32_t)(o->dims[1] - 4);
     }
-    m.class_names = names_off;
+    /* Class names that do not match the output's class count are dropped (numbered classes). */
+    size_t len = g->class_names ? strlen(g->class_names) : 0, n_names = 1;
+    if (len > 0 && g->class_names[len - 1] == '\n') len--;
+    for (size_t i = 0; i < len; i++) n_names += g->class_names[i] == '\n';
+    m.class_names = names_off == 0 || n_names == m.num_classes ? names_off : 0;
     m.pad_value = 114.0f;
     m.norm_scale = 1.0f / 255.0f;
     m.strides[0] = 8;

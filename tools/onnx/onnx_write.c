@@ -396,9 +396,19 @@ int onnx_node_set_domain(Onnx__NodeProto *n, const char *domain) {
 }
 
 int onnx_node_set_input(Onnx__NodeProto *n, int i, const char *name) {
-  if (!n || i < 0 || (size_t)i >= n->n_input) return -1;
+  if (!n || i < 0 || (size_t)i > n->n_input) return -1;
   char *s = dupstr(name);
   if (!s) return -1;
+  if ((size_t)i == n->n_input) { /* append */
+    char **in = realloc(n->input, sizeof(char *) * (n->n_input + 1));
+    if (!in) {
+      free(s);
+      return -1;
+    }
+    n->input = in;
+    n->input[n->n_input++] = s;
+    return 0;
+  }
   free(n->input[i]);
   n->input[i] = s;
   return 0;

@@ -67,6 +67,7 @@ Onnx__NodeProto *onnx_model_insert_node(Onnx__ModelProto *m, int pos, const char
 /* Index of the node called name in graph.node, -1 if absent. */
 int onnx_model_find_node(const Onnx__ModelProto *m, const char *name);
 int onnx_node_set_domain(Onnx__NodeProto *n, const char *domain);
+/* Replace input i, or append when i == n_input. */
 int onnx_node_set_input(Onnx__NodeProto *n, int i, const char *name);
 int onnx_node_attr_int(Onnx__NodeProto *n, const char *name, int64_t v);
 int onnx_node_attr_float(Onnx__NodeProto *n, const char *name, float v);

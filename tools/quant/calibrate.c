@@ -15,6 +15,15 @@
 static const char *const k_int8_ops[] = {"Conv", "Add", "Mul", "Sigmoid", "Concat",
                                          "Split", "MaxPool", "Resize", NULL};
 
+static const char *const k_move_ops[] = {"MaxPool", "Resize", "Split", "Reshape", "Transpose",
+                                          "Slice", "Flatten", "Squeeze", "Unsqueeze", NULL};
+
+static int is_move_op(const char *op) {
+  for (int i = 0; k_move_ops[i]; i++)
+    if (!strcmp(op, k_move_ops[i])) return 1;
+  return 0;
+}
+
 static int is_int8_op(const char *op) {
   for (int i = 0; k_int8_ops[i]; i++)
     if (!strcmp(op, k_int8_ops[i])) return 1;
@@ -39,10 +48,11 @@ static int is_activation(const ir_graph *g, int t) {
 }
 
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, yrt_error *err) {
+                                int *n, int **ties, yrt_error *err) {
   ir_graph *g = NULL;
   *names = NULL;
   *n = 0;
+  if (ties) *ties = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
   if (!st) st = ir_fold_constants(g, err);
   if (!st) st = ir_infer_shapes(g, err);
@@ -84,12 +94,33 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
     }
     memcpy(v[k++], g->tensors[t].name, len);
   }
+  /* data movement between two selected tensors: the output shares its input's parameters */
+  int *tie = NULL, *slot = NULL;
+  if (!st && ties) {
+    tie = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    slot = malloc(sizeof(int) * (size_t)(g->n_tensors ? g->n_tensors : 1));
+    if (!tie || !slot) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  }
+  if (!st && ties) {
+    for (int i = 0; i < k; i++) tie[i] = -1;
+    for (int t = 0, j = 0; t < g->n_tensors; t++) slot[t] = mark[t] ? j++ : -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+      const ir_node *nd = &g->nodes[i];
+      if (nd->dead || nd->fp32 || !is_move_op(nd->op_type) || nd->n_in < 1 || nd->in[0] < 0) continue;
+      const int src = slot[nd->in[0]];
+      for (int o = 0; o < nd->n_out && src >= 0; o++)
+        if (nd->out[o] >= 0 && slot[nd->out[o]] >= 0) tie[slot[nd->out[o]]] = src;
+    }
+  }
+  free(slot);
   if (st) {
     for (int i = 0; v && i < k; i++) free(v[i]);
     free(v);
+    free(tie);
   } else {
     *names = v;
     *n = k;
+    if (ties) *ties = tie;
   }
   free(mark);
   ir_graph_free(g);
@@ -99,6 +130,8 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
 void calib_result_free(calib_result *r) {
   for (int i = 0; r->t && i < r->n; i++) free(r->t[i].name);
   free(r->t);
+  free(r->tie);
+  r->tie = NULL;
   r->t = NULL;
   r->n = 0;
 }
@@ -109,6 +142,15 @@ void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
     calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
     calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
   }
+  /* follow tie chains (graph order makes each source come first, but chase to be safe) */
+  for (int i = 0; r->tie && i < r->n; i++) {
+    int s = r->tie[i], hops = 0;
+    while (s >= 0 && r->tie[s] >= 0 && hops++ < r->n) s = r->tie[s];
+    if (s >= 0) {
+      r->t[i].scale = r->t[s].scale;
+      r->t[i].zero_point = r->t[s].zero_point;
+    }
+  }
 }
 
 yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
@@ -116,7 +158,9 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
   memset(out, 0, sizeof *out);
   char **names = NULL;
   int n = 0;
-  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, err);
+  int *ties = NULL;
+  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, &ties, err);
+  out->tie = ties;
   if (st) return st;
   out->t = calloc((size_t)n + 1, sizeof(calib_tensor));
   if (!out->t) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
@@ -158,26 +202,28 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
   return st;
 }
 
+yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const calib_options *o,
+                           yrt_error *err) {
+  qdq_act *acts = calloc((size_t)r->n + 1, sizeof(qdq_act));
+  if (!acts) return yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  for (int i = 0; i < r->n; i++) {
+    acts[i].name = r->t[i].name;
+    acts[i].scale = r->t[i].scale;
+    acts[i].zero_point = r->t[i].zero_point;
+  }
+  qdq_plan plan = {acts, r->n, o->uint8_acts, o->exclude};
+  yrt_status st = qdq_write(m, &plan, err);
+  free(acts);
+  return st;
+}
+
 yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
                                 yrt_error *err) {
   yrt_status st = qdq_fold_batchnorm(m, err);
-  calib_result r = {NULL, 0, 0};
+  calib_result r;
+  memset(&r, 0, sizeof r);
   if (!st) st = calib_collect(m, calib_dir, o, &r, err);
-  qdq_act *acts = NULL;
-  if (!st) {
-    acts = calloc((size_t)r.n + 1, sizeof(qdq_act));
-    if (!acts) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-  }
-  for (int i = 0; !st && i < r.n; i++) {
-    acts[i].name = r.t[i].name;
-    acts[i].scale = r.t[i].scale;
-    acts[i].zero_point = r.t[i].zero_point;
-  }
-  if (!st) {
-    qdq_plan plan = {acts, r.n, o->uint8_acts, o->exclude};
-    st = qdq_write(m, &plan, err);
-  }
-  free(acts);
+  if (!st) st = calib_write_qdq(m, &r, o, err);
   calib_result_free(&r);
   return st;
 }

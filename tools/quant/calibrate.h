@@ -37,11 +37,14 @@ typedef struct calib_result {
   calib_tensor *t;
   int n;
   int images;
+  int *tie; /* [n]: index whose parameters t[i] shares (data movement: MaxPool, Resize, Split,
+               Reshape, Transpose, Slice output = its input, so no requantization), or -1 */
 } calib_result;
 
 /* Which activations to quantize in the (BatchNorm-folded) float model m. */
+/* *ties (may be NULL) gets n entries: for a data-movement output, the index of its input. */
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, yrt_error *err);
+                                int *n, int **ties, yrt_error *err);
 
 /* Observe the selected tensors on the images of calib_dir and choose their int8 parameters. */
 yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
@@ -51,6 +54,10 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
 void calib_choose(calib_result *r, yrt_calib_method method, double percentile);
 
 void calib_result_free(calib_result *r);
+
+/* Insert the Q/DQ pairs with r's current parameters into the BN-folded m (in place). */
+yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const calib_options *o,
+                           yrt_error *err);
 
 /* Whole flow: fold BN, select, collect, write QDQ into m (in place). */
 yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,

@@ -28,7 +28,7 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   free(bytes);
   void *yrt = NULL;
   size_t ysize = 0;
-  yrt_convert_options co = {keep_fp32, 0, 0, "observer"};
+  yrt_convert_options co = {.keep_fp32 = keep_fp32, .source = "observer"};
   if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, NULL, err);
   ir_graph_free(g);
   if (!st) st = yrt_model_load_memory(yrt, ysize, 1, &o->model, err);

@@ -116,19 +116,8 @@ yrt_status qdq_fold_batchnorm(Onnx__ModelProto *m, yrt_error *err) {
       if (onnx_model_add_initializer(m, wn, IR_F32, rank, dims, w) ||
           onnx_model_add_initializer(m, bname, IR_F32, 1, bd, b))
         st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-      if (!st && (onnx_node_set_input(conv, 1, wn) ||
-                  (conv->n_input > 2 ? onnx_node_set_input(conv, 2, bname) : 0)))
+      if (!st && (onnx_node_set_input(conv, 1, wn) || onnx_node_set_input(conv, 2, bname)))
         st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-      if (!st && conv->n_input == 2) {
-        char **in = realloc(conv->input, sizeof(char *) * 3);
-        if (!in) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-        else {
-          conv->input = in;
-          in[2] = xstrdup(bname);
-          conv->n_input = 3;
-          if (!in[2]) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-        }
-      }
       if (!st) {
         /* conv now writes the BN's output; drop the BN node */
         char *o = xstrdup(bn->output[0]);
@@ -170,10 +159,9 @@ static yrt_status attr_to_input(Onnx__ModelProto *m, Onnx__NodeProto *n, const c
     int64_t d[1] = {(int64_t)at->n_ints};
     if (onnx_model_add_initializer(m, name, IR_I64, 1, d, at->ints))
       return yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-    while (n->n_input < pos) {
-      if (!onnx_node_set_input(n, (int)n->n_input, "")) continue;
-      return yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
-    }
+    while (n->n_input < pos)
+      if (onnx_node_set_input(n, (int)n->n_input, ""))
+        return yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     if (onnx_node_set_input(n, (int)pos, name))
       return yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     onnx__attribute_proto__free_unpacked(at, NULL);
@@ -309,7 +297,10 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
     for (int64_t c = 0; c < cout; c++) {
       float amax = 0;
       for (size_t k = 0; k < per; k++) amax = fmaxf(amax, fabsf(w[c * per + k]));
-      ws[c] = amax > 0 ? amax / 127.0f : 1e-8f;
+      /* all-zero channel: any scale represents it; 1 keeps its bias small in int32 */
+      ws[c] = amax > 0 ? amax / 127.0f : 1.0f;
+      /* the int32 bias (scale s_x * s_w) must leave accumulator headroom: widen s_w if not */
+      if (has_b && fabsf(b[c]) / (s_x * ws[c]) > 1073741824.0f) ws[c] = fabsf(b[c]) / (s_x * 1073741824.0f);
       for (size_t k = 0; k < per; k++) {
         float q = nearbyintf(w[c * per + k] / ws[c]);
         wq[c * per + k] = (int8_t)(q < -127 ? -127 : (q > 127 ? 127 : q));
