@@ -29,4 +29,28 @@ static inline void yk_bcast_next_row(const yk_bcast *bc, int64_t *idx, int64_t *
   }
 }
 
+/* Cursor over y's rows in order: row r is y[r * n .. r * n + n) and reads a from offset oa
+ * and b from offset ob with the last merged dim's strides. Every broadcast kernel walks this:
+ *   for (yk_bcast_rows w = yk_bcast_rows_begin(&bc); w.r < w.rows; yk_bcast_rows_next(&bc, &w))
+ * An empty y (total <= 0) has no rows. */
+typedef struct yk_bcast_rows {
+  int64_t r, rows, n;         /* row index, row count, row length */
+  int64_t oa, ob;             /* element offsets of row r in a and b */
+  int64_t idx[YK_MAX_RANK];   /* odometer for yk_bcast_next_row */
+} yk_bcast_rows;
+
+static inline yk_bcast_rows yk_bcast_rows_begin(const yk_bcast *bc) {
+  yk_bcast_rows w = {0, 0, 0, 0, 0, {0}};
+  if (bc->total > 0) {
+    w.n = bc->d[bc->rank - 1];
+    w.rows = bc->total / w.n;
+  }
+  return w;
+}
+
+static inline void yk_bcast_rows_next(const yk_bcast *bc, yk_bcast_rows *w) {
+  w->r++;
+  yk_bcast_next_row(bc, w->idx, &w->oa, &w->ob);
+}
+
 #endif /* YOLORT_YK_BCAST_H */

@@ -30,14 +30,9 @@ void yk_binary_f32__scalar(int kind, const float *a, const yk_shape *sa, const f
                            const yk_shape *sb, float *y, const yk_shape *sy) {
   yk_bcast bc;
   yk_bcast_init(&bc, sa, sb, sy);
-  if (bc.total <= 0) return;
   const int last = bc.rank - 1;
-  const int64_t n = bc.d[last], rows = bc.total / n;
-  int64_t idx[YK_MAX_RANK] = {0}, oa = 0, ob = 0;
-  for (int64_t r = 0; r < rows; r++) {
-    row_f32(kind, a + oa, bc.sa[last], b + ob, bc.sb[last], y + r * n, n);
-    yk_bcast_next_row(&bc, idx, &oa, &ob);
-  }
+  for (yk_bcast_rows w = yk_bcast_rows_begin(&bc); w.r < w.rows; yk_bcast_rows_next(&bc, &w))
+    row_f32(kind, a + w.oa, bc.sa[last], b + w.ob, bc.sb[last], y + w.r * w.n, w.n);
 }
 
 void yk_binary_f32(const yk_isa *isa, int kind, const float *a, const yk_shape *sa,

@@ -36,17 +36,12 @@ void yk_binary_i8__avx2(int kind, const int8_t *a, const yk_shape *sa, yk_qparam
                         const yk_shape *sy, yk_qparams qy) {
   yk_bcast bc;
   yk_bcast_init(&bc, sa, sb, sy);
-  if (bc.total <= 0) return;
   const int last = bc.rank - 1;
-  const int64_t n = bc.d[last], rows = bc.total / n;
-  if (bc.sa[last] != 1 || bc.sb[last] != 1) {
+  if (bc.total > 0 && (bc.sa[last] != 1 || bc.sb[last] != 1)) {
     /* Rows broadcast along their length: not the hot case; the scalar walk is exact. */
     yk_binary_i8__scalar(kind, a, sa, qa, b, sb, qb, y, sy, qy);
     return;
   }
-  int64_t idx[YK_MAX_RANK] = {0}, oa = 0, ob = 0;
-  for (int64_t r = 0; r < rows; r++) {
-    yk_binary_i8_flat__avx2(kind, a + oa, qa, b + ob, qb, y + r * n, qy, (size_t)n);
-    yk_bcast_next_row(&bc, idx, &oa, &ob);
-  }
+  for (yk_bcast_rows w = yk_bcast_rows_begin(&bc); w.r < w.rows; yk_bcast_rows_next(&bc, &w))
+    yk_binary_i8_flat__avx2(kind, a + w.oa, qa, b + w.ob, qb, y + w.r * w.n, qy, (size_t)w.n);
 }

@@ -24,12 +24,7 @@ void yk_binary_i8__scalar(int kind, const int8_t *a, const yk_shape *sa, yk_qpar
                           const yk_shape *sy, yk_qparams qy) {
   yk_bcast bc;
   yk_bcast_init(&bc, sa, sb, sy);
-  if (bc.total <= 0) return;
   const int last = bc.rank - 1;
-  const int64_t n = bc.d[last], rows = bc.total / n;
-  int64_t idx[YK_MAX_RANK] = {0}, oa = 0, ob = 0;
-  for (int64_t r = 0; r < rows; r++) {
-    row_i8(kind, a + oa, bc.sa[last], qa, b + ob, bc.sb[last], qb, y + r * n, qy, n);
-    yk_bcast_next_row(&bc, idx, &oa, &ob);
-  }
+  for (yk_bcast_rows w = yk_bcast_rows_begin(&bc); w.r < w.rows; yk_bcast_rows_next(&bc, &w))
+    row_i8(kind, a + w.oa, bc.sa[last], qa, b + w.ob, bc.sb[last], qb, y + w.r * w.n, qy, w.n);
 }

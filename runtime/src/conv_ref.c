@@ -4,6 +4,26 @@
 #include <math.h>
 #include <stddef.h>
 
+/* The NHWC / [cout][kh][kw][cin/groups] index arithmetic both references share. */
+
+/* Element offset in x of the first channel of group grp read by tap (ky, kx) of output pixel
+ * (b, oy, ox); -1 when that tap falls in the padding. */
+static ptrdiff_t tap_x(const yrt_conv_geom *g, int b, int oy, int ox, int ky, int kx, int grp) {
+  const int iy = oy * g->sh - g->pad_t + ky * g->dh;
+  const int ix = ox * g->sw - g->pad_l + kx * g->dw;
+  if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) return -1;
+  return (ptrdiff_t)((((size_t)b * g->h + iy) * g->w + ix) * g->cin + (size_t)grp * (g->cin / g->groups));
+}
+
+/* Element offset in w of output channel oc's weights for tap (ky, kx). */
+static size_t tap_w(const yrt_conv_geom *g, int oc, int ky, int kx) {
+  return (((size_t)oc * g->kh + ky) * g->kw + kx) * (size_t)(g->cin / g->groups);
+}
+
+static size_t y_index(const yrt_conv_geom *g, int b, int oy, int ox, int oc) {
+  return (((size_t)b * g->oh + oy) * g->ow + ox) * g->cout + oc;
+}
+
 void yrt_conv_ref_f32(const yrt_conv_geom *g, const float *x, const float *w, const float *bias,
                       float out_min, float out_max, float *y) {
   const int cig = g->cin / g->groups, cog = g->cout / g->groups;
@@ -11,21 +31,16 @@ void yrt_conv_ref_f32(const yrt_conv_geom *g, const float *x, const float *w, co
     for (int oy = 0; oy < g->oh; oy++)
       for (int ox = 0; ox < g->ow; ox++)
         for (int oc = 0; oc < g->cout; oc++) {
-          const int grp = oc / cog;
           float acc = bias ? bias[oc] : 0.0f;
-          for (int ky = 0; ky < g->kh; ky++) {
-            const int iy = oy * g->sh - g->pad_t + ky * g->dh;
-            if (iy < 0 || iy >= g->h) continue;
+          for (int ky = 0; ky < g->kh; ky++)
             for (int kx = 0; kx < g->kw; kx++) {
-              const int ix = ox * g->sw - g->pad_l + kx * g->dw;
-              if (ix < 0 || ix >= g->w) continue;
-              const float *xp = x + (((size_t)b * g->h + iy) * g->w + ix) * g->cin + (size_t)grp * cig;
-              const float *wp = w + (((size_t)oc * g->kh + ky) * g->kw + kx) * cig;
+              const ptrdiff_t xo = tap_x(g, b, oy, ox, ky, kx, oc / cog);
+              if (xo < 0) continue;
+              const float *xp = x + xo, *wp = w + tap_w(g, oc, ky, kx);
               for (int ic = 0; ic < cig; ic++) acc += xp[ic] * wp[ic];
             }
-          }
           acc = acc < out_min ? out_min : (acc > out_max ? out_max : acc);
-          y[(((size_t)b * g->oh + oy) * g->ow + ox) * g->cout + oc] = acc;
+          y[y_index(g, b, oy, ox, oc)] = acc;
         }
 }
 
@@ -38,25 +53,20 @@ void yrt_conv_ref_i8(const yrt_conv_geom *g, const int8_t *x, int32_t x_zp, cons
     for (int oy = 0; oy < g->oh; oy++)
       for (int ox = 0; ox < g->ow; ox++)
         for (int oc = 0; oc < g->cout; oc++) {
-          const int grp = oc / cog;
           int32_t acc = bias ? bias[oc] : 0;
-          for (int ky = 0; ky < g->kh; ky++) {
-            const int iy = oy * g->sh - g->pad_t + ky * g->dh;
-            if (iy < 0 || iy >= g->h) continue;
+          for (int ky = 0; ky < g->kh; ky++)
             for (int kx = 0; kx < g->kw; kx++) {
-              const int ix = ox * g->sw - g->pad_l + kx * g->dw;
-              if (ix < 0 || ix >= g->w) continue;
-              const int8_t *xp = x + (((size_t)b * g->h + iy) * g->w + ix) * g->cin + (size_t)grp * cig;
-              const int8_t *wp = w + (((size_t)oc * g->kh + ky) * g->kw + kx) * cig;
+              const ptrdiff_t xo = tap_x(g, b, oy, ox, ky, kx, oc / cog);
+              if (xo < 0) continue;
+              const int8_t *xp = x + xo, *wp = w + tap_w(g, oc, ky, kx);
               /* int32 wraps like XNNPACK's accumulators would; done in unsigned to stay defined. */
               uint32_t s = (uint32_t)acc;
               for (int ic = 0; ic < cig; ic++) s += (uint32_t)((xp[ic] - x_zp) * wp[ic]);
               acc = (int32_t)s;
             }
-          }
           /* Clamp in float first (as XNNPACK does), then round half to even (default FE mode). */
           float v = (float)acc * requant_scale[oc];
           v = v < lo ? lo : (v > hi ? hi : v);
-          y[(((size_t)b * g->oh + oy) * g->ow + ox) * g->cout + oc] = (int8_t)(lrintf(v) + y_zp);
+          y[y_index(g, b, oy, ox, oc)] = (int8_t)(lrintf(v) + y_zp);
         }
 }

@@ -19,51 +19,51 @@ static const float SY = 0.05f, SS = 1.0f / 255.0f, SZ = 0.04f;
 static ir_graph *conv_silu_graph(int quant) {
   ir_graph *g = ir_graph_new();
   g->opset = 13;
-  int64_t xd[4] = {1, 3, 8, 8}, wd[4] = {4, 3, 3, 3}, bd[1] = {4}, yd[4] = {1, 4, 8, 8};
+  int64_t xd[4] = {1, 3, 8, 8}, wd[4] = {4, 3, 3, 3}, yd[4] = {1, 4, 8, 8};
   float w[108], b[4] = {0.1f, -0.2f, 0.3f, 0.0f};
   for (int i = 0; i < 108; i++) w[i] = (float)((i * 37) % 17 - 8) / 16.0f;
-  int x = tb_act(g, "x", 4, xd);
-  int wt = tb_const(g, "w", 4, wd, w);
-  int bt = tb_const(g, "b", 1, bd, b);
-  int y = tb_act(g, "y", 4, yd), s = tb_act(g, "s", 4, yd), z = tb_act(g, "z", 4, yd);
-  ir_graph_add_input(g, x);
-  ir_graph_add_output(g, z);
-  int in[3] = {x, wt, bt};
-  int cv = ir_add_node(g, "conv", "Conv", in, 3, &y, 1);
-  int64_t pads[4] = {1, 1, 1, 1}, ks[2] = {3, 3};
-  ir_set_attr_ints(g, cv, "pads", pads, 4);
-  ir_set_attr_ints(g, cv, "kernel_shape", ks, 2);
-  ir_add_node(g, "sig", "Sigmoid", &y, 1, &s, 1);
-  int ys[2] = {y, s};
-  ir_add_node(g, "mul", "Mul", ys, 2, &z, 1);
+  tb_conv_silu_ids t = tb_conv_silu(g, xd, wd, yd, w, b);
+  int64_t ks[2] = {3, 3};
+  ir_set_attr_ints(g, t.conv, "kernel_shape", ks, 2);
   if (quant) {
-    tb_quant(g, x, 1.0f / 255.0f, -128);
-    tb_quant_weights(g, wt);
-    tb_quant(g, y, SY, 10);
-    tb_quant(g, s, SS, -128);
-    tb_quant(g, z, SZ, -5);
+    tb_quant(g, t.x, 1.0f / 255.0f, -128);
+    tb_quant_weights(g, t.w);
+    tb_quant(g, t.y, SY, 10);
+    tb_quant(g, t.s, SS, -128);
+    tb_quant(g, t.z, SZ, -5);
   }
   return g;
 }
 
-static void convert_ok(ir_graph *g, const yrt_convert_options *o, void **buf, size_t *size,
-                       yrt_convert_report *rep, yv *v) {
+/* Converts g (must succeed), opens the image in v and checks its plan; returns the image
+ * (free()). */
+static void *convert_ok(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep, yv *v) {
+  void *buf = NULL;
+  size_t size = 0;
   yrt_error err;
   err.msg[0] = 0;
-  yrt_status st = yrt_convert_graph(g, o, buf, size, rep, &err);
+  yrt_status st = yrt_convert_graph(g, o, &buf, &size, rep, &err);
   if (st != YRT_OK) fail_msg("convert failed: %s", err.msg);
-  assert_int_equal(yv_open(v, *buf, *size), 0);
+  assert_int_equal(yv_open(v, buf, size), 0);
   assert_int_equal(yv_check_plan(v), 0);
+  return buf;
+}
+
+/* Makes conv_silu_graph's output z an inner tensor again (returned), for tests that extend the
+ * graph past it. */
+static int unmark_output(ir_graph *g) {
+  int z = g->outputs[0];
+  g->tensors[z].is_output = 0;
+  g->n_outputs = 0;
+  return z;
 }
 
 static void test_f32_conv_silu_fused(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(0);
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, NULL, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, NULL, &rep, &v);
   assert_int_equal(rep.n_fused_silu, 1);
   assert_int_equal(v.nn, 2);
   const yrt_node_rec *c = &v.n[0];
@@ -103,11 +103,9 @@ static void test_f32_conv_silu_fused(void **state) {
 static void test_i8_conv_silu_lut(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(1);
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, NULL, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, NULL, &rep, &v);
   assert_int_equal(rep.n_fused_silu, 1);
   assert_true(v.h->flags & YRT_FLAG_INT8);
   /* QUANTIZE input, CONV2D i8 + LUT, TRANSPOSE i8, DEQUANTIZE to the float output */
@@ -147,11 +145,9 @@ static void test_keep_fp32_excludes(void **state) {
   yrt_convert_options o;
   memset(&o, 0, sizeof o);
   o.keep_fp32 = keep;
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, &o, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, &o, &rep, &v);
   int c = yv_find_op(&v, YRT_OP_CONV2D, 0);
   assert_true(c >= 0);
   assert_int_equal(v.t[v.n[c].out[0]].dtype, YRT_F32);
@@ -170,20 +166,16 @@ static void test_keep_fp32_excludes(void **state) {
 static void test_reshape_gets_plain_input(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(0);
-  int z = g->outputs[0];
-  g->tensors[z].is_output = 0;
-  g->n_outputs = 0;
+  int z = unmark_output(g);
   int64_t rd[3] = {1, 4, 64}, shape[3] = {1, 4, 64};
   int sh = tb_const_i64(g, "shape", 3, shape);
   int r = tb_act(g, "r", 3, rd);
   int in[2] = {z, sh};
   ir_add_node(g, "reshape", "Reshape", in, 2, &r, 1);
   ir_graph_add_output(g, r);
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, NULL, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, NULL, &rep, &v);
   int k = yv_find_op(&v, YRT_OP_RESHAPE, 0);
   assert_true(k > 0);
   const yrt_tensor_rec *rin = &v.t[v.n[k].in[0]];
@@ -200,9 +192,7 @@ static void test_reshape_gets_plain_input(void **state) {
 static void test_split_concat_stay_nhwc(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(0);
-  int z = g->outputs[0];
-  g->tensors[z].is_output = 0;
-  g->n_outputs = 0;
+  int z = unmark_output(g);
   int64_t ad[4] = {1, 1, 8, 8}, bd[4] = {1, 3, 8, 8}, cd[4] = {1, 4, 8, 8}, w2d[4] = {2, 4, 1, 1},
           od[4] = {1, 2, 8, 8};
   int a = tb_act(g, "a", 4, ad), b = tb_act(g, "b2", 4, bd), cat = tb_act(g, "cat", 4, cd);
@@ -220,11 +210,9 @@ static void test_split_concat_stay_nhwc(void **state) {
   int ci[2] = {cat, w2t};
   ir_add_node(g, "conv2", "Conv", ci, 2, &o, 1);
   ir_graph_add_output(g, o);
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, NULL, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, NULL, &rep, &v);
   assert_int_equal(yv_count_op(&v, YRT_OP_TRANSPOSE), 1);
   assert_int_equal(yv_count_op(&v, YRT_OP_SLICE), 2);
   int s1 = yv_find_op(&v, YRT_OP_SLICE, 0);
@@ -268,11 +256,9 @@ static void test_memory_plan_reuses(void **state) {
     }
   }
   ir_graph_add_output(g, prev);
-  void *buf = NULL;
-  size_t size = 0;
   yrt_convert_report rep;
   yv v;
-  convert_ok(g, NULL, &buf, &size, &rep, &v);
+  void *buf = convert_ok(g, NULL, &rep, &v);
   uint64_t one = 8 * 16 * 16 * 4, total = 0;
   for (uint32_t i = 0; i < v.nt; i++)
     if (v.t[i].kind != YRT_TENSOR_CONST) total += v.t[i].nbytes;
@@ -286,9 +272,7 @@ static void test_memory_plan_reuses(void **state) {
 static void test_unsupported_op_named(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(0);
-  int z = g->outputs[0];
-  g->tensors[z].is_output = 0;
-  g->n_outputs = 0;
+  int z = unmark_output(g);
   int64_t d[4] = {1, 4, 8, 8};
   int r = tb_act(g, "r", 4, d);
   ir_add_node(g, "weird_node", "Hardmax", &z, 1, &r, 1);

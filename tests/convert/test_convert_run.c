@@ -20,29 +20,17 @@ enum { CI = 3, CO = 4, H = 9, W = 7 };
 static ir_graph *graph(int quant, float *w, float *b) {
   ir_graph *g = ir_graph_new();
   g->opset = 13;
-  int64_t xd[4] = {1, CI, H, W}, wd[4] = {CO, CI, 3, 3}, bd[1] = {CO}, yd[4] = {1, CO, H, W};
+  int64_t xd[4] = {1, CI, H, W}, wd[4] = {CO, CI, 3, 3}, yd[4] = {1, CO, H, W};
   for (int i = 0; i < CO * CI * 9; i++) w[i] = (float)((i * 37) % 17 - 8) / 24.0f;
   for (int i = 0; i < CO; i++) b[i] = 0.1f * (float)i - 0.15f;
-  int x = tb_act(g, "x", 4, xd);
-  int wt = tb_const(g, "w", 4, wd, w);
-  int bt = tb_const(g, "b", 1, bd, b);
-  int y = tb_act(g, "y", 4, yd), s = tb_act(g, "s", 4, yd), z = tb_act(g, "z", 4, yd);
-  ir_graph_add_input(g, x);
-  ir_graph_add_output(g, z);
-  int in[3] = {x, wt, bt};
-  int cv = ir_add_node(g, "conv", "Conv", in, 3, &y, 1);
-  int64_t pads[4] = {1, 1, 1, 1};
-  ir_set_attr_ints(g, cv, "pads", pads, 4);
-  ir_add_node(g, "sig", "Sigmoid", &y, 1, &s, 1);
-  int ys[2] = {y, s};
-  ir_add_node(g, "mul", "Mul", ys, 2, &z, 1);
+  tb_conv_silu_ids t = tb_conv_silu(g, xd, wd, yd, w, b);
   if (quant) {
-    tb_quant(g, x, 1.0f / 255.0f, -128);
-    tb_quant_weights(g, wt);
-    memcpy(w, g->tensors[wt].data, sizeof(float) * CO * CI * 9); /* dequantized weights */
-    tb_quant(g, y, 0.02f, 0);
-    tb_quant(g, s, 1.0f / 256.0f, -128);
-    tb_quant(g, z, 0.02f, -12);
+    tb_quant(g, t.x, 1.0f / 255.0f, -128);
+    tb_quant_weights(g, t.w);
+    memcpy(w, g->tensors[t.w].data, sizeof(float) * CO * CI * 9); /* dequantized weights */
+    tb_quant(g, t.y, 0.02f, 0);
+    tb_quant(g, t.s, 1.0f / 256.0f, -128);
+    tb_quant(g, t.z, 0.02f, -12);
   }
   return g;
 }

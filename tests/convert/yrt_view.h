@@ -152,6 +152,35 @@ static inline int tb_const_i64(ir_graph *g, const char *name, int n, const int64
   return t;
 }
 
+/* Tensor and node ids of tb_conv_silu's graph. */
+typedef struct tb_conv_silu_ids {
+  int x, w, b, y, s, z, conv;
+} tb_conv_silu_ids;
+
+/* x[xd] -> Conv(w[wd], b[wd[0]], pads 1) -> y[yd]; Sigmoid(y) -> s; Mul(y, s) -> z, with x the
+ * graph's input and z its output (w and b are copied). */
+static inline tb_conv_silu_ids tb_conv_silu(ir_graph *g, const int64_t *xd, const int64_t *wd,
+                                            const int64_t *yd, const float *w, const float *b) {
+  tb_conv_silu_ids r;
+  const int64_t bd[1] = {wd[0]};
+  r.x = tb_act(g, "x", 4, xd);
+  r.w = tb_const(g, "w", 4, wd, w);
+  r.b = tb_const(g, "b", 1, bd, b);
+  r.y = tb_act(g, "y", 4, yd);
+  r.s = tb_act(g, "s", 4, yd);
+  r.z = tb_act(g, "z", 4, yd);
+  ir_graph_add_input(g, r.x);
+  ir_graph_add_output(g, r.z);
+  int in[3] = {r.x, r.w, r.b};
+  r.conv = ir_add_node(g, "conv", "Conv", in, 3, &r.y, 1);
+  const int64_t pads[4] = {1, 1, 1, 1};
+  ir_set_attr_ints(g, r.conv, "pads", pads, 4);
+  ir_add_node(g, "sig", "Sigmoid", &r.y, 1, &r.s, 1);
+  int ys[2] = {r.y, r.s};
+  ir_add_node(g, "mul", "Mul", ys, 2, &r.z, 1);
+  return r;
+}
+
 static inline void tb_quant(ir_graph *g, int t, float scale, int32_t zp) {
   ir_quant *q = &g->tensors[t].q;
   q->on = 1;

@@ -44,6 +44,15 @@ static coco_summary finish(coco_eval *ev) {
   assert_int_equal(coco_eval_summary(ev, &s), YRT_OK);
   return s;
 }
+/* The summary of one image scored on its own (a fresh evaluator, freed again). */
+static coco_summary score_image(int nc, int maxdet, const yrt_detection *d, int nd,
+                                const coco_gt_box *g, int ng) {
+  coco_eval *ev = make(nc, maxdet);
+  add(ev, d, nd, g, ng);
+  coco_summary s = finish(ev);
+  coco_eval_free(ev);
+  return s;
+}
 
 static void test_perfect_and_empty(void **state) {
   (void)state;
@@ -105,59 +114,41 @@ static void test_hand_computed(void **state) {
  * second, lower-scored duplicate cannot take the same box (greedy, one match per box). */
 static void test_iou_thresholds_and_duplicates(void **state) {
   (void)state;
-  coco_eval *ev = make(1, 0);
   coco_gt_box g = gt(0, 0, 100, 100, 0);
   yrt_detection d[2] = {det(0, 0, 100, 62, 0.9f, 0), det(0, 0, 100, 62, 0.5f, 0)};
-  add(ev, d, 1, &g, 1);
-  coco_summary s = finish(ev);
+  coco_summary s = score_image(1, 0, d, 1, &g, 1);
   assert_float_equal(s.map50, 1.0, 1e-12);
   assert_float_equal(s.map75, 0.0, 1e-12);
   assert_float_equal(s.map50_95, 0.3, 1e-12);
-  coco_eval_free(ev);
 
-  ev = make(1, 0);
-  add(ev, d, 2, &g, 1); /* TP then FP: precision stays 1 up to recall 1 */
-  s = finish(ev);
+  s = score_image(1, 0, d, 2, &g, 1); /* TP then FP: precision stays 1 up to recall 1 */
   assert_float_equal(s.map50, 1.0, 1e-12);
-  coco_eval_free(ev);
 
   /* The best-IoU unmatched box is taken: a det overlapping two boxes takes the better one,
    * leaving the other for the next det. */
-  ev = make(1, 0);
   coco_gt_box gg[2] = {gt(0, 0, 100, 100, 0), gt(10, 0, 110, 100, 0)};
   yrt_detection dd[2] = {det(8, 0, 108, 100, 0.9f, 0), det(0, 0, 100, 100, 0.8f, 0)};
-  add(ev, dd, 2, gg, 2);
-  s = finish(ev);
+  s = score_image(1, 0, dd, 2, gg, 2);
   assert_float_equal(s.map50_95, 1.0, 1e-12);
-  coco_eval_free(ev);
 }
 
 /* Class-aware matching, and the per-image-per-class cut (pycocotools maxDets). */
 static void test_classes_and_maxdets(void **state) {
   (void)state;
-  coco_eval *ev = make(3, 0);
   coco_gt_box g = gt(0, 0, 100, 100, 0);
   yrt_detection d[2] = {det(0, 0, 100, 100, 0.9f, 1), det(0, 0, 100, 100, 0.3f, 0)};
-  add(ev, d, 2, &g, 1);
-  coco_summary s = finish(ev);
+  coco_summary s = score_image(3, 0, d, 2, &g, 1);
   assert_int_equal(s.num_classes_with_gt, 1);
   assert_float_equal(s.map50, 1.0, 1e-12); /* the class-1 FP does not hurt class 0 */
-  coco_eval_free(ev);
 
   /* 3 high-scored FPs then the TP: with max 3 per image and class the TP is cut -> AP 0. */
   yrt_detection many[4] = {det(500, 500, 510, 510, 0.9f, 0), det(520, 500, 530, 510, 0.8f, 0),
                            det(540, 500, 550, 510, 0.7f, 0), det(0, 0, 100, 100, 0.1f, 0)};
-  ev = make(1, 3);
-  add(ev, many, 4, &g, 1);
-  s = finish(ev);
+  s = score_image(1, 3, many, 4, &g, 1);
   assert_float_equal(s.map50, 0.0, 0);
   assert_int_equal(s.num_det, 3);
-  coco_eval_free(ev);
-  ev = make(1, 0);
-  add(ev, many, 4, &g, 1);
-  s = finish(ev);
+  s = score_image(1, 0, many, 4, &g, 1);
   assert_float_equal(s.map50, 0.25, 1e-12); /* precision 1/4 at every recall point */
-  coco_eval_free(ev);
 }
 
 static void test_bad_input(void **state) {

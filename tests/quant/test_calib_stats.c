@@ -63,10 +63,15 @@ static void percentile_and_entropy_clip_outliers(void **st) {
   x[5] = 60.0f; /* one huge outlier */
   calib_hist_add(&h, x, 200000);
   free(x);
-  double lo, hi, plo, phi, elo, ehi;
+  double lo, hi, plo, phi, elo, ehi, mlo, mhi;
   calib_choose_range(&h, YRT_CALIB_MINMAX, 0, &lo, &hi);
   calib_choose_range(&h, YRT_CALIB_PERCENTILE, 99.99, &plo, &phi);
   calib_choose_range(&h, YRT_CALIB_ENTROPY, 0, &elo, &ehi);
+  calib_choose_range(&h, YRT_CALIB_MSE, 0, &mlo, &mhi);
+  print_message("mse range [%g, %g]\n", mlo, mhi);
+  /* one outlier at 60 in 2e5 samples: clipping it costs 56^2, more than the rounding noise it
+   * saves, so MSE keeps most of the range; it still tightens what carries no mass */
+  assert_true(mhi <= hi && mlo >= lo && (mhi < hi || mlo > lo));
   assert_float_equal(hi, 60.0, 1e-6);
   assert_true(phi < 6.0 && phi > 3.0);
   assert_true(plo > -6.0 && plo < -3.0);
@@ -80,6 +85,8 @@ static void method_names(void **st) {
   assert_int_equal(calib_method_parse("entropy", &m), 0);
   assert_int_equal(m, YRT_CALIB_ENTROPY);
   assert_int_equal(calib_method_parse("bogus", &m), -1);
+  assert_int_equal(calib_method_parse("mse", &m), 0);
+  assert_int_equal(m, YRT_CALIB_MSE);
   assert_string_equal(calib_method_name(YRT_CALIB_PERCENTILE), "percentile");
 }
 

@@ -76,17 +76,10 @@ static void run_f32_case(const conv_case *c, int act) {
   ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
   ytb_input(b, tx);
   ytb_output(b, ty);
-  size_t size;
-  void *img = ytb_serialize(b, &size);
-  ytb_free(b);
-
   yrt_error err = {{0}};
-  yrt_model *m = NULL;
-  yrt_session *s = NULL;
-  yrt_status st = yrt_model_load_memory(img, size, 0, &m, &err);
-  if (st != YRT_OK) fail_msg("load: %s", err.msg);
-  st = yrt_session_create(m, NULL, &s, &err);
-  if (st != YRT_OK) fail_msg("session: %s", err.msg);
+  ytb_loaded l;
+  if (ytb_load(b, 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  yrt_session *s = l.s;
   float *in_nhwc = yrt_session_input_nhwc(s, 0);
   assert_non_null(in_nhwc);
   memcpy(in_nhwc, x, nx * 4);
@@ -108,9 +101,7 @@ static void run_f32_case(const conv_case *c, int act) {
             fail_msg("f32 conv cin %d act %d at (%d,%d,%d,%d): %g vs ref %g", c->cin, act, bb, yy, xx, cc,
                      (double)got, (double)r);
         }
-  yrt_session_free(s);
-  yrt_model_free(m);
-  free(img);
+  ytb_unload(&l);
   free(x);
   free(w);
   free(bias);
@@ -158,8 +149,7 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
   int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin / g.groups}, bd[1] = {g.cout};
   int32_t yd[4] = {g.n, g.oh, g.ow, g.cout}, ld[1] = {256};
   uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
-  uint32_t tq = ytb_tensor(b, "xq", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, xd);
-  ytb_set_q(b, tq, sx, zx);
+  uint32_t tq = ytb_act_i8(b, "xq", 4, xd, sx, zx);
   uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
   ytb_set_q(b, tw, sw[0], 0);
   if (g.cout > 1) ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
@@ -177,15 +167,10 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
   ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
   ytb_input(b, tx);
   ytb_output(b, ty);
-  size_t size;
-  void *img = ytb_serialize(b, &size);
-  ytb_free(b);
-
   yrt_error err = {{0}};
-  yrt_model *m = NULL;
-  yrt_session *s = NULL;
-  if (yrt_model_load_memory(img, size, 1, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
-  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  ytb_loaded l;
+  if (ytb_load(b, 1, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  yrt_session *s = l.s;
   memcpy(yrt_session_input_nhwc(s, 0), xf, nx * 4);
   assert_int_equal(yrt_session_run(s, &err), YRT_OK);
   yrt_tensor_view v;
@@ -204,9 +189,7 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
             fail_msg("i8 conv cin %d cout %d g %d lut %d act %d at (%d,%d,%d,%d): %ld vs ref %d", c->cin, c->cout,
                      c->groups, use_lut, act, bb, yy, xx, cc, got, r);
         }
-  yrt_session_free(s);
-  yrt_model_free(m);
-  free(img);
+  ytb_unload(&l);
   free(xf), free(sw), free(requant), free(xq), free(w), free(ref), free(bias);
 }
 

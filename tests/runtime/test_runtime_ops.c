@@ -44,14 +44,10 @@ static void run1(uint32_t op, int n_in, const tdesc *in, const float *const *dat
   uint32_t y = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, out.rank, out.d);
   ytb_node(b, op, "node", n_in, ids, y, p, np, f, nf);
   ytb_output(b, y);
-  size_t size;
-  void *img = ytb_serialize(b, &size);
-  ytb_free(b);
   yrt_error err;
-  yrt_model *m = NULL;
-  yrt_session *s = NULL;
-  if (yrt_model_load_memory(img, size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
-  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  ytb_loaded l;
+  if (ytb_load(b, 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  yrt_session *s = l.s;
   int input = 0;
   for (int k = 0; k < n_in; k++)
     if (!(is_const && is_const[k])) assert_int_equal(yrt_session_set_input(s, input++, data[k], numel(&in[k]), &err), YRT_OK);
@@ -60,9 +56,7 @@ static void run1(uint32_t op, int n_in, const tdesc *in, const float *const *dat
   assert_int_equal(yrt_session_output(s, 0, &v, &err), YRT_OK);
   assert_int_equal(v.count, numel(&out));
   memcpy(result, v.data, v.count * sizeof(float));
-  yrt_session_free(s);
-  yrt_model_free(m);
-  free(img);
+  ytb_unload(&l);
 }
 
 static void iota(float *x, size_t n) {
@@ -207,14 +201,10 @@ static void test_int8_chain(void **state) {
   int8_t lut[256];
   for (int i = 0; i < 256; i++) lut[i] = (int8_t)(i / 2 - 64);
   uint32_t x = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 4, d4);
-  uint32_t q = ytb_tensor(b, "q", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, d4);
-  ytb_set_q(b, q, 0.5f, 1);
-  uint32_t mp = ytb_tensor(b, "mp", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, d4);
-  ytb_set_q(b, mp, 0.5f, 1);
-  uint32_t cat = ytb_tensor(b, "cat", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, dcat);
-  ytb_set_q(b, cat, 0.5f, 1);
-  uint32_t add = ytb_tensor(b, "add", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, dcat);
-  ytb_set_q(b, add, 1.0f, 0);
+  uint32_t q = ytb_act_i8(b, "q", 4, d4, 0.5f, 1);
+  uint32_t mp = ytb_act_i8(b, "mp", 4, d4, 0.5f, 1);
+  uint32_t cat = ytb_act_i8(b, "cat", 4, dcat, 0.5f, 1);
+  uint32_t add = ytb_act_i8(b, "add", 4, dcat, 1.0f, 0);
   uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, dl, lut);
   uint32_t y = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 4, dcat);
   ytb_set_q(b, y, 1.0f, 0);
@@ -230,14 +220,10 @@ static void test_int8_chain(void **state) {
   ytb_node(b, YRT_OP_LUT, "lut", 2, li, y, NULL, 0, NULL, 0);
   ytb_input(b, x);
   ytb_output(b, y);
-  size_t size;
-  void *img = ytb_serialize(b, &size);
-  ytb_free(b);
   yrt_error err;
-  yrt_model *m = NULL;
-  yrt_session *s = NULL;
-  if (yrt_model_load_memory(img, size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
-  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  ytb_loaded l;
+  if (ytb_load(b, 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  yrt_session *s = l.s;
   float xf[18];
   int qx[18];
   for (int i = 0; i < 18; i++) {
@@ -264,9 +250,7 @@ static void test_int8_chain(void **state) {
       int expect = lut[(uint8_t)(sum + 128)];
       assert_int_equal((int)lrintf(v.data[hw * 4 + c]), expect);
     }
-  yrt_session_free(s);
-  yrt_model_free(m);
-  free(img);
+  ytb_unload(&l);
 }
 
 int main(void) {

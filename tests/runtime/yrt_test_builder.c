@@ -241,3 +241,27 @@ void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl,
   p[YRT_CONV_P_DH] = dh, p[YRT_CONV_P_DW] = dw, p[YRT_CONV_P_GROUPS] = groups;
   p[YRT_CONV_P_ACT] = act, p[YRT_CONV_P_LUT] = lut;
 }
+
+uint32_t ytb_act_i8(ytb *b, const char *name, int rank, const int32_t *dims, float scale, int32_t zp) {
+  uint32_t t = ytb_tensor(b, name, YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, rank, dims);
+  ytb_set_q(b, t, scale, zp);
+  return t;
+}
+
+yrt_status ytb_load(ytb *b, int copy, ytb_loaded *l, yrt_error *err) {
+  size_t size;
+  memset(l, 0, sizeof *l);
+  l->img = ytb_serialize(b, &size);
+  ytb_free(b);
+  l->step = "load";
+  yrt_status st = yrt_model_load_memory(l->img, size, copy, &l->m, err);
+  if (st != YRT_OK) return st;
+  l->step = "session";
+  return yrt_session_create(l->m, NULL, &l->s, err);
+}
+
+void ytb_unload(ytb_loaded *l) {
+  yrt_session_free(l->s);
+  yrt_model_free(l->m);
+  free(l->img);
+}

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "yolort.h"
 #include "yolort_format.h"
 
 typedef struct ytb ytb;
@@ -22,6 +23,8 @@ uint32_t ytb_tensor(ytb *b, const char *name, uint32_t dtype, uint32_t kind, uin
 /* Constant tensor with data copied into the weights section. */
 uint32_t ytb_const(ytb *b, const char *name, uint32_t dtype, int rank, const int32_t *dims, const void *data);
 void ytb_set_q(ytb *b, uint32_t t, float scale, int32_t zp);
+/* Int8 NHWC activation quantized with (scale, zp): ytb_tensor + ytb_set_q. */
+uint32_t ytb_act_i8(ytb *b, const char *name, int rank, const int32_t *dims, float scale, int32_t zp);
 /* Per-channel scales (copied into weights). */
 void ytb_set_channel_scales(ytb *b, uint32_t t, uint32_t axis, const float *scales, uint32_t n);
 yrt_tensor_rec *ytb_tensor_rec(ytb *b, uint32_t t);
@@ -38,6 +41,20 @@ void ytb_set_arena_bytes(ytb *b, uint64_t bytes); /* override the computed peak 
 
 /* Serialize into a new 64-aligned buffer (free with free()). */
 void *ytb_serialize(ytb *b, size_t *size);
+
+/* A built model loaded and given one session with default options. */
+typedef struct ytb_loaded {
+  void *img; /* the serialized image */
+  yrt_model *m;
+  yrt_session *s;
+  const char *step; /* on failure, the call that failed: "load" or "session" */
+} ytb_loaded;
+
+/* Serializes and frees b, loads the image (copy as in yrt_model_load_memory) and creates the
+ * session. Returns the failing call's status (err set, l->step naming it) or YRT_OK; free with
+ * ytb_unload either way. */
+yrt_status ytb_load(ytb *b, int copy, ytb_loaded *l, yrt_error *err);
+void ytb_unload(ytb_loaded *l);
 
 /* Recompute the header CRC after editing a serialized image. */
 void ytb_fix_crc(void *buf, size_t size);

@@ -1,5 +1,5 @@
 /* yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]
- *   [--method minmax|percentile|entropy|all] [--percentile 99.99] [--activations int8|uint8]
+ *   [--method minmax|percentile|entropy|mse|all] [--percentile 99.99] [--activations int8|uint8]
  *   [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
  * follows onnxruntime's quantize_static layout (onnxruntime runs it too); --yrt also converts it.
@@ -16,7 +16,7 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]\n"
-          "         [--method minmax|percentile|entropy|all] [--percentile P]\n"
+          "         [--method minmax|percentile|entropy|mse|all] [--percentile P]\n"
           "         [--activations int8|uint8] [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]\n");
   return 2;
 }
@@ -138,7 +138,8 @@ int main(int argc, char **argv) {
   const method_run runs[] = {{YRT_CALIB_MINMAX, 0, "minmax"},
                              {YRT_CALIB_PERCENTILE, 99.99, "percentile"},
                              {YRT_CALIB_PERCENTILE, 99.999, "percentile99999"},
-                             {YRT_CALIB_ENTROPY, 0, "entropy"}};
+                             {YRT_CALIB_ENTROPY, 0, "entropy"},
+                             {YRT_CALIB_MSE, 0, "mse"}};
   if (!st && all) {
     for (size_t k = 0; !st && k < sizeof runs / sizeof runs[0]; k++)
       st = emit(folded, folded_size, &r, &o, &runs[k], out, yrt_out, 1, &err);

@@ -58,12 +58,15 @@ static int hash_rebuild(ir_graph *g, int need) {
   return 1;
 }
 
+/* Without memory for the hash, lookups fall back to linear search. */
+static void hash_drop(ir_graph *g) {
+  free(g->name_hash);
+  g->name_hash = NULL;
+  g->name_hash_cap = 0;
+}
+
 void ir_graph_rehash(ir_graph *g) {
-  if (g && !hash_rebuild(g, g->n_tensors + 1)) {
-    free(g->name_hash); /* fall back to linear search */
-    g->name_hash = NULL;
-    g->name_hash_cap = 0;
-  }
+  if (g && !hash_rebuild(g, g->n_tensors + 1)) hash_drop(g);
 }
 
 ir_graph *ir_graph_new(void) {
@@ -71,6 +74,23 @@ ir_graph *ir_graph_new(void) {
   if (!g) return NULL;
   g->opset = 13;
   return g;
+}
+
+/* Room for one more element in a growable array of `n` used of `*cap`: doubles the capacity
+ * (from 64) when full. Returns the (maybe moved) array, or NULL with `arr` and `*cap` untouched. */
+static void *grow(void *arr, int n, int *cap, size_t elem) {
+  if (n != *cap) return arr;
+  int c = *cap ? *cap * 2 : 64;
+  void *p = realloc(arr, (size_t)c * elem);
+  if (p) *cap = c;
+  return p;
+}
+
+/* A malloc'd copy of n elements (at least one element allocated, so 0 is not NULL). */
+static void *dup_elems(const void *src, int n, size_t elem) {
+  void *d = malloc(elem * (size_t)(n ? n : 1));
+  if (d && n) memcpy(d, src, elem * (size_t)n);
+  return d;
 }
 
 static void free_attr(ir_attr *a) {
@@ -123,13 +143,9 @@ int ir_add_tensor(ir_graph *g, const char *name, ir_dtype dtype) {
     snprintf(auto_name, sizeof(auto_name), "_yrt_t%d", g->n_tensors);
     name = auto_name;
   }
-  if (g->n_tensors == g->cap_tensors) {
-    int cap = g->cap_tensors ? g->cap_tensors * 2 : 64;
-    ir_tensor *t = realloc(g->tensors, (size_t)cap * sizeof(*t));
-    if (!t) return -1;
-    g->tensors = t;
-    g->cap_tensors = cap;
-  }
+  ir_tensor *grown = grow(g->tensors, g->n_tensors, &g->cap_tensors, sizeof(ir_tensor));
+  if (!grown) return -1;
+  g->tensors = grown;
   ir_tensor *t = &g->tensors[g->n_tensors];
   memset(t, 0, sizeof(*t));
   t->name = ir_strdup(name);
@@ -139,11 +155,7 @@ int ir_add_tensor(ir_graph *g, const char *name, ir_dtype dtype) {
   t->producer = -1;
   int idx = g->n_tensors++;
   if (g->n_tensors * 2 > g->name_hash_cap) {
-    if (!hash_rebuild(g, g->n_tensors)) {
-      free(g->name_hash);
-      g->name_hash = NULL;
-      g->name_hash_cap = 0;
-    }
+    if (!hash_rebuild(g, g->n_tensors)) hash_drop(g);
   } else {
     hash_put(g->name_hash, g->name_hash_cap, g->tensors, idx);
   }
@@ -174,26 +186,20 @@ int ir_add_node(ir_graph *g, const char *name, const char *op_type, const int *i
     if (in[i] < -1 || in[i] >= g->n_tensors) return -1;
   for (int i = 0; i < n_out; i++)
     if (out[i] < 0 || out[i] >= g->n_tensors) return -1;
-  if (g->n_nodes == g->cap_nodes) {
-    int cap = g->cap_nodes ? g->cap_nodes * 2 : 64;
-    ir_node *n = realloc(g->nodes, (size_t)cap * sizeof(*n));
-    if (!n) return -1;
-    g->nodes = n;
-    g->cap_nodes = cap;
-  }
+  ir_node *grown = grow(g->nodes, g->n_nodes, &g->cap_nodes, sizeof(ir_node));
+  if (!grown) return -1;
+  g->nodes = grown;
   ir_node *n = &g->nodes[g->n_nodes];
   memset(n, 0, sizeof(*n));
   n->name = ir_strdup(name);
   n->op_type = ir_strdup(op_type);
   n->domain = ir_strdup("");
-  n->in = malloc(sizeof(int) * (size_t)(n_in ? n_in : 1));
-  n->out = malloc(sizeof(int) * (size_t)(n_out ? n_out : 1));
+  n->in = dup_elems(in, n_in, sizeof(int));
+  n->out = dup_elems(out, n_out, sizeof(int));
   if (!n->name || !n->op_type || !n->domain || !n->in || !n->out) {
     free_node(n);
     return -1;
   }
-  if (n_in) memcpy(n->in, in, sizeof(int) * (size_t)n_in);
-  if (n_out) memcpy(n->out, out, sizeof(int) * (size_t)n_out);
   n->n_in = n_in;
   n->n_out = n_out;
   int idx = g->n_nodes++;
@@ -232,6 +238,14 @@ const char *ir_attr_string(const ir_node *n, const char *name, const char *dflt)
   return a->s;
 }
 
+/* An attribute holding only its (owned) name and type: value fields cleared, no tensor. */
+static void attr_init(ir_attr *a, char *name, ir_attr_type type) {
+  memset(a, 0, sizeof(*a));
+  a->name = name;
+  a->type = type;
+  a->tensor = -1;
+}
+
 /* Returns the (new or replaced) attribute slot, name set and value fields cleared. */
 static ir_attr *attr_slot(ir_graph *g, int node, const char *name, ir_attr_type type) {
   if (!g || node < 0 || node >= g->n_nodes || !name) return NULL;
@@ -242,23 +256,17 @@ static ir_attr *attr_slot(ir_graph *g, int node, const char *name, ir_attr_type 
       free(a->s);
       free(a->ints);
       free(a->floats);
-      char *keep = a->name;
-      memset(a, 0, sizeof(*a));
-      a->name = keep;
-      a->type = type;
-      a->tensor = -1;
+      attr_init(a, a->name, type);
       return a;
     }
   }
   ir_attr *na = realloc(n->attrs, sizeof(ir_attr) * (size_t)(n->n_attrs + 1));
   if (!na) return NULL;
   n->attrs = na;
+  char *copy = ir_strdup(name);
+  if (!copy) return NULL;
   ir_attr *a = &na[n->n_attrs];
-  memset(a, 0, sizeof(*a));
-  a->name = ir_strdup(name);
-  if (!a->name) return NULL;
-  a->type = type;
-  a->tensor = -1;
+  attr_init(a, copy, type);
   n->n_attrs++;
   return a;
 }
@@ -287,9 +295,8 @@ int ir_set_attr_string(ir_graph *g, int node, const char *name, const char *v) {
 int ir_set_attr_ints(ir_graph *g, int node, const char *name, const int64_t *v, int n) {
   ir_attr *a = attr_slot(g, node, name, IR_ATTR_INTS);
   if (!a || n < 0) return -1;
-  a->ints = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+  a->ints = dup_elems(v, n, sizeof(int64_t));
   if (!a->ints) return -1;
-  if (n) memcpy(a->ints, v, sizeof(int64_t) * (size_t)n);
   a->n_ints = n;
   return 0;
 }
@@ -297,9 +304,8 @@ int ir_set_attr_ints(ir_graph *g, int node, const char *name, const int64_t *v, 
 int ir_set_attr_floats(ir_graph *g, int node, const char *name, const float *v, int n) {
   ir_attr *a = attr_slot(g, node, name, IR_ATTR_FLOATS);
   if (!a || n < 0) return -1;
-  a->floats = malloc(sizeof(float) * (size_t)(n ? n : 1));
+  a->floats = dup_elems(v, n, sizeof(float));
   if (!a->floats) return -1;
-  if (n) memcpy(a->floats, v, sizeof(float) * (size_t)n);
   a->n_floats = n;
   return 0;
 }

@@ -15,24 +15,29 @@ int ir_shape_known(const ir_tensor *t) {
   return 1;
 }
 
-int ir_const_ints(const ir_graph *g, int t, int64_t *out, int cap) {
-  if (t < 0 || t >= g->n_tensors) return -1;
+/* Constant tensor t when its data holds all of its at most `cap` elements; NULL otherwise. */
+static const ir_tensor *small_const(const ir_graph *g, int t, int cap, int64_t *n) {
+  if (t < 0 || t >= g->n_tensors) return NULL;
   const ir_tensor *x = &g->tensors[t];
-  if (!x->data || x->rank < 0) return -1;
-  int64_t n = ir_numel(x);
+  if (!x->data || x->rank < 0) return NULL;
+  *n = ir_numel(x);
   size_t es = ir_dtype_size(x->dtype);
-  if (n < 0 || n > cap || !es || (size_t)n * es > x->nbytes) return -1;
+  if (*n < 0 || *n > cap || !es || (size_t)*n * es > x->nbytes) return NULL;
+  return x;
+}
+
+int ir_const_ints(const ir_graph *g, int t, int64_t *out, int cap) {
+  int64_t n;
+  const ir_tensor *x = small_const(g, t, cap, &n);
+  if (!x) return -1;
   for (int64_t i = 0; i < n; i++) out[i] = ir_const_i64(x, i);
   return (int)n;
 }
 
 int ir_const_floats(const ir_graph *g, int t, double *out, int cap) {
-  if (t < 0 || t >= g->n_tensors) return -1;
-  const ir_tensor *x = &g->tensors[t];
-  if (!x->data || x->rank < 0) return -1;
-  int64_t n = ir_numel(x);
-  size_t es = ir_dtype_size(x->dtype);
-  if (n < 0 || n > cap || !es || (size_t)n * es > x->nbytes) return -1;
+  int64_t n;
+  const ir_tensor *x = small_const(g, t, cap, &n);
+  if (!x) return -1;
   for (int64_t i = 0; i < n; i++) out[i] = ir_const_f64(x, i);
   return (int)n;
 }

@@ -111,6 +111,45 @@ double calib_entropy_threshold(const uint64_t *abs_bins, int nbins, double range
   return range * best_i / nbins;
 }
 
+/* Expected squared error of int8 quantization over [lo, hi] under the histogram: clipped
+ * values pay their distance to the bound, the others the uniform rounding noise step^2/12. */
+static double range_mse(const calib_hist *h, double lo, double hi) {
+  const double step = (hi - lo) / 255.0, w = 2.0 * h->range / YRT_CALIB_BINS;
+  const double in_err = step * step / 12.0;
+  double e = 0;
+  for (int b = 0; b < YRT_CALIB_BINS; b++) {
+    if (!h->bins[b]) continue;
+    const double v = -h->range + (b + 0.5) * w;
+    const double d = v < lo ? lo - v : (v > hi ? v - hi : 0.0);
+    e += (double)h->bins[b] * (d > 0 ? d * d : in_err);
+  }
+  return e;
+}
+
+/* Shrink each bound in turn (coordinate descent over 120 geometric candidates per side, down to
+ * 0.75% of the observed extreme). */
+static void mse_range(const calib_hist *h, double *lo, double *hi) {
+  double l = *lo, u = *hi;
+  for (int pass = 0; pass < 2; pass++) {
+    double best = range_mse(h, l, u), bu = u, bl = l;
+    for (int k = 1; k <= 120; k++) {
+      const double cu = *hi * pow(0.96, k);
+      if (cu <= 0) break;
+      const double e = range_mse(h, l, cu);
+      if (e < best) best = e, bu = cu;
+    }
+    u = bu;
+    for (int k = 1; k <= 120 && *lo < 0; k++) {
+      const double cl = *lo * pow(0.96, k);
+      const double e = range_mse(h, cl, u);
+      if (e < best) best = e, bl = cl;
+    }
+    l = bl;
+  }
+  *lo = l;
+  *hi = u;
+}
+
 void calib_choose_range(const calib_hist *h, yrt_calib_method m, double percentile, double *lo,
                         double *hi) {
   double l = h->count ? h->min : 0.0, u = h->count ? h->max : 0.0;
@@ -120,6 +159,11 @@ void calib_choose_range(const calib_hist *h, yrt_calib_method m, double percenti
       const double ql = quantile(h, tail), qu = quantile(h, 1.0 - tail);
       l = fmax(l, ql);
       u = fmin(u, qu);
+    } else if (m == YRT_CALIB_MSE) {
+      double l0 = fmin(l, 0.0), u0 = fmax(u, 0.0);
+      mse_range(h, &l0, &u0);
+      l = l0;
+      u = u0;
     } else if (m == YRT_CALIB_ENTROPY) {
       /* fold into |x| histogram over [0, range] */
       uint64_t ab[YRT_CALIB_BINS / 2];
@@ -154,6 +198,7 @@ const char *calib_method_name(yrt_calib_method m) {
     case YRT_CALIB_MINMAX: return "minmax";
     case YRT_CALIB_PERCENTILE: return "percentile";
     case YRT_CALIB_ENTROPY: return "entropy";
+    case YRT_CALIB_MSE: return "mse";
   }
   return "?";
 }
@@ -162,6 +207,7 @@ int calib_method_parse(const char *s, yrt_calib_method *m) {
   if (!strcmp(s, "minmax")) *m = YRT_CALIB_MINMAX;
   else if (!strcmp(s, "percentile")) *m = YRT_CALIB_PERCENTILE;
   else if (!strcmp(s, "entropy")) *m = YRT_CALIB_ENTROPY;
+  else if (!strcmp(s, "mse")) *m = YRT_CALIB_MSE;
   else return -1;
   return 0;
 }

@@ -16,6 +16,7 @@ typedef enum yrt_calib_method {
   YRT_CALIB_MINMAX = 0,
   YRT_CALIB_PERCENTILE = 1,
   YRT_CALIB_ENTROPY = 2,
+  YRT_CALIB_MSE = 3, /* range minimising the expected squared error (clipping + rounding) */
 } yrt_calib_method;
 
 typedef struct calib_hist {

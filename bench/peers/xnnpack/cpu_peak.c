@@ -26,85 +26,53 @@ static double now_s(void) {
   a0 = op(a0); a1 = op(a1); a2 = op(a2); a3 = op(a3); a4 = op(a4); a5 = op(a5);                \
   a6 = op(a6); a7 = op(a7); a8 = op(a8); a9 = op(a9); a10 = op(a10); a11 = op(a11)
 
+/* The timed body every peak shares: 12 independent chains of OP(a) (OP defined by the caller,
+ * reading x and w) for ITERS rounds, then a reduction of the accumulators so none is dead.
+ * A macro because each caller needs its own target attribute and vector type. */
+#define TIMED_PEAK(VEC, ZERO, ADD, SINK_T, REDUCE, MAC_PER_OP)                                  \
+  VEC a0 = ZERO, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,         \
+      a9 = a0, a10 = a0, a11 = a0;                                                               \
+  double t = now_s();                                                                            \
+  for (long i = 0; i < ITERS; i++) {                                                             \
+    ACC12(OP);                                                                                   \
+    __asm__ volatile("" : "+v"(x), "+v"(w));                                                     \
+  }                                                                                              \
+  t = now_s() - t;                                                                               \
+  VEC s = ADD(ADD(ADD(a0, a1), ADD(a2, a3)), ADD(ADD(a4, a5), ADD(a6, a7)));                     \
+  s = ADD(s, ADD(ADD(a8, a9), ADD(a10, a11)));                                                   \
+  volatile SINK_T sink = REDUCE(s);                                                              \
+  (void)sink;                                                                                    \
+  return 12.0 * (MAC_PER_OP) * ITERS / t * 1e-9
+
+#define EXTRACT0_EPI32(s) _mm256_extract_epi32(s, 0)
+
 __attribute__((target("avx512f,avx512vnni"))) static double peak_avx512_vnni(void) {
   __m512i x = _mm512_set1_epi8(3), w = _mm512_set1_epi8(-2);
-  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
 #define OP(a) _mm512_dpbusd_epi32(a, x, w)
-  double t = now_s();
-  for (long i = 0; i < ITERS; i++) {
-    ACC12(OP);
-    __asm__ volatile("" : "+v"(x), "+v"(w));
-  }
-  t = now_s() - t;
+  TIMED_PEAK(__m512i, _mm512_setzero_si512(), _mm512_add_epi32, int, _mm512_reduce_add_epi32, 64.0);
 #undef OP
-  __m512i s = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
-                               _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7)));
-  s = _mm512_add_epi32(s, _mm512_add_epi32(_mm512_add_epi32(a8, a9), _mm512_add_epi32(a10, a11)));
-  volatile int sink = _mm512_reduce_add_epi32(s);
-  (void)sink;
-  return 12.0 * 64.0 * ITERS / t * 1e-9;
 }
 
 __attribute__((target("avx2,avxvnni"))) static double peak_avx_vnni(void) {
   __m256i x = _mm256_set1_epi8(3), w = _mm256_set1_epi8(-2);
-  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
 #define OP(a) _mm256_dpbusd_avx_epi32(a, x, w)
-  double t = now_s();
-  for (long i = 0; i < ITERS; i++) {
-    ACC12(OP);
-    __asm__ volatile("" : "+v"(x), "+v"(w));
-  }
-  t = now_s() - t;
+  TIMED_PEAK(__m256i, _mm256_setzero_si256(), _mm256_add_epi32, int, EXTRACT0_EPI32, 32.0);
 #undef OP
-  __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
-                               _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
-  s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
-  volatile int sink = _mm256_extract_epi32(s, 0);
-  (void)sink;
-  return 12.0 * 32.0 * ITERS / t * 1e-9;
 }
 
 __attribute__((target("avx2"))) static double peak_avx2_int8(void) {
   __m256i x = _mm256_set1_epi8(3), w = _mm256_set1_epi8(-2), one = _mm256_set1_epi16(1);
-  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0,
-          a7 = a0, a8 = a0, a9 = a0, a10 = a0, a11 = a0;
 /* the accumulator feeds maddubs so the 12 chains cannot be merged by the compiler */
 #define OP(a) _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_maddubs_epi16(a, w), one))
-  double t = now_s();
-  for (long i = 0; i < ITERS; i++) {
-    ACC12(OP);
-    __asm__ volatile("" : "+v"(x), "+v"(w));
-  }
-  t = now_s() - t;
+  TIMED_PEAK(__m256i, _mm256_setzero_si256(), _mm256_add_epi32, int, EXTRACT0_EPI32, 32.0);
 #undef OP
-  __m256i s = _mm256_add_epi32(_mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3)),
-                               _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7)));
-  s = _mm256_add_epi32(s, _mm256_add_epi32(_mm256_add_epi32(a8, a9), _mm256_add_epi32(a10, a11)));
-  volatile int sink = _mm256_extract_epi32(s, 0);
-  (void)sink;
-  return 12.0 * 32.0 * ITERS / t * 1e-9;
 }
 
 __attribute__((target("avx512f"))) static double peak_fma512(void) {
   __m512 x = _mm512_set1_ps(1.0001f), w = _mm512_set1_ps(0.9999f);
-  __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-         a8 = a0, a9 = a0, a10 = a0, a11 = a0;
 #define OP(a) _mm512_fmadd_ps(x, w, a)
-  double t = now_s();
-  for (long i = 0; i < ITERS; i++) {
-    ACC12(OP);
-    __asm__ volatile("" : "+v"(x), "+v"(w));
-  }
-  t = now_s() - t;
+  TIMED_PEAK(__m512, _mm512_setzero_ps(), _mm512_add_ps, float, _mm512_reduce_add_ps, 16.0);
 #undef OP
-  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                           _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
-  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-  volatile float sink = _mm512_reduce_add_ps(s);
-  (void)sink;
-  return 12.0 * 16.0 * ITERS / t * 1e-9;
 }
 
 int main(void) {
