@@ -198,6 +198,32 @@ static void test_f5_int8_bias_overflow(void **state) {
   free(yrt);
 }
 
+/* F6 tools/ir/qdq_annotate.c: a denormal DequantizeLinear scale (2.97e-39) passed the converter's
+ * "> 0" check and the converter wrote a file its loader refuses (scales must be normal). Model:
+ * q int8[4], s = 2.97e-39f, w = DequantizeLinear(q, s); y = Add(x[1,4], w). */
+static void test_f6_denormal_scale(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  assert_non_null(m);
+  const int64_t xd[2] = {1, 4}, qd[1] = {4};
+  const int8_t q[4] = {1, 2, 3, 4};
+  const float s = 2.97389e-39f;
+  assert_int_equal(onnx_model_add_input(m, "x", IR_F32, 2, xd), 0);
+  assert_int_equal(onnx_model_add_output(m, "y", IR_F32, 2, xd), 0);
+  assert_int_equal(onnx_model_add_initializer(m, "q", IR_I8, 1, qd, q), 0);
+  assert_int_equal(onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, &s), 0);
+  const char *di[2] = {"q", "s"}, *dout[1] = {"w"}, *ai[2] = {"x", "w"}, *aout[1] = {"y"};
+  assert_non_null(onnx_model_add_node(m, "DequantizeLinear", "dq", di, 2, dout, 1));
+  assert_non_null(onnx_model_add_node(m, "Add", "add", ai, 2, aout, 1));
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  yrt_error err;
+  assert_int_equal(onnx_model_pack(m, &bytes, &n, &err), YRT_OK);
+  onnx_model_free(m);
+  expect_onnx(bytes, n, YRT_ERR_UNSUPPORTED, "scale");
+  free(bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f1_qdq_negative_scale),
@@ -205,6 +231,7 @@ int main(void) {
       cmocka_unit_test(test_f3_numel_overflow),
       cmocka_unit_test(test_f4_converted_non_image_model_loads),
       cmocka_unit_test(test_f5_int8_bias_overflow),
+      cmocka_unit_test(test_f6_denormal_scale),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
  *   X -Q(s,zp)-> Xq -DQ-> X'   : consumers of X' read X, X.q = (s, zp) as int8
  *   DQ(initializer)            : a constant with the dequantized float data + raw int qdata
  * uint8 is normalised to int8 (value - 128, zp - 128), which keeps (q - zp) * s unchanged. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +55,7 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
   p->n = (int)ns;
   for (int64_t i = 0; i < ns; i++) {
     memcpy(&p->scales[i], (const char *)s->data + i * 4, 4);
-    if (!(p->scales[i] > 0) || p->scales[i] > 1e30f) {
+    if (!(p->scales[i] >= FLT_MIN) || p->scales[i] > 1e30f) { /* normal, as the loader wants (fuzz) */
       const double bad = (double)p->scales[i]; /* read before qp_free (fuzz finding) */
       qp_free(p);
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale %g is not positive",
