@@ -84,7 +84,8 @@ typedef struct yrt_session yrt_session;
 
 typedef struct yrt_session_options {
   int num_threads;  /* 0 or 1: run on the calling thread */
-  void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned */
+  void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned; zeroed
+                       once by yrt_session_create */
   size_t arena_bytes;
 } yrt_session_options;
 

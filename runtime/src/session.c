@@ -88,14 +88,16 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   yrt_status st = YRT_OK;
   if (opts && opts->arena) {
     s->arena = opts->arena;
+    memset(s->arena, 0, need); /* see below */
   } else {
     s->arena_owned = aligned_alloc(YRT_ALIGN, need);
     if (!s->arena_owned) {
       st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: cannot allocate a %zu-byte arena", need);
       goto fail;
     }
-    /* Not cleared: every activation is written before it is read (checked on load), and
-     * touching the pages here would cost time and memory for nothing. */
+    /* Once, at creation: XNNPACK's SIMD kernels read past a tensor's end inside the arena's
+     * slack; zeroed bytes keep those reads deterministic (and memory checkers quiet). */
+    memset(s->arena_owned, 0, need);
     s->arena = s->arena_owned;
   }
   if (opts && opts->num_threads > 1) {

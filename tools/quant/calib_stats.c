@@ -72,9 +72,11 @@ static double quantile(const calib_hist *h, double frac) {
 }
 
 double calib_entropy_threshold(const uint64_t *abs_bins, int nbins, double range) {
-  /* TensorRT-style: for each candidate threshold i, P = histogram clipped at bin i (outliers
-   * folded into its last bin), Q = P merged into 128 levels and spread back uniformly over the
-   * non-empty bins of each level; keep the i minimising KL(P || Q). */
+  /* TensorRT's calibration: for each candidate threshold i, P = histogram clipped at bin i with
+   * the outliers folded into its last bin; Q = the clipped histogram WITHOUT the outliers, merged
+   * into 128 levels and spread back uniformly over the non-empty bins of each level. Q misses the
+   * clipped mass, which is what makes a too-small threshold expensive. Keep the i minimising
+   * KL(P || Q) (empty Q bins under non-empty P get a small epsilon). */
   const int levels = 128;
   const int step = 8;
   double best_kl = INFINITY;
@@ -92,17 +94,20 @@ double calib_entropy_threshold(const uint64_t *abs_bins, int nbins, double range
       double sum = 0;
       int nz = 0;
       for (int j = s; j < e; j++) {
-        sum += p[j];
-        nz += p[j] > 0;
+        sum += (double)abs_bins[j];
+        nz += abs_bins[j] > 0;
       }
-      for (int j = s; j < e; j++) q[j] = p[j] > 0 ? sum / nz : 0;
+      for (int j = s; j < e; j++) q[j] = abs_bins[j] > 0 ? sum / nz : 0;
     }
-    double ps = 0;
-    for (int j = 0; j < i; j++) ps += p[j];
-    if (ps <= 0) continue;
+    double ps = 0, qs = 0;
+    for (int j = 0; j < i; j++) ps += p[j], qs += q[j];
+    if (ps <= 0 || qs <= 0) continue;
     double kl = 0;
-    for (int j = 0; j < i; j++)
-      if (p[j] > 0) kl += (p[j] / ps) * log(p[j] / q[j]);
+    for (int j = 0; j < i; j++) {
+      if (p[j] <= 0) continue;
+      const double pj = p[j] / ps, qj = q[j] > 0 ? q[j] / qs : 1e-4 / qs;
+      kl += pj * log(pj / qj);
+    }
     if (kl < best_kl) {
       best_kl = kl;
       best_i = i;
