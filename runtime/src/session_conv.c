@@ -109,9 +109,11 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   return YRT_OK;
 }
 
-/* Our own int8 kernels: the VNNI convolution (groups 1) and the depthwise 3x3. Leaves c->own 0
- * when neither applies (XNNPACK then runs the node). */
-static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, yrt_error *err) {
+/* Our own int8 kernels: the VNNI convolution (groups 1), and the depthwise 3x3 when allow_dw
+ * (XNNPACK's threaded depthwise measured faster, so ours replaces only the scalar fallback).
+ * Leaves c->own 0 when neither applies. */
+static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, int allow_dw,
+                                 yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   const yrt_conv_geom *g = &c->g;
   const yrt_node_rec *n = e->node;
@@ -137,7 +139,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
     c->own = 1;
     return YRT_OK;
   }
-  if (g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
+  if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
       g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
       n->p[YRT_CONV_P_PAD_B] <= 1 && n->p[YRT_CONV_P_PAD_R] <= 1) {
     const size_t C = (size_t)g->cin;
@@ -188,7 +190,7 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   }
   const int32_t *bias = e->in[2] ? e->in[2] : c->zero_bias;
   if (c->i_min == -128 && c->i_max == 127) {
-    yrt_status st = prepare_own_i8(s, e, bias, err);
+    yrt_status st = prepare_own_i8(s, e, bias, 0, err);
     if (st != YRT_OK || c->own) return st;
   }
   xnn_operator_t op = NULL;
@@ -207,6 +209,8 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     xnn_delete_operator(op);
   }
   c->op = NULL;
+  /* XNNPACK refused the shape: our depthwise kernel if it fits, else the scalar reference */
+  if (c->i_min == -128 && c->i_max == 127) return prepare_own_i8(s, e, bias, 1, err);
   return YRT_OK;
 }
 

@@ -5,6 +5,78 @@
 
 #include "session_internal.h"
 
+/* Element-wise and concat nodes are split over the thread pool in ranges of at least this many
+ * elements (below it, waking threads costs more than it saves). */
+#define YRT_PAR_MIN_ELEMS 32768
+
+typedef struct par_task {
+  const yrt_session *s;
+  const yrt_exec *e;
+  size_t n, chunk; /* flat ops: elements; concat: outer rows */
+} par_task;
+
+/* Range [lo, hi) of a flat element-wise node. */
+static void flat_range(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
+  const size_t n = hi - lo;
+  switch (e->node->op) {
+    case YRT_OP_UNARY:
+      yk_unary_f32(&s->isa, e->node->p[0], e->node->f[0], (const float *)e->in[0] + lo, (float *)e->out + lo, n);
+      break;
+    case YRT_OP_LUT:
+      yk_lut_i8(&s->isa, (const int8_t *)e->in[0] + lo, (int8_t *)e->out + lo, n, e->in[1]);
+      break;
+    case YRT_OP_QUANTIZE:
+      yk_quantize_f32_i8(&s->isa, (const float *)e->in[0] + lo, (int8_t *)e->out + lo, n, e->q[2].scale,
+                         e->q[2].zero_point);
+      break;
+    case YRT_OP_DEQUANTIZE:
+      yk_dequantize_i8_f32(&s->isa, (const int8_t *)e->in[0] + lo, (float *)e->out + lo, n, e->q[0].scale,
+                           e->q[0].zero_point);
+      break;
+    default:
+      break;
+  }
+}
+
+/* Rows [lo, hi) of the outer loop of a concat. */
+static void concat_range(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
+  const yrt_exec_concat *c = &e->u.concat;
+  const void *in[YRT_MAX_NODE_IO];
+  size_t total = 0;
+  for (int k = 0; k < c->n; k++) {
+    in[k] = (const uint8_t *)e->in[k] + lo * c->inner[k] * e->esize;
+    total += c->inner[k];
+  }
+  void *out = (uint8_t *)e->out + lo * total * e->esize;
+  if (e->esize == 1)
+    yk_concat_i8(&s->isa, (const int8_t *const *)in, c->qx, c->inner, c->n, hi - lo, out, e->q[2]);
+  else
+    yk_concat(in, c->inner, c->n, hi - lo, out, e->esize);
+}
+
+static void par_fn(void *ctx, size_t i) {
+  const par_task *t = ctx;
+  const size_t lo = i * t->chunk, hi = lo + t->chunk < t->n ? lo + t->chunk : t->n;
+  if (t->e->node->op == YRT_OP_CONCAT) concat_range(t->s, t->e, lo, hi);
+  else flat_range(t->s, t->e, lo, hi);
+}
+
+/* Run n units (elements or rows of unit_elems elements) in parallel when it pays. */
+static void run_par(const yrt_session *s, const yrt_exec *e, size_t n, size_t unit_elems) {
+  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
+  if (threads < 2 || n < 2 || n * unit_elems < 2 * YRT_PAR_MIN_ELEMS) {
+    par_task t = {s, e, n, n};
+    par_fn(&t, 0);
+    return;
+  }
+  size_t tasks = 4 * threads;
+  size_t chunk = (n + tasks - 1) / tasks;
+  if (chunk * unit_elems < YRT_PAR_MIN_ELEMS / 4) chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
+  if (e->node->op != YRT_OP_CONCAT) chunk = (chunk + 63) & ~(size_t)63; /* whole SIMD blocks */
+  par_task t = {s, e, n, chunk};
+  pthreadpool_parallelize_1d(s->pool, par_fn, &t, (n + chunk - 1) / chunk, 0);
+}
+
 static yrt_status run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   if (e->esize == 1)
@@ -17,23 +89,22 @@ static yrt_status run_binary(const yrt_session *s, const yrt_exec *e, yrt_error 
 
 static yrt_status run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yk_unary_f32(&s->isa, e->node->p[0], e->node->f[0], e->in[0], e->out, e->numel);
+  run_par(s, e, e->numel, 1);
   return YRT_OK;
 }
 
 static yrt_status run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yk_lut_i8(&s->isa, e->in[0], e->out, e->numel, e->in[1]);
+  run_par(s, e, e->numel, 1);
   return YRT_OK;
 }
 
 static yrt_status run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_concat *c = &e->u.concat;
-  if (e->esize == 1)
-    yk_concat_i8(&s->isa, (const int8_t *const *)e->in, c->qx, c->inner, c->n, c->outer, e->out, e->q[2]);
-  else
-    yk_concat(e->in, c->inner, c->n, c->outer, e->out, e->esize);
+  size_t row = 0;
+  for (int k = 0; k < c->n; k++) row += c->inner[k];
+  run_par(s, e, c->outer, row);
   return YRT_OK;
 }
 
@@ -87,13 +158,13 @@ static yrt_status run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error
 
 static yrt_status run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yk_quantize_f32_i8(&s->isa, e->in[0], e->out, e->numel, e->q[2].scale, e->q[2].zero_point);
+  run_par(s, e, e->numel, 1);
   return YRT_OK;
 }
 
 static yrt_status run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yk_dequantize_i8_f32(&s->isa, e->in[0], e->out, e->numel, e->q[0].scale, e->q[0].zero_point);
+  run_par(s, e, e->numel, 1);
   return YRT_OK;
 }
 
