@@ -5,7 +5,8 @@
  * Which tensors: the inputs and outputs of every node that yolort runs in int8 (Conv, Add, Mul,
  * Sigmoid, Concat, Split, MaxPool, Resize, outside the FP32 head region and the excluded nodes).
  * The Sigmoid output of a SiLU is left float: the converter folds Conv+SiLU into one lookup table
- * from the conv's int8 output, so quantizing it would only add error.
+ * from the conv's int8 output, so quantizing it would only add error. Likewise the outputs that
+ * only the float head reads (the last convs' DFL and class logits) stay float.
  * How they are observed: the float model is converted with every such tensor added as a graph
  * output (which also keeps them from being fused away), and run on each letterboxed image. */
 #ifndef YOLORT_CALIBRATE_H
