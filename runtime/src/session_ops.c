@@ -54,10 +54,24 @@ static void concat_range(const yrt_session *s, const yrt_exec *e, size_t lo, siz
     yk_concat(in, c->inner, c->n, hi - lo, out, e->esize);
 }
 
+/* Rows [lo, hi) of axis 1 of a slice whose output has a leading dim of 1 (an NHWC Split). */
+static void slice_range(const yrt_exec *e, size_t lo, size_t hi) {
+  int64_t starts[YK_MAX_RANK];
+  memcpy(starts, e->u.slice.starts, sizeof starts);
+  starts[1] += (int64_t)lo * e->u.slice.steps[1];
+  yk_shape so = e->sh[2];
+  so.d[1] = (int64_t)(hi - lo);
+  size_t row = 1;
+  for (int d = 2; d < so.rank; d++) row *= (size_t)so.d[d];
+  yk_slice(e->in[0], &e->sh[0], (uint8_t *)e->out + lo * row * e->esize, &so, starts, e->u.slice.steps,
+           e->esize);
+}
+
 static void par_fn(void *ctx, size_t i) {
   const par_task *t = ctx;
   const size_t lo = i * t->chunk, hi = lo + t->chunk < t->n ? lo + t->chunk : t->n;
   if (t->e->node->op == YRT_OP_CONCAT) concat_range(t->s, t->e, lo, hi);
+  else if (t->e->node->op == YRT_OP_SLICE) slice_range(t->e, lo, hi);
   else flat_range(t->s, t->e, lo, hi);
 }
 
@@ -72,7 +86,8 @@ static void run_par(const yrt_session *s, const yrt_exec *e, size_t n, size_t un
   size_t tasks = 4 * threads;
   size_t chunk = (n + tasks - 1) / tasks;
   if (chunk * unit_elems < YRT_PAR_MIN_ELEMS / 4) chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
-  if (e->node->op != YRT_OP_CONCAT) chunk = (chunk + 63) & ~(size_t)63; /* whole SIMD blocks */
+  if (e->node->op != YRT_OP_CONCAT && e->node->op != YRT_OP_SLICE)
+    chunk = (chunk + 63) & ~(size_t)63; /* whole SIMD blocks */
   par_task t = {s, e, n, chunk};
   pthreadpool_parallelize_1d(s->pool, par_fn, &t, (n + chunk - 1) / chunk, 0);
 }
@@ -109,7 +124,12 @@ static yrt_status run_concat(const yrt_session *s, const yrt_exec *e, yrt_error 
 }
 
 static yrt_status run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)s, (void)err;
+  (void)err;
+  const yk_shape *so = &e->sh[2];
+  if (so->rank >= 3 && so->d[0] == 1 && so->d[1] > 1) {
+    run_par(s, e, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
+    return YRT_OK;
+  }
   yk_slice(e->in[0], &e->sh[0], e->out, &e->sh[2], e->u.slice.starts, e->u.slice.steps, e->esize);
   return YRT_OK;
 }
