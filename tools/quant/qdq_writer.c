@@ -379,8 +379,11 @@ yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err) 
       snprintf(dqo, sizeof dqo, "%s_DequantizeLinear_Output", n->input[j]);
       if (onnx_node_set_input(n, (int)j, dqo)) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     }
-    if (!st && !strcmp(n->op_type, "Conv") && ax && n->n_input >= 2 &&
-        !listed(plan->skip_weights, n->name) && onnx_model_find_initializer(m, n->input[1]))
+    /* weights are quantized when the conv runs int8: quantized input and output (a conv whose
+     * output stays float runs in float, so its weights keep full precision) */
+    if (!st && !strcmp(n->op_type, "Conv") && ax && n->n_input >= 2 && n->n_output == 1 &&
+        find_act(plan, n->output[0]) && !listed(plan->skip_weights, n->name) &&
+        onnx_model_find_initializer(m, n->input[1]))
       st = quantize_conv(m, &l, n, ax->scale, err);
     if (!st && push(&l, n)) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     for (size_t j = 0; j < n->n_output && !st; j++) {

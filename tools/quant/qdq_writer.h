@@ -35,8 +35,8 @@ yrt_status qdq_fold_batchnorm(Onnx__ModelProto *m, yrt_error *err);
 /* Raise the default-domain opset to >= 13, rewriting attribute-style Split/Squeeze/Unsqueeze. */
 yrt_status qdq_upgrade_opset13(Onnx__ModelProto *m, yrt_error *err);
 
-/* Insert the Q/DQ pairs of plan->acts and quantize the weights of every Conv whose input is
- * quantized (unless listed in skip_weights). m is modified in place. */
+/* Insert the Q/DQ pairs of plan->acts and quantize the weights of every Conv whose input and
+ * output are quantized (unless listed in skip_weights). m is modified in place. */
 yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err);
 
 #endif
