@@ -228,14 +228,3 @@ yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const cal
   free(acts);
   return st;
 }
-
-yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
-                                yrt_error *err) {
-  yrt_status st = qdq_fold_batchnorm(m, err);
-  calib_result r;
-  memset(&r, 0, sizeof r);
-  if (!st) st = calib_collect(m, calib_dir, o, &r, err);
-  if (!st) st = calib_write_qdq(m, &r, o, err);
-  calib_result_free(&r);
-  return st;
-}

@@ -60,8 +60,4 @@ void calib_result_free(calib_result *r);
 yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const calib_options *o,
                            yrt_error *err);
 
-/* Whole flow: fold BN, select, collect, write QDQ into m (in place). */
-yrt_status calib_quantize_model(Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
-                                yrt_error *err);
-
 #endif
