@@ -19,6 +19,7 @@ void bench_usage(const char *argv0) {
           "  --image JPG       end-to-end split: JPEG decode + letterbox / inference / decode + NMS\n"
           "  --profile         per-op-kind time profile (separate profiled runs)\n"
           "  --convs           per-conv time and GMAC/s (implies --profile)\n"
+          "  --top N           the N slowest nodes, by ONNX name (implies --profile)\n"
           "  --dump-convs F    write the conv layer shapes to F ('-' = stdout) and exit\n"
           "  --json            one JSON object on stdout instead of the table\n",
           argv0);
@@ -96,6 +97,10 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
       o->profile = 1;
     } else if (!strcmp(a, "--convs")) {
       o->convs = 1;
+      o->profile = 1;
+    } else if (!strcmp(a, "--top")) {
+      NEED_VAL();
+      if (parse_int(val, 1, 100000, &o->top)) goto bad;
       o->profile = 1;
     } else if (a[0] == '-' && a[1]) {
       snprintf(msg, cap, "unknown option %s", a);

@@ -15,6 +15,7 @@ typedef struct bench_opts {
   int batch[BENCH_MAX_LIST], n_batch;
   int size[BENCH_MAX_LIST], n_size; /* 0 entries: the model's own size */
   int json, profile, convs;
+  int top;                /* --top N: the N slowest nodes by name (implies --profile) */
 } bench_opts;
 
 /* Parses argv. Returns 0 ok, 1 when help was printed, -1 with a message in msg. */

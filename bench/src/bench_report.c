@@ -42,6 +42,11 @@ void bench_print_table(FILE *f, const bench_model_report *m, int show_convs) {
                 r->kinds[k].ms, r->profile_ms > 0 ? 100.0 * r->kinds[k].ms / r->profile_ms : 0.0);
       }
     }
+    if (r->n_top > 0) {
+      fprintf(f, "    slowest nodes: %-46s %-16s %8s\n", "name", "kind", "ms");
+      for (int k = 0; k < r->n_top; k++)
+        fprintf(f, "      %-60.60s %-16s %8.3f\n", r->top[k].name, r->top[k].kind, r->top[k].ms);
+    }
     if (show_convs && r->conv_ms && m->convs) {
       double macs = 0, ms = 0;
       fprintf(f, "    convs: %-40s %-22s %9s %8s %8s\n", "name", "in->out k/s/g", "MMAC", "ms", "GMAC/s");
@@ -114,6 +119,17 @@ void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs
         bench_print_json_string(f, r->kinds[k].kind);
         fprintf(f, ",\"nodes\":%d,\"ms\":%.4f,\"pct\":%.2f}", r->kinds[k].nodes, r->kinds[k].ms,
                 r->profile_ms > 0 ? 100.0 * r->kinds[k].ms / r->profile_ms : 0.0);
+      }
+      fputc(']', f);
+    }
+    if (r->n_top > 0) {
+      fprintf(f, ",\"top\":[");
+      for (int k = 0; k < r->n_top; k++) {
+        fprintf(f, "%s{\"name\":", k ? "," : "");
+        bench_print_json_string(f, r->top[k].name);
+        fprintf(f, ",\"kind\":");
+        bench_print_json_string(f, r->top[k].kind);
+        fprintf(f, ",\"ms\":%.4f}", r->top[k].ms);
       }
       fputc(']', f);
     }

@@ -85,6 +85,28 @@ static yrt_status prepare(run_ctx *c, yrt_error *err) {
   return YRT_OK;
 }
 
+/* The `top` slowest nodes of r->node_ms, slowest first (names copied: the session goes first). */
+static yrt_status collect_top(const yrt_session *s, int top, bench_result *r, yrt_error *err) {
+  if (top > r->n_nodes) top = r->n_nodes;
+  r->top = calloc((size_t)top, sizeof *r->top);
+  if (!r->top) return yrt_set_error(err, YRT_ERR_NOMEM, "bench: --top %d", top);
+  for (int i = 0; i < r->n_nodes; i++) {
+    int k;
+    if (r->n_top < top) k = r->n_top++;
+    else if (r->node_ms[i] > r->top[top - 1].ms) k = top - 1;
+    else continue;
+    while (k > 0 && r->top[k - 1].ms < r->node_ms[i]) { /* insertion keeps slowest first */
+      r->top[k] = r->top[k - 1];
+      k--;
+    }
+    const char *name = yrt_session_node_name(s, i), *kind = yrt_session_node_kind(s, i);
+    snprintf(r->top[k].name, sizeof r->top[k].name, "%s", name ? name : "?");
+    snprintf(r->top[k].kind, sizeof r->top[k].kind, "%s", kind ? kind : "?");
+    r->top[k].ms = r->node_ms[i];
+  }
+  return YRT_OK;
+}
+
 static yrt_status run_profile(run_ctx *c, const bench_opts *o, bench_result *r, yrt_error *err) {
   uint64_t dummy = 0;
   int n = yrt_session_node_times(c->s, &dummy, 0);
@@ -121,6 +143,10 @@ static yrt_status run_profile(run_ctx *c, const bench_opts *o, bench_result *r, 
     }
     r->kinds[k].nodes++;
     r->kinds[k].ms += r->node_ms[i];
+  }
+  if (o->top > 0) {
+    st = collect_top(c->s, o->top, r, err);
+    if (st != YRT_OK) return st;
   }
   if (c->in->n_convs > 0) {
     r->conv_ms = calloc((size_t)c->in->n_convs, sizeof *r->conv_ms);
@@ -221,6 +247,9 @@ void bench_result_free(bench_result *r) {
   free(r->kinds);
   free(r->node_ms);
   free(r->conv_ms);
+  free(r->top);
+  r->top = NULL;
+  r->n_top = 0;
   r->kinds = NULL;
   r->node_ms = NULL;
   r->conv_ms = NULL;

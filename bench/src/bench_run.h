@@ -13,6 +13,12 @@ typedef struct bench_kind_time {
   double ms; /* mean per run */
 } bench_kind_time;
 
+typedef struct bench_node_time {
+  char name[96];
+  char kind[48];
+  double ms; /* mean per run */
+} bench_node_time;
+
 typedef struct bench_result {
   int size_w, size_h, threads, batch, warmup, runs;
   int has_e2e;           /* pre/post measured (--image) */
@@ -28,6 +34,8 @@ typedef struct bench_result {
   int n_nodes;
   double *node_ms;       /* mean per run, node i of the session */
   double *conv_ms;       /* --convs: mean per run of bench_input.convs[i], -1 when unmatched */
+  int n_top;
+  bench_node_time *top;  /* --top: slowest nodes first */
 } bench_result;
 
 /* Shared, read-only input of every configuration. */

@@ -58,7 +58,7 @@ static void test_bench_json(void **state) {
   char model[1024], cmd[4096];
   pick_model(model, sizeof model);
   static char out[1 << 16];
-  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --threads 1 --json --profile",
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --threads 1 --json --profile --top 3",
            emulator(), YOLORT_BENCH_EXE, model);
   int rc = run(cmd, out, sizeof out);
   if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
@@ -66,6 +66,7 @@ static void test_bench_json(void **state) {
   assert_non_null(strstr(out, "\"median_ms\":"));
   assert_non_null(strstr(out, "\"peak_rss_kb\":"));
   assert_non_null(strstr(out, "\"profile\":["));
+  assert_non_null(strstr(out, "\"top\":[{\"name\":"));
 }
 
 static void test_bench_table_e2e(void **state) {
