@@ -14,6 +14,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   c->variant = YK_QCONV_SCALAR;
   c->mr = c->nz = 0;
   c->seg_span = c->nseg = c->seg_bytes = 0;
+  c->w_sym = 0;
   c->packed_bytes = 0;
   c->packed = NULL;
 #if defined(YK_ARCH_X86_64)
@@ -24,6 +25,16 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
     if (bytes) {
       c->variant = YK_QCONV_AVX512VNNI;
       c->packed_bytes = bytes;
+    }
+  }
+#elif defined(YK_ARCH_AARCH64)
+  if (isa && isa->neon) {
+    c->variant = isa->neon_dot ? YK_QCONV_NEONDOT : YK_QCONV_NEON;
+    yk_qconv_blocking__neon(c->cout, c->variant == YK_QCONV_NEONDOT, &c->mr, &c->nz);
+    c->packed_bytes = yk_qconv_packed_bytes__neon(c);
+    if (!c->packed_bytes) {
+      c->variant = YK_QCONV_SCALAR;
+      c->mr = c->nz = 0;
     }
   }
 #else
@@ -38,6 +49,11 @@ void yk_qconv_pack(yk_qconv *c, void *mem) {
     yk_qconv_pack__avx512vnni(c, mem);
     return;
   }
+#elif defined(YK_ARCH_AARCH64)
+  if (c->variant == YK_QCONV_NEON || c->variant == YK_QCONV_NEONDOT) {
+    yk_qconv_pack__neon(c, mem);
+    return;
+  }
 #endif
   (void)c; /* unused when no packed variant exists for this architecture */
   (void)mem;
@@ -47,6 +63,15 @@ void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int 
 #if defined(YK_ARCH_X86_64)
   if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
     yk_qconv_rows__avx512vnni(c, x, y, row0, row1);
+    return;
+  }
+#elif defined(YK_ARCH_AARCH64)
+  if (c->variant == YK_QCONV_NEONDOT && c->packed) {
+    yk_qconv_rows__neondot(c, x, y, row0, row1);
+    return;
+  }
+  if (c->variant == YK_QCONV_NEON && c->packed) {
+    yk_qconv_rows__neon(c, x, y, row0, row1);
     return;
   }
 #endif

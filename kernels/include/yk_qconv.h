@@ -18,6 +18,11 @@
  * MR x NZ from cout; tests and benchmarks may override mr/nz after init (then call
  * yk_qconv_packed_bytes__avx512vnni again before packing).
  *
+ * AArch64 (qconv_nhwc_neon*.c): the same segments, MR pixels x NZ columns of 4 channels; SDOT
+ * where the CPU has it, else SMULL + SADALP. Activations stay signed: x_zp * sum(w) is folded
+ * into the bias at pack time. init picks MR x NZ; tests may set variant (NEON or NEONDOT when
+ * isa->neon_dot) and mr/nz after init, then call yk_qconv_packed_bytes__neon again.
+ *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
  * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
  * yk_qconv_rows() computes any range of output rows (call it from several threads on disjoint
@@ -34,6 +39,8 @@
 enum yk_qconv_variant {
   YK_QCONV_SCALAR = 0,
   YK_QCONV_AVX512VNNI = 1,
+  YK_QCONV_NEON = 2,    /* AArch64, ARMv8.0: SMULL + SADALP */
+  YK_QCONV_NEONDOT = 3, /* AArch64 with the ARMv8.2 dot product: SDOT */
 };
 
 typedef struct yk_qconv {
@@ -47,9 +54,10 @@ typedef struct yk_qconv {
   const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
   /* filled by yk_qconv_init / yk_qconv_pack */
   int variant;
-  int mr, nz;          /* pixels x 16-channel columns per tile (AVX-512 VNNI) */
+  int mr, nz;          /* pixels x 16- (AVX-512 VNNI) or 4-channel (NEON) columns per tile */
   int seg_span;        /* taps per segment: kw (kernel row) or 1 (one tap) */
-  int nseg, seg_bytes; /* segments per output pixel, bytes per segment (multiple of 4) */
+  int nseg, seg_bytes; /* segments per output pixel, bytes per segment (multiple of 4; NEON 8) */
+  int w_sym;           /* set by pack: no weight is -128 (NEON sums two steps' int16 products) */
   size_t packed_bytes;
   void *packed;
 } yk_qconv;
@@ -71,6 +79,14 @@ size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
 /* The MR x NZ init would choose for cout 16-channel columns. */
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
+#if YK_ARCH_AARCH64
+void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+/* As the VNNI ones, for c->variant NEON or NEONDOT (both share one packed layout). */
+size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
+void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz);
+void yk_qconv_pack__neon(yk_qconv *c, void *mem);
+#endif
 
 /* The requantization step shared by all variants. */
 static inline int8_t yk_qconv_requant(int32_t acc, float scale, int32_t y_zp) {

@@ -4,7 +4,8 @@
  *
  * Which exist where, and why:
  *   both AArch64 and ARMv7: lut_i8, maxpool_nhwc_i8 (integer only).
- *   AArch64 only: quantize_f32_i8, dequantize_i8_f32, requant_i8, dwconv3x3_i8. They compute in
+ *   AArch64 only: quantize_f32_i8, dequantize_i8_f32, requant_i8 (and concat_i8, which copies or
+ *   requantizes each input), dwconv3x3_i8, and the int8 convolution (yk_qconv.h). They compute in
  *   float, and ARMv7 NEON float arithmetic flushes denormals to zero and has no vector divide
  *   nor round-to-nearest-even conversion, so it cannot match the scalar (VFP, IEEE) reference
  *   bit for bit; ARMv7 keeps the scalar code for them.
@@ -26,6 +27,8 @@ void yk_maxpool_nhwc_i8__neon(const int8_t *x, int n, int h, int w, int c, int8_
 void yk_quantize_f32_i8__neon(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_dequantize_i8_f32__neon(const int8_t *x, float *y, size_t n, float scale, int32_t zp);
 void yk_requant_i8__neon(const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy, size_t n);
+void yk_concat_i8__neon(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
+                        int n, size_t outer, int8_t *y, yk_qparams qy);
 void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                            const yk_dw_params *p);
 #endif

@@ -213,6 +213,31 @@ static void requant_matches_scalar(void **state) {
   free(y1);
 }
 
+/* Concat: copied inputs (params equal to the output's) and requantized ones, runs around the
+ * 16-lane body, every input byte at least once. */
+static void concat_matches_scalar(void **state) {
+  (void)state;
+  rng r = {9};
+  const size_t inner[5] = {3, 33, 16, 1, 64};
+  const yk_qparams qx[5] = {{0.5f, 3}, {0.25f, -128}, {0.1f, 0}, {0.013f, 7}, {0.75f, 127}};
+  const yk_qparams qy = {0.1f, 0};
+  const size_t outer = 37, tot = 3 + 33 + 16 + 1 + 64;
+  int8_t *in[5], *y0 = xmalloc(outer * tot), *y1 = xmalloc(outer * tot);
+  for (int i = 0; i < 5; i++) {
+    in[i] = xmalloc(outer * inner[i]);
+    fill_i8(&r, in[i], outer * inner[i]);
+  }
+  const int8_t *xs[5] = {in[0], in[1], in[2], in[3], in[4]};
+  memset(y0, 0x11, outer * tot);
+  memset(y1, 0x22, outer * tot);
+  yk_concat_i8__scalar(xs, qx, inner, 5, outer, y0, qy);
+  yk_concat_i8__neon(xs, qx, inner, 5, outer, y1, qy);
+  assert_memory_equal(y0, y1, outer * tot);
+  for (int i = 0; i < 5; i++) free(in[i]);
+  free(y0);
+  free(y1);
+}
+
 static void dwconv_case(rng *r, int n, int h, int w, int c, int stride, int pad, int32_t x_zp,
                         int32_t y_zp, int scale_kind, int use_bias, int use_lut) {
   const int oh = (h + 2 * pad - 3) / stride + 1, ow = (w + 2 * pad - 3) / stride + 1;
@@ -274,6 +299,7 @@ int main(void) {
       cmocka_unit_test(quantize_matches_scalar),
       cmocka_unit_test(dequantize_matches_scalar),
       cmocka_unit_test(requant_matches_scalar),
+      cmocka_unit_test(concat_matches_scalar),
       cmocka_unit_test(dwconv_matches_scalar),
 #endif
   };

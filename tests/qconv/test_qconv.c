@@ -43,11 +43,13 @@ typedef struct qcase {
   int n, h, w, cin, cout, kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
   int use_lut, big_scale;
   int x_zp, y_zp; /* 999: random */
-  int mr, nz;     /* 0: the blocking init picks */
+  int mr, nz;     /* 0: the blocking init picks (x86-64; on AArch64 only with .only) */
+  int only;       /* AArch64: 0 = both NEON variants, else just this yk_qconv_variant */
 } qcase;
 
-/* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking), rows split
- * unevenly in several calls as threads would. Returns the variant that ran. */
+/* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking; on AArch64 the
+ * NEON and the SDOT variant), rows split unevenly in several calls as threads would. Returns the
+ * variant init picked. */
 static int run_qcase(rng *r, qcase q) {
   yk_isa isa;
   yk_isa_detect(&isa);
@@ -65,8 +67,18 @@ static int run_qcase(rng *r, qcase q) {
   assert_non_null(y1);
   assert_non_null(bias);
   assert_non_null(scale);
-  for (size_t i = 0; i < nx; i++) x[i] = ri8(r);
-  for (size_t i = 0; i < nw; i++) wt[i] = ri8(r);
+  /* weights: full int8 range; [-127, 127] (symmetric quantization, NEON's paired int16 sums);
+   * or the extremes of that, with extreme activations (largest int16 pair sums); or all -128
+   * (largest products, which must not be paired) */
+  const uint32_t wmode = rnext(r) % 5;
+  for (size_t i = 0; i < nx; i++)
+    x[i] = wmode == 3 ? (rnext(r) & 1 ? 127 : -128) : wmode == 4 ? -128 : ri8(r);
+  for (size_t i = 0; i < nw; i++) {
+    wt[i] = ri8(r);
+    if (wmode == 2 && wt[i] == -128) wt[i] = -127;
+    if (wmode == 3) wt[i] = rnext(r) % 3 ? -127 : 127;
+    if (wmode == 4) wt[i] = -128;
+  }
   for (int i = 0; i < q.cout; i++) {
     bias[i] = (int32_t)(rnext(r) % 20001) - 10000;
     scale[i] = (q.big_scale ? 0.05f : 0.0005f) * (1.0f + (float)(rnext(r) % 100) / 50.0f);
@@ -82,7 +94,21 @@ static int run_qcase(rng *r, qcase q) {
   assert_int_equal(yk_qconv_init(&c, &isa), 0);
   yk_qconv_rows__scalar(&c, x, y0, 0, q.n * oh);
   int variant = c.variant;
-  if (c.variant == YK_QCONV_AVX512VNNI) {
+  /* The variants to check: what init chose on x86-64; on AArch64 both NEON ones (SDOT only
+   * when the CPU has it), or just q.only. */
+  int todo[2], ntodo = 0;
+#if YK_ARCH_AARCH64
+  if (q.only) {
+    if (q.only == YK_QCONV_NEON || isa.neon_dot) todo[ntodo++] = q.only;
+  } else if (variant != YK_QCONV_SCALAR) {
+    todo[ntodo++] = YK_QCONV_NEON;
+    if (isa.neon_dot) todo[ntodo++] = YK_QCONV_NEONDOT;
+  }
+#else
+  if (variant != YK_QCONV_SCALAR) todo[ntodo++] = variant;
+#endif
+  for (int t = 0; t < ntodo; t++) {
+    c.variant = todo[t];
 #if YK_ARCH_X86_64
     if (q.mr) {
       c.mr = q.mr;
@@ -90,7 +116,17 @@ static int run_qcase(rng *r, qcase q) {
       c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
       assert_true(c.packed_bytes > 0);
     }
+#elif YK_ARCH_AARCH64
+    if (q.only && q.mr) {
+      c.mr = q.mr;
+      c.nz = q.nz;
+    } else {
+      yk_qconv_blocking__neon(c.cout, c.variant == YK_QCONV_NEONDOT, &c.mr, &c.nz);
+    }
+    c.packed_bytes = yk_qconv_packed_bytes__neon(&c);
+    assert_true(c.packed_bytes > 0);
 #endif
+    c.packed = NULL;
     void *mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);
     assert_non_null(mem);
     yk_qconv_pack(&c, mem);
@@ -102,11 +138,11 @@ static int run_qcase(rng *r, qcase q) {
     yk_qconv_rows(&c, x, y1, b, rows);
     for (size_t i = 0; i < ny; i++) {
       if (y0[i] != y1[i])
-        fail_msg("mismatch at %zu (pixel %zu ch %zu): scalar %d vnni %d (n%d h%d w%d cin%d cout%d "
-                 "k%dx%d s%dx%d pad%d,%d,%d,%d d%dx%d lut%d scale%d mr%d nz%d)",
-                 i, i / q.cout, i % q.cout, y0[i], y1[i], q.n, q.h, q.w, q.cin, q.cout, q.kh,
-                 q.kw, q.sh, q.sw, q.pt, q.pl, q.pb, q.pr, q.dh, q.dw, q.use_lut, q.big_scale,
-                 c.mr, c.nz);
+        fail_msg("mismatch at %zu (pixel %zu ch %zu): scalar %d variant%d %d (n%d h%d w%d cin%d "
+                 "cout%d k%dx%d s%dx%d pad%d,%d,%d,%d d%dx%d lut%d scale%d mr%d nz%d)",
+                 i, i / q.cout, i % q.cout, y0[i], c.variant, y1[i], q.n, q.h, q.w, q.cin,
+                 q.cout, q.kh, q.kw, q.sh, q.sw, q.pt, q.pl, q.pb, q.pr, q.dh, q.dw, q.use_lut,
+                 q.big_scale, c.mr, c.nz);
     }
     free(mem);
   }
@@ -123,14 +159,14 @@ static int run_qcase(rng *r, qcase q) {
  * VNNI kernel takes any cin; only machines without AVX-512 VNNI+VBMI run scalar). */
 static int expected_variant(void) {
   rng r = {3};
-  qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0};
+  qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0};
   return run_qcase(&r, q);
 }
 
 static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int s, int pad,
                      int use_lut, int big_scale) {
   qcase q = {n, h, w, cin, cout, k, k, s, s, pad, pad, pad, pad, 1, 1, use_lut, big_scale,
-             999, 999, 0, 0};
+             999, 999, 0, 0, 0};
   assert_int_equal(run_qcase(r, q), expected_variant());
 }
 
@@ -160,7 +196,7 @@ static void odd_cin(void **state) {
     run_case(&r, 1, 5, 6, cins[i], 8, 1, 1, 0, 0, 1);
   }
   /* no padding, last pixel's kernel row ends at the last input byte */
-  qcase q = {1, 6, 6, 3, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0};
+  qcase q = {1, 6, 6, 3, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0};
   assert_int_equal(run_qcase(&r, q), expected_variant());
   q.sh = q.sw = 3;
   assert_int_equal(run_qcase(&r, q), expected_variant());
@@ -177,7 +213,7 @@ static void all_blockings(void **state) {
   for (int b = 0; b < (int)(sizeof mrnz / sizeof mrnz[0]); b++)
     for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
       qcase q = {1 + (i & 1), 5, 7, 4 * (1 + i % 5), couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
-                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1]};
+                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1], 0};
       assert_int_equal(run_qcase(&r, q), expected_variant());
       q.kh = q.kw = 1;
       q.pt = q.pl = q.pb = q.pr = 0;
@@ -187,6 +223,38 @@ static void all_blockings(void **state) {
     }
 }
 
+/* AArch64: cout around every 4-channel column and block boundary, with every blocking of both
+ * NEON variants; 3x3 stride 1/2 and 1x1, cin with and without a dword tail. */
+static void arm_blockings(void **state) {
+  (void)state;
+#if YK_ARCH_AARCH64
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.neon_dot) print_message("no dot product on this CPU: NEON variant only\n");
+  rng r = {77};
+  static const int blk[][3] = {
+      {YK_QCONV_NEON, 8, 1},    {YK_QCONV_NEON, 4, 1},    {YK_QCONV_NEON, 4, 2},
+      {YK_QCONV_NEONDOT, 8, 1}, {YK_QCONV_NEONDOT, 8, 2}, {YK_QCONV_NEONDOT, 6, 1},
+      {YK_QCONV_NEONDOT, 6, 2}, {YK_QCONV_NEONDOT, 6, 3}, {YK_QCONV_NEONDOT, 4, 1},
+      {YK_QCONV_NEONDOT, 4, 2}, {YK_QCONV_NEONDOT, 4, 3}, {YK_QCONV_NEONDOT, 4, 4}};
+  static const int couts[] = {1, 3, 4, 5, 8, 12, 15, 16, 17, 20, 24, 28, 33, 64, 80};
+  for (int b = 0; b < (int)(sizeof blk / sizeof blk[0]); b++)
+    for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
+      qcase q = {1 + (i & 1), 5, 7, 1 + (i * 3) % 17, couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
+                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, blk[b][1], blk[b][2],
+                 blk[b][0]};
+      run_qcase(&r, q);
+      q.kh = q.kw = 1;
+      q.pt = q.pl = q.pb = q.pr = 0;
+      q.sh = q.sw = 1 + (i % 3 == 0);
+      q.cin = 3 + i;
+      run_qcase(&r, q);
+    }
+#else
+  print_message("not AArch64: nothing to check\n");
+#endif
+}
+
 /* Asymmetric kernels and padding, dilation (one segment per tap), extreme zero points, overflowing
  * scales, a cin too wide for the stack copies of kernel rows, batches. */
 static void odd_geometry(void **state) {
@@ -194,18 +262,18 @@ static void odd_geometry(void **state) {
   rng r = {1234};
   /*         n  h   w   cin cout kh kw sh sw pt pl pb pr dh dw lut big xzp ypz mr nz */
   qcase cases[] = {
-      {1, 9, 11, 8, 20, 1, 3, 1, 2, 0, 1, 0, 2, 1, 1, 1, 0, 999, 999, 0, 0},
-      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 1, 999, 999, 0, 0},
-      {2, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0},
-      {1, 8, 10, 6, 16, 3, 3, 1, 1, 1, 2, 1, 2, 1, 2, 0, 0, 999, 999, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 999, 999, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, -128, 127, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 127, -128, 0, 0},
-      {1, 4, 5, 1200, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0},
-      {3, 3, 4, 24, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0},
-      {1, 1, 1, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0},
-      {1, 2, 3, 3, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 999, 999, 0, 0},
-      {1, 4, 300, 16, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0},
+      {1, 9, 11, 8, 20, 1, 3, 1, 2, 0, 1, 0, 2, 1, 1, 1, 0, 999, 999, 0, 0, 0},
+      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 1, 999, 999, 0, 0, 0},
+      {2, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0, 0},
+      {1, 8, 10, 6, 16, 3, 3, 1, 1, 1, 2, 1, 2, 1, 2, 0, 0, 999, 999, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 999, 999, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, -128, 127, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 127, -128, 0, 0, 0},
+      {1, 4, 5, 1200, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0},
+      {3, 3, 4, 24, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0},
+      {1, 1, 1, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0},
+      {1, 2, 3, 3, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 999, 999, 0, 0, 0},
+      {1, 4, 300, 16, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     assert_int_equal(run_qcase(&r, cases[i]), expected_variant());
@@ -218,6 +286,7 @@ int main(void) {
       cmocka_unit_test(odd_cin),
       cmocka_unit_test(all_blockings),
       cmocka_unit_test(odd_geometry),
+      cmocka_unit_test(arm_blockings),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
