@@ -2,10 +2,12 @@
  * Same arithmetic as the scalar reference: int32 accumulation of (x - x_zp) * w over in-image
  * taps (exact in int16 products when x_zp fits int8, which int8 activations' zero points do;
  * other zero points take the scalar path), then FP32 requantization and the optional LUT.
- * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants_neon.h). */
+ * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants_neon.h).
+ * The rows form computes output rows [row0, row1) of the flattened n*oh rows. */
 #include "yk_variants_neon.h"
 
 #if YK_ARCH_AARCH64
+#include "yk_dwconv.h"
 #include "yk_neon_inline.h"
 
 static void taps(int o, int stride, int pad, int in, int *k0, int *k1) {
@@ -32,10 +34,10 @@ static void tail_channels(const int8_t *x, const int8_t *w, const int32_t *bias,
   }
 }
 
-void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                           const yk_dw_params *p) {
+void yk_dwconv3x3_i8_rows__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                                const yk_dw_params *p, int row0, int row1) {
   if (p->x_zp < INT8_MIN || p->x_zp > INT8_MAX) {
-    yk_dwconv3x3_i8__scalar(x, w, bias, y, p);
+    yk_dwconv3x3_i8_rows__scalar(x, w, bias, y, p, row0, row1);
     return;
   }
   const int C = p->c;
@@ -45,59 +47,64 @@ void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias
   if (p->lut)
     for (int k = 0; k < 4; k++) lut[k] = vld1q_u8_x4((const uint8_t *)p->lut + 64 * k);
   const int cvec = C - C % 16;
-  for (int b = 0; b < p->n; b++)
-    for (int oy = 0; oy < p->oh; oy++) {
-      int ky0, ky1;
-      taps(oy, p->stride, p->pad_t, p->h, &ky0, &ky1);
-      const int iy0 = oy * p->stride - p->pad_t;
-      for (int ox = 0; ox < p->ow; ox++) {
-        int kx0, kx1;
-        taps(ox, p->stride, p->pad_l, p->w, &kx0, &kx1);
-        const int ix0 = ox * p->stride - p->pad_l;
-        int8_t *out = y + (((size_t)b * p->oh + oy) * p->ow + ox) * C;
-        for (int c = 0; c < cvec; c += 16) {
-          int32x4_t a0, a1, a2, a3;
-          if (bias) {
-            a0 = vld1q_s32(bias + c);
-            a1 = vld1q_s32(bias + c + 4);
-            a2 = vld1q_s32(bias + c + 8);
-            a3 = vld1q_s32(bias + c + 12);
-          } else {
-            a0 = a1 = a2 = a3 = vdupq_n_s32(0);
-          }
-          for (int ky = ky0; ky < ky1; ky++)
-            for (int kx = kx0; kx < kx1; kx++) {
-              const int8x16_t xv =
-                  vld1q_s8(x + (((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c);
-              const int8x16_t wv = vld1q_s8(w + (size_t)(ky * 3 + kx) * C + c);
-              /* x - x_zp lies in [-255, 255]: exact in int16, and so is its product with w
-               * once widened by vmlal into int32. */
-              const int16x8_t xl = vsubq_s16(vmovl_s8(vget_low_s8(xv)), xzp);
-              const int16x8_t xh = vsubq_s16(vmovl_s8(vget_high_s8(xv)), xzp);
-              const int16x8_t wl = vmovl_s8(vget_low_s8(wv)), wh = vmovl_s8(vget_high_s8(wv));
-              a0 = vmlal_s16(a0, vget_low_s16(xl), vget_low_s16(wl));
-              a1 = vmlal_high_s16(a1, xl, wl);
-              a2 = vmlal_s16(a2, vget_low_s16(xh), vget_low_s16(wh));
-              a3 = vmlal_high_s16(a3, xh, wh);
-            }
-          const float *rs = p->requant_scale + c;
-          int8x16_t q = yk_neon_pack_q(yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a0), vld1q_f32(rs))),
-                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a1), vld1q_f32(rs + 4))),
-                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a2), vld1q_f32(rs + 8))),
-                                       yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a3), vld1q_f32(rs + 12))),
-                                       yzp);
-          if (p->lut) {
-            const uint8x16_t idx = veorq_u8(vreinterpretq_u8_s8(q), vdupq_n_u8(128));
-            uint8x16_t r = vqtbl4q_u8(lut[0], idx);
-            r = vqtbx4q_u8(r, lut[1], vsubq_u8(idx, vdupq_n_u8(64)));
-            r = vqtbx4q_u8(r, lut[2], vsubq_u8(idx, vdupq_n_u8(128)));
-            r = vqtbx4q_u8(r, lut[3], vsubq_u8(idx, vdupq_n_u8(192)));
-            q = vreinterpretq_s8_u8(r);
-          }
-          vst1q_s8(out + c, q);
+  for (int row = row0; row < row1; row++) {
+    const int b = row / p->oh, oy = row % p->oh;
+    int ky0, ky1;
+    taps(oy, p->stride, p->pad_t, p->h, &ky0, &ky1);
+    const int iy0 = oy * p->stride - p->pad_t;
+    for (int ox = 0; ox < p->ow; ox++) {
+      int kx0, kx1;
+      taps(ox, p->stride, p->pad_l, p->w, &kx0, &kx1);
+      const int ix0 = ox * p->stride - p->pad_l;
+      int8_t *out = y + (((size_t)b * p->oh + oy) * p->ow + ox) * C;
+      for (int c = 0; c < cvec; c += 16) {
+        int32x4_t a0, a1, a2, a3;
+        if (bias) {
+          a0 = vld1q_s32(bias + c);
+          a1 = vld1q_s32(bias + c + 4);
+          a2 = vld1q_s32(bias + c + 8);
+          a3 = vld1q_s32(bias + c + 12);
+        } else {
+          a0 = a1 = a2 = a3 = vdupq_n_s32(0);
         }
-        if (cvec < C) tail_channels(x, w, bias, out, p, b, iy0, ix0, ky0, ky1, kx0, kx1, cvec);
+        for (int ky = ky0; ky < ky1; ky++)
+          for (int kx = kx0; kx < kx1; kx++) {
+            const int8x16_t xv =
+                vld1q_s8(x + (((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c);
+            const int8x16_t wv = vld1q_s8(w + (size_t)(ky * 3 + kx) * C + c);
+            /* x - x_zp lies in [-255, 255]: exact in int16, and so is its product with w
+             * once widened by vmlal into int32. */
+            const int16x8_t xl = vsubq_s16(vmovl_s8(vget_low_s8(xv)), xzp);
+            const int16x8_t xh = vsubq_s16(vmovl_s8(vget_high_s8(xv)), xzp);
+            const int16x8_t wl = vmovl_s8(vget_low_s8(wv)), wh = vmovl_s8(vget_high_s8(wv));
+            a0 = vmlal_s16(a0, vget_low_s16(xl), vget_low_s16(wl));
+            a1 = vmlal_high_s16(a1, xl, wl);
+            a2 = vmlal_s16(a2, vget_low_s16(xh), vget_low_s16(wh));
+            a3 = vmlal_high_s16(a3, xh, wh);
+          }
+        const float *rs = p->requant_scale + c;
+        int8x16_t q = yk_neon_pack_q(yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a0), vld1q_f32(rs))),
+                                     yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a1), vld1q_f32(rs + 4))),
+                                     yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a2), vld1q_f32(rs + 8))),
+                                     yk_neon_round_q(vmulq_f32(vcvtq_f32_s32(a3), vld1q_f32(rs + 12))),
+                                     yzp);
+        if (p->lut) {
+          const uint8x16_t idx = veorq_u8(vreinterpretq_u8_s8(q), vdupq_n_u8(128));
+          uint8x16_t r = vqtbl4q_u8(lut[0], idx);
+          r = vqtbx4q_u8(r, lut[1], vsubq_u8(idx, vdupq_n_u8(64)));
+          r = vqtbx4q_u8(r, lut[2], vsubq_u8(idx, vdupq_n_u8(128)));
+          r = vqtbx4q_u8(r, lut[3], vsubq_u8(idx, vdupq_n_u8(192)));
+          q = vreinterpretq_s8_u8(r);
+        }
+        vst1q_s8(out + c, q);
       }
+      if (cvec < C) tail_channels(x, w, bias, out, p, b, iy0, ix0, ky0, ky1, kx0, kx1, cvec);
     }
+  }
+}
+
+void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
+                           const yk_dw_params *p) {
+  yk_dwconv3x3_i8_rows__neon(x, w, bias, y, p, 0, p->n * p->oh);
 }
 #endif

@@ -34,6 +34,14 @@ static void qconv_rows_task(void *ctx, size_t i) {
   yk_qconv_rows(&t->c->qc, t->x, t->y, r0, r1);
 }
 
+static void dwconv_rows_task(void *ctx, size_t i) {
+  const qconv_task *t = ctx;
+  const int r0 = (int)(i * t->c->rows_per_task);
+  int r1 = r0 + (int)t->c->rows_per_task;
+  if (r1 > t->rows) r1 = t->rows;
+  yk_dwconv_rows(&t->c->dw, t->x, t->y, r0, r1);
+}
+
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
   if (c->own == 1) {
@@ -44,8 +52,11 @@ static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error
     return YRT_OK; /* the LUT is fused into the kernel's output pass */
   }
   if (c->own == 2) {
-    yk_dwconv3x3_i8(&s->isa, e->in[0], c->dw_w, e->in[2], e->out, &c->dw);
-    return YRT_OK;
+    qconv_task t = {c, e->in[0], e->out, c->dw.p.n * c->dw.p.oh};
+    const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
+    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, dwconv_rows_task, &t, tasks, 0);
+    else yk_dwconv_rows(&c->dw, t.x, t.y, 0, t.rows);
+    return YRT_OK; /* LUT fused too */
   }
   if (c->op) {
     enum xnn_status xs = xnn_run_operator(c->op, s->pool);
@@ -109,8 +120,10 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   return YRT_OK;
 }
 
-/* Our own int8 kernels: the VNNI convolution (groups 1), and the depthwise 3x3 when allow_dw
- * (XNNPACK's threaded depthwise measured faster, so ours replaces only the scalar fallback).
+/* Our own int8 kernels: the convolution (groups 1: AVX-512 VNNI on x86-64, NEON/SDOT on AArch64),
+ * and the depthwise 3x3 when allow_dw (yk_dwconv, threaded over row ranges with the LUT fused:
+ * ~3-4x XNNPACK's qc8 depthwise + LUT pass on YOLO11n, and bit-identical to it: same
+ * requantization, (float)acc * scale, round half even, + zp, saturate).
  * Leaves c->own 0 when neither applies. */
 static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, int allow_dw,
                                  yrt_error *err) {
@@ -143,16 +156,29 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
       g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
       n->p[YRT_CONV_P_PAD_B] <= 1 && n->p[YRT_CONV_P_PAD_R] <= 1) {
     const size_t C = (size_t)g->cin;
-    c->dw_w = malloc(9 * C);
-    if (!c->dw_w)
+    yk_dwconv *d = &c->dw;
+    *d = (yk_dwconv){.p = {.n = g->n, .h = g->h, .w = g->w, .c = g->cin, .oh = g->oh, .ow = g->ow,
+                           .stride = g->sh, .pad_t = g->pad_t, .pad_l = g->pad_l, .x_zp = c->x_zp,
+                           .y_zp = c->y_zp, .requant_scale = c->requant, .lut = c->lut},
+                     .bias = bias};
+    if (yk_dwconv_init(d, &s->isa) != 0) return YRT_OK;
+    /* one block: the [3][3][C] weights (read by the scalar/NEON variants), then the packing */
+    const size_t wbytes = (9 * C + 63) / 64 * 64;
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, wbytes + d->packed_bytes) != 0)
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv '%s'",
                            yrt_model_string(s->model, n->name));
+    c->dw_w = mem;
     const int8_t *w = e->in[1]; /* [C][3][3][1] */
     for (size_t ch = 0; ch < C; ch++)
       for (int k = 0; k < 9; k++) c->dw_w[(size_t)k * C + ch] = w[ch * 9 + (size_t)k];
-    c->dw = (yk_dw_params){.n = g->n, .h = g->h, .w = g->w, .c = g->cin, .oh = g->oh, .ow = g->ow,
-                           .stride = g->sh, .pad_t = g->pad_t, .pad_l = g->pad_l, .x_zp = c->x_zp,
-                           .y_zp = c->y_zp, .requant_scale = c->requant, .lut = c->lut};
+    d->weights = c->dw_w;
+    yk_dwconv_pack(d, (uint8_t *)mem + wbytes);
+    /* ~8 tasks of an even number of rows (stride 1 computes row pairs) */
+    const int rows = g->n * g->oh;
+    size_t per = (size_t)(rows + 7) / 8;
+    per += per & 1;
+    c->rows_per_task = per < 2 ? 2 : per;
     c->own = 2;
   }
   return YRT_OK;
@@ -190,7 +216,7 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   }
   const int32_t *bias = e->in[2] ? e->in[2] : c->zero_bias;
   if (c->i_min == -128 && c->i_max == 127) {
-    yrt_status st = prepare_own_i8(s, e, bias, 0, err);
+    yrt_status st = prepare_own_i8(s, e, bias, 1, err);
     if (st != YRT_OK || c->own) return st;
   }
   xnn_operator_t op = NULL;

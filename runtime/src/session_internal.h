@@ -11,6 +11,7 @@
 #include "conv_ref.h"
 #include "model_internal.h"
 #include "yk.h"
+#include "yk_dwconv.h"
 #include "yk_qconv.h"
 
 typedef struct yrt_session yrt_session;
@@ -32,10 +33,10 @@ typedef struct yrt_exec_conv {
   const int8_t *lut;        /* i8: table applied after requantization, or NULL */
   size_t out_numel;
   /* i8, our own kernels (chosen over XNNPACK when available): */
-  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv3x3_i8 (depthwise 3x3) */
+  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3) */
   yk_qconv qc;              /* packed weights in qc.packed (owned) */
-  yk_dw_params dw;
-  int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C] (owned) */
+  yk_dwconv dw;             /* dw.packed points inside the dw_w block */
+  int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
   size_t rows_per_task;     /* output rows per thread-pool task */
 } yrt_exec_conv;
 
@@ -76,6 +77,7 @@ struct yrt_exec {
     yrt_exec_matmul matmul;
     struct { size_t outer, len, inner; } softmax;
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
+    struct yrt_exec_detect *detect; /* session_detect.c (owned) */
   } u;
 };
 
@@ -97,6 +99,9 @@ yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_exec_prepare_op(yrt_session *s, yrt_exec *e, yrt_error *err);
 /* Release what prepare allocated (XNNPACK operator, tables). */
 void yrt_exec_release(yrt_exec *e);
+/* YRT_OP_DETECT_DECODE (session_detect.c): int8 tables built here, freed by the release. */
+yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
+void yrt_exec_release_detect(yrt_exec *e);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {
