@@ -136,6 +136,12 @@ enum yrt_op {
   YRT_OP_DEQUANTIZE = 14,
   /* in: data, indices (CONST I32). p[0] = axis. */
   YRT_OP_GATHER = 15,
+  /* The Detect head's decode (DFL softmax + projection, dist2bbox with the anchor grid, strides,
+   * class sigmoid) in one node. p: YRT_DETECT_P_*. in[0..S-1] box logits NHWC [1,H,W,4*reg_max],
+   * in[S..2S-1] class logits NHWC [1,H,W,nc] (i8 per-tensor or f32), in[2S] CONST f32 [reg_max]
+   * DFL projection. out: f32 PLAIN [1, 4+nc, N], N = sum H*W, anchors scale by scale, row-major;
+   * rows cx, cy, w, h (pixels) then the scores. Anchor (col + 0.5, row + 0.5) * stride. */
+  YRT_OP_DETECT_DECODE = 16,
   YRT_OP_COUNT_
 };
 
@@ -145,6 +151,13 @@ enum yrt_conv_params {
   YRT_CONV_P_DH, YRT_CONV_P_DW, YRT_CONV_P_GROUPS,
   YRT_CONV_P_ACT,     /* yrt_unary_kind applied to the output, YRT_UNARY_NONE for none (f32) */
   YRT_CONV_P_LUT,     /* i8: tensor index of a 256-entry I8 LUT applied after requant, or -1 */
+};
+
+enum yrt_detect_params {
+  YRT_DETECT_P_SCALES = 0, /* S, 1..3 */
+  YRT_DETECT_P_REG_MAX,    /* DFL bins per side, 1..64 */
+  YRT_DETECT_P_CLASSES,    /* nc, 1..YRT_MAX_CLASSES */
+  YRT_DETECT_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
 };
 
 enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BIN_DIV = 3 };

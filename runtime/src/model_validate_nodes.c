@@ -337,6 +337,48 @@ static yrt_status check_gather(const vctx *v) {
   return require_per_tensor(v);
 }
 
+/* Detect decode: every count, stride and shape bounded, so the kernel's anchor loops and its
+ * stack scratch (yk_detect.h limits) stay inside the tensors. */
+static yrt_status check_detect(const vctx *v) {
+  const int32_t *p = v->n->p;
+  const int32_t ns = p[YRT_DETECT_P_SCALES], r = p[YRT_DETECT_P_REG_MAX], nc = p[YRT_DETECT_P_CLASSES];
+  if (!range_ok(ns, 1, 3)) return bad(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..3)", (int)ns);
+  if (v->n->n_in != (uint32_t)(2 * ns + 1))
+    return bad(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d)", (unsigned)v->n->n_in, (int)ns, (int)(2 * ns + 1));
+  if (!range_ok(r, 1, 64)) return bad(v, YRT_ERR_FORMAT, "reg_max p[1] = %d (1..64)", (int)r);
+  if (!range_ok(nc, 1, YRT_MAX_CLASSES)) return bad(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
+  int64_t n_anchors = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t stride = p[YRT_DETECT_P_STRIDE0 + s];
+    if (!range_ok(stride, 1, 4096)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_DETECT_P_STRIDE0 + s), (int)stride);
+    const yrt_tensor_rec *b = IN(v, s), *c = IN(v, ns + s);
+    for (int k = 0; k < 2; k++) {
+      const yrt_tensor_rec *t = k ? c : b;
+      if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
+        return bad(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)(k ? ns + s : s), (unsigned)t->dtype);
+      if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
+        return bad(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)(k ? ns + s : s));
+    }
+    if (b->dims[3] != 4 * r || c->dims[3] != nc)
+      return bad(v, YRT_ERR_SHAPE, "scale %d: %d box / %d class channels, want %d / %d", (int)s, (int)b->dims[3],
+                 (int)c->dims[3], (int)(4 * r), (int)nc);
+    if (b->dims[1] != c->dims[1] || b->dims[2] != c->dims[2])
+      return bad(v, YRT_ERR_SHAPE, "scale %d: box grid %dx%d, class grid %dx%d", (int)s, (int)b->dims[1],
+                 (int)b->dims[2], (int)c->dims[1], (int)c->dims[2]);
+    n_anchors += (int64_t)b->dims[1] * b->dims[2];
+  }
+  const yrt_tensor_rec *proj = IN(v, 2 * ns), *y = OUT(v, 0);
+  if (proj->kind != YRT_TENSOR_CONST || proj->dtype != YRT_F32 || yrt_tensor_numel(proj) != (size_t)r)
+    return bad(v, YRT_ERR_FORMAT, "input %d: DFL projection must be a constant f32 [%d]", (int)(2 * ns), (int)r);
+  const float *pw = yrt_tensor_const_data(v->m, proj);
+  for (int32_t j = 0; j < r; j++)
+    if (!isfinite(pw[j])) return bad(v, YRT_ERR_FORMAT, "DFL projection[%d] is not finite", (int)j);
+  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 ||
+      y->dims[1] != 4 + nc || y->dims[2] != n_anchors)
+    return bad(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, %lld]", (int)(4 + nc), (long long)n_anchors);
+  return require_per_tensor(v);
+}
+
 typedef struct op_arity {
   uint8_t min_in, max_in;
 } op_arity;
@@ -347,6 +389,7 @@ static const op_arity k_arity[YRT_OP_COUNT_] = {
     [YRT_OP_TRANSPOSE] = {1, 1}, [YRT_OP_RESHAPE] = {1, 2},    [YRT_OP_MAXPOOL] = {1, 1},
     [YRT_OP_RESIZE_NEAREST] = {1, 1}, [YRT_OP_MATMUL] = {2, 2}, [YRT_OP_SOFTMAX] = {1, 1},
     [YRT_OP_QUANTIZE] = {1, 1},  [YRT_OP_DEQUANTIZE] = {1, 1}, [YRT_OP_GATHER] = {2, 2},
+    [YRT_OP_DETECT_DECODE] = {3, 7},
 };
 
 static yrt_status check_node(const vctx *v) {
@@ -381,6 +424,7 @@ static yrt_status check_node(const vctx *v) {
     case YRT_OP_QUANTIZE: return check_quant(v, YRT_F32, YRT_I8);
     case YRT_OP_DEQUANTIZE: return check_quant(v, YRT_I8, YRT_F32);
     case YRT_OP_GATHER: return check_gather(v);
+    case YRT_OP_DETECT_DECODE: return check_detect(v);
     case YRT_OP_COUNT_: break;
   }
   return bad(v, YRT_ERR_UNSUPPORTED, "unknown op");

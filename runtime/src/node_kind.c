@@ -11,7 +11,7 @@ static const char *const k_op_names[YRT_OP_COUNT_] = {
     [YRT_OP_TRANSPOSE] = "transpose", [YRT_OP_RESHAPE] = "reshape", [YRT_OP_MAXPOOL] = "maxpool",
     [YRT_OP_RESIZE_NEAREST] = "resize_nearest", [YRT_OP_MATMUL] = "matmul",
     [YRT_OP_SOFTMAX] = "softmax",     [YRT_OP_QUANTIZE] = "quantize", [YRT_OP_DEQUANTIZE] = "dequantize",
-    [YRT_OP_GATHER] = "gather",
+    [YRT_OP_GATHER] = "gather",       [YRT_OP_DETECT_DECODE] = "detect_decode",
 };
 
 static const char *const k_kind_names[YRT_OP_COUNT_][3] = {
@@ -22,7 +22,7 @@ static const char *const k_kind_names[YRT_OP_COUNT_][3] = {
     [YRT_OP_MAXPOOL] = KIND3("maxpool"),     [YRT_OP_RESIZE_NEAREST] = KIND3("resize_nearest"),
     [YRT_OP_MATMUL] = KIND3("matmul"),       [YRT_OP_SOFTMAX] = KIND3("softmax"),
     [YRT_OP_QUANTIZE] = KIND3("quantize"),   [YRT_OP_DEQUANTIZE] = KIND3("dequantize"),
-    [YRT_OP_GATHER] = KIND3("gather"),
+    [YRT_OP_GATHER] = KIND3("gather"),   [YRT_OP_DETECT_DECODE] = KIND3("detect_decode"),
 };
 
 const char *yrt_op_name(uint32_t op) {

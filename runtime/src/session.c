@@ -30,7 +30,9 @@ static yrt_status prepare_node(yrt_session *s, uint32_t i, yrt_error *err) {
   }
   yrt_shape_of(y, &e->sh[2]);
   e->q[2] = yrt_qparams_of(y);
-  yrt_status st = n->op == YRT_OP_CONV2D ? yrt_exec_prepare_conv(s, e, err) : yrt_exec_prepare_op(s, e, err);
+  yrt_status st = n->op == YRT_OP_CONV2D          ? yrt_exec_prepare_conv(s, e, err)
+                  : n->op == YRT_OP_DETECT_DECODE ? yrt_exec_prepare_detect(s, e, err)
+                                                  : yrt_exec_prepare_op(s, e, err);
   if (st != YRT_OK) return st;
   return YRT_OK;
 }
@@ -52,7 +54,10 @@ static yrt_status alloc_outputs(yrt_session *s, yrt_error *err) {
 void yrt_session_free(yrt_session *s) {
   if (!s) return;
   if (s->exec)
-    for (uint32_t i = 0; i < s->n_exec; i++) yrt_exec_release(&s->exec[i]);
+    for (uint32_t i = 0; i < s->n_exec; i++) {
+      yrt_exec_release(&s->exec[i]);
+      yrt_exec_release_detect(&s->exec[i]);
+    }
   free(s->exec);
   if (s->out_buf)
     for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) free(s->out_buf[k]);

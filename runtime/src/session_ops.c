@@ -284,6 +284,7 @@ yrt_status yrt_exec_prepare_op(yrt_session *s, yrt_exec *e, yrt_error *err) {
       break;
     }
     case YRT_OP_CONV2D:
+    case YRT_OP_DETECT_DECODE: /* session_conv.c, session_detect.c */
     case YRT_OP_COUNT_:
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: op %u has no executor", (unsigned)n->op);
   }

@@ -6,24 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuse_detect_head.h"
 #include "lower_internal.h"
 
 const char *yrt_convert_op_name(uint32_t op) {
   static const char *const names[YRT_OP_COUNT_] = {
       "?",       "conv2d", "binary",  "unary",   "lut",           "concat",
       "slice",   "transpose", "reshape", "maxpool", "resize_nearest", "matmul",
-      "softmax", "quantize",  "dequantize", "gather"};
+      "softmax", "quantize",  "dequantize", "gather", "detect_decode"};
   return op < YRT_OP_COUNT_ ? names[op] : "?";
 }
 
-static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_error *err) {
+static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
+                             yrt_error *err) {
   yrt_status st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
-  if ((st = ir_mark_fp32_region_ex(g, o ? o->keep_fp32 : NULL, !(o && o->exact_qdq), err)) != YRT_OK)
+  /* Before the fp32 region: the quantization of the head's constants is still known here. */
+  if (o && o->exact_qdq)
+    snprintf(rep->head_note, sizeof rep->head_note, "not fused (--exact-qdq keeps onnxruntime's QDQ head)");
+  else if (o && o->no_fuse_head)
+    snprintf(rep->head_note, sizeof rep->head_note, "not fused (disabled)");
+  else if ((st = lw_fuse_detect_head(g, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
+                                     sizeof rep->head_note, err)) != YRT_OK)
     return st;
+  const char **keep = NULL;
+  if (rep->head_fused && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
+    return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
+  st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq), err);
+  free(keep);
+  if (st != YRT_OK) return st;
   return ir_compact(g, err);
 }
 
@@ -98,7 +112,7 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   yrt_convert_report local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
-  yrt_status st = run_passes(g, o, err);
+  yrt_status st = run_passes(g, o, rep, err);
   if (st != YRT_OK) return st;
   if (g->n_inputs < 1 || g->n_outputs < 1)
     return yrt_set_error(err, YRT_ERR_FORMAT, "convert: graph has %d inputs and %d outputs",
@@ -111,7 +125,9 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
   if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
   for (int i = 0; i < n_order; i++)
-    if ((st = lw_lower_node(&c, order[i])) != YRT_OK) goto done;
+    if ((st = lw_is_detect_node(&g->nodes[order[i]]) ? lw_lower_detect(&c, order[i])
+                                                      : lw_lower_node(&c, order[i])) != YRT_OK)
+      goto done;
   if ((st = add_outputs(&c)) != YRT_OK) goto done;
   if ((st = lw_plan_memory(&c)) != YRT_OK) goto done;
   uint32_t flags = 0;
@@ -193,6 +209,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
               r->n_fp32[op]);
   fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d\n", r->n_fused_silu,
           r->n_layout_transposes);
+  if (r->head_note[0])
+    fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8) {
     fprintf(f, "float model (no int8 node): all %d ONNX nodes run in fp32\n", r->n_fp32_onnx);
   } else if (r->n_fp32_onnx) {

@@ -2,8 +2,8 @@
  * convert.h — the converter back end: ONNX / IR graph -> .yrt bytes.
  *
  *   onnx_read -> ir_fold_constants -> ir_infer_shapes -> ir_fold_batchnorm -> ir_qdq_annotate
- *   -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU fusion -> layout + int8 selection + lowering
- *   to yrt nodes -> memory plan -> .yrt writer.
+ *   -> Detect head fusion (fuse_detect_head.c) -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU
+ *   fusion -> layout + int8 selection + lowering to yrt nodes -> memory plan -> .yrt writer.
  *
  * The result is one 64-byte aligned buffer in the format of yolort_format.h, ready for
  * yrt_model_load_memory. See docs/convert.md for the rules.
@@ -26,6 +26,8 @@ typedef struct yrt_convert_options {
   const char *source;           /* recorded in META (file name); NULL: "onnx" */
   int exact_qdq;                /* 1: keep the QDQ graph's own quantization in the head too, to
                                    reproduce onnxruntime (default 0: head in float) */
+  int no_fuse_head;             /* 1: keep the Detect head's decode as separate nodes (default 0:
+                                   one detect_decode node; never under exact_qdq) */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -43,6 +45,9 @@ typedef struct yrt_convert_report {
   int n_nodes, n_tensors, n_int8_nodes;
   int n_onnx_nodes;           /* live ONNX nodes lowered (after folding) */
   int n_fused_silu;           /* Conv+Sigmoid+Mul fused into one CONV2D */
+  int head_fused;             /* 1: the Detect head's decode became one DETECT_DECODE node */
+  int head_fused_nodes;       /* ONNX nodes it replaced */
+  char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */

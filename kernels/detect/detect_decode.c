@@ -1,0 +1,111 @@
+/* detect_decode.c — the Detect head decode of yk_detect.h. Portable: the int8 path is table
+ * lookups (no exp at run time) and the float path calls the float kernels' SIMD softmax and
+ * sigmoid on blocks of anchors, so there is no ISA-specific variant to keep bit-exact.
+ * Anchors are processed in blocks whose class scores are written channel by channel, so every
+ * store stream of y is contiguous. */
+#include "yk_detect.h"
+
+#include "../unary/exp_f32_inline.h"
+#include "yk_inline.h"
+#include "yolort_format.h"
+
+/* Floats of stack scratch per call: a block of softmax rows or of class scores. */
+#define SCRATCH 4096
+#define BLOCK_MAX 64
+
+void yk_detect_exp_table(float scale, float table[256]) {
+  for (int i = 0; i < 256; i++) table[i] = yk_exp_neg_f32_1(scale * (float)(i - 255));
+}
+
+void yk_detect_sigmoid_table(const yk_isa *isa, float scale, int32_t zp, float table[256]) {
+  /* The same dequantize + sigmoid the unfused graph runs, once per possible int8 value. */
+  for (int i = 0; i < 256; i++) table[i] = yk_dequantize1((int8_t)(i - 128), scale, zp);
+  yk_unary_f32(isa, YRT_UNARY_SIGMOID, 0.0f, table, table, 256);
+}
+
+/* Expected value of the bins under the softmax of each side's int8 logits. The four sides are
+ * accumulated side by side: four independent add chains instead of one long serial one (each
+ * side still sums its bins in order). */
+static void dfl_i8(const int8_t *q, int r, const float *t, const float *proj, int no_max, float d[4]) {
+  float sum[4] = {0}, acc[4] = {0};
+  if (no_max) { /* exp(s * (q - 127)) = t[q + 128]: one lookup per bin, no max pass */
+    const float *t0 = t + 128;
+    for (int j = 0; j < r; j++)
+      for (int k = 0; k < 4; k++) {
+        const float e = t0[q[k * r + j]];
+        sum[k] += e;
+        acc[k] += proj[j] * e;
+      }
+  } else {
+    const float *tk[4];
+    for (int k = 0; k < 4; k++) {
+      const int8_t *qk = q + k * r;
+      int m = qk[0];
+      for (int j = 1; j < r; j++) m = qk[j] > m ? qk[j] : m;
+      tk[k] = t + 255 - m; /* tk[k][q] = exp(s * (q - max)) */
+    }
+    for (int j = 0; j < r; j++)
+      for (int k = 0; k < 4; k++) {
+        const float e = tk[k][q[k * r + j]];
+        sum[k] += e;
+        acc[k] += proj[j] * e;
+      }
+  }
+  /* sum >= exp(-80) (no_max) or >= 1 (the max bin is exp(0)): never 0, never denormal */
+  for (int k = 0; k < 4; k++) d[k] = acc[k] * (1.0f / sum[k]);
+}
+
+static float dot(const float *a, const float *b, int n) {
+  float acc = 0.0f;
+  for (int j = 0; j < n; j++) acc += a[j] * b[j];
+  return acc;
+}
+
+/* Local anchors [l0, l0 + n) of scale sc, n <= block size: boxes then scores. */
+static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_detect_scale *sc,
+                         size_t l0, size_t n, float *y, float *tmp) {
+  const int r = p->reg_max, nc = p->nc;
+  const size_t na = p->n_anchors, a0 = sc->first + l0;
+  if (!sc->box_exp) yk_softmax_f32(isa, (const float *)sc->box + l0 * 4 * (size_t)r, tmp, n * 4, (size_t)r, 1);
+  for (size_t i = 0; i < n; i++) {
+    float d[4];
+    if (sc->box_exp)
+      dfl_i8((const int8_t *)sc->box + (l0 + i) * 4 * (size_t)r, r, sc->box_exp, p->proj, sc->box_no_max, d);
+    else
+      for (int k = 0; k < 4; k++) d[k] = dot(tmp + (i * 4 + (size_t)k) * (size_t)r, p->proj, r);
+    const size_t li = l0 + i;
+    const float ax = (float)(li % (size_t)sc->w) + 0.5f, ay = (float)(li / (size_t)sc->w) + 0.5f;
+    /* The export's order of operations: Sub, Add, Add, Div 2, Sub, Mul stride. */
+    const float x1 = ax - d[0], y1 = ay - d[1], x2 = ax + d[2], y2 = ay + d[3];
+    float *o = y + a0 + i;
+    o[0] = (x1 + x2) / 2.0f * sc->stride;
+    o[na] = (y1 + y2) / 2.0f * sc->stride;
+    o[2 * na] = (x2 - x1) * sc->stride;
+    o[3 * na] = (y2 - y1) * sc->stride;
+  }
+  float *ys = y + 4 * na + a0;
+  if (sc->cls_sig) {
+    const int8_t *q = (const int8_t *)sc->cls + l0 * (size_t)nc;
+    const float *t = sc->cls_sig + 128;
+    for (int c = 0; c < nc; c++, ys += na)
+      for (size_t i = 0; i < n; i++) ys[i] = t[q[i * (size_t)nc + (size_t)c]];
+  } else {
+    yk_unary_f32(isa, YRT_UNARY_SIGMOID, 0.0f, (const float *)sc->cls + l0 * (size_t)nc, tmp, n * (size_t)nc);
+    for (int c = 0; c < nc; c++, ys += na)
+      for (size_t i = 0; i < n; i++) ys[i] = tmp[i * (size_t)nc + (size_t)c];
+  }
+}
+
+void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y) {
+  float tmp[SCRATCH];
+  size_t block = SCRATCH / (4 * (size_t)p->reg_max);
+  if (SCRATCH / (size_t)p->nc < block) block = SCRATCH / (size_t)p->nc;
+  if (block > BLOCK_MAX) block = BLOCK_MAX;
+  for (int s = 0; s < p->n_scales; s++) {
+    const yk_detect_scale *sc = &p->s[s];
+    const size_t first = sc->first, last = first + (size_t)sc->h * (size_t)sc->w;
+    const size_t b = lo > first ? lo : first, e = hi < last ? hi : last;
+    for (size_t a = b; a < e; a += block)
+      decode_block(isa, p, sc, a - first, e - a < block ? e - a : block, y, tmp);
+  }
+}

@@ -1,0 +1,386 @@
+/* test_detect_fuse.c — the Detect head fusion (tools/lower/fuse_detect_head.c + the runtime's
+ * detect_decode): the same model converted with and without the fusion gives the same output0,
+ * on a synthetic three-scale head built here (float and int8 logits, no data needed) and on the
+ * real models of ../shared; the matcher refuses heads whose constants or wiring differ.
+ *
+ * Bounds: the fused op computes what the graph computes, in float, in nearly the same order
+ * (scores: the very same sigmoid on the same float inputs or a table of its 256 int8 results, so
+ * they agree to a few ulp, < 1e-5). Boxes differ only by float rounding: the softmax exponent is
+ * s*(q - qmax) instead of (q-zp)*s - (qmax-zp)*s (a few ulp of |x| <= ~30), and the projection is
+ * summed as sum(w*e)/sum(e) instead of sum(w*(e/sum)); relative error ~1e-6 on distances of at most
+ * reg_max*stride (480 px at 640) gives < 1e-3 px. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "convert.h"
+#include "test_data.h"
+#include "yrt_view.h"
+
+enum { IMG = 64, R = 16, NC = 5, NS = 3, N = 64 + 16 + 4 };
+static const int STR[NS] = {8, 16, 32};
+
+typedef struct spec {
+  int quant;       /* int8 convs with int8 logits */
+  int bad_anchor;  /* one anchor 0.25 off the grid */
+  int bad_dfl;     /* a DFL weight that is not arange */
+  int extra_use;   /* an intermediate is also a graph output */
+  int bad_slice;   /* the second slice takes channels 1..3 */
+} spec;
+
+static int act(ir_graph *g, const char *name) { return ir_add_tensor(g, name, IR_F32); }
+
+static int node(ir_graph *g, const char *name, const char *op, const int *in, int n_in, int out) {
+  int nd = ir_add_node(g, name, op, in, n_in, &out, 1);
+  assert_true(nd >= 0);
+  return nd;
+}
+
+static int reshape(ir_graph *g, const char *name, int x, int n, const int64_t *shape) {
+  char cn[64];
+  snprintf(cn, sizeof cn, "%s_shape", name);
+  int in[2] = {x, tb_const_i64(g, cn, n, shape)}, y = act(g, name);
+  node(g, name, "Reshape", in, 2, y);
+  return y;
+}
+
+static int slice(ir_graph *g, const char *name, int x, int64_t from, int64_t to) {
+  char b[64];
+  const int64_t ax = 1;
+  snprintf(b, sizeof b, "%s_s", name);
+  int s = tb_const_i64(g, b, 1, &from);
+  snprintf(b, sizeof b, "%s_e", name);
+  int e = tb_const_i64(g, b, 1, &to);
+  snprintf(b, sizeof b, "%s_a", name);
+  int a = tb_const_i64(g, b, 1, &ax);
+  int in[4] = {x, s, e, a}, y = act(g, name);
+  node(g, name, "Slice", in, 4, y);
+  return y;
+}
+
+/* images[1,3,64,64] -> per stride s: Conv(k=s, stride s) box logits [1,64,64/s,64/s] and class
+ * logits [1,5,..], then the Ultralytics Detect decode exactly as exported (opset 13). */
+static ir_graph *head_graph(const spec *sp) {
+  ir_graph *g = ir_graph_new();
+  g->opset = 13;
+  const int64_t xd[4] = {1, 3, IMG, IMG};
+  int x = tb_act(g, "images", 4, xd);
+  ir_graph_add_input(g, x);
+  if (sp->quant) tb_quant(g, x, 1.0f / 255.0f, -128);
+  int rb[NS], rc[NS];
+  for (int s = 0; s < NS; s++) {
+    const int k = STR[s], gh = IMG / k;
+    for (int br = 0; br < 2; br++) {
+      const int co = br ? NC : 4 * R;
+      const int64_t wd[4] = {co, 3, k, k}, bd[1] = {co}, yd[4] = {1, co, gh, gh};
+      const size_t nw = (size_t)co * 3 * (size_t)k * (size_t)k;
+      float *w = malloc(sizeof(float) * nw), b[4 * R];
+      for (size_t i = 0; i < nw; i++) w[i] = (float)((int)((i * 2654435761u) >> 7) % 201 - 100) / (60.0f * (float)(k * k));
+      for (int i = 0; i < co; i++) b[i] = 0.05f * (float)(i % 7) - 0.1f;
+      char nm[64];
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_w", br ? 3 : 2, s);
+      int wt = tb_const(g, nm, 4, wd, w);
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_b", br ? 3 : 2, s);
+      int bt = tb_const(g, nm, 1, bd, b);
+      free(w);
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv", br ? 3 : 2, s);
+      int y = tb_act(g, nm, 4, yd);
+      int in[3] = {x, wt, bt};
+      int cv = node(g, nm, "Conv", in, 3, y);
+      const int64_t ks[2] = {k, k};
+      ir_set_attr_ints(g, cv, "kernel_shape", ks, 2);
+      ir_set_attr_ints(g, cv, "strides", ks, 2);
+      if (sp->quant) {
+        tb_quant_weights(g, wt);
+        tb_quant(g, y, br ? 0.06f : 0.045f, br ? -20 : 7);
+      }
+      const int64_t shape[3] = {1, co, -1};
+      snprintf(nm, sizeof nm, "/model.23/Reshape_%d", br * 3 + s);
+      (br ? rc : rb)[s] = reshape(g, nm, y, 3, shape);
+    }
+  }
+  int bcat = act(g, "/model.23/Concat");
+  ir_set_attr_int(g, node(g, "/model.23/Concat", "Concat", rb, NS, bcat), "axis", -1);
+  const int64_t s4[4] = {1, 4, R, N}, s3[3] = {1, 4, N};
+  int d = reshape(g, "/model.23/dfl/Reshape", bcat, 4, s4);
+  int t0 = act(g, "/model.23/dfl/Transpose");
+  const int64_t p0[4] = {0, 3, 1, 2}, p1[4] = {0, 3, 2, 1};
+  ir_set_attr_ints(g, node(g, "/model.23/dfl/Transpose", "Transpose", &d, 1, t0), "perm", p0, 4);
+  int sm = act(g, "/model.23/dfl/Softmax");
+  ir_set_attr_int(g, node(g, "/model.23/dfl/Softmax", "Softmax", &t0, 1, sm), "axis", 3);
+  int t1 = act(g, "/model.23/dfl/Transpose_1");
+  ir_set_attr_ints(g, node(g, "/model.23/dfl/Transpose_1", "Transpose", &sm, 1, t1), "perm", p1, 4);
+  float proj[R];
+  for (int j = 0; j < R; j++) proj[j] = (float)j;
+  if (sp->bad_dfl) proj[3] = 3.5f;
+  const int64_t wd[4] = {1, R, 1, 1};
+  int dc = act(g, "/model.23/dfl/conv/Conv");
+  int din[2] = {t1, tb_const(g, "model.23.dfl.conv.weight", 4, wd, proj)};
+  const int64_t k1[2] = {1, 1};
+  ir_set_attr_ints(g, node(g, "/model.23/dfl/conv/Conv", "Conv", din, 2, dc), "kernel_shape", k1, 2);
+  int dist = reshape(g, "/model.23/dfl/Reshape_1", dc, 3, s3);
+  int lt = slice(g, "/model.23/Slice", dist, 0, 2);
+  int rbx = sp->bad_slice ? slice(g, "/model.23/Slice_1", dist, 1, 3) : slice(g, "/model.23/Slice_1", dist, 2, 4);
+  static float anch[2 * N], strides[N];
+  int a = 0;
+  for (int s = 0; s < NS; s++)
+    for (int yy = 0; yy < IMG / STR[s]; yy++)
+      for (int xx = 0; xx < IMG / STR[s]; xx++, a++) {
+        anch[a] = (float)xx + 0.5f;
+        anch[N + a] = (float)yy + 0.5f;
+        strides[a] = (float)STR[s];
+      }
+  if (sp->bad_anchor) anch[N + 70] += 0.25f;
+  const int64_t ad[3] = {1, 2, N}, sd[2] = {1, N};
+  int x1y1 = act(g, "/model.23/Sub"), x2y2 = act(g, "/model.23/Add_1");
+  int in2[2] = {tb_const(g, "anchors0", 3, ad, anch), lt};
+  node(g, "/model.23/Sub", "Sub", in2, 2, x1y1);
+  int in3[2] = {tb_const(g, "anchors1", 3, ad, anch), rbx};
+  node(g, "/model.23/Add_1", "Add", in3, 2, x2y2);
+  int sum = act(g, "/model.23/Add_2"), wh = act(g, "/model.23/Sub_1"), cxy = act(g, "/model.23/Div_1");
+  int in4[2] = {x1y1, x2y2};
+  node(g, "/model.23/Add_2", "Add", in4, 2, sum);
+  int in5[2] = {x2y2, x1y1};
+  node(g, "/model.23/Sub_1", "Sub", in5, 2, wh);
+  const float two = 2.0f;
+  int in6[2] = {sum, tb_const(g, "two", 0, NULL, &two)};
+  node(g, "/model.23/Div_1", "Div", in6, 2, cxy);
+  int db = act(g, "/model.23/Concat_2");
+  int in7[2] = {cxy, wh};
+  ir_set_attr_int(g, node(g, "/model.23/Concat_2", "Concat", in7, 2, db), "axis", 1);
+  int box = act(g, "/model.23/Mul_2");
+  int in8[2] = {db, tb_const(g, "strides", 2, sd, strides)};
+  node(g, "/model.23/Mul_2", "Mul", in8, 2, box);
+  int ccat = act(g, "/model.23/Concat_1"), sc = act(g, "/model.23/Sigmoid"), out = act(g, "output0");
+  ir_set_attr_int(g, node(g, "/model.23/Concat_1", "Concat", rc, NS, ccat), "axis", -1);
+  node(g, "/model.23/Sigmoid", "Sigmoid", &ccat, 1, sc);
+  int in9[2] = {box, sc};
+  ir_set_attr_int(g, node(g, "/model.23/Concat_3", "Concat", in9, 2, out), "axis", 1);
+  ir_graph_add_output(g, out);
+  if (sp->extra_use) ir_graph_add_output(g, wh);
+  return g;
+}
+
+/* Converts (fused or not), runs on x, copies output 0 into a new buffer. */
+static float *convert_run(ir_graph *g, int fuse, const float *x, size_t nx, size_t *nout, yrt_convert_report *rep) {
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  o.no_fuse_head = !fuse;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  err.msg[0] = 0;
+  if (yrt_convert_graph(g, &o, &buf, &size, rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  yv v;
+  assert_int_equal(yv_open(&v, buf, size), 0);
+  assert_int_equal(yv_count_op(&v, YRT_OP_DETECT_DECODE), rep->head_fused);
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  yrt_session_options so;
+  memset(&so, 0, sizeof so);
+  so.num_threads = 2;
+  if (yrt_model_load_memory(buf, size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  if (yrt_session_create(m, &so, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  if (yrt_session_set_input(s, 0, x, nx, &err) != YRT_OK) fail_msg("input: %s", err.msg);
+  if (yrt_session_run(s, &err) != YRT_OK) fail_msg("run: %s", err.msg);
+  yrt_tensor_view tv;
+  if (yrt_session_output(s, 0, &tv, &err) != YRT_OK) fail_msg("output: %s", err.msg);
+  float *out = malloc(sizeof(float) * tv.count);
+  assert_non_null(out);
+  memcpy(out, tv.data, sizeof(float) * tv.count);
+  *nout = tv.count;
+  yrt_session_free(s);
+  yrt_model_free(m);
+  free(buf);
+  return out;
+}
+
+/* Max |fused - unfused| over box rows (first 4*na) and score rows. */
+static void diff(const float *a, const float *b, size_t n, size_t na, double *box, double *score) {
+  *box = *score = 0;
+  for (size_t i = 0; i < n; i++) {
+    const double d = fabs((double)a[i] - b[i]);
+    double *m = i < 4 * na ? box : score;
+    if (d > *m || d != d) *m = d != d ? INFINITY : d;
+  }
+}
+
+static void synthetic(int quant) {
+  float x[3 * IMG * IMG];
+  for (int i = 0; i < 3 * IMG * IMG; i++) x[i] = (float)((i * 29 + (i / 64) * 7) % 256) / 255.0f;
+  spec sp = {quant, 0, 0, 0, 0};
+  yrt_convert_report r1, r0;
+  size_t n1, n0;
+  ir_graph *g = head_graph(&sp);
+  float *fused = convert_run(g, 1, x, sizeof x / sizeof x[0], &n1, &r1);
+  ir_graph_free(g);
+  g = head_graph(&sp);
+  float *plain = convert_run(g, 0, x, sizeof x / sizeof x[0], &n0, &r0);
+  ir_graph_free(g);
+  print_message("fused: %s\n", r1.head_note);
+  assert_int_equal(r1.head_fused, 1);
+  assert_int_equal(r1.head_fused_nodes, 25);
+  assert_int_equal(r0.head_fused, 0);
+  assert_true(r1.n_nodes < r0.n_nodes);
+  assert_int_equal(n1, (size_t)(4 + NC) * N);
+  assert_int_equal(n0, n1);
+  double db, ds;
+  diff(fused, plain, n1, N, &db, &ds);
+  print_message("synthetic %s: max |fused - unfused| boxes %.3g px, scores %.3g\n", quant ? "int8" : "f32", db, ds);
+  assert_true(db < 1e-3);
+  assert_true(ds < 1e-5);
+  free(fused);
+  free(plain);
+}
+
+static void test_synthetic_f32(void **state) {
+  (void)state;
+  synthetic(0);
+}
+static void test_synthetic_i8(void **state) {
+  (void)state;
+  synthetic(1);
+}
+
+/* Each deviation leaves the graph unfused, with the reason in the report. */
+static void refused(const spec *sp, const char *why) {
+  ir_graph *g = head_graph(sp);
+  yrt_convert_report rep;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  if (yrt_convert_graph(g, NULL, &buf, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  print_message("not fused: %s\n", rep.head_note);
+  assert_int_equal(rep.head_fused, 0);
+  assert_int_equal(rep.n_fp32[YRT_OP_DETECT_DECODE], 0);
+  assert_non_null(strstr(rep.head_note, why));
+  free(buf);
+  ir_graph_free(g);
+}
+
+static void test_refuses_bad_heads(void **state) {
+  (void)state;
+  spec a = {0, 1, 0, 0, 0}, b = {0, 0, 1, 0, 0}, c = {0, 0, 0, 1, 0}, d = {0, 0, 0, 0, 1};
+  refused(&a, "anchor");
+  refused(&b, "DFL weight");
+  refused(&c, "read outside");
+  refused(&d, "Slice");
+  spec ok = {1, 0, 0, 0, 0};
+  ir_graph *g = head_graph(&ok);
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  o.exact_qdq = 1;
+  yrt_convert_report rep;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  if (yrt_convert_graph(g, &o, &buf, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  assert_int_equal(rep.head_fused, 0);
+  assert_non_null(strstr(rep.head_note, "exact-qdq"));
+  free(buf);
+  ir_graph_free(g);
+}
+
+/* --keep-fp32 naming a node the fusion replaced is satisfied (it runs in float inside
+ * detect_decode); an unknown name is still an error. */
+static void test_keep_fp32_names(void **state) {
+  (void)state;
+  spec ok = {1, 0, 0, 0, 0};
+  const char *const keep[] = {"/model.23/dfl/Softmax", "/model.23/cv3.1/Conv", NULL};
+  const char *const unknown[] = {"/model.23/nothing", NULL};
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  o.keep_fp32 = keep;
+  yrt_convert_report rep;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  ir_graph *g = head_graph(&ok);
+  if (yrt_convert_graph(g, &o, &buf, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  assert_int_equal(rep.head_fused, 1);
+  assert_true(rep.n_fp32[YRT_OP_CONV2D] >= 1); /* cv3.1 kept in float */
+  free(buf);
+  ir_graph_free(g);
+  g = head_graph(&ok);
+  o.keep_fp32 = unknown;
+  assert_int_equal(yrt_convert_graph(g, &o, &buf, &size, &rep, &err), YRT_ERR_INVALID_ARG);
+  ir_graph_free(g);
+}
+
+/* A real model: fused vs --no-fuse-head on the same synthetic-looking image. */
+static void real(const char *rel, int size, double box_tol) {
+  char path[1024];
+  YT_REQUIRE_DATA(path, rel);
+  const size_t nx = 3 * (size_t)size * (size_t)size;
+  float *x = malloc(sizeof(float) * nx);
+  assert_non_null(x);
+  for (size_t i = 0; i < nx; i++) {
+    const size_t p = i % ((size_t)size * (size_t)size), yy = p / (size_t)size, xx = p % (size_t)size;
+    x[i] = (float)(((xx / 40 + yy / 56) % 3) * 90 + (i / ((size_t)size * (size_t)size)) * 30 + (xx * yy) % 17) / 255.0f;
+  }
+  yrt_convert_report r1, r0;
+  size_t n1, n0;
+  ir_graph *g = NULL;
+  yrt_error err;
+  if (onnx_read_file(path, &g, &err) != YRT_OK) fail_msg("%s: %s", rel, err.msg);
+  float *fused = convert_run(g, 1, x, nx, &n1, &r1);
+  ir_graph_free(g);
+  if (onnx_read_file(path, &g, &err) != YRT_OK) fail_msg("%s: %s", rel, err.msg);
+  float *plain = convert_run(g, 0, x, nx, &n0, &r0);
+  ir_graph_free(g);
+  print_message("%s: %s\n", rel, r1.head_note);
+  assert_int_equal(r1.head_fused, 1);
+  assert_int_equal(n0, n1);
+  const size_t na = n1 / 84;
+  double db, ds;
+  diff(fused, plain, n1, na, &db, &ds);
+  print_message("%s: %d -> %d nodes; max |fused - unfused| boxes %.3g px, scores %.3g\n", rel, r0.n_nodes, r1.n_nodes,
+                db, ds);
+  assert_true(db < box_tol);
+  assert_true(ds < 1e-5);
+  free(fused);
+  free(plain);
+  free(x);
+}
+
+static void test_fp32_320(void **state) {
+  (void)state;
+  real("models/yolo11n-320.onnx", 320, 1e-3);
+}
+static void test_qdq_320(void **state) {
+  (void)state;
+  real("models/yolo11n-320.qdq.onnx", 320, 1e-3);
+}
+static void test_qdq_u8_640(void **state) {
+  (void)state;
+  real("models/yolo11n-640.qdq-u8.onnx", 640, 1e-3);
+}
+static void test_wild_conv_only(void **state) {
+  (void)state;
+  real("models/wild/yolov8n-640.qdq-conv-only.onnx", 640, 1e-3);
+}
+/* Its QDQ graph quantized one anchor constant (u8 step 0.31 grid cells) and the strides (8.03
+ * for 8): the fused op uses the exact grid, so boxes move by up to half a step times the stride
+ * (5 px at stride 32) plus 0.4% of the box. */
+static void test_wild_u8(void **state) {
+  (void)state;
+  real("models/wild/yolov8n-640.qdq-u8-pertensor.onnx", 640, 8.0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_synthetic_f32), cmocka_unit_test(test_synthetic_i8),
+      cmocka_unit_test(test_refuses_bad_heads), cmocka_unit_test(test_keep_fp32_names),
+      cmocka_unit_test(test_fp32_320),
+      cmocka_unit_test(test_qdq_320),         cmocka_unit_test(test_qdq_u8_640),
+      cmocka_unit_test(test_wild_conv_only),  cmocka_unit_test(test_wild_u8),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/* lower_detect.c — the DetectDecode IR node (fuse_detect_head.c) -> YRT_OP_DETECT_DECODE. The
+ * logits are read in the form their convs wrote: int8 NHWC stays int8 (the runtime decodes it
+ * through tables), float NHWC stays float; nothing is dequantized or transposed first. */
+#include <string.h>
+
+#include "fuse_detect_head.h"
+
+yrt_status lw_lower_detect(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  c->cur = n->name ? n->name : "?";
+  if (c->rep) c->rep->n_onnx_nodes++;
+  const int ns = (n->n_in - 1) / 2;
+  const ir_attr *st = ir_attr_get(n, "strides");
+  if (ns < 1 || 2 * ns + 1 != n->n_in || 2 * ns + 1 > YRT_MAX_NODE_IO || !st || st->n_ints != ns)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed DetectDecode", c->cur);
+  int in[YRT_MAX_NODE_IO];
+  for (int k = 0; k < 2 * ns; k++) {
+    const int irt = n->in[k];
+    const int f32 = c->form[4 * irt + LW_FORM(0, YRT_LAYOUT_NHWC)] >= 0;
+    const int i8 = !f32 && c->form[4 * irt + LW_FORM(1, YRT_LAYOUT_NHWC)] >= 0;
+    in[k] = lw_get(c, irt, i8, YRT_LAYOUT_NHWC);
+    if (in[k] < 0) return c->status;
+  }
+  in[2 * ns] = lw_const(c, n->in[2 * ns], 0, YRT_LAYOUT_PLAIN, 1);
+  if (in[2 * ns] < 0) return c->status;
+  int out = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (out < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_DETECT_DECODE, in, 2 * ns + 1, &out, 1);
+  if (!nd) return c->status;
+  nd->p[YRT_DETECT_P_SCALES] = ns;
+  nd->p[YRT_DETECT_P_REG_MAX] = (int32_t)ir_attr_int(n, "reg_max", 0);
+  nd->p[YRT_DETECT_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
+  for (int s = 0; s < ns; s++) nd->p[YRT_DETECT_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  return YRT_OK;
+}
