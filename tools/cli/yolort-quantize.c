@@ -1,14 +1,22 @@
 /* yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]
  *   [--method minmax|percentile|entropy|mse|all] [--percentile 99.99] [--activations int8|uint8]
  *   [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]
+ *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
+ *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
+ *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
  * follows onnxruntime's quantize_static layout (onnxruntime runs it too); --yrt also converts it.
  * --method all calibrates once and writes one model per method (out.<method>.qdq.onnx), for
- * comparing them with yolort-eval. */
+ * comparing them with yolort-eval.
+ * --bias-correct (bias_correct.h) measures each int8 conv's per-channel mean shift on the
+ * calibration images in the quantized model and folds it into the conv's int32 bias; off by
+ * default, it did not improve yolo11n's mAP beyond noise (docs/accuracy.md). --weight-scale mse:
+ * per-channel weight scales minimising squared error (weight_scale.h), also off by default. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bias_correct.h"
 #include "calibrate.h"
 #include "convert.h"
 #include "onnx_write.h"
@@ -17,7 +25,11 @@ static int usage(void) {
   fprintf(stderr,
           "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]\n"
           "         [--method minmax|percentile|entropy|mse|all] [--percentile P]\n"
-          "         [--activations int8|uint8] [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]\n");
+          "         [--activations int8|uint8] [--exclude NODE]... [-n MAX_IMAGES] [--threads N] [-q]\n"
+          "         [--bias-correct | --no-bias-correct] [--bias-correct-passes N]\n"
+          "         [--bias-correct-images N] [--bias-correct-output]\n"
+          "         [--bias-correct-global | --bias-correct-local] [--bias-correct-wave LEVELS]\n"
+          "         [--weight-scale max|mse]\n");
   return 2;
 }
 
@@ -47,10 +59,54 @@ typedef struct method_run {
   const char *tag;
 } method_run;
 
+typedef struct bc_run {
+  int passes;     /* 0: no bias correction */
+  int observed;   /* measure the int8 output, not the accumulator (bias_correct.h) */
+  int global;     /* reference: the float network end to end (bias_correct.h) */
+  int wave_levels; /* conv levels corrected per wave with global */
+  int max_images; /* 0: all */
+  const char *dir;
+} bc_run;
+
+/* QDQ model of r's current parameters, from the float model `folded` (serialised). */
+static yrt_status build_qdq(const uint8_t *folded, size_t folded_size, const calib_result *r,
+                            const calib_options *o, Onnx__ModelProto **out, yrt_error *err) {
+  Onnx__ModelProto *m = NULL;
+  yrt_status st = onnx_model_load_memory(folded, folded_size, &m, err);
+  if (!st) st = calib_write_qdq(m, r, o, err);
+  if (st) {
+    onnx_model_free(m);
+    m = NULL;
+  }
+  *out = m;
+  return st;
+}
+
+/* Bias correction of the QDQ model q (in place): each pass measures the per-channel shifts
+ * left against the float model and moves them into the int32 biases. */
+static yrt_status bias_correct(Onnx__ModelProto *q, const uint8_t *folded, size_t folded_size,
+                               const calib_options *o, const bc_run *bc, yrt_error *err) {
+  Onnx__ModelProto *ref = NULL;
+  yrt_status st = onnx_model_load_memory(folded, folded_size, &ref, err);
+  for (int p = 0; !st && p < bc->passes; p++) {
+    bias_correct_options bo = {bc->dir, bc->max_images, o->threads, o->quiet, bc->observed, bc->global,
+                                bc->wave_levels};
+    bias_correct_stats bs;
+    st = bias_correct_apply(q, ref, &bo, &bs, err);
+    if (!st)
+      fprintf(stderr,
+              "yolort-quantize: bias correction pass %d: %d convs (%d left alone), %d images, "
+              "%d wave(s), mean |shift| %.5f std\n",
+              p + 1, bs.convs, bs.skipped, bs.images, bs.waves, bs.mean_abs_shift);
+  }
+  onnx_model_free(ref);
+  return st;
+}
+
 /* Write the QDQ (and .yrt) of one method from the shared calibration. */
 static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *r,
-                       const calib_options *o, const method_run *mr, const char *out,
-                       const char *yrt_out, int tagged, yrt_error *err) {
+                       const calib_options *o, const method_run *mr, const bc_run *bc,
+                       const char *out, const char *yrt_out, int tagged, yrt_error *err) {
   char qpath[1024], ypath[1024];
   with_tag(out, tagged ? mr->tag : NULL, qpath, sizeof qpath);
   if (yrt_out) with_tag(yrt_out, tagged ? mr->tag : NULL, ypath, sizeof ypath);
@@ -58,8 +114,8 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
   Onnx__ModelProto *m = NULL;
   uint8_t *bytes = NULL;
   size_t size = 0;
-  yrt_status st = onnx_model_load_memory(folded, folded_size, &m, err);
-  if (!st) st = calib_write_qdq(m, r, o, err);
+  yrt_status st = build_qdq(folded, folded_size, r, o, &m, err);
+  if (!st && bc->passes > 0) st = bias_correct(m, folded, folded_size, o, bc, err);
   if (!st) st = onnx_model_pack(m, &bytes, &size, err);
   onnx_model_free(m);
   if (!st) st = write_file(qpath, bytes, size, err);
@@ -86,8 +142,9 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 
 int main(int argc, char **argv) {
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL;
-  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0}; /* best measured: docs/accuracy.md */
+  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0;
+  bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
@@ -107,6 +164,19 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "-n") && i + 1 < argc) o.max_images = atoi(argv[++i]);
     else if (!strcmp(a, "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
     else if (!strcmp(a, "-q")) o.quiet = 1;
+    else if (!strcmp(a, "--bias-correct")) bc.passes = bc.passes ? bc.passes : 1;
+    else if (!strcmp(a, "--no-bias-correct")) bc.passes = 0;
+    else if (!strcmp(a, "--bias-correct-passes") && i + 1 < argc) bc.passes = atoi(argv[++i]);
+    else if (!strcmp(a, "--bias-correct-images") && i + 1 < argc) bc.max_images = atoi(argv[++i]);
+    else if (!strcmp(a, "--bias-correct-output")) bc.observed = 1, bc.passes = bc.passes ? bc.passes : 1;
+    else if (!strcmp(a, "--bias-correct-global")) bc.global = 1, bc.passes = bc.passes ? bc.passes : 1;
+    else if (!strcmp(a, "--bias-correct-local")) bc.global = 0;
+    else if (!strcmp(a, "--bias-correct-wave") && i + 1 < argc) bc.wave_levels = atoi(argv[++i]);
+    else if (!strcmp(a, "--weight-scale") && i + 1 < argc) {
+      const char *t = argv[++i];
+      if (!strcmp(t, "mse")) o.weight_mse = 1;
+      else if (strcmp(t, "max")) return usage();
+    }
     else if (a[0] == '-') return usage();
     else if (!in) in = a;
     else if (!dir) dir = a;
@@ -118,6 +188,13 @@ int main(int argc, char **argv) {
     return 2;
   }
   o.exclude = n_excl ? excl : NULL;
+  if (bc.passes < 0 || bc.passes > 10 || bc.max_images < 0 || bc.wave_levels < 0) {
+    fprintf(stderr, "yolort-quantize: --bias-correct-passes must be in [0, 10], --bias-correct-images "
+                    "and --bias-correct-wave >= 0\n");
+    return 2;
+  }
+  bc.dir = dir;
+  if (!bc.max_images) bc.max_images = o.max_images;
 
   yrt_error err = {{0}};
   Onnx__ModelProto *m = NULL;
@@ -142,10 +219,10 @@ int main(int argc, char **argv) {
                              {YRT_CALIB_MSE, 0, "mse"}};
   if (!st && all) {
     for (size_t k = 0; !st && k < sizeof runs / sizeof runs[0]; k++)
-      st = emit(folded, folded_size, &r, &o, &runs[k], out, yrt_out, 1, &err);
+      st = emit(folded, folded_size, &r, &o, &runs[k], &bc, out, yrt_out, 1, &err);
   } else if (!st) {
     method_run one = {o.method, o.percentile, calib_method_name(o.method)};
-    st = emit(folded, folded_size, &r, &o, &one, out, yrt_out, 0, &err);
+    st = emit(folded, folded_size, &r, &o, &one, &bc, out, yrt_out, 0, &err);
   }
   calib_result_free(&r);
   free(folded);

@@ -25,6 +25,7 @@ typedef struct calib_options {
   int max_images;             /* 0: all */
   int threads;
   int quiet;                  /* no progress bar */
+  int weight_mse;             /* per-channel weight scales minimising squared error (weight_scale.h) */
 } calib_options;
 
 typedef struct calib_tensor {

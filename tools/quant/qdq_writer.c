@@ -8,6 +8,7 @@
 
 #include "onnx_reader.h"
 #include "onnx_write.h"
+#include "weight_scale.h"
 
 static char *xstrdup(const char *s) {
   size_t n = strlen(s) + 1;
@@ -272,7 +273,7 @@ static yrt_status emit_qdq(Onnx__ModelProto *m, node_list *l, const qdq_act *a, 
 
 /* Quantize conv weights per channel (symmetric int8) and bias (int32, s_x*s_w). */
 static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodeProto *conv, float s_x,
-                                yrt_error *err) {
+                                int weight_mse, yrt_error *err) {
   float *w = NULL, *b = NULL;
   int rank, brank;
   int64_t dims[IR_MAX_RANK], bdims[IR_MAX_RANK];
@@ -298,7 +299,7 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
       float amax = 0;
       for (size_t k = 0; k < per; k++) amax = fmaxf(amax, fabsf(w[c * per + k]));
       /* all-zero channel: any scale represents it; 1 keeps its bias small in int32 */
-      ws[c] = amax > 0 ? amax / 127.0f : 1.0f;
+      ws[c] = amax > 0 ? (weight_mse ? weight_scale_mse(w + c * per, per) : amax / 127.0f) : 1.0f;
       /* the int32 bias (scale s_x * s_w) must leave accumulator headroom: widen s_w if not */
       if (has_b && fabsf(b[c]) / (s_x * ws[c]) > 1073741824.0f) ws[c] = fabsf(b[c]) / (s_x * 1073741824.0f);
       for (size_t k = 0; k < per; k++) {
@@ -384,7 +385,7 @@ yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err) 
     if (!st && !strcmp(n->op_type, "Conv") && ax && n->n_input >= 2 && n->n_output == 1 &&
         find_act(plan, n->output[0]) && !listed(plan->skip_weights, n->name) &&
         onnx_model_find_initializer(m, n->input[1]))
-      st = quantize_conv(m, &l, n, ax->scale, err);
+      st = quantize_conv(m, &l, n, ax->scale, plan->weight_mse, err);
     if (!st && push(&l, n)) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     for (size_t j = 0; j < n->n_output && !st; j++) {
       const qdq_act *a = find_act(plan, n->output[j]);

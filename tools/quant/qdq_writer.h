@@ -27,6 +27,7 @@ typedef struct qdq_plan {
   int n_acts;
   int uint8_acts;                  /* 1: uint8 activations (onnxruntime's U8S8) */
   const char *const *skip_weights; /* Conv node names whose weights stay float (NULL-terminated) */
+  int weight_mse;                  /* 1: per-channel weight scales by weight_scale_mse, not max-abs */
 } qdq_plan;
 
 /* Fold Conv -> BatchNormalization pairs (initializer parameters) in place. */
