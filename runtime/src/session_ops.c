@@ -67,12 +67,59 @@ static void slice_range(const yrt_exec *e, size_t lo, size_t hi) {
            e->esize);
 }
 
+/* Rows [lo, hi) of the batch * M output rows of a matmul: rows are independent (each output
+ * lane sums over k in the same order however M is split), so threading is bit-exact. */
+static void matmul_range(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
+  const yrt_exec_matmul *mm = &e->u.matmul;
+  while (lo < hi) {
+    const size_t bt = lo / mm->m, r0 = lo % mm->m;
+    const size_t rows = hi - lo < mm->m - r0 ? hi - lo : mm->m - r0;
+    yk_matmul_f32(&s->isa, (const float *)e->in[0] + bt * mm->a_stride + r0 * mm->k,
+                  (const float *)e->in[1] + bt * mm->b_stride, (float *)e->out + (bt * mm->m + r0) * mm->n, 1,
+                  0, 0, rows, mm->k, mm->n);
+    lo += rows;
+  }
+}
+
+/* Outer slices [lo, hi) of a softmax. */
+static void softmax_range(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
+  const size_t slice = e->u.softmax.len * e->u.softmax.inner;
+  yk_softmax_f32(&s->isa, (const float *)e->in[0] + lo * slice, (float *)e->out + lo * slice, hi - lo,
+                 e->u.softmax.len, e->u.softmax.inner);
+}
+
+/* Rows [lo, hi) of axis 1 of a binary node (output [1, R, ...]): an input with R rows is
+ * offset, one broadcasting along axis 1 (dim 1) is read whole. */
+static void binary_range(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
+  yk_shape sh[3] = {e->sh[0], e->sh[1], e->sh[2]};
+  const void *in[2];
+  void *out = NULL;
+  for (int k = 0; k < 3; k++) {
+    size_t row = 1;
+    for (int d = 2; d < sh[k].rank; d++) row *= (size_t)sh[k].d[d];
+    const size_t off = sh[k].d[1] == 1 ? 0 : lo * row * e->esize;
+    if (sh[k].d[1] != 1 || k == 2) sh[k].d[1] = (int64_t)(hi - lo);
+    if (k < 2) in[k] = (const uint8_t *)e->in[k] + off;
+    else out = (uint8_t *)e->out + off;
+  }
+  if (e->esize == 1)
+    yk_binary_i8(&s->isa, e->node->p[0], in[0], &sh[0], e->q[0], in[1], &sh[1], e->q[1], out, &sh[2],
+                 e->q[2]);
+  else
+    yk_binary_f32(&s->isa, e->node->p[0], in[0], &sh[0], in[1], &sh[1], out, &sh[2]);
+}
+
 static void par_fn(void *ctx, size_t i) {
   const par_task *t = ctx;
   const size_t lo = i * t->chunk, hi = lo + t->chunk < t->n ? lo + t->chunk : t->n;
-  if (t->e->node->op == YRT_OP_CONCAT) concat_range(t->s, t->e, lo, hi);
-  else if (t->e->node->op == YRT_OP_SLICE) slice_range(t->e, lo, hi);
-  else flat_range(t->s, t->e, lo, hi);
+  switch (t->e->node->op) {
+    case YRT_OP_CONCAT: concat_range(t->s, t->e, lo, hi); break;
+    case YRT_OP_SLICE: slice_range(t->e, lo, hi); break;
+    case YRT_OP_MATMUL: matmul_range(t->s, t->e, lo, hi); break;
+    case YRT_OP_SOFTMAX: softmax_range(t->s, t->e, lo, hi); break;
+    case YRT_OP_BINARY: binary_range(t->s, t->e, lo, hi); break;
+    default: flat_range(t->s, t->e, lo, hi); break;
+  }
 }
 
 /* Run n units (elements or rows of unit_elems elements) in parallel when it pays. */
@@ -86,19 +133,19 @@ static void run_par(const yrt_session *s, const yrt_exec *e, size_t n, size_t un
   size_t tasks = 4 * threads;
   size_t chunk = (n + tasks - 1) / tasks;
   if (chunk * unit_elems < YRT_PAR_MIN_ELEMS / 4) chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
-  if (e->node->op != YRT_OP_CONCAT && e->node->op != YRT_OP_SLICE)
-    chunk = (chunk + 63) & ~(size_t)63; /* whole SIMD blocks */
+  if (unit_elems == 1) chunk = (chunk + 63) & ~(size_t)63; /* flat ops: whole SIMD blocks */
   par_task t = {s, e, n, chunk};
   pthreadpool_parallelize_1d(s->pool, par_fn, &t, (n + chunk - 1) / chunk, 0);
 }
 
 static yrt_status run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  if (e->esize == 1)
-    yk_binary_i8(&s->isa, e->node->p[0], e->in[0], &e->sh[0], e->q[0], e->in[1], &e->sh[1], e->q[1], e->out,
-                 &e->sh[2], e->q[2]);
-  else
-    yk_binary_f32(&s->isa, e->node->p[0], e->in[0], &e->sh[0], e->in[1], &e->sh[1], e->out, &e->sh[2]);
+  const yk_shape *so = &e->sh[2];
+  if (so->rank >= 3 && so->d[0] == 1 && so->d[1] > 1) {
+    run_par(s, e, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
+    return YRT_OK;
+  }
+  binary_range(s, e, 0, so->rank >= 2 ? (size_t)so->d[1] : 1);
   return YRT_OK;
 }
 
@@ -166,13 +213,13 @@ static yrt_status run_resize(const yrt_session *s, const yrt_exec *e, yrt_error 
 static yrt_status run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_matmul *mm = &e->u.matmul;
-  yk_matmul_f32(&s->isa, e->in[0], e->in[1], e->out, mm->batch, mm->a_stride, mm->b_stride, mm->m, mm->k, mm->n);
+  run_par(s, e, mm->batch * mm->m, mm->n * mm->k); /* weigh rows by their work, k MACs per output */
   return YRT_OK;
 }
 
 static yrt_status run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yk_softmax_f32(&s->isa, e->in[0], e->out, e->u.softmax.outer, e->u.softmax.len, e->u.softmax.inner);
+  run_par(s, e, e->u.softmax.outer, e->u.softmax.len * e->u.softmax.inner);
   return YRT_OK;
 }
 
