@@ -19,44 +19,35 @@ static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_erro
   return YRT_OK;
 }
 
-typedef struct qconv_task {
+typedef struct own_conv_task {
   const yrt_exec_conv *c;
   const int8_t *x;
   int8_t *y;
   int rows;
-} qconv_task;
+} own_conv_task;
 
-static void qconv_rows_task(void *ctx, size_t i) {
-  const qconv_task *t = ctx;
-  const int r0 = (int)(i * t->c->rows_per_task);
-  int r1 = r0 + (int)t->c->rows_per_task;
-  if (r1 > t->rows) r1 = t->rows;
-  yk_qconv_rows(&t->c->qc, t->x, t->y, r0, r1);
+/* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv). */
+static void own_conv_rows(const own_conv_task *t, int r0, int r1) {
+  if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, r0, r1);
+  else yk_dwconv_rows(&t->c->dw, t->x, t->y, r0, r1);
 }
 
-static void dwconv_rows_task(void *ctx, size_t i) {
-  const qconv_task *t = ctx;
+static void own_conv_task_fn(void *ctx, size_t i) {
+  const own_conv_task *t = ctx;
   const int r0 = (int)(i * t->c->rows_per_task);
   int r1 = r0 + (int)t->c->rows_per_task;
   if (r1 > t->rows) r1 = t->rows;
-  yk_dwconv_rows(&t->c->dw, t->x, t->y, r0, r1);
+  own_conv_rows(t, r0, r1);
 }
 
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
-  if (c->own == 1) {
-    qconv_task t = {c, e->in[0], e->out, c->qc.n * c->qc.oh};
+  if (c->own) { /* the LUT is fused into the kernels' output pass */
+    own_conv_task t = {c, e->in[0], e->out, c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh};
     const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
-    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, qconv_rows_task, &t, tasks, 0);
-    else yk_qconv_rows(&c->qc, t.x, t.y, 0, t.rows);
-    return YRT_OK; /* the LUT is fused into the kernel's output pass */
-  }
-  if (c->own == 2) {
-    qconv_task t = {c, e->in[0], e->out, c->dw.p.n * c->dw.p.oh};
-    const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
-    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, dwconv_rows_task, &t, tasks, 0);
-    else yk_dwconv_rows(&c->dw, t.x, t.y, 0, t.rows);
-    return YRT_OK; /* LUT fused too */
+    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
+    else own_conv_rows(&t, 0, t.rows);
+    return YRT_OK;
   }
   if (c->op) {
     enum xnn_status xs = xnn_run_operator(c->op, s->pool);
