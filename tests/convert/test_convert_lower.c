@@ -227,6 +227,36 @@ static void test_split_concat_stay_nhwc(void **state) {
   ir_graph_free(g);
 }
 
+/* Conv -> Split(axis 1: 1+3) -> Concat(a, b, b) (C2f's cat of the chunks and a branch): the
+ * in-order run (a, b) is read as the Split input, so only b's slice (read twice) is lowered. */
+static void test_split_concat_rejoined(void **state) {
+  (void)state;
+  ir_graph *g = conv_silu_graph(0);
+  int z = unmark_output(g);
+  int64_t ad[4] = {1, 1, 8, 8}, bd[4] = {1, 3, 8, 8}, cd[4] = {1, 7, 8, 8};
+  int a = tb_act(g, "a", 4, ad), b = tb_act(g, "b2", 4, bd), cat = tb_act(g, "cat", 4, cd);
+  int outs[2] = {a, b};
+  int sp = ir_add_node(g, "split", "Split", &z, 1, outs, 2);
+  ir_set_attr_int(g, sp, "axis", 1);
+  int64_t split[2] = {1, 3};
+  ir_set_attr_ints(g, sp, "split", split, 2);
+  int abb[3] = {a, b, b};
+  int cn = ir_add_node(g, "concat", "Concat", abb, 3, &cat, 1);
+  ir_set_attr_int(g, cn, "axis", 1);
+  ir_graph_add_output(g, cat);
+  yrt_convert_report rep;
+  yv v;
+  void *buf = convert_ok(g, NULL, &rep, &v);
+  assert_int_equal(rep.n_split_concat, 1);
+  assert_int_equal(yv_count_op(&v, YRT_OP_SLICE), 1);
+  int k = yv_find_op(&v, YRT_OP_CONCAT, 0);
+  assert_int_equal(v.n[k].n_in, 2);
+  assert_int_equal(v.t[v.n[k].in[0]].dims[3], 4); /* the whole Split input */
+  assert_int_equal(v.t[v.n[k].in[1]].dims[3], 3);
+  free(buf);
+  ir_graph_free(g);
+}
+
 /* A long chain with a skip connection: the plan reuses memory and never overlaps live data. */
 static void test_memory_plan_reuses(void **state) {
   (void)state;
@@ -296,6 +326,7 @@ int main(void) {
       cmocka_unit_test(test_keep_fp32_excludes),
       cmocka_unit_test(test_reshape_gets_plain_input),
       cmocka_unit_test(test_split_concat_stay_nhwc),
+      cmocka_unit_test(test_split_concat_rejoined),
       cmocka_unit_test(test_memory_plan_reuses),
       cmocka_unit_test(test_unsupported_op_named),
   };

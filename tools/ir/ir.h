@@ -201,5 +201,9 @@ yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_erro
 /* Same; head == 0 marks only the exclusions, keeping every quantization of the QDQ graph (the
  * head then runs in float between explicit quantize/dequantize steps, as onnxruntime does). */
 yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int head, yrt_error *err);
+/* Concat inputs that are all outputs of one Split, consecutive, in order, along the same axis
+ * and with the Split input's quantization, are replaced by the Split input (merge_split_concat.c).
+ * Returns how many runs were merged. */
+int ir_merge_split_concat(ir_graph *g);
 
 #endif /* YOLORT_IR_H */

@@ -38,6 +38,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq), err);
   free(keep);
   if (st != YRT_OK) return st;
+  rep->n_split_concat = ir_merge_split_concat(g);
   return ir_compact(g, err);
 }
 
@@ -207,8 +208,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
     if (r->n_int8[op] || r->n_fp32[op])
       fprintf(f, "  %-16s %6d %6d\n", yrt_convert_op_name((uint32_t)op), r->n_int8[op],
               r->n_fp32[op]);
-  fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d\n", r->n_fused_silu,
-          r->n_layout_transposes);
+  fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d, Split+Concat re-joins removed: %d\n",
+          r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8) {

@@ -49,6 +49,7 @@ typedef struct yrt_convert_report {
   int head_fused_nodes;       /* ONNX nodes it replaced */
   char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
+  int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
   yrt_convert_fp32_note fp32[YRT_CONVERT_MAX_NOTES];

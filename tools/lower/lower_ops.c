@@ -160,6 +160,10 @@ static yrt_status lower_split(lw_ctx *c, int ni) {
     const ir_tensor *O = T(c, n->out[j]);
     if (O->rank != r)
       return lw_err(c, YRT_ERR_SHAPE, "node '%s': Split output rank", n->name);
+    if (!O->is_output && ir_consumers(c->g, n->out[j], NULL, 0) == 0) { /* e.g. merge_split_concat */
+      start += O->dims[axis];
+      continue;
+    }
     int to = lw_def(c, n->out[j], i8, layout);
     if (to < 0) return c->status;
     lw_node *nd = emit_moved(c, YRT_OP_SLICE, xi, to);
