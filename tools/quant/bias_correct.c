@@ -216,7 +216,7 @@ static yrt_status dequantized(const Onnx__ModelProto *qdq, const char *t, size_t
   if (!dq || strcmp(dq->op_type, "DequantizeLinear") || dq->n_input < 2)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "bias correction: '%s' is not dequantized", t);
   void *q = NULL, *sc = NULL, *zp = NULL;
-  ir_dtype dq_t, ds_t, dz_t = IR_I8;
+  ir_dtype dq_t = IR_I8, ds_t = IR_F32, dz_t = IR_I8; /* read below even when a decode failed */
   int rank;
   int64_t dims[IR_MAX_RANK];
   size_t nq = 0, ns = 0, nz = 0;
