@@ -1,7 +1,8 @@
 /* qconv_bench.c — single-thread micro-benchmark of yk_qconv over the YOLO11n conv shapes.
  *
  * qconv_bench [--size 640|320] [--file CONVS.txt] [--reps N] [--filter SUBSTR] [--lut]
- *             [--mr MR --nz NZ]   (force the AVX-512 VNNI blocking, for tuning)
+ *             [--isa avx512vnni|avxvnni|avx2|scalar]  (hide the better ISAs from init)
+ *             [--mr MR --nz NZ]   (force the blocking of the variant init picks, for tuning)
  *
  * Every groups=1 conv of YOLO11n (built-in table at 640, halved for 320; or the text written by
  * bench/peers/xnnpack/onnx_convs.py / yolort-bench --dump-convs) runs over random data as one
@@ -122,7 +123,7 @@ static int load_file(conv_shape *out, int max, const char *path) {
 
 int main(int argc, char **argv) {
   int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0;
-  const char *file = NULL, *filter = NULL;
+  const char *file = NULL, *filter = NULL, *isa_name = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) size = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--file") && i + 1 < argc) file = argv[++i];
@@ -131,8 +132,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--lut")) lut_on = 1;
     else if (!strcmp(argv[i], "--mr") && i + 1 < argc) force_mr = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nz") && i + 1 < argc) force_nz = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--isa") && i + 1 < argc) isa_name = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--mr M --nz N]\n",
+      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--mr M --nz N]\n",
               argv[0]);
       return 2;
     }
@@ -149,6 +151,17 @@ int main(int argc, char **argv) {
   }
   yk_isa isa;
   yk_isa_detect(&isa);
+  if (isa_name) { /* a yk_isa copy with the better ISAs cleared: init then picks the one asked */
+    const int lvl = !strcmp(isa_name, "avx512vnni") ? 3 : !strcmp(isa_name, "avxvnni") ? 2
+                    : !strcmp(isa_name, "avx2") ? 1 : !strcmp(isa_name, "scalar") ? 0 : -1;
+    if (lvl < 0) {
+      fprintf(stderr, "qconv_bench: --isa must be avx512vnni, avxvnni, avx2 or scalar\n");
+      return 2;
+    }
+    if (lvl < 3) isa.avx512 = isa.avx512vnni = 0;
+    if (lvl < 2) isa.avxvnni = 0;
+    if (lvl < 1) isa.avx2 = 0;
+  }
   uint64_t seed = 1;
   double total_s = 0, total_mac = 0;
   printf("%-10s %-28s %8s %9s %8s %s\n", "conv", "h w cin -> oh ow cout k s", "MMAC", "ms", "GMAC/s",
@@ -178,9 +191,10 @@ int main(int argc, char **argv) {
       return 1;
     }
 #if defined(YOLORT_QCONV_HAS_BLOCKING) && YK_ARCH_X86_64
-    if (force_mr && force_nz && c.variant == YK_QCONV_AVX512VNNI) {
+    if (force_mr && force_nz && c.variant != YK_QCONV_SCALAR) {
       c.mr = force_mr, c.nz = force_nz;
-      c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
+      c.packed_bytes = c.variant == YK_QCONV_AVX512VNNI ? yk_qconv_packed_bytes__avx512vnni(&c)
+                                                        : yk_qconv_packed_bytes__avx2(&c);
       if (!c.packed_bytes) {
         fprintf(stderr, "qconv_bench: %s: blocking %dx%d not supported\n", s->name, force_mr, force_nz);
         return 1;

@@ -27,6 +27,22 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
       c->packed_bytes = bytes;
     }
   }
+  /* 256-bit variants: AVX-VNNI, else plain AVX2 (the runtime falls back to XNNPACK on scalar).
+   * Not AVX2 on an AVX-512 CPU without VNNI: XNNPACK's 512-bit qc8 kernels beat our 256-bit
+   * vpmaddwd one there (measured 110 vs 70 GMAC/s single-thread, docs/performance.md). */
+  const int v256 = !isa                        ? 0
+                   : isa->avxvnni              ? YK_QCONV_AVXVNNI
+                   : isa->avx2 && !isa->avx512 ? YK_QCONV_AVX2
+                                               : 0;
+  if (c->variant == YK_QCONV_SCALAR && v256) {
+    c->variant = v256;
+    yk_qconv_blocking__avx2(c->cout, v256 == YK_QCONV_AVXVNNI, &c->mr, &c->nz);
+    c->packed_bytes = yk_qconv_packed_bytes__avx2(c);
+    if (!c->packed_bytes) {
+      c->variant = YK_QCONV_SCALAR;
+      c->mr = c->nz = 0;
+    }
+  }
 #elif defined(YK_ARCH_AARCH64)
   if (isa && isa->neon) {
     c->variant = isa->neon_dot ? YK_QCONV_NEONDOT : YK_QCONV_NEON;
@@ -49,6 +65,10 @@ void yk_qconv_pack(yk_qconv *c, void *mem) {
     yk_qconv_pack__avx512vnni(c, mem);
     return;
   }
+  if (c->variant == YK_QCONV_AVXVNNI || c->variant == YK_QCONV_AVX2) {
+    yk_qconv_pack__avx2(c, mem);
+    return;
+  }
 #elif defined(YK_ARCH_AARCH64)
   if (c->variant == YK_QCONV_NEON || c->variant == YK_QCONV_NEONDOT) {
     yk_qconv_pack__neon(c, mem);
@@ -63,6 +83,14 @@ void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int 
 #if defined(YK_ARCH_X86_64)
   if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
     yk_qconv_rows__avx512vnni(c, x, y, row0, row1);
+    return;
+  }
+  if (c->variant == YK_QCONV_AVXVNNI && c->packed) {
+    yk_qconv_rows__avxvnni(c, x, y, row0, row1);
+    return;
+  }
+  if (c->variant == YK_QCONV_AVX2 && c->packed) {
+    yk_qconv_rows__avx2(c, x, y, row0, row1);
     return;
   }
 #elif defined(YK_ARCH_AARCH64)

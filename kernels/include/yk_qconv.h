@@ -23,6 +23,12 @@
  * into the bias at pack time. init picks MR x NZ; tests may set variant (NEON or NEONDOT when
  * isa->neon_dot) and mr/nz after init, then call yk_qconv_packed_bytes__neon again.
  *
+ * x86-64 without AVX-512 VNNI (qconv_nhwc_avx2.c, qconv_nhwc_avxvnni.c): the same segments, MR
+ * pixels x NZ ymm columns of 8 channels; 256-bit vpdpbusd on AVX-VNNI (u8 flip as above), else
+ * vpmaddwd on sign-extended int16 (vpmaddubsw would saturate). init prefers AVX-512 VNNI+VBMI,
+ * then AVX-VNNI, then AVX2 when the CPU has no AVX-512 (else scalar, i.e. XNNPACK); tests may set variant (AVXVNNI or AVX2, when the yk_isa has it) and
+ * mr/nz after init, then call yk_qconv_packed_bytes__avx2 again.
+ *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
  * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
  * yk_qconv_rows() computes any range of output rows (call it from several threads on disjoint
@@ -41,6 +47,8 @@ enum yk_qconv_variant {
   YK_QCONV_AVX512VNNI = 1,
   YK_QCONV_NEON = 2,    /* AArch64, ARMv8.0: SMULL + SADALP */
   YK_QCONV_NEONDOT = 3, /* AArch64 with the ARMv8.2 dot product: SDOT */
+  YK_QCONV_AVXVNNI = 4, /* x86-64 AVX-VNNI: 256-bit vpdpbusd */
+  YK_QCONV_AVX2 = 5,    /* x86-64 AVX2: sign-extended int16 + vpmaddwd */
 };
 
 typedef struct yk_qconv {
@@ -54,7 +62,7 @@ typedef struct yk_qconv {
   const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
   /* filled by yk_qconv_init / yk_qconv_pack */
   int variant;
-  int mr, nz;          /* pixels x 16- (AVX-512 VNNI) or 4-channel (NEON) columns per tile */
+  int mr, nz; /* pixels x 16- (AVX-512 VNNI), 8- (AVX-VNNI, AVX2) or 4-channel (NEON) columns */
   int seg_span;        /* taps per segment: kw (kernel row) or 1 (one tap) */
   int nseg, seg_bytes; /* segments per output pixel, bytes per segment (multiple of 4; NEON 8) */
   int w_sym;           /* set by pack: no weight is -128 (NEON sums two steps' int16 products) */
@@ -79,6 +87,14 @@ size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
 /* The MR x NZ init would choose for cout 16-channel columns. */
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
+#if YK_ARCH_X86_64
+void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+/* As the AVX-512 ones, for c->variant AVXVNNI or AVX2 (same pieces, contents per variant). */
+size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
+void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz);
+void yk_qconv_pack__avx2(yk_qconv *c, void *mem);
+#endif
 #if YK_ARCH_AARCH64
 void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
 void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);

@@ -44,7 +44,7 @@ typedef struct qcase {
   int use_lut, big_scale;
   int x_zp, y_zp; /* 999: random */
   int mr, nz;     /* 0: the blocking init picks (x86-64; on AArch64 only with .only) */
-  int only;       /* AArch64: 0 = both NEON variants, else just this yk_qconv_variant */
+  int only;       /* 0 = every variant the CPU has (see run_qcase), else just this one */
 } qcase;
 
 /* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking; on AArch64 the
@@ -94,9 +94,10 @@ static int run_qcase(rng *r, qcase q) {
   assert_int_equal(yk_qconv_init(&c, &isa), 0);
   yk_qconv_rows__scalar(&c, x, y0, 0, q.n * oh);
   int variant = c.variant;
-  /* The variants to check: what init chose on x86-64; on AArch64 both NEON ones (SDOT only
-   * when the CPU has it), or just q.only. */
-  int todo[2], ntodo = 0;
+  /* The variants to check: on x86-64 what init chose and every 256-bit one this CPU has (or
+   * just q.only; a forced blocking without q.only is an AVX-512 VNNI one); on AArch64 both NEON
+   * ones (SDOT only when the CPU has it), or just q.only. */
+  int todo[3], ntodo = 0;
 #if YK_ARCH_AARCH64
   if (q.only) {
     if (q.only == YK_QCONV_NEON || isa.neon_dot) todo[ntodo++] = q.only;
@@ -104,18 +105,41 @@ static int run_qcase(rng *r, qcase q) {
     todo[ntodo++] = YK_QCONV_NEON;
     if (isa.neon_dot) todo[ntodo++] = YK_QCONV_NEONDOT;
   }
+#elif YK_ARCH_X86_64
+  if (q.only) {
+    if ((q.only == YK_QCONV_AVXVNNI && isa.avxvnni) || (q.only == YK_QCONV_AVX2 && isa.avx2))
+      todo[ntodo++] = q.only;
+  } else if (q.mr) {
+    if (variant == YK_QCONV_AVX512VNNI) todo[ntodo++] = variant;
+  } else {
+    if (variant == YK_QCONV_AVX512VNNI) todo[ntodo++] = variant;
+    if (isa.avxvnni) todo[ntodo++] = YK_QCONV_AVXVNNI;
+    if (isa.avx2) todo[ntodo++] = YK_QCONV_AVX2;
+  }
 #else
   if (variant != YK_QCONV_SCALAR) todo[ntodo++] = variant;
 #endif
   for (int t = 0; t < ntodo; t++) {
     c.variant = todo[t];
 #if YK_ARCH_X86_64
-    if (q.mr) {
-      c.mr = q.mr;
-      c.nz = q.nz;
+    if (c.variant == YK_QCONV_AVX512VNNI) {
+      if (q.mr) {
+        c.mr = q.mr;
+        c.nz = q.nz;
+      } else {
+        yk_qconv_blocking__avx512vnni(c.cout, &c.mr, &c.nz);
+      }
       c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
-      assert_true(c.packed_bytes > 0);
+    } else {
+      if (q.mr) {
+        c.mr = q.mr;
+        c.nz = q.nz;
+      } else {
+        yk_qconv_blocking__avx2(c.cout, c.variant == YK_QCONV_AVXVNNI, &c.mr, &c.nz);
+      }
+      c.packed_bytes = yk_qconv_packed_bytes__avx2(&c);
     }
+    assert_true(c.packed_bytes > 0);
 #elif YK_ARCH_AARCH64
     if (q.only && q.mr) {
       c.mr = q.mr;
@@ -156,7 +180,7 @@ static int run_qcase(rng *r, qcase q) {
 }
 
 /* The variant a plain cin=4 conv gets on this machine: every shape below must get it too (the
- * VNNI kernel takes any cin; only machines without AVX-512 VNNI+VBMI run scalar). */
+ * SIMD kernels take any cin; only machines without AVX2 or NEON run scalar). */
 static int expected_variant(void) {
   rng r = {3};
   qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0};
@@ -172,7 +196,7 @@ static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int 
 
 static void vnni_matches_scalar(void **state) {
   (void)state;
-  if (expected_variant() == YK_QCONV_SCALAR) print_message("AVX-512 VNNI+VBMI not available: scalar only\n");
+  if (expected_variant() == YK_QCONV_SCALAR) print_message("no SIMD variant here: scalar only\n");
   rng r = {42};
   run_case(&r, 1, 7, 9, 4, 1, 3, 1, 1, 0, 0);
   run_case(&r, 1, 7, 9, 4, 17, 3, 2, 1, 1, 0);
@@ -255,6 +279,35 @@ static void arm_blockings(void **state) {
 #endif
 }
 
+/* x86-64: cout around every 8-channel column and block boundary, with every blocking of the
+ * AVX-VNNI and AVX2 variants (run when this CPU has them; init prefers AVX-512 VNNI). */
+static void x86_256_blockings(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.avxvnni) print_message("no AVX-VNNI on this CPU: AVX2 variant only\n");
+  rng r = {55};
+  static const int mrnz[][2] = {{12, 1}, {8, 1}, {6, 1}, {6, 2}, {4, 1}, {4, 2}, {4, 3}};
+  static const int couts[] = {1, 3, 7, 8, 9, 15, 16, 17, 23, 24, 25, 40, 47, 48, 49, 64, 72, 80};
+  for (int v = 0; v < 2; v++)
+    for (int b = 0; b < (int)(sizeof mrnz / sizeof mrnz[0]); b++)
+      for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
+        qcase q = {1 + (i & 1), 5, 7, 1 + (i * 3) % 17, couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
+                   1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1],
+                   v ? YK_QCONV_AVX2 : YK_QCONV_AVXVNNI};
+        run_qcase(&r, q);
+        q.kh = q.kw = 1;
+        q.pt = q.pl = q.pb = q.pr = 0;
+        q.sh = q.sw = 1 + (i % 3 == 0);
+        q.cin = 3 + i;
+        run_qcase(&r, q);
+      }
+#else
+  print_message("not x86-64: nothing to check\n");
+#endif
+}
+
 /* Asymmetric kernels and padding, dilation (one segment per tap), extreme zero points, overflowing
  * scales, a cin too wide for the stack copies of kernel rows, batches. */
 static void odd_geometry(void **state) {
@@ -279,6 +332,104 @@ static void odd_geometry(void **state) {
     assert_int_equal(run_qcase(&r, cases[i]), expected_variant());
 }
 
+/* The dispatch as the runtime uses it (yk_qconv_init on a yk_isa): a small YOLO11n-like chain of
+ * convs (3x3 stride 2 stem over 3 channels, 1x1, 3x3, odd cout, SiLU-like LUTs), each layer
+ * fed with the previous one's output, run with this CPU's yk_isa and with copies that hide
+ * AVX-512, then AVX-VNNI, then AVX2 (and AVX-512 without VNNI, left to XNNPACK): every variant
+ * init picks must give the same bytes. The
+ * session API has no way to mask ISA flags, so this is the "whole model" check at kernel level. */
+static void masked_isa_chain(void **state) {
+  (void)state;
+  typedef struct layer { int cin, cout, k, s; } layer;
+  static const layer net[] = {{3, 16, 3, 2},  {16, 32, 3, 2}, {32, 32, 1, 1}, {32, 24, 3, 1},
+                              {24, 64, 3, 2}, {64, 40, 1, 1}, {40, 80, 3, 1}, {80, 17, 1, 1}};
+  enum { NL = sizeof net / sizeof net[0], H0 = 38, MAXB = 38 * 38 * 80 };
+  yk_isa host;
+  yk_isa_detect(&host);
+  yk_isa isas[5];
+  int expect[5], nisa = 0;
+  isas[nisa] = host, expect[nisa++] = -1; /* whatever init picks with everything */
+  yk_isa m = host;
+  m.avx512 = m.avx512vnni = 0;
+  if (host.avxvnni) isas[nisa] = m, expect[nisa++] = YK_QCONV_AVXVNNI;
+  m.avxvnni = 0;
+  if (host.avx2) isas[nisa] = m, expect[nisa++] = YK_QCONV_AVX2;
+  m.avx512 = host.avx512;
+  /* AVX-512 without VNNI: init leaves the conv to XNNPACK (scalar variant) */
+  if (host.avx512) isas[nisa] = m, expect[nisa++] = YK_QCONV_SCALAR;
+  memset(&m, 0, sizeof m);
+  isas[nisa] = m, expect[nisa++] = YK_QCONV_SCALAR;
+  rng r = {2024};
+  int8_t *wts[NL], lut[256];
+  int32_t *bias[NL];
+  float *scale[NL];
+  for (int l = 0; l < NL; l++) {
+    const size_t nw = (size_t)net[l].cout * net[l].k * net[l].k * net[l].cin;
+    wts[l] = malloc(nw);
+    bias[l] = malloc(sizeof(int32_t) * net[l].cout);
+    scale[l] = malloc(sizeof(float) * net[l].cout);
+    assert_non_null(wts[l]);
+    assert_non_null(bias[l]);
+    assert_non_null(scale[l]);
+    for (size_t i = 0; i < nw; i++) wts[l][i] = ri8(&r);
+    for (int i = 0; i < net[l].cout; i++) {
+      bias[l][i] = (int32_t)(rnext(&r) % 4001) - 2000;
+      scale[l][i] = 0.0004f * (1.0f + (float)(rnext(&r) % 100) / 25.0f);
+    }
+  }
+  for (int i = 0; i < 256; i++) lut[i] = (int8_t)(i < 128 ? (i - 128) / 8 : i - 128); /* SiLU-ish */
+  int8_t *out[5], *buf0 = malloc(MAXB), *buf1 = malloc(MAXB);
+  assert_non_null(buf0);
+  assert_non_null(buf1);
+  size_t nout = 0;
+  for (int v = 0; v < nisa; v++) {
+    int h = H0, w = H0;
+    for (size_t i = 0; i < (size_t)h * w * 3; i++) buf0[i] = (int8_t)((i * 37 + 11) & 0xFF);
+    int8_t *src = buf0, *dst = buf1;
+    for (int l = 0; l < NL; l++) {
+      const int k = net[l].k, s = net[l].s, p = k / 2;
+      const int oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
+      yk_qconv c = {.n = 1, .h = h, .w = w, .cin = net[l].cin, .oh = oh, .ow = ow,
+                    .cout = net[l].cout, .kh = k, .kw = k, .sh = s, .sw = s, .pad_t = p,
+                    .pad_l = p, .dh = 1, .dw = 1, .x_zp = l ? -100 : 3, .y_zp = -100,
+                    .weights = wts[l], .bias = bias[l], .scale = scale[l],
+                    .lut = l % 3 != 2 ? lut : NULL};
+      assert_int_equal(yk_qconv_init(&c, &isas[v]), 0);
+      if (expect[v] >= 0 && c.variant != expect[v])
+        fail_msg("layer %d: yk_isa mask %d picked variant %d, expected %d", l, v, c.variant,
+                 expect[v]);
+      void *mem = NULL;
+      if (c.packed_bytes) {
+        mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);
+        assert_non_null(mem);
+        yk_qconv_pack(&c, mem);
+      }
+      yk_qconv_rows(&c, src, dst, 0, oh / 3);
+      yk_qconv_rows(&c, src, dst, oh / 3, oh);
+      free(mem);
+      int8_t *t = src;
+      src = dst, dst = t, h = oh, w = ow;
+    }
+    nout = (size_t)h * w * net[NL - 1].cout;
+    out[v] = malloc(nout);
+    assert_non_null(out[v]);
+    memcpy(out[v], src, nout);
+  }
+  for (int v = 1; v < nisa; v++)
+    for (size_t i = 0; i < nout; i++)
+      if (out[v][i] != out[0][i])
+        fail_msg("chain output %zu: mask %d (variant %d) gives %d, host yk_isa %d", i, v,
+                 expect[v], out[v][i], out[0][i]);
+  /* the output is not degenerate (all one value would hide a wrong chain) */
+  int distinct = 0;
+  for (size_t i = 1; i < nout; i++) distinct |= out[0][i] != out[0][0];
+  assert_true(distinct);
+  for (int v = 0; v < nisa; v++) free(out[v]);
+  for (int l = 0; l < NL; l++) free(wts[l]), free(bias[l]), free(scale[l]);
+  free(buf0);
+  free(buf1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -287,6 +438,8 @@ int main(void) {
       cmocka_unit_test(all_blockings),
       cmocka_unit_test(odd_geometry),
       cmocka_unit_test(arm_blockings),
+      cmocka_unit_test(x86_256_blockings),
+      cmocka_unit_test(masked_isa_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

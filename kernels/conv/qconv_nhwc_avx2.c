@@ -1,0 +1,309 @@
+/* qconv_nhwc_avx2.c — int8 NHWC convolution on AVX2 (no VNNI), plus the packing and the tile
+ * driver that the AVX-VNNI variant (qconv_nhwc_avxvnni.c) shares; layout in qconv_nhwc_avx2.h.
+ *
+ * Micro-kernel: MR pixels x NZ columns of 8 output channels. vpmaddubsw would saturate its int16
+ * pair sums for u8 * s8 (255 * -128 * 2 < -32768), so activations stay signed and are widened
+ * instead: the pixel's dword is broadcast, its even bytes (x0, x2) and odd bytes (x1, x3) are
+ * sign-extended to int16 with shifts, and vpmaddwd against the pre-widened weight pairs gives
+ * exact int32 sums (|w0*x0 + w2*x2| <= 2^15) that are added to the accumulators. Integer sums
+ * are exact (and wrap like the reference's int32), so the result is bit-exact with the scalar
+ * reference whatever the order; x_zp * sum(w) is folded into the bias at pack time.
+ */
+#include "qconv_nhwc_avx2.h"
+
+#if YK_ARCH_X86_64
+
+#define NSEG_MAX 64
+#define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
+
+static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
+
+static int cout8(const yk_qconv *c) { return (c->cout + 7) & ~7; }
+
+static size_t weights_offset(const yk_qconv *c) {
+  return align64((size_t)cout8(c) * 4) * 2 + align64((size_t)c->seg_bytes);
+}
+
+/* Packed bytes per column and dword step: int8 for vpdpbusd, pre-widened int16 for vpmaddwd. */
+static size_t col_step_bytes(const yk_qconv *c) { return c->variant == YK_QCONV_AVXVNNI ? 32 : 64; }
+
+/* Bytes of one full block of NZ columns (the last block may have fewer columns). */
+static size_t block_stride(const yk_qconv *c) {
+  return (size_t)c->nseg * (size_t)(c->seg_bytes / 4) * (size_t)c->nz * col_step_bytes(c);
+}
+
+void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz) {
+  const int cols = (cout + 7) / 8;
+  /* 16 ymm: MR*NZ accumulators + the pixel's broadcast (AVX2: two widened halves and the
+   * products); weights are memory operands */
+  if (cols == 1) *mr = vnni ? 12 : 8, *nz = 1;
+  else if (cols == 2 || vnni) *mr = 6, *nz = 2; /* VNNI 4x3 spills (12 + 3 weights + 2) */
+  else *mr = 4, *nz = 3; /* spills 4 accumulators too, but measured ~4% faster than 6x2 */
+}
+
+static int valid_blocking(int variant, int mr, int nz) {
+  if (variant != YK_QCONV_AVXVNNI && variant != YK_QCONV_AVX2) return 0;
+  return (mr == 12 && nz == 1) || (mr == 8 && nz == 1) || (mr == 6 && nz <= 2) ||
+         (mr == 4 && nz <= 3);
+}
+
+static int seg_plan(yk_qconv *c, int span) {
+  const int seglen = span * c->cin;
+  c->seg_span = span;
+  c->nseg = c->kh * (c->kw / span);
+  c->seg_bytes = (seglen + 3) & ~3;
+  if (c->nseg > NSEG_MAX) return 0;
+  /* Stack copies are needed when a segment can be clipped or over-read. */
+  const int copies = span > 1 || c->seg_bytes != seglen;
+  return !copies || (size_t)c->mr * c->nseg * c->seg_bytes <= SCRATCH_BYTES;
+}
+
+size_t yk_qconv_packed_bytes__avx2(yk_qconv *c) {
+  if (!valid_blocking(c->variant, c->mr, c->nz)) return 0;
+  if (!((c->dw == 1 && seg_plan(c, c->kw)) || seg_plan(c, 1))) {
+    c->nseg = 0;
+    return 0;
+  }
+  const int cols = cout8(c) / 8, nblocks = (cols + c->nz - 1) / c->nz;
+  return align64(weights_offset(c) + (size_t)nblocks * block_stride(c));
+}
+
+void yk_qconv_pack__avx2(yk_qconv *c, void *mem) {
+  uint8_t *base = mem;
+  const int c8 = cout8(c), taps = c->kh * c->kw, cols = c8 / 8;
+  const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
+  const int vnni = c->variant == YK_QCONV_AVXVNNI;
+  int32_t *bias = (int32_t *)base;
+  float *scale = (float *)(base + align64((size_t)c8 * 4));
+  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)c8 * 4));
+  int8_t *w8 = (int8_t *)(base + weights_offset(c));
+  int16_t *w16 = (int16_t *)(base + weights_offset(c));
+  /* the u8 shift of vpdpbusd's activations adds 128 * sum(w) */
+  const int32_t xoff = vnni ? 128 + c->x_zp : c->x_zp;
+  for (int oc = 0; oc < c8; oc++) {
+    int32_t sum = 0;
+    if (oc < c->cout) {
+      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
+      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
+    }
+    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - xoff * sum : 0;
+    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
+  }
+  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+  /* AVX2 order of a column step's 4 K bytes: (k0, k2) pairs for the 8 channels, then (k1, k3) */
+  static const int order[4] = {0, 2, 1, 3};
+  for (int col0 = 0; col0 < cols; col0 += c->nz) {
+    const int nz = cols - col0 < c->nz ? cols - col0 : c->nz;
+    for (int s = 0; s < c->nseg; s++) {
+      const int ky = s / spk, kx0 = (s % spk) * span;
+      for (int g = 0; g < steps; g++)
+        for (int z = 0; z < nz; z++)
+          for (int i = 0; i < 32; i++) {
+            /* vnni: byte i = channel i / 4, K byte i % 4; avx2: int16 i of each 32-byte half */
+            const int l = vnni ? i / 4 : (i % 16) / 2;
+            const int j = vnni ? i % 4 : order[2 * (i / 16) + i % 2];
+            const int oc = 8 * (col0 + z) + l;
+            const int k = 4 * g + j, kx = kx0 + k / c->cin, ci = k % c->cin;
+            const int8_t v = oc < c->cout && k < span * c->cin
+                                 ? c->weights[((size_t)oc * taps + ky * c->kw + kx) * c->cin + ci]
+                                 : 0;
+            if (vnni) *w8++ = v;
+            else *w16++ = v;
+          }
+    }
+  }
+  c->packed = mem;
+}
+
+/* ---- tile driver (shared with the AVX-VNNI variant) */
+
+/* A clipped or over-reading segment: copy the valid taps, x_zp for padded ones; the dword tail
+ * past the taps has zero weights, its bytes are zeroed only to be defined. */
+static void build_segment(const yk_qconv *c, const int8_t *row, int ix0, int8_t *dst) {
+  for (int t = 0; t < c->seg_span; t++) {
+    const int ix = ix0 + t * c->dw;
+    int8_t *d = dst + (size_t)t * c->cin;
+    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * c->cin, (size_t)c->cin);
+    else memset(d, (int8_t)c->x_zp, (size_t)c->cin);
+  }
+  memset(dst + (size_t)c->seg_span * c->cin, 0,
+         (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
+}
+
+typedef struct seg_geom {
+  const yk_qconv *c;
+  const int8_t *x, *xend, *pad;
+  size_t img, rowb, cin;
+  int kh, h, w, sh, sw, dh, dw, pt, pl, span, spk, segb, reach;
+} seg_geom;
+
+/* Segment pointers of one pixel into sp[s * MR + m]. */
+static void build_pixel_segments(const seg_geom *g, const int8_t **sp, int MR, int m, int n,
+                                 int oy, int ox, int8_t **scr) {
+  const int8_t *im = g->x + (size_t)n * g->img;
+  const int iy0 = oy * g->sh - g->pt, ix00 = ox * g->sw - g->pl;
+  const int8_t **dst = &sp[m];
+  for (int ky = 0; ky < g->kh; ky++) {
+    const int iy = iy0 + ky * g->dh;
+    if (iy < 0 || iy >= g->h) {
+      for (int k = 0; k < g->spk; k++, dst += MR) *dst = g->pad;
+      continue;
+    }
+    const int8_t *row = im + (size_t)iy * g->rowb;
+    for (int k = 0; k < g->spk; k++, dst += MR) {
+      const int ix0 = ix00 + k * g->dw, ixl = ix0 + (g->span - 1) * g->dw;
+      if (ix0 >= 0 && ixl < g->w && row + (size_t)ix0 * g->cin + g->segb <= g->xend) {
+        *dst = row + (size_t)ix0 * g->cin;
+      } else if (g->span == 1 && (ix0 < 0 || ix0 >= g->w)) {
+        *dst = g->pad;
+      } else {
+        build_segment(g->c, row, ix0, *scr);
+        *dst = *scr;
+        *scr += g->segb;
+      }
+    }
+  }
+}
+
+void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+                          yk_qa_block_fn full, yk_qa_block_fn last) {
+  const uint8_t *base = c->packed;
+  const int c8 = cout8(c), cols = c8 / 8, MR = c->mr, NZ = c->nz;
+  const int32_t *bias = (const int32_t *)base;
+  const float *scale = (const float *)(base + align64((size_t)c8 * 4));
+  const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c8 * 4));
+  const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
+  const size_t bstride = block_stride(c), img = (size_t)c->h * c->w * c->cin;
+  const int8_t *sp[NSEG_MAX * YK_QA_MR_MAX];
+  _Alignas(32) int8_t scratch[SCRATCH_BYTES];
+
+  yk_qa_block_args a = {.sp = sp, .nseg = c->nseg, .steps = c->seg_bytes / 4,
+                        .ystride = c->cout, .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = NULL};
+  __m256i lut_t[16];
+  if (c->lut) {
+    for (int k = 0; k < 16; k++)
+      lut_t[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->lut + 16 * k)));
+    a.lut = lut_t;
+  }
+  const int nseg = c->nseg, w = c->w, ow = c->ow, oh = c->oh, sw = c->sw, pl = c->pad_l;
+  const size_t cin = (size_t)c->cin, xstep = (size_t)sw * cin;
+  const int reach = (c->kw - 1) * c->dw; /* from a pixel's first tap to its last */
+  const seg_geom g = {.c = c, .x = x, .xend = x + (size_t)c->n * img, .pad = pad, .img = img,
+                      .rowb = (size_t)w * cin, .cin = cin, .kh = c->kh, .h = c->h, .w = w,
+                      .sh = c->sh, .sw = sw, .dh = c->dh, .dw = c->dw, .pt = c->pad_t, .pl = pl,
+                      .span = c->seg_span, .spk = c->kw / c->seg_span, .segb = c->seg_bytes,
+                      .reach = reach};
+  const int pend = row1 * ow;
+  for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
+    const int mr = pend - p0 < MR ? pend - p0 : MR;
+    int8_t *scr = scratch;
+    int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
+    int m = 0;
+    /* A tile inside one output row with no clipped pixel: the first pixel's segments moved by
+     * m * sw pixels (vertical padding stays), unless that would read past the input's end. */
+    if (ox + mr <= ow && ox * sw - pl >= 0 && (ox + mr - 1) * sw - pl + reach < w) {
+      build_pixel_segments(&g, sp, MR, 0, n, oy, ox, &scr);
+      int ok = scr == scratch;
+      for (int s = 0; ok && s < nseg; s++) {
+        const int8_t *q = sp[s * MR];
+        if (q != pad && q + (size_t)(mr - 1) * xstep + g.segb > g.xend) ok = 0;
+      }
+      if (ok) {
+        for (int s = 0; s < nseg; s++) {
+          const int8_t *q = sp[s * MR];
+          const size_t step = q == pad ? 0 : xstep;
+          for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
+        }
+        m = mr;
+      } else {
+        scr = scratch;
+      }
+    }
+    for (; m < mr; m++) {
+      build_pixel_segments(&g, sp, MR, m, n, oy, ox, &scr);
+      if (++ox == ow) {
+        ox = 0;
+        if (++oy == oh) oy = 0, n++;
+      }
+    }
+    for (int k = mr; k < MR; k++) /* a short tile repeats its last pixel (never stored) */
+      for (int s = 0; s < nseg; s++) sp[s * MR + k] = sp[s * MR + mr - 1];
+    a.mr = mr;
+    for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
+      a.w = wbase + (size_t)b * bstride;
+      a.bias = bias + 8 * col0;
+      a.scale = scale + 8 * col0;
+      a.y = y + (size_t)p0 * c->cout + 8 * col0;
+      a.nch = c->cout - 8 * col0;
+      (col0 + NZ <= cols ? full : last)(&a);
+    }
+  }
+}
+
+/* ---- micro-kernel without VNNI */
+
+static inline __attribute__((always_inline)) void block_kernel(const yk_qa_block_args *a,
+                                                               const int MR, const int NZ) {
+  __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
+#pragma GCC unroll 3
+  for (int z = 0; z < NZ; z++) {
+    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) acc[m][z] = bz;
+  }
+  const int8_t *w = a->w;
+  for (int s = 0; s < a->nseg; s++) {
+    const int8_t *p[YK_QA_MR_MAX];
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) p[m] = a->sp[s * MR + m];
+    for (int g = 0; g < a->steps; g++) {
+#pragma GCC unroll 12
+      for (int m = 0; m < MR; m++) {
+        int32_t v;
+        memcpy(&v, p[m] + 4 * g, 4);
+        const __m256i xb = _mm256_set1_epi32(v);
+        const __m256i xe = _mm256_srai_epi16(_mm256_slli_epi16(xb, 8), 8); /* x0, x2 */
+        const __m256i xo = _mm256_srai_epi16(xb, 8);                       /* x1, x3 */
+#pragma GCC unroll 3
+        for (int z = 0; z < NZ; z++) {
+          const __m256i we = _mm256_load_si256((const __m256i *)(w + 64 * z));
+          const __m256i wo = _mm256_load_si256((const __m256i *)(w + 64 * z + 32));
+          acc[m][z] = _mm256_add_epi32(acc[m][z], _mm256_madd_epi16(we, xe));
+          acc[m][z] = _mm256_add_epi32(acc[m][z], _mm256_madd_epi16(wo, xo));
+        }
+      }
+      w += 64 * NZ;
+    }
+  }
+  yk_qa_output(a, acc, MR, NZ);
+}
+
+#define DEF_BLOCK(MR, NZ) \
+  static void block_##MR##x##NZ(const yk_qa_block_args *a) { block_kernel(a, MR, NZ); }
+DEF_BLOCK(12, 1)
+DEF_BLOCK(8, 1)
+DEF_BLOCK(6, 1)
+DEF_BLOCK(6, 2)
+DEF_BLOCK(4, 1)
+DEF_BLOCK(4, 2)
+DEF_BLOCK(4, 3)
+
+static yk_qa_block_fn pick_block(int mr, int nz) {
+  switch (mr * 8 + nz) {
+    case 12 * 8 + 1: return block_12x1;
+    case 8 * 8 + 1: return block_8x1;
+    case 6 * 8 + 1: return block_6x1;
+    case 6 * 8 + 2: return block_6x2;
+    case 4 * 8 + 1: return block_4x1;
+    case 4 * 8 + 2: return block_4x2;
+    default: return block_4x3;
+  }
+}
+
+void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+  const int cols = (c->cout + 7) / 8;
+  const int nlast = cols % c->nz ? cols % c->nz : c->nz;
+  yk_qconv_drive__avx2(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));
+}
+
+#endif

@@ -1,0 +1,140 @@
+/* qconv_nhwc_avx2.h — internal to kernels/conv: what the AVX2 and AVX-VNNI (256-bit) variants of
+ * the int8 NHWC convolution share (the tile driver, the output stage, the block arguments).
+ *
+ * Both step K one dword (4 bytes of a segment) at a time over columns of 8 output channels (one
+ * ymm of int32). Packed memory (64-byte aligned pieces), same pieces for both, contents differ:
+ *   int32 bias_adj[cout8]    AVX-VNNI: bias - (128 + x_zp) * sum(w) (activations made u8 by
+ *                            flipping their sign bit); AVX2: bias - x_zp * sum(w) (signed)
+ *   float scale[cout8]
+ *   int8  pad_seg[seg_bytes] x_zp: padded taps then contribute exactly zero
+ *   weights: per block of NZ columns, per segment, per dword step, per column:
+ *     AVX-VNNI: 32 bytes, bytes 4l..4l+3 = channel l's 4 K bytes (the vpdpbusd operand);
+ *     AVX2:     64 bytes, int16: [w(l,k0), w(l,k2)] for l = 0..7, then [w(l,k1), w(l,k3)]
+ *               (the vpmaddwd operands against the even / odd bytes of the pixel's dword).
+ * Segments are as in yk_qconv.h (one kernel row when dw == 1, else one tap), padded to a
+ * multiple of 4 bytes with zero weights.
+ */
+#ifndef YOLORT_QCONV_NHWC_AVX2_H
+#define YOLORT_QCONV_NHWC_AVX2_H
+
+#include "yk_qconv.h"
+
+#if YK_ARCH_X86_64
+#include <immintrin.h>
+#include <string.h>
+
+#define YK_QA_MR_MAX 12
+#define YK_QA_NZ_MAX 3
+
+typedef struct yk_qa_block_args {
+  const int8_t *const *sp; /* [nseg][MR] segment pointers */
+  int nseg, steps;
+  const int8_t *w;
+  const int32_t *bias; /* at the block's first channel */
+  const float *scale;
+  int8_t *y; /* first pixel, block's first channel */
+  int ystride, nch, mr;
+  float hi;
+  int32_t y_zp;
+  const __m256i *lut; /* NULL, or the 256-entry LUT as 16 sub-tables broadcast to both lanes */
+} yk_qa_block_args;
+
+typedef void (*yk_qa_block_fn)(const yk_qa_block_args *);
+
+/* The tile driver: builds segment pointers for MR pixels at a time and calls full (NZ columns)
+ * or last (the remaining columns) on each block of output channels. */
+void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+                          yk_qa_block_fn full, yk_qa_block_fn last);
+
+/* The reference's requantization on 8 channels. min(v, hi) keeps cvt from overflowing upward
+ * (NaN is impossible for a finite scale); a downward overflow gives INT_MIN, which the
+ * saturating packs of yk_qa_store turn into -128 like the reference's clamp; cvtps rounds half
+ * to even (default MXCSR), and rounding commutes with a clamp to integer bounds. */
+static inline __attribute__((always_inline)) __m256i yk_qa_requant8(__m256i acc,
+                                                                    const float *scale,
+                                                                    __m256 hi) {
+  const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(scale));
+  return _mm256_cvtps_epi32(_mm256_min_ps(v, hi));
+}
+
+/* 256-entry LUT on 32 bytes (as lut_i8_avx2.c): u = y + 128, vpshufb of its low nibble in all 16
+ * sub-tables, then a blend tree on bits 4..7 of u (shifted up to each byte's bit 7). */
+static inline __attribute__((always_inline)) __m256i yk_qa_lut32(__m256i v, const __m256i *t) {
+  const __m256i u = _mm256_xor_si256(v, _mm256_set1_epi8((char)0x80));
+  const __m256i lo = _mm256_and_si256(u, _mm256_set1_epi8(0x0F));
+  const __m256i m4 = _mm256_slli_epi16(u, 3), m5 = _mm256_slli_epi16(u, 2);
+  const __m256i m6 = _mm256_slli_epi16(u, 1);
+  __m256i r[8];
+#pragma GCC unroll 8
+  for (int j = 0; j < 8; j++)
+    r[j] = _mm256_blendv_epi8(_mm256_shuffle_epi8(t[2 * j], lo),
+                              _mm256_shuffle_epi8(t[2 * j + 1], lo), m4);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) r[j] = _mm256_blendv_epi8(r[2 * j], r[2 * j + 1], m5);
+#pragma GCC unroll 2
+  for (int j = 0; j < 2; j++) r[j] = _mm256_blendv_epi8(r[2 * j], r[2 * j + 1], m6);
+  return _mm256_blendv_epi8(r[0], r[1], u);
+}
+
+/* Pack 4 requantized ymm (items i0..i0+3 in pixel-major order, item = pixel m, column z) into
+ * 32 int8, apply the LUT and store each item's (up to) 8 channels. */
+static inline __attribute__((always_inline)) void yk_qa_store(const yk_qa_block_args *a,
+                                                              const __m256i q[4], const int i0,
+                                                              const int MR, const int NZ) {
+  const __m256i zp = _mm256_set1_epi16((short)a->y_zp);
+  /* the y_zp add is a saturating int16 add between the packs: equals the reference's clamp
+   * for any int8 y_zp */
+  const __m256i ab = _mm256_adds_epi16(_mm256_packs_epi32(q[0], q[1]), zp);
+  const __m256i cd = _mm256_adds_epi16(_mm256_packs_epi32(q[2], q[3]), zp);
+  __m256i r = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(ab, cd),
+                                          _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  if (a->lut) r = yk_qa_lut32(r, a->lut);
+  _Alignas(32) int8_t t[32];
+  _mm256_store_si256((__m256i *)t, r);
+  const int nch = a->nch < 8 * NZ ? a->nch : 8 * NZ;
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) {
+    const int i = i0 + j, m = i / NZ, z = i % NZ, n = nch - 8 * z;
+    if (i >= MR * NZ || m >= a->mr || n <= 0) continue;
+    int8_t *yo = a->y + (size_t)m * a->ystride + 8 * z;
+    const int8_t *s = t + 8 * j;
+    if (n >= 8) {
+      memcpy(yo, s, 8);
+    } else {
+      memcpy(yo, s, (size_t)n);
+    }
+  }
+}
+
+/* Requantize and store the MR x NZ accumulators, 4 ymm per pack. The runtime break keeps gcc
+ * from turning acc into memory in the K loop (as measured on the AVX-512 kernel); items past
+ * mr are never stored, so a pending pack is flushed before leaving. */
+static inline __attribute__((always_inline)) void yk_qa_output(
+    const yk_qa_block_args *a, __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX], const int MR,
+    const int NZ) {
+  const __m256 hi = _mm256_set1_ps(a->hi);
+  __m256i q[4];
+  int k = 0;
+#pragma GCC unroll 12
+  for (int m = 0; m < MR; m++) {
+    if (m >= a->mr) {
+      if (k) {
+        for (int j = k; j < 4; j++) q[j] = _mm256_setzero_si256();
+        yk_qa_store(a, q, m * NZ - k, MR, NZ);
+      }
+      break;
+    }
+#pragma GCC unroll 3
+    for (int z = 0; z < NZ; z++) {
+      q[k++] = yk_qa_requant8(acc[m][z], a->scale + 8 * z, hi);
+      if (k == 4 || (m == MR - 1 && z == NZ - 1)) {
+        for (int j = k; j < 4; j++) q[j] = _mm256_setzero_si256();
+        yk_qa_store(a, q, m * NZ + z + 1 - k, MR, NZ);
+        k = 0;
+      }
+    }
+  }
+}
+#endif
+
+#endif /* YOLORT_QCONV_NHWC_AVX2_H */

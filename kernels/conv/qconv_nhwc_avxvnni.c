@@ -1,0 +1,74 @@
+/* qconv_nhwc_avxvnni.c — int8 NHWC convolution on AVX-VNNI (256-bit vpdpbusd, no AVX-512).
+ *
+ * Micro-kernel: MR pixels x NZ columns of 8 output channels (one ymm of int32 each). Per 4-byte
+ * K step, the pixel's dword is broadcast with its sign bit flipped (u8 = x + 128) and one
+ * vpdpbusd per column adds 32 u8 * s8 products in 8 int32 lanes; the -(128 + x_zp) * sum(w)
+ * correction is in the bias, so the int32 accumulator equals the scalar reference's. Packing,
+ * the tile driver and the output stage are qconv_nhwc_avx2.{c,h}'s, shared with plain AVX2.
+ */
+#include "qconv_nhwc_avx2.h"
+
+#if YK_ARCH_X86_64
+
+static inline __attribute__((always_inline)) void block_kernel(const yk_qa_block_args *a,
+                                                               const int MR, const int NZ) {
+  __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
+#pragma GCC unroll 3
+  for (int z = 0; z < NZ; z++) {
+    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) acc[m][z] = bz;
+  }
+  const __m256i flip = _mm256_set1_epi32((int)0x80808080u);
+  const int8_t *w = a->w;
+  for (int s = 0; s < a->nseg; s++) {
+    const int8_t *p[YK_QA_MR_MAX];
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) p[m] = a->sp[s * MR + m];
+    for (int g = 0; g < a->steps; g++) {
+      __m256i wz[YK_QA_NZ_MAX];
+#pragma GCC unroll 3
+      for (int z = 0; z < NZ; z++) wz[z] = _mm256_load_si256((const __m256i *)(w + 32 * z));
+      w += 32 * NZ;
+#pragma GCC unroll 12
+      for (int m = 0; m < MR; m++) {
+        int32_t v;
+        memcpy(&v, p[m] + 4 * g, 4);
+        const __m256i xb = _mm256_xor_si256(_mm256_set1_epi32(v), flip);
+#pragma GCC unroll 3
+        for (int z = 0; z < NZ; z++) acc[m][z] = _mm256_dpbusd_avx_epi32(acc[m][z], xb, wz[z]);
+      }
+    }
+  }
+  yk_qa_output(a, acc, MR, NZ);
+}
+
+#define DEF_BLOCK(MR, NZ) \
+  static void block_##MR##x##NZ(const yk_qa_block_args *a) { block_kernel(a, MR, NZ); }
+DEF_BLOCK(12, 1)
+DEF_BLOCK(8, 1)
+DEF_BLOCK(6, 1)
+DEF_BLOCK(6, 2)
+DEF_BLOCK(4, 1)
+DEF_BLOCK(4, 2)
+DEF_BLOCK(4, 3)
+
+static yk_qa_block_fn pick_block(int mr, int nz) {
+  switch (mr * 8 + nz) {
+    case 12 * 8 + 1: return block_12x1;
+    case 8 * 8 + 1: return block_8x1;
+    case 6 * 8 + 1: return block_6x1;
+    case 6 * 8 + 2: return block_6x2;
+    case 4 * 8 + 1: return block_4x1;
+    case 4 * 8 + 2: return block_4x2;
+    default: return block_4x3;
+  }
+}
+
+void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+  const int cols = (c->cout + 7) / 8;
+  const int nlast = cols % c->nz ? cols % c->nz : c->nz;
+  yk_qconv_drive__avx2(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));
+}
+
+#endif
