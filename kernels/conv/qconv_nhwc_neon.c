@@ -18,13 +18,11 @@
 #pragma GCC optimize("no-schedule-insns")
 #endif
 #include "qconv_nhwc_neon.h"
+#include "qconv_segments.h"
 
 #if YK_ARCH_AARCH64
 
-#define NSEG_MAX 64
-#define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
 
-static size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
 static int cout4(const yk_qconv *c) { return (c->cout + 3) & ~3; }
 
@@ -59,20 +57,10 @@ static int valid_blocking(int variant, int mr, int nz) {
   return 0;
 }
 
-static int seg_plan(yk_qconv *c, int span) {
-  const int seglen = span * c->cin;
-  c->seg_span = span;
-  c->nseg = c->kh * (c->kw / span);
-  c->seg_bytes = (seglen + 7) & ~7; /* even dword count: the kernels step 8 bytes at a time */
-  if (c->nseg > NSEG_MAX) return 0;
-  /* Stack copies are needed when a segment can be clipped or over-read. */
-  const int copies = span > 1 || c->seg_bytes != seglen;
-  return !copies || (size_t)c->mr * c->nseg * c->seg_bytes <= SCRATCH_BYTES;
-}
 
 size_t yk_qconv_packed_bytes__neon(yk_qconv *c) {
   if (!valid_blocking(c->variant, c->mr, c->nz)) return 0;
-  if (!((c->dw == 1 && seg_plan(c, c->kw)) || seg_plan(c, 1))) {
+  if (!((c->dw == 1 && seg_plan(c, c->kw, 8)) || seg_plan(c, 1, 8))) {
     c->nseg = 0;
     return 0;
   }
@@ -123,53 +111,7 @@ void yk_qconv_pack__neon(yk_qconv *c, void *mem) {
 
 /* ---- tile driver (shared with the dot-product variant) */
 
-/* A clipped or over-reading segment: copy the valid taps, x_zp for padded ones; the dword tail
- * past the taps has zero weights, its bytes are zeroed only to be defined. */
-static void build_segment(const yk_qconv *c, const int8_t *row, int ix0, int8_t *dst) {
-  for (int t = 0; t < c->seg_span; t++) {
-    const int ix = ix0 + t * c->dw;
-    int8_t *d = dst + (size_t)t * c->cin;
-    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * c->cin, (size_t)c->cin);
-    else memset(d, (int8_t)c->x_zp, (size_t)c->cin);
-  }
-  memset(dst + (size_t)c->seg_span * c->cin, 0,
-         (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
-}
 
-typedef struct seg_geom {
-  const yk_qconv *c;
-  const int8_t *x, *xend, *pad;
-  size_t img, rowb, cin;
-  int kh, h, w, sh, sw, dh, dw, pt, pl, span, spk, segb, reach;
-} seg_geom;
-
-/* Segment pointers of one pixel into sp[s * MR + m]. */
-static void build_pixel_segments(const seg_geom *g, const int8_t **sp, int MR, int m, int n,
-                                 int oy, int ox, int8_t **scr) {
-  const int8_t *im = g->x + (size_t)n * g->img;
-  const int iy0 = oy * g->sh - g->pt, ix00 = ox * g->sw - g->pl;
-  const int8_t **dst = &sp[m];
-  for (int ky = 0; ky < g->kh; ky++) {
-    const int iy = iy0 + ky * g->dh;
-    if (iy < 0 || iy >= g->h) {
-      for (int k = 0; k < g->spk; k++, dst += MR) *dst = g->pad;
-      continue;
-    }
-    const int8_t *row = im + (size_t)iy * g->rowb;
-    for (int k = 0; k < g->spk; k++, dst += MR) {
-      const int ix0 = ix00 + k * g->dw, ixl = ix0 + (g->span - 1) * g->dw;
-      if (ix0 >= 0 && ixl < g->w && row + (size_t)ix0 * g->cin + g->segb <= g->xend) {
-        *dst = row + (size_t)ix0 * g->cin;
-      } else if (g->span == 1 && (ix0 < 0 || ix0 >= g->w)) {
-        *dst = g->pad;
-      } else {
-        build_segment(g->c, row, ix0, *scr);
-        *dst = *scr;
-        *scr += g->segb;
-      }
-    }
-  }
-}
 
 void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
                           yk_qn_block_fn full, yk_qn_block_fn last) {

@@ -1,0 +1,87 @@
+/*
+ * qconv_segments.h — the ISA-independent half of our int8 convolution variants (AVX-512 VNNI,
+ * AVX-VNNI / AVX2, NEON / SDOT): how a pixel's K is cut into segments, and the per-pixel table
+ * of segment pointers the micro-kernels read (direct into the NHWC input, the shared row of x_zp
+ * bytes for padding, or a stack copy for a clipped / over-reading segment). Internal: included by
+ * the variant files, compiled with each one's flags.
+ */
+#ifndef YOLORT_QCONV_SEGMENTS_H
+#define YOLORT_QCONV_SEGMENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "yk_qconv.h"
+
+#define NSEG_MAX 64
+#define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
+
+static inline size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
+
+/* Segments of `span` taps (kw: a kernel row of contiguous NHWC bytes, or 1), each padded to a
+ * multiple of `align` bytes (the variant's K step); 0 when the tile's copies would not fit. */
+static inline int seg_plan(yk_qconv *c, int span, int align) {
+  const int seglen = span * c->cin;
+  c->seg_span = span;
+  c->nseg = c->kh * (c->kw / span);
+  c->seg_bytes = (seglen + align - 1) / align * align;
+  if (c->nseg > NSEG_MAX) return 0;
+  /* Stack copies are needed when a segment can be clipped or over-read. */
+  const int copies = span > 1 || c->seg_bytes != seglen;
+  return !copies || (size_t)c->mr * c->nseg * c->seg_bytes <= SCRATCH_BYTES;
+}
+
+/* A clipped or over-reading segment: copy the valid taps, x_zp for padded ones; the tail past
+ * the taps has zero weights, its bytes are zeroed only to be defined. */
+static inline void build_segment(const yk_qconv *c, const int8_t *row, int ix0, int8_t *dst) {
+  for (int t = 0; t < c->seg_span; t++) {
+    const int ix = ix0 + t * c->dw;
+    int8_t *d = dst + (size_t)t * c->cin;
+    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * c->cin, (size_t)c->cin);
+    else memset(d, (int8_t)c->x_zp, (size_t)c->cin);
+  }
+  memset(dst + (size_t)c->seg_span * c->cin, 0, (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
+}
+
+/* What building a pixel's segment pointers needs, hoisted out of the tile loop. */
+typedef struct seg_geom {
+  const yk_qconv *c;
+  const int8_t *x, *xend, *pad;
+  size_t img, rowb, cin;
+  int kh, h, w, sh, sw, dh, dw, pt, pl, span, spk, segb, reach;
+} seg_geom;
+
+/* Segment pointers of one pixel into sp[s * MR + m]; returns 1 when all are direct or vertical
+ * padding (so the next pixel in the row is the same moved by sw pixels). */
+static inline int build_pixel_segments(const seg_geom *g, const int8_t **sp, int MR, int m, int n,
+                                       int oy, int ox, int8_t **scr) {
+  const int8_t *im = g->x + (size_t)n * g->img;
+  const int iy0 = oy * g->sh - g->pt, ix00 = ox * g->sw - g->pl;
+  const int8_t **dst = &sp[m];
+  int direct = ix00 >= 0 && ix00 + g->reach < g->w;
+  for (int ky = 0; ky < g->kh; ky++) {
+    const int iy = iy0 + ky * g->dh;
+    if (iy < 0 || iy >= g->h) {
+      for (int k = 0; k < g->spk; k++, dst += MR) *dst = g->pad;
+      continue;
+    }
+    const int8_t *row = im + (size_t)iy * g->rowb;
+    for (int k = 0; k < g->spk; k++, dst += MR) {
+      const int ix0 = ix00 + k * g->dw, ixl = ix0 + (g->span - 1) * g->dw;
+      if (ix0 >= 0 && ixl < g->w && row + (size_t)ix0 * g->cin + g->segb <= g->xend) {
+        *dst = row + (size_t)ix0 * g->cin;
+      } else if (g->span == 1 && (ix0 < 0 || ix0 >= g->w)) {
+        *dst = g->pad;
+      } else {
+        build_segment(g->c, row, ix0, *scr);
+        *dst = *scr;
+        *scr += g->segb;
+        direct = 0;
+      }
+    }
+  }
+  return direct;
+}
+
+#endif
