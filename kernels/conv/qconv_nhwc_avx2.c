@@ -127,49 +127,17 @@ void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row
       lut_t[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->lut + 16 * k)));
     a.lut = lut_t;
   }
-  const int nseg = c->nseg, w = c->w, ow = c->ow, oh = c->oh, sw = c->sw, pl = c->pad_l;
-  const size_t cin = (size_t)c->cin, xstep = (size_t)sw * cin;
-  const int reach = (c->kw - 1) * c->dw; /* from a pixel's first tap to its last */
+  const int ow = c->ow;
+  const size_t cin = (size_t)c->cin;
   const seg_geom g = {.c = c, .x = x, .xend = x + (size_t)c->n * img, .pad = pad, .img = img,
-                      .rowb = (size_t)w * cin, .cin = cin, .kh = c->kh, .h = c->h, .w = w,
-                      .sh = c->sh, .sw = sw, .dh = c->dh, .dw = c->dw, .pt = c->pad_t, .pl = pl,
-                      .span = c->seg_span, .spk = c->kw / c->seg_span, .segb = c->seg_bytes,
-                      .reach = reach};
+                      .rowb = (size_t)c->w * cin, .cin = cin, .kh = c->kh, .h = c->h, .w = c->w,
+                      .sh = c->sh, .sw = c->sw, .dh = c->dh, .dw = c->dw, .pt = c->pad_t,
+                      .pl = c->pad_l, .span = c->seg_span, .spk = c->kw / c->seg_span,
+                      .segb = c->seg_bytes, .reach = (c->kw - 1) * c->dw};
   const int pend = row1 * ow;
   for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
-    int8_t *scr = scratch;
-    int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
-    int m = 0;
-    /* A tile inside one output row with no clipped pixel: the first pixel's segments moved by
-     * m * sw pixels (vertical padding stays), unless that would read past the input's end. */
-    if (ox + mr <= ow && ox * sw - pl >= 0 && (ox + mr - 1) * sw - pl + reach < w) {
-      build_pixel_segments(&g, sp, MR, 0, n, oy, ox, &scr);
-      int ok = scr == scratch;
-      for (int s = 0; ok && s < nseg; s++) {
-        const int8_t *q = sp[s * MR];
-        if (q != pad && q + (size_t)(mr - 1) * xstep + g.segb > g.xend) ok = 0;
-      }
-      if (ok) {
-        for (int s = 0; s < nseg; s++) {
-          const int8_t *q = sp[s * MR];
-          const size_t step = q == pad ? 0 : xstep;
-          for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
-        }
-        m = mr;
-      } else {
-        scr = scratch;
-      }
-    }
-    for (; m < mr; m++) {
-      build_pixel_segments(&g, sp, MR, m, n, oy, ox, &scr);
-      if (++ox == ow) {
-        ox = 0;
-        if (++oy == oh) oy = 0, n++;
-      }
-    }
-    for (int k = mr; k < MR; k++) /* a short tile repeats its last pixel (never stored) */
-      for (int s = 0; s < nseg; s++) sp[s * MR + k] = sp[s * MR + mr - 1];
+    tile_segments(&g, sp, MR, p0, mr, scratch);
     a.mr = mr;
     for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
       a.w = wbase + (size_t)b * bstride;

@@ -84,4 +84,46 @@ static inline int build_pixel_segments(const seg_geom *g, const int8_t **sp, int
   return direct;
 }
 
+/* Segment pointers of the tile of mr output pixels starting at flat pixel p0, into
+ * sp[s * MR + m]; stack copies go to scratch (SCRATCH_BYTES). A tile inside one output row with
+ * no clipped pixel is the first pixel's segments moved by m * sw pixels (vertical padding
+ * stays), unless that would read past the input's end. A short tile repeats its last pixel
+ * (computed, never stored). */
+static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, int p0, int mr,
+                                 int8_t *scratch) {
+  const yk_qconv *c = g->c;
+  const int ow = c->ow, oh = c->oh, nseg = c->nseg;
+  const size_t xstep = (size_t)g->sw * g->cin;
+  int8_t *scr = scratch;
+  int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
+  int m = 0;
+  if (ox + mr <= ow && ox * g->sw - g->pl >= 0 && (ox + mr - 1) * g->sw - g->pl + g->reach < g->w) {
+    build_pixel_segments(g, sp, MR, 0, n, oy, ox, &scr);
+    int ok = scr == scratch;
+    for (int s = 0; ok && s < nseg; s++) {
+      const int8_t *q = sp[s * MR];
+      if (q != g->pad && q + (size_t)(mr - 1) * xstep + g->segb > g->xend) ok = 0;
+    }
+    if (ok) {
+      for (int s = 0; s < nseg; s++) {
+        const int8_t *q = sp[s * MR];
+        const size_t step = q == g->pad ? 0 : xstep;
+        for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
+      }
+      m = mr;
+    } else {
+      scr = scratch;
+    }
+  }
+  for (; m < mr; m++) {
+    build_pixel_segments(g, sp, MR, m, n, oy, ox, &scr);
+    if (++ox == ow) {
+      ox = 0;
+      if (++oy == oh) oy = 0, n++;
+    }
+  }
+  for (int k = mr; k < MR; k++)
+    for (int s = 0; s < nseg; s++) sp[s * MR + k] = sp[s * MR + mr - 1];
+}
+
 #endif
