@@ -61,23 +61,11 @@ void yk_qconv_pack__avx2(yk_qconv *c, void *mem) {
   const int c8 = cout8(c), taps = c->kh * c->kw, cols = c8 / 8;
   const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
   const int vnni = c->variant == YK_QCONV_AVXVNNI;
-  int32_t *bias = (int32_t *)base;
-  float *scale = (float *)(base + align64((size_t)c8 * 4));
-  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)c8 * 4));
   int8_t *w8 = (int8_t *)(base + weights_offset(c));
   int16_t *w16 = (int16_t *)(base + weights_offset(c));
   /* the u8 shift of vpdpbusd's activations adds 128 * sum(w) */
   const int32_t xoff = vnni ? 128 + c->x_zp : c->x_zp;
-  for (int oc = 0; oc < c8; oc++) {
-    int32_t sum = 0;
-    if (oc < c->cout) {
-      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
-      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
-    }
-    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - xoff * sum : 0;
-    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
-  }
-  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+  pack_head(c, c8, xoff, base);
   /* AVX2 order of a column step's 4 K bytes: (k0, k2) pairs for the 8 channels, then (k1, k3) */
   static const int order[4] = {0, 2, 1, 3};
   for (int col0 = 0; col0 < cols; col0 += c->nz) {

@@ -72,20 +72,8 @@ void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem) {
   uint8_t *base = mem;
   const int c16 = cout16(c), taps = c->kh * c->kw, cols = c16 / 16;
   const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
-  int32_t *bias = (int32_t *)base;
-  float *scale = (float *)(base + align64((size_t)c16 * 4));
-  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)c16 * 4));
   int8_t *w = (int8_t *)(base + weights_offset(c));
-  for (int oc = 0; oc < c16; oc++) {
-    int32_t sum = 0;
-    if (oc < c->cout) {
-      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
-      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
-    }
-    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - (128 + c->x_zp) * sum : 0;
-    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
-  }
-  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+  pack_head(c, c16, 128 + c->x_zp, base);
   for (int col0 = 0; col0 < cols; col0 += c->nz) {
     const int nz = cols - col0 < c->nz ? cols - col0 : c->nz;
     for (int s = 0; s < c->nseg; s++) {

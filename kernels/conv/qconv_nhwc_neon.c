@@ -72,20 +72,8 @@ void yk_qconv_pack__neon(yk_qconv *c, void *mem) {
   uint8_t *base = mem;
   const int c4 = cout4(c), taps = c->kh * c->kw, cols = c4 / 4;
   const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
-  int32_t *bias = (int32_t *)base;
-  float *scale = (float *)(base + align64((size_t)c4 * 4));
-  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)c4 * 4));
   int8_t *w = (int8_t *)(base + weights_offset(c));
-  for (int oc = 0; oc < c4; oc++) {
-    int32_t sum = 0;
-    if (oc < c->cout) {
-      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
-      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
-    }
-    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - c->x_zp * sum : 0;
-    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
-  }
-  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+  pack_head(c, c4, c->x_zp, base);
   c->w_sym = 1;
   for (size_t k = 0; k < (size_t)c->cout * taps * c->cin; k++)
     if (c->weights[k] == INT8_MIN) c->w_sym = 0;

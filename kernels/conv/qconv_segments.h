@@ -19,6 +19,27 @@
 
 static inline size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
+/* The packed block's head, shared by every variant: int32 bias [cpad] (cout rounded up to the
+ * variant's column; extra channels 0), with xoff * sum(w) folded in (xoff = x_zp, or 128 + x_zp
+ * when the kernel reads activations shifted to u8), float scale [cpad] at align64(cpad * 4), and
+ * the row of x_zp bytes that padded segments point to at 2 * align64(cpad * 4). */
+static inline void pack_head(const yk_qconv *c, int cpad, int32_t xoff, uint8_t *base) {
+  const int taps = c->kh * c->kw;
+  int32_t *bias = (int32_t *)base;
+  float *scale = (float *)(base + align64((size_t)cpad * 4));
+  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)cpad * 4));
+  for (int oc = 0; oc < cpad; oc++) {
+    int32_t sum = 0;
+    if (oc < c->cout) {
+      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
+      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
+    }
+    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - xoff * sum : 0;
+    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
+  }
+  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+}
+
 /* Segments of `span` taps (kw: a kernel row of contiguous NHWC bytes, or 1), each padded to a
  * multiple of `align` bytes (the variant's K step); 0 when the tile's copies would not fit. */
 static inline int seg_plan(yk_qconv *c, int span, int align) {
