@@ -432,7 +432,66 @@ static void test_fp32_region(void **state) {
   assert_int_equal(g->tensors[ir_find_tensor(g, "c")].q.on, 1);
   const char *bad[] = {"no_such_node", NULL};
   assert_int_equal(ir_mark_fp32_region(g, bad, &err), YRT_ERR_INVALID_ARG);
+  const char *bad_prefix[] = {"attn_x*", NULL};
+  assert_int_equal(ir_mark_fp32_region(g, bad_prefix, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "attn_x*"));
+  /* "attn_*" keeps the whole attention block in float, and nothing else */
+  const char *block[] = {"attn_*", NULL};
+  assert_int_equal(ir_mark_fp32_region(g, block, &err), YRT_OK);
+  assert_int_equal(g->nodes[1].fp32 + g->nodes[2].fp32, 2);
+  assert_int_equal(g->nodes[0].fp32, 0);
   ir_graph_free(g);
+}
+
+/* image [1,3,16,16] -> conv s2 (stride 2) -> conv s2 (stride 4) -> conv s2 (stride 8) -> add with
+ * an upsample of the stride-8 map back to stride 4 (computed from stride 8: not stem at 4) */
+static void test_stem_nodes(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "img", IR_F32, 4, (int64_t[]){1, 3, 16, 16});
+  onnx_model_add_initializer(m, "w1", IR_F32, 4, (int64_t[]){3, 3, 1, 1}, (float[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "w2", IR_F32, 4, (int64_t[]){3, 3, 1, 1}, (float[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "w3", IR_F32, 4, (int64_t[]){3, 3, 1, 1}, (float[]){1, 0, 0, 0, 1, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "sc", IR_F32, 1, (int64_t[]){4}, (float[]){1, 1, 2, 2});
+  onnx_node_attr_ints(N(m, "Conv", "c1", "img,w1", "a"), "strides", (int64_t[]){2, 2}, 2);
+  N(m, "Relu", "r1", "a", "ar");
+  onnx_node_attr_ints(N(m, "Conv", "c2", "ar,w2", "b"), "strides", (int64_t[]){2, 2}, 2);
+  onnx_node_attr_ints(N(m, "Conv", "c3", "b,w3", "c"), "strides", (int64_t[]){2, 2}, 2);
+  N(m, "Resize", "up", "c,,sc", "u");
+  N(m, "Add", "add", "b,u", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  yrt_error err;
+  char **names;
+  int n;
+  assert_int_equal(ir_stem_nodes(g, 4, &names, &n, &err), YRT_OK);
+  assert_int_equal(n, 3); /* c1, r1, c2 */
+  assert_string_equal(names[0], "c1");
+  assert_string_equal(names[1], "r1");
+  assert_string_equal(names[2], "c2");
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  assert_int_equal(ir_stem_nodes(g, 8, &names, &n, &err), YRT_OK);
+  assert_int_equal(n, 6); /* everything: the graph never goes past stride 8 */
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  assert_int_equal(ir_stem_nodes(g, 1, &names, &n, &err), YRT_OK);
+  assert_int_equal(n, 0);
+  free(names);
+  assert_int_equal(ir_stem_nodes(g, 0, &names, &n, &err), YRT_ERR_INVALID_ARG);
+  ir_graph_free(g);
+}
+
+static void test_name_matches(void **state) {
+  (void)state;
+  assert_true(ir_name_matches("/model.10/cv1/conv/Conv", "/model.10/*"));
+  assert_true(ir_name_matches("/model.10/cv1/conv/Conv", "/model.10/cv1/conv/Conv"));
+  assert_false(ir_name_matches("/model.1/conv/Conv", "/model.10/*"));
+  assert_false(ir_name_matches("/model.10/cv1/conv/Conv", "/model.10/"));
+  assert_true(ir_name_matches("anything", "*"));
+  assert_false(ir_name_matches(NULL, "*"));
+  assert_false(ir_name_matches("x", NULL));
+  assert_true(ir_name_matches("a*", "a*")); /* a literal '*' in a name still matches as prefix */
 }
 
 int main(void) {
@@ -441,7 +500,8 @@ int main(void) {
       cmocka_unit_test(test_shapes_ops),       cmocka_unit_test(test_split_variants),
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
-      cmocka_unit_test(test_fp32_region),
+      cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
+      cmocka_unit_test(test_stem_nodes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

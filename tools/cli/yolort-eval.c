@@ -1,5 +1,5 @@
-/* yolort-eval MODEL IMAGES LABELS [--compare MODEL2] [--json report.json] [-n MAX]
- *             [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
+/* yolort-eval MODEL IMAGES LABELS [--compare MODEL2] [--json report.json] [--dets dets.txt]
+ *             [-n MAX] [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
  * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
  * with --compare, both models side by side with the per-class difference. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: yolort-eval MODEL IMAGES_DIR LABELS_DIR [--compare MODEL2] [--json out.json]\n"
-          "                   [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n");
+          "                   [--dets dets.txt] [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n");
   return 2;
 }
 
@@ -24,9 +24,22 @@ typedef struct run {
   coco_summary sum;
 } run;
 
+/* --dets: one line per ground-truth box ("G image class x0 y0 x1 y1") and per detection of the
+ * first model ("D image class score x0 y0 x1 y1"), image pixels, so that other evaluators
+ * (pycocotools, Ultralytics) can be run on exactly what yolort-eval scored. */
+static void dump_image(FILE *f, const char *stem, const coco_gt_box *gts, int n_gt,
+                       const yrt_detection *dets, int n) {
+  for (int j = 0; j < n_gt; j++)
+    fprintf(f, "G %s %d %.3f %.3f %.3f %.3f\n", stem, gts[j].class_id, gts[j].x0, gts[j].y0, gts[j].x1,
+            gts[j].y1);
+  for (int j = 0; j < n; j++)
+    fprintf(f, "D %s %d %.6f %.3f %.3f %.3f %.3f\n", stem, dets[j].class_id, dets[j].score, dets[j].x0,
+            dets[j].y0, dets[j].x1, dets[j].y1);
+}
+
 static yrt_status eval_all(run *runs, int n_runs, const file_list *files, int total,
                            const char *labels, const yrt_postprocess_params *pp, int quiet,
-                           yrt_error *err) {
+                           FILE *dump, yrt_error *err) {
   yrt_status st = YRT_OK;
   for (int i = 0; !st && i < total; i++) {
     yrt_image img = {0, 0, NULL};
@@ -42,6 +55,7 @@ static yrt_status eval_all(run *runs, int n_runs, const file_list *files, int to
       const yrt_detection *dets;
       int n = 0;
       st = detector_run(&runs[r].det, &img, pp, &dets, &n, err);
+      if (!st && dump && r == 0) dump_image(dump, stem, gts, n_gt, dets, n);
       if (!st) st = coco_eval_add_image(runs[r].ev, dets, n, gts, n_gt, err);
     }
     free(gts);
@@ -92,7 +106,7 @@ static void print_report(run *runs, int n_runs) {
 }
 
 int main(int argc, char **argv) {
-  const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL;
+  const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
   int max_images = 0, threads = 2, quiet = 0;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
@@ -103,6 +117,7 @@ int main(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "--compare") && i + 1 < argc) cmp = argv[++i];
     else if (!strcmp(a, "--json") && i + 1 < argc) json = argv[++i];
+    else if (!strcmp(a, "--dets") && i + 1 < argc) dets_path = argv[++i];
     else if (!strcmp(a, "-n") && i + 1 < argc) max_images = atoi(argv[++i]);
     else if (!strcmp(a, "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(a, "--conf") && i + 1 < argc) pp.conf_threshold = (float)atof(argv[++i]);
@@ -134,7 +149,11 @@ int main(int argc, char **argv) {
                        runs[0].det.info.num_classes, runs[1].det.info.num_classes);
   int total = files.n;
   if (max_images > 0 && max_images < total) total = max_images;
-  if (!st) st = eval_all(runs, n_runs, &files, total, labels, &pp, quiet, &err);
+  FILE *dump = NULL;
+  if (!st && dets_path && !(dump = fopen(dets_path, "w")))
+    st = yrt_set_error(&err, YRT_ERR_IO, "--dets: cannot write %s", dets_path);
+  if (!st) st = eval_all(runs, n_runs, &files, total, labels, &pp, quiet, dump, &err);
+  if (dump && fclose(dump) && !st) st = yrt_set_error(&err, YRT_ERR_IO, "--dets: write error on %s", dets_path);
   if (!st) print_report(runs, n_runs);
   if (!st && json) {
     const int nc = runs[0].det.info.num_classes;

@@ -52,12 +52,12 @@ yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int h
   for (int e = 0; exclude && exclude[e]; e++) {
     int found = 0;
     for (int i = 0; i < g->n_nodes; i++)
-      if (!g->nodes[i].dead && strcmp(g->nodes[i].name, exclude[e]) == 0) {
+      if (!g->nodes[i].dead && ir_name_matches(g->nodes[i].name, exclude[e])) {
         g->nodes[i].fp32 = 1;
         found = 1;
       }
     if (!found) {
-      st = yrt_set_error(err, YRT_ERR_INVALID_ARG, "fp32 exclusion: no node named '%s'", exclude[e]);
+      st = yrt_set_error(err, YRT_ERR_INVALID_ARG, "fp32 exclusion: no node matches '%s'", exclude[e]);
       goto done;
     }
   }

@@ -575,6 +575,13 @@ int64_t ir_const_i64(const ir_tensor *t, int64_t i) {
   }
 }
 
+int ir_name_matches(const char *name, const char *pattern) {
+  if (!name || !pattern) return 0;
+  const size_t n = strlen(pattern);
+  if (n > 0 && pattern[n - 1] == '*') return strncmp(name, pattern, n - 1) == 0;
+  return strcmp(name, pattern) == 0;
+}
+
 int ir_node_is(const ir_node *n, const char *op_type) {
   return n && n->op_type && strcmp(n->op_type, op_type) == 0 && (!n->domain || !n->domain[0]);
 }

@@ -161,6 +161,9 @@ yrt_status ir_slice_resolve(const ir_graph *g, const ir_node *n, int64_t *start,
                             int64_t *len, yrt_error *err);
 /* 1 if n is a default-domain node of this op type. */
 int ir_node_is(const ir_node *n, const char *op_type);
+/* 1 if a node name matches an exclusion pattern: the exact name, or, when the pattern ends in
+ * '*', any name starting with what precedes it (so "/model.10/" followed by "*" keeps the whole block). */
+int ir_name_matches(const char *name, const char *pattern);
 
 /* ---- ONNX reader (tools/onnx/onnx_reader.c) */
 yrt_status onnx_read_file(const char *path, ir_graph **out, yrt_error *err);
@@ -193,14 +196,20 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
  * another rank (the detection head's flatten), and from head Sigmoid/Softmax/Gather/Slice.
  * Quantization annotations on tensors produced and consumed only inside the region are
  * cleared (the head computes in float; borders are dequantized per branch). Also marks the
- * nodes named in `exclude` (NULL-terminated, may be NULL) fp32 (mixed precision).
+ * nodes named in `exclude` (NULL-terminated, may be NULL; ir_name_matches patterns) fp32
+ * (mixed precision).
  * Precisely: q is cleared on every tensor made in float (produced by an fp32 node, or a
  * constant — its float data is the exact dequantized value) whose every reader is fp32.
- * Unknown exclude name -> YRT_ERR_INVALID_ARG. Needs shapes (run ir_infer_shapes first). */
+ * An exclude pattern matching no node -> YRT_ERR_INVALID_ARG. Needs shapes (run ir_infer_shapes first). */
 yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err);
 /* Same; head == 0 marks only the exclusions, keeping every quantization of the QDQ graph (the
  * head then runs in float between explicit quantize/dequantize steps, as onnxruntime does). */
 yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int head, yrt_error *err);
+/* Names (strdup'ed, in a NULL-terminated array of *n; free each and the array) of the live
+ * nodes that read activations and whose result, and everything it is computed from, is at
+ * stride <= max_stride of the image input's height: the high-resolution stem (tools/ir/stem.c).
+ * Needs shapes. No rank-4 image input -> YRT_ERR_SHAPE. */
+yrt_status ir_stem_nodes(const ir_graph *g, int max_stride, char ***names, int *n, yrt_error *err);
 /* Concat inputs that are all outputs of one Split, consecutive, in order, along the same axis
  * and with the Split input's quantization, are replaced by the Split input (merge_split_concat.c).
  * Returns how many runs were merged. */

@@ -18,7 +18,7 @@ int lw_q_ok(const ir_graph *g, int t) {
 static int is_excluded(const lw_ctx *c, const ir_node *n) {
   if (!c->opt || !c->opt->keep_fp32 || !n->name) return 0;
   for (const char *const *k = c->opt->keep_fp32; *k; k++)
-    if (strcmp(*k, n->name) == 0) return 1;
+    if (ir_name_matches(n->name, *k)) return 1;
   return 0;
 }
 

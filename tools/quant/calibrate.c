@@ -1,5 +1,6 @@
 /* calibrate.c — see calibrate.h. */
 #include "calibrate.h"
+#include "silu_range.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,12 +59,41 @@ static int is_activation(const ir_graph *g, int t) {
   return !x->data && x->dtype == IR_F32 && x->rank > 0;
 }
 
+yrt_status calib_stem_nodes(const Onnx__ModelProto *m, int max_stride, char ***names, int *n,
+                            yrt_error *err) {
+  ir_graph *g = NULL;
+  *names = NULL;
+  *n = 0;
+  yrt_status st = onnx_model_to_ir(m, &g, err);
+  if (!st) st = ir_fold_constants(g, err);
+  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = ir_stem_nodes(g, max_stride, names, n, err);
+  ir_graph_free(g);
+  return st;
+}
+
+/* y is a Conv output whose readers are exactly a SiLU's Sigmoid and Mul: the Mul output, else -1. */
+static int silu_output_of(const ir_graph *g, int y) {
+  if (y < 0 || g->tensors[y].is_output) return -1;
+  const int p = g->tensors[y].producer;
+  if (p < 0 || strcmp(g->nodes[p].op_type, "Conv")) return -1;
+  int cons[4];
+  if (ir_consumers(g, y, cons, 4) != 2) return -1;
+  for (int k = 0; k < 2; k++) {
+    const ir_node *sg = &g->nodes[cons[k]], *mul = &g->nodes[cons[1 - k]];
+    if (is_silu_sigmoid(g, sg) && sg->in[0] == y && !strcmp(mul->op_type, "Mul") && mul->n_out >= 1)
+      return mul->out[0];
+  }
+  return -1;
+}
+
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, int **ties, yrt_error *err) {
+                                int *n, int **ties, int **silu_outs, yrt_error *err) {
   ir_graph *g = NULL;
   *names = NULL;
   *n = 0;
   if (ties) *ties = NULL;
+  if (silu_outs) *silu_outs = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
   if (!st) st = ir_fold_constants(g, err);
   if (!st) st = ir_infer_shapes(g, err);
@@ -107,15 +137,20 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
     memcpy(v[k++], g->tensors[t].name, len);
   }
   /* data movement between two selected tensors: the output shares its input's parameters */
-  int *tie = NULL, *slot = NULL;
-  if (!st && ties) {
+  int *tie = NULL, *slot = NULL, *so = NULL;
+  if (!st && (ties || silu_outs)) {
     tie = malloc(sizeof(int) * (size_t)(k ? k : 1));
+    so = malloc(sizeof(int) * (size_t)(k ? k : 1));
     slot = malloc(sizeof(int) * (size_t)(g->n_tensors ? g->n_tensors : 1));
-    if (!tie || !slot) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+    if (!tie || !so || !slot) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
   }
-  if (!st && ties) {
-    for (int i = 0; i < k; i++) tie[i] = -1;
+  if (!st && (ties || silu_outs)) {
+    for (int i = 0; i < k; i++) tie[i] = so[i] = -1;
     for (int t = 0, j = 0; t < g->n_tensors; t++) slot[t] = mark[t] ? j++ : -1;
+    for (int t = 0; t < g->n_tensors; t++) {
+      const int z = slot[t] >= 0 ? silu_output_of(g, t) : -1;
+      if (z >= 0 && slot[z] >= 0) so[slot[t]] = slot[z];
+    }
     for (int i = 0; i < g->n_nodes; i++) {
       const ir_node *nd = &g->nodes[i];
       if (nd->dead || nd->fp32 || !is_move_op(nd->op_type) || nd->n_in < 1 || nd->in[0] < 0) continue;
@@ -129,10 +164,14 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
     for (int i = 0; v && i < k; i++) free(v[i]);
     free(v);
     free(tie);
+    free(so);
   } else {
     *names = v;
     *n = k;
     if (ties) *ties = tie;
+    else free(tie);
+    if (silu_outs) *silu_outs = so;
+    else free(so);
   }
   free(mark);
   ir_graph_free(g);
@@ -143,7 +182,9 @@ void calib_result_free(calib_result *r) {
   for (int i = 0; r->t && i < r->n; i++) free(r->t[i].name);
   free(r->t);
   free(r->tie);
+  free(r->silu_out);
   r->tie = NULL;
+  r->silu_out = NULL;
   r->t = NULL;
   r->n = 0;
 }
@@ -152,6 +193,17 @@ void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
   for (int i = 0; i < r->n; i++) {
     double lo, hi;
     calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
+    calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
+  }
+  /* a conv output only a SiLU reads: only the range the SiLU table can tell apart (the SiLU
+   * outputs, chosen above, are not conv outputs, so their parameters are final here) */
+  for (int i = 0; r->silu_range && r->silu_out && i < r->n; i++) {
+    const int z = r->silu_out[i];
+    if (z < 0) continue;
+    double lo, hi;
+    calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
+    const double sz = r->t[z].scale, z_hi = (127.0 - r->t[z].zero_point) * sz;
+    silu_input_range(sz, z_hi, &lo, &hi);
     calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
   }
   /* follow tie chains (graph order makes each source come first, but chase to be safe) */
@@ -171,8 +223,11 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
   char **names = NULL;
   int n = 0;
   int *ties = NULL;
-  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, &ties, err);
+  int *silu_outs = NULL;
+  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, &ties, &silu_outs, err);
   out->tie = ties;
+  out->silu_out = silu_outs;
+  out->silu_range = 1;
   if (st) return st;
   out->t = calloc((size_t)n + 1, sizeof(calib_tensor));
   if (!out->t) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");

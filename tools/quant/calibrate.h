@@ -41,12 +41,22 @@ typedef struct calib_result {
   int images;
   int *tie; /* [n]: index whose parameters t[i] shares (data movement: MaxPool, Resize, Split,
                Reshape, Transpose, Slice output = its input, so no requantization), or -1 */
+  int *silu_out;  /* [n]: for a conv output only a SiLU reads, the index of the SiLU's output, or -1 */
+  int silu_range; /* calib_choose narrows those conv outputs to what the SiLU table can use
+                     (silu_range.h); on by default (calib_collect), --no-silu-range clears it */
 } calib_result;
 
 /* Which activations to quantize in the (BatchNorm-folded) float model m. */
-/* *ties (may be NULL) gets n entries: for a data-movement output, the index of its input. */
+/* *ties (may be NULL) gets n entries: for a data-movement output, the index of its input;
+ * *silu_outs (may be NULL) n entries: for a conv output read only by a SiLU (Sigmoid + Mul), the
+ * index of the Mul's output when that is selected too, else -1. */
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, int **ties, yrt_error *err);
+                                int *n, int **ties, int **silu_outs, yrt_error *err);
+
+/* The nodes of the (BatchNorm-folded) float model m computed only from feature maps at stride
+ * <= max_stride (ir_stem_nodes): names to keep in float with --float-stem. */
+yrt_status calib_stem_nodes(const Onnx__ModelProto *m, int max_stride, char ***names, int *n,
+                            yrt_error *err);
 
 /* Observe the selected tensors on the images of calib_dir and choose their int8 parameters. */
 yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const calib_options *o,
