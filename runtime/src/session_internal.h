@@ -114,4 +114,8 @@ static inline yk_qparams yrt_qparams_of(const yrt_tensor_rec *t) {
   return q;
 }
 
+/* Element-wise passes (flat ops, concat, conv activations) are split over the thread pool in
+ * ranges of at least this many elements (below it, waking threads costs more than it saves). */
+#define YRT_PAR_MIN_ELEMS 32768
+
 #endif

@@ -5,9 +5,6 @@
 
 #include "session_internal.h"
 
-/* Element-wise and concat nodes are split over the thread pool in ranges of at least this many
- * elements (below it, waking threads costs more than it saves). */
-#define YRT_PAR_MIN_ELEMS 32768
 
 typedef struct par_task {
   const yrt_session *s;
