@@ -50,6 +50,30 @@ assert all(new[t] == old[t] for t in silu_out), "SiLU output parameters changed"
 print(f"SiLU range: {narrower} of {len(conv)} conv outputs narrowed, e.g. model.0 step "
       f"{old[conv[0]][0]:.4f} -> {new[conv[0]][0]:.4f}")
 PYEOF
+# Concat ties (default): a Concat input only the Concat reads, made by a compute op, has the
+# Concat output's parameters (the Concat copies it); --no-concat-ties keeps its own
+"$B/tools/yolort-quantize" "$W/synth-320.onnx" "$W/images" -o "$W/synth-320.nocat.qdq.onnx" \
+  --no-concat-ties -q 2> /dev/null > /dev/null
+"$PY" - "$W/synth-320.qdq.onnx" "$W/synth-320.nocat.qdq.onnx" <<'PYEOF'
+import sys, onnx
+from onnx import numpy_helper as nh
+def tied(path):
+    m = onnx.load(path); init = {i.name: nh.to_array(i) for i in m.graph.initializer}
+    q = {n.input[0]: (float(init[n.input[1]]), int(init[n.input[2]])) for n in m.graph.node
+         if n.op_type == "QuantizeLinear"}
+    prod = {o: n for n in m.graph.node for o in n.output}
+    same = 0
+    for n in m.graph.node:
+        if n.op_type != "Concat" or n.output[0] not in q: continue
+        for i in n.input:
+            dq = prod.get(i); qn = prod.get(dq.input[0]) if dq is not None and dq.op_type == "DequantizeLinear" else None
+            if qn is not None and qn.op_type == "QuantizeLinear" and q.get(qn.input[0]) == q[n.output[0]]:
+                same += 1
+    return same
+a, b = tied(sys.argv[1]), tied(sys.argv[2])
+print(f"Concat inputs with the Concat's parameters: {a} (default), {b} (--no-concat-ties)")
+assert a > b, "concat ties did not tie anything"
+PYEOF
 # --float-stem 4: model.0-2 (stride <= 4) in float, model.3 (the first stride-8 conv) int8
 "$B/tools/yolort-quantize" "$W/synth-320.onnx" "$W/images" -o "$W/synth-320.stem.qdq.onnx" \
   --yrt "$W/synth-320.stem.yrt" --float-stem 4 -n 2 -q 2> "$W/quantize.stem.log" > /dev/null

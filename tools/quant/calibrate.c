@@ -88,7 +88,7 @@ static int silu_output_of(const ir_graph *g, int y) {
 }
 
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, int **ties, int **silu_outs, yrt_error *err) {
+                                int *n, int **ties, int **silu_outs, int concat_ties, yrt_error *err) {
   ir_graph *g = NULL;
   *names = NULL;
   *n = 0;
@@ -158,6 +158,26 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
       for (int o = 0; o < nd->n_out && src >= 0; o++)
         if (nd->out[o] >= 0 && slot[nd->out[o]] >= 0) tie[slot[nd->out[o]]] = src;
     }
+    /* A Concat input computed for that Concat alone (a conv, SiLU or Add output nothing else
+     * reads) takes the Concat output's parameters: its producer then rounds once, straight to
+     * the concatenated scale, where it would otherwise round to its own scale and be rounded
+     * again by the Concat's requantization; and the Concat copies it. Data-movement outputs keep
+     * their input's parameters (they cannot requantize). */
+    for (int i = 0; concat_ties && i < g->n_nodes; i++) {
+      const ir_node *nd = &g->nodes[i];
+      if (nd->dead || nd->fp32 || strcmp(nd->op_type, "Concat") || nd->n_out < 1 || nd->out[0] < 0 ||
+          slot[nd->out[0]] < 0)
+        continue;
+      for (int k = 0; k < nd->n_in; k++) {
+        const int t = nd->in[k];
+        if (t < 0 || slot[t] < 0 || tie[slot[t]] >= 0 || g->tensors[t].is_output) continue;
+        const int p = g->tensors[t].producer;
+        if (p < 0 || is_move_op(g->nodes[p].op_type)) continue;
+        int cons[2];
+        if (ir_consumers(g, t, cons, 2) != 1) continue;
+        tie[slot[t]] = slot[nd->out[0]];
+      }
+    }
   }
   free(slot);
   if (st) {
@@ -195,8 +215,17 @@ void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
     calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
     calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
   }
-  /* a conv output only a SiLU reads: only the range the SiLU table can tell apart (the SiLU
-   * outputs, chosen above, are not conv outputs, so their parameters are final here) */
+  /* follow tie chains to their source (a Concat output comes after the inputs tied to it) */
+  for (int i = 0; r->tie && i < r->n; i++) {
+    int s = r->tie[i], hops = 0;
+    while (s >= 0 && r->tie[s] >= 0 && hops++ < r->n) s = r->tie[s];
+    if (s >= 0) {
+      r->t[i].scale = r->t[s].scale;
+      r->t[i].zero_point = r->t[s].zero_point;
+    }
+  }
+  /* a conv output only a SiLU reads: only the range the SiLU table can tell apart (its SiLU
+   * output's parameters, tied above, are final: conv outputs read by a SiLU are never tied) */
   for (int i = 0; r->silu_range && r->silu_out && i < r->n; i++) {
     const int z = r->silu_out[i];
     if (z < 0) continue;
@@ -205,15 +234,6 @@ void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
     const double sz = r->t[z].scale, z_hi = (127.0 - r->t[z].zero_point) * sz;
     silu_input_range(sz, z_hi, &lo, &hi);
     calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
-  }
-  /* follow tie chains (graph order makes each source come first, but chase to be safe) */
-  for (int i = 0; r->tie && i < r->n; i++) {
-    int s = r->tie[i], hops = 0;
-    while (s >= 0 && r->tie[s] >= 0 && hops++ < r->n) s = r->tie[s];
-    if (s >= 0) {
-      r->t[i].scale = r->t[s].scale;
-      r->t[i].zero_point = r->t[s].zero_point;
-    }
   }
 }
 
@@ -224,7 +244,7 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
   int n = 0;
   int *ties = NULL;
   int *silu_outs = NULL;
-  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, &ties, &silu_outs, err);
+  yrt_status st = calib_select_tensors(m, o->exclude, &names, &n, &ties, &silu_outs, !o->no_concat_ties, err);
   out->tie = ties;
   out->silu_out = silu_outs;
   out->silu_range = 1;

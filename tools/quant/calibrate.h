@@ -26,6 +26,7 @@ typedef struct calib_options {
   int threads;
   int quiet;                  /* no progress bar */
   int weight_mse;             /* per-channel weight scales minimising squared error (weight_scale.h) */
+  int no_concat_ties;         /* keep a Concat-only input's own parameters (--no-concat-ties) */
 } calib_options;
 
 typedef struct calib_tensor {
@@ -49,9 +50,10 @@ typedef struct calib_result {
 /* Which activations to quantize in the (BatchNorm-folded) float model m. */
 /* *ties (may be NULL) gets n entries: for a data-movement output, the index of its input;
  * *silu_outs (may be NULL) n entries: for a conv output read only by a SiLU (Sigmoid + Mul), the
- * index of the Mul's output when that is selected too, else -1. */
+ * index of the Mul's output when that is selected too, else -1. concat_ties: a Concat input that
+ * only the Concat reads and that a compute op makes is tied to the Concat output. */
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
-                                int *n, int **ties, int **silu_outs, yrt_error *err);
+                                int *n, int **ties, int **silu_outs, int concat_ties, yrt_error *err);
 
 /* The nodes of the (BatchNorm-folded) float model m computed only from feature maps at stride
  * <= max_stride (ir_stem_nodes): names to keep in float with --float-stem. */
