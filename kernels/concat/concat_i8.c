@@ -12,8 +12,12 @@ static void concat_i8_with(yk_requant_fn requant, const int8_t *const *x, const 
   for (size_t o = 0; o < outer; o++) {
     for (int i = 0; i < n; i++) {
       const size_t run = inner[i];
-      const int8_t *src = x[i] + o * run;
       if (run == 0) continue;
+      if (!x[i]) { /* already in place (a view of y written by its producer) */
+        y += run;
+        continue;
+      }
+      const int8_t *src = x[i] + o * run;
       if (qx[i].scale == qy.scale && qx[i].zero_point == qy.zero_point)
         memcpy(y, src, run);
       else

@@ -9,7 +9,8 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
       c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
       c->pad_t < 0 || c->pad_l < 0 || !c->weights || !c->scale || c->x_zp < -128 ||
-      c->x_zp > 127 || c->y_zp < -128 || c->y_zp > 127)
+      c->x_zp > 127 || c->y_zp < -128 || c->y_zp > 127 || (c->x_stride && c->x_stride < c->cin) ||
+      (c->y_stride && c->y_stride < c->cout) || c->x_stride < 0 || c->y_stride < 0)
     return -1;
   c->variant = YK_QCONV_SCALAR;
   c->mr = c->nz = 0;

@@ -103,12 +103,12 @@ void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row
   const float *scale = (const float *)(base + align64((size_t)c8 * 4));
   const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c8 * 4));
   const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
-  const size_t bstride = block_stride(c), img = (size_t)c->h * c->w * c->cin;
+  const size_t bstride = block_stride(c), ys = yk_qconv_ys(c);
   const int8_t *sp[NSEG_MAX * YK_QA_MR_MAX];
   _Alignas(32) int8_t scratch[SCRATCH_BYTES];
 
   yk_qa_block_args a = {.sp = sp, .nseg = c->nseg, .steps = c->seg_bytes / 4,
-                        .ystride = c->cout, .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = NULL};
+                        .ystride = (int)ys, .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = NULL};
   __m256i lut_t[16];
   if (c->lut) {
     for (int k = 0; k < 16; k++)
@@ -116,12 +116,7 @@ void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row
     a.lut = lut_t;
   }
   const int ow = c->ow;
-  const size_t cin = (size_t)c->cin;
-  const seg_geom g = {.c = c, .x = x, .xend = x + (size_t)c->n * img, .pad = pad, .img = img,
-                      .rowb = (size_t)c->w * cin, .cin = cin, .kh = c->kh, .h = c->h, .w = c->w,
-                      .sh = c->sh, .sw = c->sw, .dh = c->dh, .dw = c->dw, .pt = c->pad_t,
-                      .pl = c->pad_l, .span = c->seg_span, .spk = c->kw / c->seg_span,
-                      .segb = c->seg_bytes, .reach = (c->kw - 1) * c->dw};
+  const seg_geom g = seg_geom_of(c, x, pad);
   const int pend = row1 * ow;
   for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
@@ -131,7 +126,7 @@ void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 8 * col0;
       a.scale = scale + 8 * col0;
-      a.y = y + (size_t)p0 * c->cout + 8 * col0;
+      a.y = y + (size_t)p0 * ys + 8 * col0;
       a.nch = c->cout - 8 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }

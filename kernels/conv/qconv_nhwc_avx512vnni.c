@@ -277,30 +277,26 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, in
                                int row1) {
   const uint8_t *base = c->packed;
   const int c16 = cout16(c), cols = c16 / 16, MR = c->mr, NZ = c->nz;
-  const int spk = c->kw / c->seg_span, steps = c->seg_bytes / 4;
+  const int steps = c->seg_bytes / 4;
   const int32_t *bias = (const int32_t *)base;
   const float *scale = (const float *)(base + align64((size_t)c16 * 4));
   const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c16 * 4));
   const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
-  const size_t bstride = block_stride(c), img = (size_t)c->h * c->w * c->cin;
-  const int8_t *xend = x + (size_t)c->n * img;
+  const size_t bstride = block_stride(c), ys = yk_qconv_ys(c);
   const int nlast = cols % NZ ? cols % NZ : NZ;
   const block_fn full = pick_block(MR, NZ), last = pick_block(MR, nlast);
   const int8_t *sp[NSEG_MAX * MR_MAX];
   _Alignas(64) int8_t scratch[SCRATCH_BYTES];
 
-  block_args a = {.sp = sp, .nseg = c->nseg, .steps = steps, .ystride = c->cout,
+  block_args a = {.sp = sp, .nseg = c->nseg, .steps = steps, .ystride = (int)ys,
                   .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut};
-  const int nseg = c->nseg, kh = c->kh, h = c->h, w = c->w, ow = c->ow, oh = c->oh;
-  const int sh = c->sh, sw = c->sw, dh = c->dh, dw = c->dw, pt = c->pad_t, pl = c->pad_l;
-  const int span = c->seg_span, segb = c->seg_bytes;
-  const size_t cin = (size_t)c->cin, rowb = (size_t)w * cin, xstep = (size_t)sw * cin;
-  const int reach = (c->kw - 1) * dw; /* from a pixel's first tap to its last */
+  const int nseg = c->nseg, w = c->w, ow = c->ow, oh = c->oh, sw = c->sw, pl = c->pad_l;
+  const int segb = c->seg_bytes;
+  const seg_geom g = seg_geom_of(c, x, pad);
+  const size_t xstep = (size_t)sw * g.xs;
+  const int8_t *const xend = g.xend;
+  const int reach = g.reach; /* from a pixel's first tap to its last */
   const int pend = row1 * ow;
-  const seg_geom g = {.c = c, .x = x, .xend = xend, .pad = pad, .img = img, .rowb = rowb,
-                      .cin = cin, .kh = kh, .h = h, .w = w, .sh = sh, .sw = sw, .dh = dh,
-                      .dw = dw, .pt = pt, .pl = pl, .span = span, .spk = spk, .segb = segb,
-                      .reach = reach};
   int prev_direct = 0; /* the previous pixel's segments are all direct or vertical padding */
   for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
@@ -363,7 +359,7 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, in
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 16 * col0;
       a.scale = scale + 16 * col0;
-      a.y = y + (size_t)p0 * c->cout + 16 * col0;
+      a.y = y + (size_t)p0 * ys + 16 * col0;
       a.nch = c->cout - 16 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }

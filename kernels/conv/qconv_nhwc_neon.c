@@ -109,20 +109,15 @@ void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row
   const float *scale = (const float *)(base + align64((size_t)c4 * 4));
   const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c4 * 4));
   const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
-  const size_t bstride = block_stride(c), img = (size_t)c->h * c->w * c->cin;
+  const size_t bstride = block_stride(c), ys = yk_qconv_ys(c);
   const int8_t *sp[NSEG_MAX * YK_QN_MR_MAX];
   _Alignas(16) int8_t scratch[SCRATCH_BYTES];
 
   yk_qn_block_args a = {.sp = sp, .nseg = c->nseg, .steps = c->seg_bytes / 4,
-                        .ystride = c->cout, .pair = c->w_sym, .lo = (float)(-128 - c->y_zp),
+                        .ystride = (int)ys, .pair = c->w_sym, .lo = (float)(-128 - c->y_zp),
                         .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut};
   const int ow = c->ow;
-  const size_t cin = (size_t)c->cin;
-  const seg_geom g = {.c = c, .x = x, .xend = x + (size_t)c->n * img, .pad = pad, .img = img,
-                      .rowb = (size_t)c->w * cin, .cin = cin, .kh = c->kh, .h = c->h, .w = c->w,
-                      .sh = c->sh, .sw = c->sw, .dh = c->dh, .dw = c->dw, .pt = c->pad_t,
-                      .pl = c->pad_l, .span = c->seg_span, .spk = c->kw / c->seg_span,
-                      .segb = c->seg_bytes, .reach = (c->kw - 1) * c->dw};
+  const seg_geom g = seg_geom_of(c, x, pad);
   const int pend = row1 * ow;
   for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
@@ -132,7 +127,7 @@ void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 4 * col0;
       a.scale = scale + 4 * col0;
-      a.y = y + (size_t)p0 * c->cout + 4 * col0;
+      a.y = y + (size_t)p0 * ys + 4 * col0;
       a.nch = c->cout - 4 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }

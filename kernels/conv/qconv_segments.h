@@ -44,6 +44,7 @@ static inline void pack_head(const yk_qconv *c, int cpad, int32_t xoff, uint8_t 
  * multiple of `align` bytes (the variant's K step); 0 when the tile's copies would not fit. */
 static inline int seg_plan(yk_qconv *c, int span, int align) {
   const int seglen = span * c->cin;
+  if (span > 1 && yk_qconv_xs(c) != (size_t)c->cin) return 0; /* a strided row is not contiguous */
   c->seg_span = span;
   c->nseg = c->kh * (c->kw / span);
   c->seg_bytes = (seglen + align - 1) / align * align;
@@ -59,19 +60,35 @@ static inline void build_segment(const yk_qconv *c, const int8_t *row, int ix0, 
   for (int t = 0; t < c->seg_span; t++) {
     const int ix = ix0 + t * c->dw;
     int8_t *d = dst + (size_t)t * c->cin;
-    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * c->cin, (size_t)c->cin);
+    if (ix >= 0 && ix < c->w) memcpy(d, row + (size_t)ix * yk_qconv_xs(c), (size_t)c->cin);
     else memset(d, (int8_t)c->x_zp, (size_t)c->cin);
   }
   memset(dst + (size_t)c->seg_span * c->cin, 0, (size_t)c->seg_bytes - (size_t)c->seg_span * c->cin);
 }
 
-/* What building a pixel's segment pointers needs, hoisted out of the tile loop. */
+/* What building a pixel's segment pointers needs, hoisted out of the tile loop. xs is the
+ * input's pixel stride (cin when dense); xend the end of the last pixel's channels. */
 typedef struct seg_geom {
   const yk_qconv *c;
   const int8_t *x, *xend, *pad;
-  size_t img, rowb, cin;
+  size_t img, rowb, xs;
   int kh, h, w, sh, sw, dh, dw, pt, pl, span, spk, segb, reach;
+  int tail_ok; /* a direct segment may read its padding bytes past cin (dense input) */
 } seg_geom;
+
+/* The geometry for input x and the packed x_zp row. A strided input (a channel range of a
+ * wider tensor) never reads past its own channels: those bytes may be another node's. */
+static inline seg_geom seg_geom_of(const yk_qconv *c, const int8_t *x, const int8_t *pad) {
+  const size_t xs = yk_qconv_xs(c), npix = (size_t)c->n * c->h * c->w;
+  const seg_geom g = {.c = c, .x = x, .xend = x + (npix - 1) * xs + (size_t)c->cin, .pad = pad,
+                      .img = (size_t)c->h * c->w * xs, .rowb = (size_t)c->w * xs, .xs = xs,
+                      .kh = c->kh, .h = c->h, .w = c->w, .sh = c->sh, .sw = c->sw, .dh = c->dh,
+                      .dw = c->dw, .pt = c->pad_t, .pl = c->pad_l, .span = c->seg_span,
+                      .spk = c->kw / c->seg_span, .segb = c->seg_bytes,
+                      .reach = (c->kw - 1) * c->dw,
+                      .tail_ok = xs == (size_t)c->cin || c->seg_bytes == c->cin};
+  return g;
+}
 
 /* Segment pointers of one pixel into sp[s * MR + m]; returns 1 when all are direct or vertical
  * padding (so the next pixel in the row is the same moved by sw pixels). */
@@ -90,8 +107,8 @@ static inline int build_pixel_segments(const seg_geom *g, const int8_t **sp, int
     const int8_t *row = im + (size_t)iy * g->rowb;
     for (int k = 0; k < g->spk; k++, dst += MR) {
       const int ix0 = ix00 + k * g->dw, ixl = ix0 + (g->span - 1) * g->dw;
-      if (ix0 >= 0 && ixl < g->w && row + (size_t)ix0 * g->cin + g->segb <= g->xend) {
-        *dst = row + (size_t)ix0 * g->cin;
+      if (ix0 >= 0 && ixl < g->w && g->tail_ok && row + (size_t)ix0 * g->xs + g->segb <= g->xend) {
+        *dst = row + (size_t)ix0 * g->xs;
       } else if (g->span == 1 && (ix0 < 0 || ix0 >= g->w)) {
         *dst = g->pad;
       } else {
@@ -114,7 +131,7 @@ static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, i
                                  int8_t *scratch) {
   const yk_qconv *c = g->c;
   const int ow = c->ow, oh = c->oh, nseg = c->nseg;
-  const size_t xstep = (size_t)g->sw * g->cin;
+  const size_t xstep = (size_t)g->sw * g->xs;
   int8_t *scr = scratch;
   int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
   int m = 0;

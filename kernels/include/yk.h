@@ -94,7 +94,8 @@ void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const in
 /* Requantize: y = sat(round_half_even((x - zx) * (sx / sy)) + zy). */
 void yk_requant_i8(const yk_isa *isa, const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy,
                    size_t n);
-/* Concat with per-input requantization to qy (copy where params are equal). */
+/* Concat with per-input requantization to qy (copy where params are equal). A NULL x[i] is a
+ * slot already in place in y (its producer wrote it there): skipped. */
 void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *qx,
                   const size_t *inner, int n, size_t outer, int8_t *y, yk_qparams qy);
 /* y = sat(round(((a - za) * sa (op) (b - zb) * sb) / sy) + zy), op add or mul, broadcasting

@@ -60,6 +60,10 @@ typedef struct yk_qconv {
   const int32_t *bias;   /* [cout] or NULL */
   const float *scale;    /* [cout]: s_x * s_w[c] / s_y */
   const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
+  /* Elements from one pixel to the next in x / y; 0 means dense (cin / cout). Larger strides
+   * read a channel range of a wider tensor and write into one (a Concat's buffer, zero-copy);
+   * with x_stride != cin, K is cut per tap (a kernel row is no longer contiguous). */
+  int x_stride, y_stride;
   /* filled by yk_qconv_init / yk_qconv_pack */
   int variant;
   int mr, nz; /* pixels x 16- (AVX-512 VNNI), 8- (AVX-VNNI, AVX2) or 4-channel (NEON) columns */
@@ -103,6 +107,10 @@ size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
 void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz);
 void yk_qconv_pack__neon(yk_qconv *c, void *mem);
 #endif
+
+/* Pixel strides in elements, the dense defaults applied. */
+static inline size_t yk_qconv_xs(const yk_qconv *c) { return (size_t)(c->x_stride ? c->x_stride : c->cin); }
+static inline size_t yk_qconv_ys(const yk_qconv *c) { return (size_t)(c->y_stride ? c->y_stride : c->cout); }
 
 /* The requantization step shared by all variants. */
 static inline int8_t yk_qconv_requant(int32_t acc, float scale, int32_t y_zp) {

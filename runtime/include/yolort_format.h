@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #define YRT_MAGIC 0x31545259u /* "YRT1" read as little-endian uint32 */
-#define YRT_VERSION 1u
+#define YRT_VERSION 2u /* 2: tensor views (yrt_tensor_rec grew to 96 bytes) */
 #define YRT_ALIGN 64u
 #define YRT_MAX_RANK 6
 #define YRT_MAX_NODE_IO 8
@@ -98,6 +98,14 @@ typedef struct yrt_tensor_rec {
   uint32_t q_axis;      /* physical axis of per-channel scales */
   uint32_t n_scales;    /* 0/1 = per-tensor; else float[n_scales] at scales_offset in weights */
   uint64_t scales_offset;
+  /* Views (version 2): an ACT tensor stored inside another one's buffer, as channels
+   * [view_channel, view_channel + C) of that NHWC int8 tensor (the "holder": pixel stride = the
+   * holder's C, offset = holder offset + view_channel, same quantization). A conv writes straight
+   * into a Concat's buffer, a conv reads a Split half in place; the CONCAT / SLICE node that would
+   * copy it then copies nothing. Only int8 CONV2D (groups 1) write views and only they, SLICE
+   * and the holder's own CONCAT read them (model_validate_views.c). 0 = own buffer. */
+  uint32_t view_holder;  /* 0, or 1 + index of the holding tensor (itself not a view) */
+  uint32_t view_channel; /* first channel inside the holder */
 } yrt_tensor_rec;
 
 /* Operators. Activations are NHWC for rank 4; all axes/perms below are PHYSICAL.

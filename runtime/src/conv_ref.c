@@ -12,7 +12,8 @@ static ptrdiff_t tap_x(const yrt_conv_geom *g, int b, int oy, int ox, int ky, in
   const int iy = oy * g->sh - g->pad_t + ky * g->dh;
   const int ix = ox * g->sw - g->pad_l + kx * g->dw;
   if (iy < 0 || iy >= g->h || ix < 0 || ix >= g->w) return -1;
-  return (ptrdiff_t)((((size_t)b * g->h + iy) * g->w + ix) * g->cin + (size_t)grp * (g->cin / g->groups));
+  const size_t xs = (size_t)(g->xs ? g->xs : g->cin);
+  return (ptrdiff_t)((((size_t)b * g->h + iy) * g->w + ix) * xs + (size_t)grp * (g->cin / g->groups));
 }
 
 /* Element offset in w of output channel oc's weights for tap (ky, kx). */
@@ -21,7 +22,7 @@ static size_t tap_w(const yrt_conv_geom *g, int oc, int ky, int kx) {
 }
 
 static size_t y_index(const yrt_conv_geom *g, int b, int oy, int ox, int oc) {
-  return (((size_t)b * g->oh + oy) * g->ow + ox) * g->cout + oc;
+  return (((size_t)b * g->oh + oy) * g->ow + ox) * (size_t)(g->ys ? g->ys : g->cout) + oc;
 }
 
 void yrt_conv_ref_f32(const yrt_conv_geom *g, const float *x, const float *w, const float *bias,

@@ -9,6 +9,7 @@ typedef struct yrt_conv_geom {
   int n, h, w, cin;    /* input [n][h][w][cin] */
   int oh, ow, cout;    /* output [n][oh][ow][cout] */
   int kh, kw, sh, sw, pad_t, pad_l, dh, dw, groups;
+  int xs, ys;          /* pixel strides of x and y in elements; 0 = dense (cin, cout) */
 } yrt_conv_geom; /* weights [cout][kh][kw][cin/groups] */
 
 /* y = clamp(conv(x, w) + bias, out_min, out_max). bias may be NULL. */

@@ -15,7 +15,7 @@
 
 _Static_assert(sizeof(yrt_file_header) == 64, "header layout");
 _Static_assert(sizeof(yrt_section_rec) == 24, "section record layout");
-_Static_assert(sizeof(yrt_tensor_rec) == 88, "tensor record layout");
+_Static_assert(sizeof(yrt_tensor_rec) == 96, "tensor record layout");
 _Static_assert(sizeof(yrt_node_rec) == 192, "node record layout");
 _Static_assert(sizeof(yrt_plan_rec) == 16, "plan record layout");
 _Static_assert(sizeof(yrt_meta_rec) == 64, "meta record layout");
@@ -60,7 +60,14 @@ static inline size_t yrt_model_arena_bytes(const yrt_model *m) {
  * the previous passes succeeded (the section pointers above are filled by model_load.c). */
 yrt_status yrt_validate_tensors(const yrt_model *m, yrt_error *err);
 yrt_status yrt_validate_nodes(const yrt_model *m, yrt_error *err);
+yrt_status yrt_validate_views(const yrt_model *m, yrt_error *err);
 yrt_status yrt_validate_plan(const yrt_model *m, yrt_error *err);
+
+/* A SLICE node whose output is a view of its input's holder at the place the slice would copy
+ * it to (a channel range, every other axis whole): running it copies nothing. */
+int yrt_slice_is_in_place(const yrt_model *m, const yrt_node_rec *n);
+/* Input k of a CONCAT node is a view of the node's output at its slot: nothing to copy. */
+int yrt_concat_slot_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
 
 /* Is [off, off+len) inside the string section with a NUL before its end? */
 int yrt_model_string_ok(const yrt_model *m, uint32_t off);
@@ -89,6 +96,18 @@ static inline size_t yrt_tensor_numel(const yrt_tensor_rec *t) {
 /* Constant data of a validated CONST tensor. */
 static inline const void *yrt_tensor_const_data(const yrt_model *m, const yrt_tensor_rec *t) {
   return m->weights + t->offset;
+}
+
+/* Views (yrt_tensor_rec.view_holder): the tensor holding t's bytes (t itself when not a view),
+ * t's first channel in it, and the pixel stride in elements (the holder's C; an NHWC view's own
+ * C when dense). Only after validation. */
+static inline uint32_t yrt_view_root(const yrt_model *m, uint32_t t) {
+  return m->tensors[t].view_holder ? m->tensors[t].view_holder - 1 : t;
+}
+static inline int yrt_is_view(const yrt_tensor_rec *t) { return t->view_holder != 0; }
+static inline size_t yrt_pixel_stride(const yrt_model *m, const yrt_tensor_rec *t) {
+  const yrt_tensor_rec *h = t->view_holder ? &m->tensors[t->view_holder - 1] : t;
+  return (size_t)h->dims[h->rank ? h->rank - 1 : 0];
 }
 
 /* Per-channel scales of a validated tensor, or NULL when per-tensor. */

@@ -34,7 +34,9 @@ static yrt_status check_header(const yrt_model *m, yrt_error *err) {
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: bad magic 0x%08x (want 0x%08x \"YRT1\")",
                          (unsigned)h->magic, (unsigned)YRT_MAGIC);
   if (h->version != YRT_VERSION)
-    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: version %u, this runtime reads version %u",
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "yrt: version %u, this runtime reads version %u (re-convert the model with "
+                         "this release's yolort-convert)",
                          (unsigned)h->version, (unsigned)YRT_VERSION);
   if (h->file_size != (uint64_t)m->size)
     return yrt_set_error(err, YRT_ERR_FORMAT,
@@ -186,6 +188,7 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
   if ((st = load_meta(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_tensors(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
+  if ((st = yrt_validate_views(m, err)) != YRT_OK) return st;
   return yrt_validate_plan(m, err);
 }
 

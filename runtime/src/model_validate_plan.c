@@ -1,14 +1,56 @@
 /* model_validate_plan.c — graph-level checks: the PLAN's inputs and outputs, every activation
- * written once and before it is read, and the memory plan: no node's output overlaps, in the
- * arena, a tensor that is still needed (its own inputs included — kernels do not run in place). */
+ * written once and before it is read, and the memory plan: nothing a node writes overlaps, in the
+ * arena, a tensor that is still needed (its own inputs included — kernels do not run in place;
+ * views of one holder are told apart by their channels). */
 #include <stdlib.h>
 
 #include "model_internal.h"
 
 static int in_arena(const yrt_tensor_rec *t) { return t->kind != YRT_TENSOR_CONST; }
 
-static int overlap(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
-  return a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+/* Where a tensor's elements are: its root's bytes (the holder's for a view) and, inside them, a
+ * channel range (all of them for a dense tensor). Two views of one holder overlap only when
+ * their channels do. */
+typedef struct region {
+  uint32_t root;
+  uint64_t lo, hi;
+  uint64_t c0, c1;
+} region;
+
+static region region_of(const yrt_model *m, uint32_t t) {
+  const uint32_t r = yrt_view_root(m, t);
+  const yrt_tensor_rec *rt = &m->tensors[r], *tt = &m->tensors[t];
+  region g = {r, rt->offset, rt->offset + rt->nbytes, 0, UINT64_MAX};
+  if (yrt_is_view(tt)) g.c0 = tt->view_channel, g.c1 = (uint64_t)tt->view_channel + (uint64_t)tt->dims[3];
+  return g;
+}
+
+static int overlap(region a, region b) {
+  if (!(a.lo < b.hi && b.lo < a.hi)) return 0;
+  return a.root != b.root || (a.c0 < b.c1 && b.c0 < a.c1);
+}
+
+/* The regions node i writes: nothing for an in-place slice, the slots a concat copies (not
+ * those its inputs already fill as views), else its output. Returns the count. */
+static int written_regions(const yrt_model *m, uint32_t i, region *w) {
+  const yrt_node_rec *n = &m->nodes[i];
+  if (yrt_slice_is_in_place(m, n)) return 0;
+  w[0] = region_of(m, n->out[0]);
+  int any_in_place = 0;
+  for (uint32_t k = 0; k < n->n_in; k++) any_in_place |= yrt_concat_slot_in_place(m, n, k);
+  if (!any_in_place) return 1;
+  int nw = 0;
+  uint64_t c = 0;
+  for (uint32_t k = 0; k < n->n_in; k++) {
+    const uint64_t ck = (uint64_t)m->tensors[n->in[k]].dims[3];
+    if (!yrt_concat_slot_in_place(m, n, k)) {
+      w[nw] = region_of(m, n->out[0]);
+      w[nw].c0 = c, w[nw].c1 = c + ck;
+      nw++;
+    }
+    c += ck;
+  }
+  return nw;
 }
 
 static yrt_status check_io_lists(const yrt_model *m, yrt_error *err) {
@@ -84,11 +126,15 @@ static yrt_status check_dataflow(const yrt_model *m, int32_t *def, int32_t *last
 static yrt_status check_memory_plan(const yrt_model *m, const int32_t *def, const int32_t *last, yrt_error *err) {
   for (int32_t i = 0; i < (int32_t)m->n_nodes; i++) {
     const uint32_t o = m->nodes[i].out[0];
-    const yrt_tensor_rec *to = &m->tensors[o];
-    for (uint32_t t = 0; t < m->n_tensors; t++) {
+    region w[YRT_MAX_NODE_IO];
+    const int nw = written_regions(m, (uint32_t)i, w);
+    for (uint32_t t = 0; t < m->n_tensors && nw > 0; t++) {
       const yrt_tensor_rec *tt = &m->tensors[t];
       if (t == o || !in_arena(tt) || def[t] == INT32_MIN || def[t] >= i || last[t] < i) continue;
-      if (overlap(to, tt))
+      const region rt = region_of(m, t);
+      int hit = 0;
+      for (int k = 0; k < nw; k++) hit |= overlap(w[k], rt);
+      if (hit)
         return yrt_set_error(err, YRT_ERR_FORMAT,
                              "yrt: memory plan: node %d writes tensor %u over tensor %u, which is still needed "
                              "(until node %d)",

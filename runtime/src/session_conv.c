@@ -68,6 +68,8 @@ static void own_conv_task_fn(void *ctx, size_t i) {
   own_conv_rows(t, r0, r1);
 }
 
+static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
+
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
   if (c->own) { /* the LUT is fused into the kernels' output pass */
@@ -85,8 +87,19 @@ static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error
     yrt_conv_ref_i8(&c->g, e->in[0], c->x_zp, e->in[1], e->in[2] ? e->in[2] : c->zero_bias, c->requant,
                     c->y_zp, c->i_min, c->i_max, e->out);
   }
-  if (c->lut) yk_lut_i8(&s->isa, e->out, e->out, c->out_numel, c->lut);
+  if (c->lut) lut_pass(s, c, e->out);
   return YRT_OK;
+}
+
+/* The LUT after XNNPACK or the reference: one flat pass, or pixel by pixel when the output is a
+ * view inside a wider tensor (its other channels belong to other nodes). */
+static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y) {
+  const size_t cout = (size_t)c->g.cout, ys = c->g.ys ? (size_t)c->g.ys : cout;
+  if (ys == cout) {
+    yk_lut_i8(&s->isa, y, y, c->out_numel, c->lut);
+    return;
+  }
+  for (size_t p = 0; p < c->out_numel / cout; p++) yk_lut_i8(&s->isa, y + p * ys, y + p * ys, cout, c->lut);
 }
 
 static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *g) {
@@ -108,6 +121,9 @@ static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *
   g->dh = p[YRT_CONV_P_DH];
   g->dw = p[YRT_CONV_P_DW];
   g->groups = p[YRT_CONV_P_GROUPS];
+  /* views (int8, groups 1 only: model_validate_views.c) */
+  g->xs = (int)yrt_pixel_stride(m, x);
+  g->ys = (int)yrt_pixel_stride(m, y);
 }
 
 static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
@@ -155,7 +171,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
                     .cout = g->cout, .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw,
                     .pad_t = g->pad_t, .pad_l = g->pad_l, .dh = g->dh, .dw = g->dw,
                     .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
-                    .scale = c->requant, .lut = c->lut};
+                    .scale = c->requant, .lut = c->lut, .x_stride = g->xs, .y_stride = g->ys};
     if (yk_qconv_init(q, &s->isa) != 0 || q->variant == YK_QCONV_SCALAR) return YRT_OK;
     void *mem = NULL;
     if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0)
@@ -243,7 +259,7 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
       (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
       (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
       (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
-      (size_t)(g->cout / g->groups), (size_t)g->cin, (size_t)g->cout, (int8_t)c->x_zp, x->scale, c->kscale,
+      (size_t)(g->cout / g->groups), (size_t)g->xs, (size_t)g->ys, (int8_t)c->x_zp, x->scale, c->kscale,
       e->in[1], bias, (int8_t)c->y_zp, y->scale, c->i_min, c->i_max, 0, &op);
   if (xs == xnn_status_success) {
     xs = xnn_setup_convolution2d_nhwc_qc8(op, (size_t)g->n, (size_t)g->h, (size_t)g->w, e->in[0], e->out, s->pool);

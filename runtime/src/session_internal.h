@@ -44,6 +44,7 @@ typedef struct yrt_exec_concat {
   size_t outer;
   size_t inner[YRT_MAX_NODE_IO];
   yk_qparams qx[YRT_MAX_NODE_IO];
+  uint8_t in_place[YRT_MAX_NODE_IO]; /* slot already written by its producer (a view) */
   int n;
 } yrt_exec_concat;
 typedef struct yrt_exec_pool {

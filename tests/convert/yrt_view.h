@@ -111,14 +111,25 @@ static inline int yv_check_plan(const yv *v) {
       first[i] = 0;
       last[i] = (int)v->nn;
     }
-    if (v->t[i].offset % 64 || v->t[i].offset + v->t[i].nbytes > v->plan->arena_bytes) bad++;
+    if ((!v->t[i].view_holder && v->t[i].offset % 64) || v->t[i].offset + v->t[i].nbytes > v->plan->arena_bytes)
+      bad++;
   }
+  /* Live tensors never share bytes; a view counts as its holder's bytes, and views of one holder
+   * conflict only when their channels do (a holder and its own views are one buffer). */
   for (uint32_t i = 0; i < v->nt; i++)
     for (uint32_t j = i + 1; j < v->nt; j++) {
       const yrt_tensor_rec *a = &v->t[i], *b = &v->t[j];
       if (a->kind == YRT_TENSOR_CONST || b->kind == YRT_TENSOR_CONST) continue;
       if (first[i] > last[j] || first[j] > last[i]) continue;
-      if (a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes) bad++;
+      const uint32_t ri = a->view_holder ? a->view_holder - 1 : i, rj = b->view_holder ? b->view_holder - 1 : j;
+      if (ri == rj) {
+        if (a->view_holder && b->view_holder && a->view_channel < b->view_channel + (uint32_t)b->dims[3] &&
+            b->view_channel < a->view_channel + (uint32_t)a->dims[3])
+          bad++;
+        continue;
+      }
+      const yrt_tensor_rec *ra = &v->t[ri], *rb = &v->t[rj];
+      if (ra->offset < rb->offset + rb->nbytes && rb->offset < ra->offset + ra->nbytes) bad++;
     }
   free(first);
   free(last);

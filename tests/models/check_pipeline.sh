@@ -92,6 +92,20 @@ if "$B/tools/yolort-eval" "$W/synth-320.yrt" "$W/images" "$W/labels" -n 1 --dets
   echo "FAIL: --dets into a missing directory was accepted"; exit 1
 fi
 grep -q "cannot write" "$W/eval.bad.log" || { echo "FAIL: no error naming the --dets file"; exit 1; }
+# Zero-copy views (default): convs write into Concat buffers and read Split halves in place;
+# the detections are byte-identical to the copying model's (--no-views), threaded or not
+"$B/tools/yolort-convert" "$W/synth-320.qdq.onnx" -o "$W/synth-320.views.yrt" > "$W/convert.views.log"
+"$B/tools/yolort-convert" "$W/synth-320.qdq.onnx" -o "$W/synth-320.noviews.yrt" --no-views > "$W/convert.noviews.log"
+nv=$(sed -n 's/^zero-copy views: \([0-9]*\).*/\1/p' "$W/convert.views.log")
+echo "zero-copy views: ${nv:-none}"
+[ "${nv:-0}" -ge 4 ] || { echo "FAIL: fewer than 4 views on the synthetic model"; exit 1; }
+grep -q "^zero-copy views: 0 " "$W/convert.noviews.log" || { echo "FAIL: --no-views made views"; exit 1; }
+"$B/tools/yolort-eval" "$W/synth-320.views.yrt" "$W/images" "$W/labels" -n 4 --dets "$W/views.dets" -q > /dev/null
+"$B/tools/yolort-eval" "$W/synth-320.views.yrt" "$W/images" "$W/labels" -n 4 --threads 1 --dets "$W/views1.dets" -q > /dev/null
+"$B/tools/yolort-eval" "$W/synth-320.noviews.yrt" "$W/images" "$W/labels" -n 4 --dets "$W/noviews.dets" -q > /dev/null
+[ "$(grep -c '^D' "$W/views.dets")" -gt 100 ] || { echo "FAIL: too few detections to compare"; exit 1; }
+cmp "$W/views.dets" "$W/noviews.dets" && cmp "$W/views1.dets" "$W/noviews.dets" ||
+  { echo "FAIL: views change the detections"; exit 1; }
 "$B/tools/yolort-inspect" "$W/synth-320.qdq.onnx" --images "$W/images" -n 4 -q > "$W/inspect.log"
 db=$(sed -n 's/^output0 SQNR \([-0-9.]*\) dB.*/\1/p' "$W/inspect.log")
 echo "output0 SQNR int8 vs fp32: $db dB"

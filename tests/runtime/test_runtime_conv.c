@@ -41,6 +41,7 @@ static void geom_of(const conv_case *c, yrt_conv_geom *g) {
   g->ow = out_dim(c->w, c->kw, c->sw, c->pl, c->pr, c->dw);
   g->kh = c->kh, g->kw = c->kw, g->sh = c->sh, g->sw = c->sw, g->pad_t = c->pt, g->pad_l = c->pl;
   g->dh = c->dh, g->dw = c->dw, g->groups = c->groups;
+  g->xs = g->ys = 0;
 }
 
 /* Session output is logical NCHW; ref is NHWC. */
@@ -213,7 +214,7 @@ static void test_conv_i8_fallback(void **state) {
 static void test_conv_ref_by_hand(void **state) {
   (void)state;
   /* 1x3x3x1 input 1..9, 2x2 kernel of ones, stride 1, no pad: sums of 2x2 windows. */
-  yrt_conv_geom g = {1, 3, 3, 1, 2, 2, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1};
+  yrt_conv_geom g = {1, 3, 3, 1, 2, 2, 1, 2, 2, 1, 1, 0, 0, 1, 1, 1, 0, 0};
   float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, w[4] = {1, 1, 1, 1}, y[4];
   yrt_conv_ref_f32(&g, x, w, NULL, -INFINITY, INFINITY, y);
   assert_true(y[0] == 12 && y[1] == 16 && y[2] == 24 && y[3] == 28);

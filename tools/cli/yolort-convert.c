@@ -1,6 +1,6 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
- *                  [--no-fuse-head] [-v]
+ *                  [--no-fuse-head] [--no-views] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -12,13 +12,15 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
-          "                      [--no-fuse-head] [-v]\n"
+          "                      [--no-fuse-head] [--no-views] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
           "                    onnxruntime; default: the detection head runs in float)\n"
           "  --no-fuse-head    keep the Detect head's decode (DFL, dist2bbox, sigmoid) as separate\n"
           "                    nodes instead of one detect_decode node\n"
+          "  --no-views        copy every Concat input and Split output (default: convs write into\n"
+          "                    Concat buffers and read Split halves in place where they can)\n"
           "  -v                list every lowered node\n");
 }
 
@@ -60,6 +62,8 @@ int main(int argc, char **argv) {
       opt.exact_qdq = 1;
     } else if (strcmp(argv[i], "--no-fuse-head") == 0) {
       opt.no_fuse_head = 1;
+    } else if (strcmp(argv[i], "--no-views") == 0) {
+      opt.no_views = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
       opt.verbose = 1;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

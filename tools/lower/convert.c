@@ -99,6 +99,7 @@ static void print_nodes(const lw_ctx *c, FILE *f) {
       for (int d = 0; d < t->rank; d++) fprintf(f, "%s%lld", d ? "," : "", (long long)t->dims[d]);
       fprintf(f, "]%s @%llu", t->layout == YRT_LAYOUT_NHWC ? "nhwc" : "",
               (unsigned long long)t->offset);
+      if (t->view_holder) fprintf(f, " (view: channel %d of %s)", t->view_ch, c->t[t->view_holder - 1].name);
     }
     fprintf(f, "\n");
   }
@@ -130,6 +131,7 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
                                                       : lw_lower_node(&c, order[i])) != YRT_OK)
       goto done;
   if ((st = add_outputs(&c)) != YRT_OK) goto done;
+  if (!(o && o->no_views) && (st = lw_plan_views(&c, &rep->n_views)) != YRT_OK) goto done;
   if ((st = lw_plan_memory(&c)) != YRT_OK) goto done;
   uint32_t flags = 0;
   if (g->synthetic || (o && o->synthetic)) flags |= YRT_FLAG_SYNTHETIC;
@@ -210,6 +212,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
               r->n_fp32[op]);
   fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d, Split+Concat re-joins removed: %d\n",
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
+  fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
+          r->n_views);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8) {

@@ -28,6 +28,8 @@ typedef struct yrt_convert_options {
                                    reproduce onnxruntime (default 0: head in float) */
   int no_fuse_head;             /* 1: keep the Detect head's decode as separate nodes (default 0:
                                    one detect_decode node; never under exact_qdq) */
+  int no_views;                 /* 1: every Concat / Split copies (default 0: zero-copy views
+                                   where the kernels allow, plan_views.c) */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -50,6 +52,7 @@ typedef struct yrt_convert_report {
   char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
+  int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
   yrt_convert_fp32_note fp32[YRT_CONVERT_MAX_NOTES];

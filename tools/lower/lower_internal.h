@@ -29,6 +29,7 @@ typedef struct lw_tensor {
   float *scales; /* per-channel (owned), n_scales > 1 */
   int n_scales;
   int q_axis;
+  int view_holder, view_ch; /* a view: 1 + holder tensor, first channel in it (plan_views.c) */
   int first, last; /* liveness in node order (plan_memory.c) */
   uint64_t offset; /* arena offset (ACT/INPUT/OUTPUT) */
 } lw_tensor;
@@ -133,6 +134,9 @@ yrt_status lw_spatial_params(lw_ctx *c, const ir_node *n, int64_t h, int64_t w, 
                              int64_t oh, int64_t ow, int ceil_mode, int32_t *p);
 yrt_status lw_lower_conv(lw_ctx *c, int ni);
 yrt_status lw_lower_node(lw_ctx *c, int ni);
+
+/* ---- plan_views.c: zero-copy Concat / Split as tensor views; *n_views made. */
+yrt_status lw_plan_views(lw_ctx *c, int *n_views);
 
 /* ---- plan_memory.c */
 yrt_status lw_plan_memory(lw_ctx *c);

@@ -1,4 +1,4 @@
-/* plan_memory.c — arena offsets for every ACT/INPUT/OUTPUT tensor.
+/* plan_memory.c — arena offsets for every ACT/INPUT/OUTPUT tensor (views: inside their holder).
  * Liveness in node order (first write .. last read, inclusive, so a node's output never
  * overlaps its inputs); graph inputs/outputs live the whole run. Placement is greedy first-fit
  * by decreasing size (TFLite Micro's GreedyMemoryPlanner idea), 64-byte aligned. */
@@ -54,11 +54,23 @@ yrt_status lw_plan_memory(lw_ctx *c) {
   int n_items = 0;
   for (int i = 0; i < nt; i++) {
     lw_tensor *t = &c->t[i];
-    if (t->kind == YRT_TENSOR_CONST) continue;
-    if (t->kind != YRT_TENSOR_ACT || t->first < 0) { /* inputs, outputs, unused */
+    if (t->kind != YRT_TENSOR_CONST && (t->kind != YRT_TENSOR_ACT || t->first < 0)) { /* I/O, unused */
       t->first = 0;
       t->last = nn;
     }
+  }
+  /* A view lives in its holder: the holder's buffer is needed from the first view's write to
+   * the last read of any of them (plan_views.c). */
+  for (int i = 0; i < nt; i++) {
+    const lw_tensor *t = &c->t[i];
+    if (!t->view_holder) continue;
+    lw_tensor *h = &c->t[t->view_holder - 1];
+    if (t->first < h->first) h->first = t->first;
+    if (t->last > h->last) h->last = t->last;
+  }
+  for (int i = 0; i < nt; i++) {
+    lw_tensor *t = &c->t[i];
+    if (t->kind == YRT_TENSOR_CONST || t->view_holder) continue;
     items[n_items].t = i;
     items[n_items].size = align64(t->nbytes ? t->nbytes : 1);
     n_items++;
@@ -87,6 +99,10 @@ yrt_status lw_plan_memory(lw_ctx *c) {
     }
     t->offset = off;
     if (off + items[i].size > arena) arena = off + items[i].size;
+  }
+  for (int i = 0; i < nt; i++) {
+    lw_tensor *t = &c->t[i];
+    if (t->view_holder) t->offset = c->t[t->view_holder - 1].offset + (uint64_t)t->view_ch * lw_dtype_size(t->dtype);
   }
   free(items);
   free(placed);

@@ -137,6 +137,8 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     r.q_axis = (uint32_t)t->q_axis;
     r.n_scales = t->n_scales > 1 ? (uint32_t)t->n_scales : 0;
     r.scales_offset = t->n_scales > 1 ? soff[i] : 0;
+    r.view_holder = (uint32_t)t->view_holder;
+    r.view_channel = (uint32_t)t->view_ch;
     memcpy(img + sec_off[1] + (size_t)i * sizeof r, &r, sizeof r);
     if (t->kind == YRT_TENSOR_CONST && t->nbytes) memcpy(wbase + woff[i], t->data, t->nbytes);
     if (t->n_scales > 1) memcpy(wbase + soff[i], t->scales, 4u * (size_t)t->n_scales);

@@ -1,0 +1,114 @@
+/* plan_views.c — zero-copy Concat and Split (the tensor views of yolort_format.h).
+ *
+ * A Concat input made by an int8 conv (groups 1) becomes a view of the Concat's output: the conv
+ * writes its channels straight into the Concat's buffer with a pixel stride, and the Concat copies
+ * nothing for it. It needs the input to carry the output's quantization (our quantizer's Concat
+ * ties give it that) and every other reader to take a strided input (int8 convs, slices). A
+ * channel Slice (a Split half) whose readers are all int8 convs becomes a view of its input's
+ * holder, read in place. Views are planned here; plan_memory.c places them inside their holders
+ * and model_validate_views.c is the runtime's side of the same rules. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lower_internal.h"
+
+typedef struct vp {
+  lw_ctx *c;
+  int *producer; /* per tensor: node writing it, -1 */
+} vp;
+
+static int is_i8_nhwc_act(const lw_tensor *t) {
+  return t->kind == YRT_TENSOR_ACT && t->dtype == YRT_I8 && t->layout == YRT_LAYOUT_NHWC && t->rank == 4 &&
+         t->n_scales <= 1;
+}
+
+static int conv_takes_views(const lw_ctx *c, const lw_node *n) {
+  return n->op == YRT_OP_CONV2D && c->t[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
+}
+
+static int root_of(const lw_ctx *c, int t) { return c->t[t].view_holder ? c->t[t].view_holder - 1 : t; }
+
+/* Every reader of t other than node `except` reads it as a conv's input 0 or a slice's input. */
+static int readers_take_views(const lw_ctx *c, int t, int except) {
+  for (int k = 0; k < c->nn; k++) {
+    const lw_node *n = &c->n[k];
+    if (k == except) continue;
+    for (int j = 0; j < n->n_in; j++) {
+      if (n->in[j] != t) continue;
+      if (!((j == 0 && conv_takes_views(c, n)) || (j == 0 && n->op == YRT_OP_SLICE))) return 0;
+    }
+  }
+  return 1;
+}
+
+static int is_graph_output(const lw_ctx *c, int t) {
+  for (int k = 0; k < c->n_outputs; k++)
+    if (c->outputs[k] == t) return 1;
+  return 0;
+}
+
+/* Concat node k: its conv-made inputs become views of its output. */
+static int concat_views(vp *v, int k) {
+  lw_ctx *c = v->c;
+  const lw_node *n = &c->n[k];
+  const lw_tensor *y = &c->t[n->out[0]];
+  if (n->p[0] != 3 || !is_i8_nhwc_act(y) || y->view_holder || is_graph_output(c, n->out[0])) return 0;
+  int made = 0;
+  int64_t off = 0;
+  for (int j = 0; j < n->n_in; j++) {
+    const int t = n->in[j];
+    lw_tensor *x = &c->t[t];
+    const int64_t cj = x->dims[3];
+    int once = 1;
+    for (int i = 0; i < n->n_in; i++) once &= i == j || n->in[i] != t;
+    const int p = v->producer[t];
+    if (once && p >= 0 && p < k && is_i8_nhwc_act(x) && !x->view_holder && !is_graph_output(c, t) &&
+        x->scale == y->scale && x->zp == y->zp && x->dims[0] == y->dims[0] && x->dims[1] == y->dims[1] &&
+        x->dims[2] == y->dims[2] && conv_takes_views(c, &c->n[p]) &&
+        root_of(c, c->n[p].in[0]) != n->out[0] && readers_take_views(c, t, k)) {
+      x->view_holder = n->out[0] + 1;
+      x->view_ch = (int)off;
+      made++;
+    }
+    off += cj;
+  }
+  return made;
+}
+
+/* Slice node k: a channel range, every reader an int8 conv: a view of its input's holder. */
+static int slice_view(vp *v, int k) {
+  lw_ctx *c = v->c;
+  const lw_node *n = &c->n[k];
+  const int xt = n->in[0], yt = n->out[0];
+  const lw_tensor *x = &c->t[xt];
+  lw_tensor *y = &c->t[yt];
+  if (!is_i8_nhwc_act(x) || !is_i8_nhwc_act(y) || y->view_holder || is_graph_output(c, yt)) return 0;
+  if (x->scale != y->scale || x->zp != y->zp) return 0;
+  for (int d = 0; d < 4; d++)
+    if (n->p[6 + d] != 1 || (d < 3 && (n->p[d] != 0 || x->dims[d] != y->dims[d]))) return 0;
+  for (int r = 0; r < c->nn; r++) {
+    const lw_node *m = &c->n[r];
+    for (int j = 0; j < m->n_in; j++)
+      if (m->in[j] == yt && !(j == 0 && conv_takes_views(c, m) && root_of(c, m->out[0]) != root_of(c, xt)))
+        return 0;
+  }
+  y->view_holder = root_of(c, xt) + 1;
+  y->view_ch = (x->view_holder ? x->view_ch : 0) + n->p[3];
+  return 1;
+}
+
+yrt_status lw_plan_views(lw_ctx *c, int *n_views) {
+  *n_views = 0;
+  vp v = {c, malloc(sizeof(int) * (size_t)(c->nt ? c->nt : 1))};
+  if (!v.producer) return lw_err(c, YRT_ERR_NOMEM, "convert: out of memory (views)");
+  for (int i = 0; i < c->nt; i++) v.producer[i] = -1;
+  for (int k = 0; k < c->nn; k++) v.producer[c->n[k].out[0]] = k;
+  /* Concats first: a Split half of a conv output that went into a Concat's buffer is then a
+   * view of that buffer. */
+  for (int k = 0; k < c->nn; k++)
+    if (c->n[k].op == YRT_OP_CONCAT) *n_views += concat_views(&v, k);
+  for (int k = 0; k < c->nn; k++)
+    if (c->n[k].op == YRT_OP_SLICE) *n_views += slice_view(&v, k);
+  free(v.producer);
+  return YRT_OK;
+}
