@@ -10,7 +10,8 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
       c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
       c->pad_t < 0 || c->pad_l < 0 || !c->weights || !c->scale || c->x_zp < -128 ||
       c->x_zp > 127 || c->y_zp < -128 || c->y_zp > 127 || (c->x_stride && c->x_stride < c->cin) ||
-      (c->y_stride && c->y_stride < c->cout) || c->x_stride < 0 || c->y_stride < 0)
+      (c->y_stride && c->y_stride < c->cout) || c->x_stride < 0 || c->y_stride < 0 ||
+      (c->out_f32 && c->lut))
     return -1;
   c->variant = YK_QCONV_SCALAR;
   c->mr = c->nz = 0;
@@ -31,10 +32,11 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   /* 256-bit variants: AVX-VNNI, else plain AVX2 (the runtime falls back to XNNPACK on scalar).
    * Not AVX2 on an AVX-512 CPU without VNNI: XNNPACK's 512-bit qc8 kernels beat our 256-bit
    * vpmaddwd one there (measured 110 vs 70 GMAC/s single-thread, docs/performance.md). */
-  const int v256 = !isa                        ? 0
-                   : isa->avxvnni              ? YK_QCONV_AVXVNNI
-                   : isa->avx2 && !isa->avx512 ? YK_QCONV_AVX2
-                                               : 0;
+  /* A float-output conv has no XNNPACK operator to fall back to: AVX2 wherever it exists. */
+  const int v256 = !isa                                         ? 0
+                   : isa->avxvnni                               ? YK_QCONV_AVXVNNI
+                   : isa->avx2 && (!isa->avx512 || c->out_f32) ? YK_QCONV_AVX2
+                                                                : 0;
   if (c->variant == YK_QCONV_SCALAR && v256) {
     c->variant = v256;
     yk_qconv_blocking__avx2(c->cout, v256 == YK_QCONV_AVXVNNI, &c->mr, &c->nz);
@@ -80,7 +82,7 @@ void yk_qconv_pack(yk_qconv *c, void *mem) {
   (void)mem;
 }
 
-void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
 #if defined(YK_ARCH_X86_64)
   if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
     yk_qconv_rows__avx512vnni(c, x, y, row0, row1);

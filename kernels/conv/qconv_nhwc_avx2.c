@@ -95,7 +95,7 @@ void yk_qconv_pack__avx2(yk_qconv *c, void *mem) {
 
 
 
-void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
                           yk_qa_block_fn full, yk_qa_block_fn last) {
   const uint8_t *base = c->packed;
   const int c8 = cout8(c), cols = c8 / 8, MR = c->mr, NZ = c->nz;
@@ -126,7 +126,8 @@ void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 8 * col0;
       a.scale = scale + 8 * col0;
-      a.y = y + (size_t)p0 * ys + 8 * col0;
+      if (c->out_f32) a.yf = (float *)y + (size_t)p0 * ys + 8 * col0;
+      else a.y = (int8_t *)y + (size_t)p0 * ys + 8 * col0;
       a.nch = c->cout - 8 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }
@@ -193,7 +194,7 @@ static yk_qa_block_fn pick_block(int mr, int nz) {
   }
 }
 
-void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
   const int cols = (c->cout + 7) / 8;
   const int nlast = cols % c->nz ? cols % c->nz : c->nz;
   yk_qconv_drive__avx2(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));

@@ -33,6 +33,7 @@ typedef struct yk_qa_block_args {
   const int32_t *bias; /* at the block's first channel */
   const float *scale;
   int8_t *y; /* first pixel, block's first channel */
+  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
   int ystride, nch, mr;
   float hi;
   int32_t y_zp;
@@ -43,7 +44,7 @@ typedef void (*yk_qa_block_fn)(const yk_qa_block_args *);
 
 /* The tile driver: builds segment pointers for MR pixels at a time and calls full (NZ columns)
  * or last (the remaining columns) on each block of output channels. */
-void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
                           yk_qa_block_fn full, yk_qa_block_fn last);
 
 /* The reference's requantization on 8 channels. min(v, hi) keeps cvt from overflowing upward
@@ -112,6 +113,27 @@ static inline __attribute__((always_inline)) void yk_qa_store(const yk_qa_block_
 static inline __attribute__((always_inline)) void yk_qa_output(
     const yk_qa_block_args *a, __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX], const int MR,
     const int NZ) {
+  if (a->yf) { /* float output: (float)acc * scale, 8 channels per store */
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) {
+      if (m >= a->mr) break;
+#pragma GCC unroll 3
+      for (int z = 0; z < NZ; z++) {
+        const int n = a->nch - 8 * z;
+        if (n <= 0) break;
+        const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc[m][z]), _mm256_loadu_ps(a->scale + 8 * z));
+        float *yo = a->yf + (size_t)m * a->ystride + 8 * z;
+        if (n >= 8) {
+          _mm256_storeu_ps(yo, v);
+        } else {
+          _Alignas(32) float t[8];
+          _mm256_store_ps(t, v);
+          memcpy(yo, t, sizeof(float) * (size_t)n);
+        }
+      }
+    }
+    return;
+  }
   const __m256 hi = _mm256_set1_ps(a->hi);
   __m256i q[4];
   int k = 0;

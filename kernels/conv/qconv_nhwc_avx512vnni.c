@@ -111,6 +111,7 @@ typedef struct block_args {
   const int32_t *bias; /* at the block's first channel */
   const float *scale;
   int8_t *y; /* first pixel, block's first channel */
+  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
   int ystride, nch, mr;
   float hi;
   int32_t y_zp;
@@ -195,6 +196,21 @@ static inline __attribute__((always_inline)) void block_kernel(const block_args 
       }
     }
   }
+  if (a->yf) { /* float output: (float)acc * scale, 16 channels per masked store */
+#pragma GCC unroll 16
+    for (int m = 0; m < MR; m++) {
+      if (m >= a->mr) break;
+#pragma GCC unroll 5
+      for (int z = 0; z < NZ; z++) {
+        const int n = a->nch - 16 * z;
+        if (n <= 0) break;
+        const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[m][z]), _mm512_loadu_ps(a->scale + 16 * z));
+        _mm512_mask_storeu_ps(a->yf + (size_t)m * a->ystride + 16 * z,
+                              n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1), v);
+      }
+    }
+    return;
+  }
   /* Output: the MR x NZ accumulators in pixel-major order, 4 zmm per pack (64 bytes). */
   const __m512 hi = _mm512_set1_ps(a->hi);
   __m512i q[4];
@@ -273,7 +289,7 @@ static block_fn pick_block(int mr, int nz) {
 
 
 
-void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0,
+void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0,
                                int row1) {
   const uint8_t *base = c->packed;
   const int c16 = cout16(c), cols = c16 / 16, MR = c->mr, NZ = c->nz;
@@ -359,7 +375,8 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, in
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 16 * col0;
       a.scale = scale + 16 * col0;
-      a.y = y + (size_t)p0 * ys + 16 * col0;
+      if (c->out_f32) a.yf = (float *)y + (size_t)p0 * ys + 16 * col0;
+      else a.y = (int8_t *)y + (size_t)p0 * ys + 16 * col0;
       a.nch = c->cout - 16 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }

@@ -101,7 +101,7 @@ void yk_qconv_pack__neon(yk_qconv *c, void *mem) {
 
 
 
-void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
                           yk_qn_block_fn full, yk_qn_block_fn last) {
   const uint8_t *base = c->packed;
   const int c4 = cout4(c), cols = c4 / 4, MR = c->mr, NZ = c->nz;
@@ -127,7 +127,8 @@ void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + 4 * col0;
       a.scale = scale + 4 * col0;
-      a.y = y + (size_t)p0 * ys + 4 * col0;
+      if (c->out_f32) a.yf = (float *)y + (size_t)p0 * ys + 4 * col0;
+      else a.y = (int8_t *)y + (size_t)p0 * ys + 4 * col0;
       a.nch = c->cout - 4 * col0;
       (col0 + NZ <= cols ? full : last)(&a);
     }
@@ -211,7 +212,7 @@ static void block_8x1(const yk_qn_block_args *a) { block_kernel(a, 8, 1); }
 static void block_4x1(const yk_qn_block_args *a) { block_kernel(a, 4, 1); }
 static void block_4x2(const yk_qn_block_args *a) { block_kernel(a, 4, 2); }
 
-void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
   const int cols = cout4(c) / 4;
   if (c->mr == 8) {
     yk_qconv_drive__neon(c, x, y, row0, row1, block_8x1, block_8x1);

@@ -31,6 +31,7 @@ typedef struct yk_qn_block_args {
   const int32_t *bias; /* at the block's first channel */
   const float *scale;
   int8_t *y; /* first pixel, block's first channel */
+  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
   int ystride, nch, mr;
   int pair; /* yk_qconv.w_sym */
   float lo, hi;
@@ -42,7 +43,7 @@ typedef void (*yk_qn_block_fn)(const yk_qn_block_args *);
 
 /* The tile driver: builds segment pointers for MR pixels at a time and calls full (NZ columns)
  * or last (the remaining columns) on each block of output channels. */
-void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1,
+void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
                           yk_qn_block_fn full, yk_qn_block_fn last);
 
 /* The reference's requantization on 4 channels: the same float multiply, the same clamp to
@@ -59,6 +60,22 @@ static inline int32x4_t yk_qn_requant4(int32x4_t acc, const float *scale, float3
 static inline __attribute__((always_inline)) void yk_qn_output(const yk_qn_block_args *a, int m,
                                                                const int32x4_t *acc,
                                                                const int NZ) {
+  if (a->yf) { /* float output: (float)acc * scale, 4 channels per store */
+    float *yo = a->yf + (size_t)m * a->ystride;
+    for (int z = 0; z < NZ; z++) {
+      const int n = a->nch - 4 * z;
+      if (n <= 0) break;
+      const float32x4_t v = vmulq_f32(vcvtq_f32_s32(acc[z]), vld1q_f32(a->scale + 4 * z));
+      if (n >= 4) {
+        vst1q_f32(yo + 4 * z, v);
+      } else {
+        float t[4];
+        vst1q_f32(t, v);
+        memcpy(yo + 4 * z, t, sizeof(float) * (size_t)n);
+      }
+    }
+    return;
+  }
   const float32x4_t lo = vdupq_n_f32(a->lo), hi = vdupq_n_f32(a->hi);
   const int32x4_t zp = vdupq_n_s32(a->y_zp);
   int16x8_t h01, h23 = vdupq_n_s16(0);

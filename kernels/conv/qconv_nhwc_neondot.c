@@ -86,7 +86,7 @@ static yk_qn_block_fn pick_block(int mr, int nz) {
   }
 }
 
-void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1) {
+void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
   const int cols = (c->cout + 3) / 4;
   const int nlast = cols % c->nz ? cols % c->nz : c->nz;
   yk_qconv_drive__neon(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));

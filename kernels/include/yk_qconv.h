@@ -11,6 +11,7 @@
  *   acc[c]  = bias[c] + sum_{taps,ci} (x - x_zp) * w
  *   v       = clamp((float)acc[c] * scale[c], -128 - y_zp, 127 - y_zp)
  *   y       = round_half_even(v) + y_zp;  y = lut ? lut[y + 128] : y
+ *   (out_f32: y = (float)acc[c] * scale[c], stored as float)
  *
  * Blocking (AVX-512 VNNI): a tile of MR output pixels x NZ*16 output channels; K is walked as
  * "segments" — with dw == 1 one segment per kernel row (kw*cin contiguous NHWC bytes, so cin need
@@ -64,6 +65,10 @@ typedef struct yk_qconv {
    * read a channel range of a wider tensor and write into one (a Concat's buffer, zero-copy);
    * with x_stride != cin, K is cut per tap (a kernel row is no longer contiguous). */
   int x_stride, y_stride;
+  /* 1: y is float, (float)acc[c] * scale[c] with scale = s_x * s_w[c] (no clamp, zero point or
+   * LUT): an int8 conv whose output feeds float code (the detection head's last convs), so the
+   * output is not rounded to 256 levels and no dequantize pass is needed. y_stride counts floats. */
+  int out_f32;
   /* filled by yk_qconv_init / yk_qconv_pack */
   int variant;
   int mr, nz; /* pixels x 16- (AVX-512 VNNI), 8- (AVX-VNNI, AVX2) or 4-channel (NEON) columns */
@@ -79,12 +84,12 @@ typedef struct yk_qconv {
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa);
 /* Pack weights/bias into mem (c->packed_bytes bytes, 64-byte aligned). */
 void yk_qconv_pack(yk_qconv *c, void *mem);
-/* Output rows [row0, row1) of the flattened n*oh rows. */
-void yk_qconv_rows(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+/* Output rows [row0, row1) of the flattened n*oh rows; y is int8_t*, or float* with out_f32. */
+void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 
 /* Variants, exposed for tests. */
-void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
-void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 /* Fills c->seg_span/nseg/seg_bytes from the shape and c->mr (0 when this variant cannot run it),
  * returns the packed size for c->nz. */
 size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
@@ -92,16 +97,16 @@ size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
 #if YK_ARCH_X86_64
-void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
-void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 /* As the AVX-512 ones, for c->variant AVXVNNI or AVX2 (same pieces, contents per variant). */
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
 void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz);
 void yk_qconv_pack__avx2(yk_qconv *c, void *mem);
 #endif
 #if YK_ARCH_AARCH64
-void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
-void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, int8_t *y, int row0, int row1);
+void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 /* As the VNNI ones, for c->variant NEON or NEONDOT (both share one packed layout). */
 size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
 void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz);

@@ -82,10 +82,14 @@ static yrt_status check_conv(const vctx *v) {
                (unsigned)w->rank, (unsigned)y->rank);
   if (w->kind != YRT_TENSOR_CONST || (b && b->kind != YRT_TENSOR_CONST))
     return bad(v, YRT_ERR_UNSUPPORTED, "weights and bias must be constants");
-  const int is_i8 = y->dtype == YRT_I8;
+  /* int8 arithmetic (i8 x and w, i32 bias), output int8 or, groups 1 only, float (the float
+   * head's last convs: (float)acc * s_x * s_w[c]) */
+  const int is_i8 = x->dtype == YRT_I8;
   if (is_i8) {
-    if (x->dtype != YRT_I8 || w->dtype != YRT_I8 || (b && b->dtype != YRT_I32))
-      return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv needs i8 x/w/y and i32 bias");
+    if (w->dtype != YRT_I8 || (b && b->dtype != YRT_I32) || (y->dtype != YRT_I8 && y->dtype != YRT_F32))
+      return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv needs i8 x/w, i32 bias and an i8 or f32 output");
+    if (y->dtype == YRT_F32 && p[YRT_CONV_P_GROUPS] != 1)
+      return bad(v, YRT_ERR_UNSUPPORTED, "an int8 conv with float output must have groups 1");
     if (w->zero_point != 0) return bad(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
     if (w->n_scales > 1 && w->q_axis != 0) return bad(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
   } else if (y->dtype == YRT_F32) {
@@ -135,11 +139,11 @@ static yrt_status check_conv(const vctx *v) {
                (int)y->dims[1], (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
   const int32_t act = p[YRT_CONV_P_ACT];
   if (!range_ok(act, YRT_UNARY_NONE, YRT_UNARY_IDENTITY)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
-  if (is_i8 && act != YRT_UNARY_NONE && act != YRT_UNARY_RELU && act != YRT_UNARY_IDENTITY)
+  if (y->dtype == YRT_I8 && act != YRT_UNARY_NONE && act != YRT_UNARY_RELU && act != YRT_UNARY_IDENTITY)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv fuses only relu (act %d; use a LUT)", (int)act);
   const int32_t lut = p[YRT_CONV_P_LUT];
   if (lut != -1) {
-    if (!is_i8) return bad(v, YRT_ERR_FORMAT, "LUT on a float conv");
+    if (y->dtype != YRT_I8) return bad(v, YRT_ERR_FORMAT, "LUT on a float-output conv");
     if (lut < 0 || (uint32_t)lut >= v->m->n_tensors) return bad(v, YRT_ERR_FORMAT, "LUT tensor index %d", (int)lut);
     const yrt_tensor_rec *t = &v->m->tensors[lut];
     if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)

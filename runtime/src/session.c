@@ -237,7 +237,10 @@ int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n) {
 const char *yrt_session_node_kind(const yrt_session *s, int i) {
   if (!s || i < 0 || (uint32_t)i >= s->n_exec) return NULL;
   const yrt_node_rec *n = s->exec[i].node;
-  return yrt_node_kind_name(n->op, s->model->tensors[n->out[0]].dtype);
+  const uint32_t dt = s->model->tensors[n->out[0]].dtype;
+  /* an int8 conv with float output (the head's last convs) is its own kind in profiles */
+  if (n->op == YRT_OP_CONV2D && dt == YRT_F32 && s->model->tensors[n->in[0]].dtype == YRT_I8) return "conv2d.i8f32";
+  return yrt_node_kind_name(n->op, dt);
 }
 
 const char *yrt_session_node_name(const yrt_session *s, int i) {

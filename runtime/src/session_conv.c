@@ -50,7 +50,7 @@ static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_erro
 typedef struct own_conv_task {
   const yrt_exec_conv *c;
   const int8_t *x;
-  int8_t *y;
+  void *y;
   int rows;
 } own_conv_task;
 
@@ -69,6 +69,17 @@ static void own_conv_task_fn(void *ctx, size_t i) {
 }
 
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
+
+static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_conv *c = &e->u.conv;
+  own_conv_task t = {c, e->in[0], e->out, c->qc.n * c->qc.oh};
+  const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
+  if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
+  else own_conv_rows(&t, 0, t.rows);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
+  return YRT_OK;
+}
 
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
@@ -275,10 +286,53 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return YRT_OK;
 }
 
+/* int8 x and w, float y = (float)acc * s_x * s_w[c] (groups 1, validated): our conv kernel in
+ * its float-output mode (scalar where no SIMD variant exists: XNNPACK has no such operator),
+ * threaded over output rows; a float activation after it, as for a float conv. */
+static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
+  const yrt_conv_geom *g = &c->g;
+  const int act = n->p[YRT_CONV_P_ACT];
+  c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
+  c->x_zp = x->zero_point;
+  c->requant = malloc((size_t)g->cout * sizeof(float));
+  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
+  if (!c->requant || !c->zero_bias)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
+  const float *ws = yrt_tensor_scales(m, w);
+  for (int oc = 0; oc < g->cout; oc++) c->requant[oc] = x->scale * (ws ? ws[oc] : w->scale);
+  yk_qconv *q = &c->qc;
+  *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
+                  .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
+                  .dh = g->dh, .dw = g->dw, .x_zp = c->x_zp, .weights = e->in[1],
+                  .bias = e->in[2] ? e->in[2] : c->zero_bias, .scale = c->requant, .out_f32 = 1};
+  if (yk_qconv_init(q, &s->isa) != 0)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
+                         yrt_model_string(m, n->name));
+  if (q->packed_bytes) {
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, q->packed_bytes) != 0)
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'", yrt_model_string(m, n->name));
+    yk_qconv_pack(q, mem);
+    q->packed = mem;
+  }
+  const int rows = g->n * g->oh;
+  c->rows_per_task = (size_t)(rows + 15) / 16 ? (size_t)(rows + 15) / 16 : 1;
+  c->own = 1;
+  return YRT_OK;
+}
+
 yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   fill_geom(s->model, e->node, &c->g);
   c->out_numel = e->numel;
+  if (s->model->tensors[e->node->in[0]].dtype == YRT_I8 && s->model->tensors[e->node->out[0]].dtype == YRT_F32) {
+    e->run = run_conv_i8f32;
+    return prepare_i8f32(s, e, err);
+  }
   if (s->model->tensors[e->node->out[0]].dtype == YRT_I8) {
     e->run = run_conv_i8;
     return prepare_i8(s, e, err);

@@ -106,6 +106,15 @@ grep -q "^zero-copy views: 0 " "$W/convert.noviews.log" || { echo "FAIL: --no-vi
 [ "$(grep -c '^D' "$W/views.dets")" -gt 100 ] || { echo "FAIL: too few detections to compare"; exit 1; }
 cmp "$W/views.dets" "$W/noviews.dets" && cmp "$W/views1.dets" "$W/noviews.dets" ||
   { echo "FAIL: views change the detections"; exit 1; }
+# The head's six last convs: int8 weights and a float output (int8 -> f32 convs) by default,
+# float convs with --float-head-weights
+grep -q "^int8 convs with float output: 6 " "$W/convert.views.log" ||
+  { echo "FAIL: the head's last convs are not int8 -> f32"; cat "$W/convert.views.log"; exit 1; }
+"$B/tools/yolort-quantize" "$W/synth-320.onnx" "$W/images" -o "$W/synth-320.fhw.qdq.onnx" \
+  --float-head-weights -n 2 -q > /dev/null 2>&1
+"$B/tools/yolort-convert" "$W/synth-320.fhw.qdq.onnx" -o "$W/synth-320.fhw.yrt" > "$W/convert.fhw.log"
+[ "$(grep -c 'cv[23]\.[012]\.2/Conv .*weights not int8 symmetric' "$W/convert.fhw.log")" = 6 ] ||
+  { echo "FAIL: --float-head-weights did not keep the six head convs float"; exit 1; }
 "$B/tools/yolort-inspect" "$W/synth-320.qdq.onnx" --images "$W/images" -n 4 -q > "$W/inspect.log"
 db=$(sed -n 's/^output0 SQNR \([-0-9.]*\) dB.*/\1/p' "$W/inspect.log")
 echo "output0 SQNR int8 vs fp32: $db dB"

@@ -46,6 +46,7 @@ typedef struct qcase {
   int mr, nz;     /* 0: the blocking init picks (x86-64; on AArch64 only with .only) */
   int only;       /* 0 = every variant the CPU has (see run_qcase), else just this one */
   int x_extra, y_extra; /* pixel strides cin + x_extra / cout + y_extra (views of wider tensors) */
+  int f32;              /* float output (out_f32): (float)acc * scale */
 } qcase;
 
 /* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking; on AArch64 the
@@ -59,7 +60,8 @@ static int run_qcase(rng *r, qcase q) {
   const size_t xs = (size_t)(q.cin + q.x_extra), ys = (size_t)(q.cout + q.y_extra);
   size_t nx = (size_t)q.n * q.h * q.w * xs, nw = (size_t)q.cout * q.kh * q.kw * q.cin,
          ny = (size_t)q.n * oh * ow * ys;
-  int8_t *x = malloc(nx), *wt = malloc(nw), *y0 = malloc(ny), *y1 = malloc(ny);
+  const size_t es = q.f32 ? sizeof(float) : 1; /* bytes per output element */
+  int8_t *x = malloc(nx), *wt = malloc(nw), *y0 = malloc(ny * es), *y1 = malloc(ny * es);
   int32_t *bias = malloc(sizeof(int32_t) * q.cout);
   float *scale = malloc(sizeof(float) * q.cout);
   int8_t lut[256];
@@ -92,14 +94,14 @@ static int run_qcase(rng *r, qcase q) {
                 .dh = q.dh, .dw = q.dw,
                 .x_zp = q.x_zp == 999 ? (int32_t)(rnext(r) % 256) - 128 : q.x_zp,
                 .y_zp = q.y_zp == 999 ? (int32_t)(rnext(r) % 256) - 128 : q.y_zp,
-                .weights = wt, .bias = bias, .scale = scale, .lut = q.use_lut ? lut : NULL,
-                .x_stride = q.x_extra ? (int)xs : 0, .y_stride = q.y_extra ? (int)ys : 0};
+                .weights = wt, .bias = bias, .scale = scale, .lut = q.use_lut && !q.f32 ? lut : NULL,
+                .x_stride = q.x_extra ? (int)xs : 0, .y_stride = q.y_extra ? (int)ys : 0, .out_f32 = q.f32, 0};
   assert_int_equal(yk_qconv_init(&c, &isa), 0);
-  memset(y0, 0x55, ny); /* the channels between strided outputs must stay untouched */
+  memset(y0, 0x55, ny * es); /* the channels between strided outputs must stay untouched */
   yk_qconv_rows__scalar(&c, x, y0, 0, q.n * oh);
   if (q.x_extra || q.y_extra) { /* strided scalar == dense scalar on the same channels */
     const size_t npx = (size_t)q.n * q.h * q.w, npy = (size_t)q.n * oh * ow;
-    int8_t *xd = malloc(npx * q.cin + 1), *yd = malloc(npy * q.cout + 1);
+    int8_t *xd = malloc(npx * q.cin + 1), *yd = malloc(npy * q.cout * es + 1);
     assert_non_null(xd);
     assert_non_null(yd);
     for (size_t p = 0; p < npx; p++) memcpy(xd + p * q.cin, x + p * xs, (size_t)q.cin);
@@ -107,10 +109,10 @@ static int run_qcase(rng *r, qcase q) {
     d.x_stride = d.y_stride = 0;
     yk_qconv_rows__scalar(&d, xd, yd, 0, q.n * oh);
     for (size_t p = 0; p < npy; p++) {
-      if (memcmp(yd + p * q.cout, y0 + p * ys, (size_t)q.cout) != 0)
+      if (memcmp(yd + p * q.cout * es, y0 + p * ys * es, (size_t)q.cout * es) != 0)
         fail_msg("strided scalar differs from dense at pixel %zu", p);
-      for (size_t k = (size_t)q.cout; k < ys; k++)
-        if (y0[p * ys + k] != 0x55) fail_msg("strided scalar wrote channel %zu of pixel %zu", k, p);
+      for (size_t k = (size_t)q.cout * es; k < ys * es; k++)
+        if (y0[p * ys * es + k] != 0x55) fail_msg("strided scalar wrote byte %zu of pixel %zu", k, p);
     }
     free(xd);
     free(yd);
@@ -176,19 +178,19 @@ static int run_qcase(rng *r, qcase q) {
     void *mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);
     assert_non_null(mem);
     yk_qconv_pack(&c, mem);
-    memset(y1, 0x55, ny);
+    memset(y1, 0x55, ny * es);
     /* split rows unevenly, as threads would: [0, 1), [1, rows/3), [rows/3, rows) */
     const int rows = q.n * oh, a = rows > 1 ? 1 : rows, b = rows / 3 > a ? rows / 3 : a;
     yk_qconv_rows(&c, x, y1, 0, a);
     yk_qconv_rows(&c, x, y1, a, b);
     yk_qconv_rows(&c, x, y1, b, rows);
     for (size_t i = 0; i < ny; i++) {
-      if (y0[i] != y1[i])
+      if (memcmp(y0 + i * es, y1 + i * es, es) != 0)
         fail_msg("mismatch at %zu (pixel %zu ch %zu): scalar %d variant%d %d (n%d h%d w%d cin%d "
-                 "cout%d k%dx%d s%dx%d pad%d,%d,%d,%d d%dx%d lut%d scale%d mr%d nz%d)",
-                 i, i / ys, i % ys, y0[i], c.variant, y1[i], q.n, q.h, q.w, q.cin,
+                 "cout%d k%dx%d s%dx%d pad%d,%d,%d,%d d%dx%d lut%d scale%d mr%d nz%d f32 %d)",
+                 i, i / ys, i % ys, y0[i * es], c.variant, y1[i * es], q.n, q.h, q.w, q.cin,
                  q.cout, q.kh, q.kw, q.sh, q.sw, q.pt, q.pl, q.pb, q.pr, q.dh, q.dw, q.use_lut,
-                 q.big_scale, c.mr, c.nz);
+                 q.big_scale, c.mr, c.nz, q.f32);
     }
     free(mem);
   }
@@ -205,14 +207,14 @@ static int run_qcase(rng *r, qcase q) {
  * SIMD kernels take any cin; only machines without AVX2 or NEON run scalar). */
 static int expected_variant(void) {
   rng r = {3};
-  qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0};
+  qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0};
   return run_qcase(&r, q);
 }
 
 static void run_case(rng *r, int n, int h, int w, int cin, int cout, int k, int s, int pad,
                      int use_lut, int big_scale) {
   qcase q = {n, h, w, cin, cout, k, k, s, s, pad, pad, pad, pad, 1, 1, use_lut, big_scale,
-             999, 999, 0, 0, 0, 0, 0};
+             999, 999, 0, 0, 0, 0, 0, 0};
   assert_int_equal(run_qcase(r, q), expected_variant());
 }
 
@@ -242,7 +244,7 @@ static void odd_cin(void **state) {
     run_case(&r, 1, 5, 6, cins[i], 8, 1, 1, 0, 0, 1);
   }
   /* no padding, last pixel's kernel row ends at the last input byte */
-  qcase q = {1, 6, 6, 3, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0};
+  qcase q = {1, 6, 6, 3, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0};
   assert_int_equal(run_qcase(&r, q), expected_variant());
   q.sh = q.sw = 3;
   assert_int_equal(run_qcase(&r, q), expected_variant());
@@ -259,7 +261,7 @@ static void all_blockings(void **state) {
   for (int b = 0; b < (int)(sizeof mrnz / sizeof mrnz[0]); b++)
     for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
       qcase q = {1 + (i & 1), 5, 7, 4 * (1 + i % 5), couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
-                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1], 0, 0, 0};
+                 1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1], 0, 0, 0, 0};
       assert_int_equal(run_qcase(&r, q), expected_variant());
       q.kh = q.kw = 1;
       q.pt = q.pl = q.pb = q.pr = 0;
@@ -288,7 +290,7 @@ static void arm_blockings(void **state) {
     for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
       qcase q = {1 + (i & 1), 5, 7, 1 + (i * 3) % 17, couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
                  1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, blk[b][1], blk[b][2],
-                 blk[b][0], 0, 0};
+                 blk[b][0], 0, 0, 0};
       run_qcase(&r, q);
       q.kh = q.kw = 1;
       q.pt = q.pl = q.pb = q.pr = 0;
@@ -317,7 +319,7 @@ static void x86_256_blockings(void **state) {
       for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
         qcase q = {1 + (i & 1), 5, 7, 1 + (i * 3) % 17, couts[i], 3, 3, 1 + (b & 1), 1 + (b & 1),
                    1, 1, 1, 1, 1, 1, i & 1, (b + i) % 3 == 0, 999, 999, mrnz[b][0], mrnz[b][1],
-                   v ? YK_QCONV_AVX2 : YK_QCONV_AVXVNNI, 0, 0};
+                   v ? YK_QCONV_AVX2 : YK_QCONV_AVXVNNI, 0, 0, 0};
         run_qcase(&r, q);
         q.kh = q.kw = 1;
         q.pt = q.pl = q.pb = q.pr = 0;
@@ -337,18 +339,18 @@ static void odd_geometry(void **state) {
   rng r = {1234};
   /*         n  h   w   cin cout kh kw sh sw pt pl pb pr dh dw lut big xzp ypz mr nz */
   qcase cases[] = {
-      {1, 9, 11, 8, 20, 1, 3, 1, 2, 0, 1, 0, 2, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0},
-      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 1, 999, 999, 0, 0, 0, 0, 0},
-      {2, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0, 0, 0, 0},
-      {1, 8, 10, 6, 16, 3, 3, 1, 1, 1, 2, 1, 2, 1, 2, 0, 0, 999, 999, 0, 0, 0, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 999, 999, 0, 0, 0, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, -128, 127, 0, 0, 0, 0, 0},
-      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 127, -128, 0, 0, 0, 0, 0},
-      {1, 4, 5, 1200, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0},
-      {3, 3, 4, 24, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0},
-      {1, 1, 1, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0},
-      {1, 2, 3, 3, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 999, 999, 0, 0, 0, 0, 0},
-      {1, 4, 300, 16, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0},
+      {1, 9, 11, 8, 20, 1, 3, 1, 2, 0, 1, 0, 2, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 1, 999, 999, 0, 0, 0, 0, 0, 0},
+      {2, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 8, 10, 6, 16, 3, 3, 1, 1, 1, 2, 1, 2, 1, 2, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, -128, 127, 0, 0, 0, 0, 0, 0},
+      {1, 7, 7, 16, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 127, -128, 0, 0, 0, 0, 0, 0},
+      {1, 4, 5, 1200, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {3, 3, 4, 24, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 1, 1, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 2, 3, 3, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 999, 999, 0, 0, 0, 0, 0, 0},
+      {1, 4, 300, 16, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     assert_int_equal(run_qcase(&r, cases[i]), expected_variant());
@@ -461,14 +463,14 @@ static void strided_views(void **state) {
   rng r = {31337};
   /*          n  h   w  cin cout kh kw sh sw pt pl pb pr dh dw lut big xzp yzp mr nz only xe ye */
   qcase cases[] = {
-      {1, 9, 11, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 16, 64},
-      {1, 8, 8, 32, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1, 999, 999, 0, 0, 0, 32, 0},
-      {1, 7, 9, 8, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 40},
-      {2, 5, 6, 3, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 5, 3},
-      {1, 6, 6, 5, 9, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 999, 999, 0, 0, 0, 1, 7},
-      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 2, 999, 999, 0, 0, 0, 20, 31},
-      {1, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0, 0, 48, 15},
-      {1, 20, 20, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 64, 128},
+      {1, 9, 11, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 16, 64, 0},
+      {1, 8, 8, 32, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1, 999, 999, 0, 0, 0, 32, 0, 0},
+      {1, 7, 9, 8, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 40, 0},
+      {2, 5, 6, 3, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 5, 3, 0},
+      {1, 6, 6, 5, 9, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 999, 999, 0, 0, 0, 1, 7, 0},
+      {1, 10, 7, 12, 33, 3, 1, 2, 1, 2, 0, 1, 0, 1, 1, 0, 2, 999, 999, 0, 0, 0, 20, 31, 0},
+      {1, 9, 9, 16, 17, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 0, 999, 999, 0, 0, 0, 48, 15, 0},
+      {1, 20, 20, 64, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 64, 128, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     assert_int_equal(run_qcase(&r, cases[i]), expected_variant());
@@ -488,6 +490,40 @@ static void strided_views(void **state) {
 #endif
 }
 
+/* Float output (out_f32, the head's last convs): every variant bit-exact against scalar, on
+ * every blocking, odd cout / cin, strides, saturating accumulators, strided outputs. */
+static void float_output(void **state) {
+  (void)state;
+  rng r = {4242};
+  static const int couts[] = {1, 3, 7, 8, 9, 16, 17, 33, 64, 65, 80};
+  for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
+    qcase q = {1 + (i & 1), 7, 9, 1 + (i * 5) % 19, couts[i], 3, 3, 1 + (i % 3 == 0), 1 + (i % 3 == 0),
+               1, 1, 1, 1, 1, 1, 0, i % 3, 999, 999, 0, 0, 0, 0, i % 4 == 1 ? 5 : 0, 1};
+    assert_int_equal(run_qcase(&r, q), expected_variant());
+    q.kh = q.kw = 1;
+    q.pt = q.pl = q.pb = q.pr = 0;
+    q.cin = 64 + i;
+    assert_int_equal(run_qcase(&r, q), expected_variant());
+#if YK_ARCH_X86_64
+    q.only = YK_QCONV_AVXVNNI;
+    run_qcase(&r, q);
+    q.only = YK_QCONV_AVX2;
+    run_qcase(&r, q);
+#elif YK_ARCH_AARCH64
+    q.only = YK_QCONV_NEON;
+    run_qcase(&r, q);
+#endif
+  }
+#if YK_ARCH_X86_64
+  static const int mrnz[][2] = {{16, 1}, {12, 2}, {8, 3}, {6, 4}, {5, 5}, {4, 4}};
+  for (int b = 0; b < 6; b++) {
+    qcase q = {1, 5, 7, 12, 16 * mrnz[b][1] + 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 999, 999,
+               mrnz[b][0], mrnz[b][1], 0, 0, 0, 1};
+    assert_int_equal(run_qcase(&r, q), expected_variant());
+  }
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -499,6 +535,7 @@ int main(void) {
       cmocka_unit_test(x86_256_blockings),
       cmocka_unit_test(masked_isa_chain),
       cmocka_unit_test(strided_views),
+      cmocka_unit_test(float_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -203,6 +203,81 @@ static void test_conv_i8(void **state) {
   }
 }
 
+/* int8 input and weights, float output (the head's last convs): y = (float)acc * s_x * s_w[c],
+ * exactly (the reference's float sums of integers below 2^24 are exact), then relu in float. */
+static void run_i8f32_case(const conv_case *c, int act) {
+  yrt_conv_geom g;
+  geom_of(c, &g);
+  uint32_t seed = 7u + (uint32_t)c->cout * 31u;
+  const size_t nx = (size_t)g.n * g.h * g.w * g.cin, nw = (size_t)g.cout * g.kh * g.kw * g.cin;
+  const size_t ny = (size_t)g.n * g.oh * g.ow * g.cout;
+  const float sx = 1.0f / 64.0f;
+  const int32_t zx = 3;
+  float *xf = malloc(nx * 4), *xc = malloc(nx * 4), *wf = malloc(nw * 4), *bf = malloc((size_t)g.cout * 4);
+  float *sw = malloc((size_t)g.cout * 4), *acc = malloc(ny * 4);
+  int8_t *w = malloc(nw);
+  int32_t *bias = malloc((size_t)g.cout * 4);
+  assert_true(xf && xc && wf && bf && sw && acc && w && bias);
+  for (size_t i = 0; i < nx; i++) {
+    int q = (int)(rng_next(&seed) % 256) - 128;
+    xf[i] = (float)(q - zx) * sx;
+    xc[i] = (float)(q - zx);
+  }
+  for (size_t i = 0; i < nw; i++) wf[i] = w[i] = (int8_t)((int)(rng_next(&seed) % 255) - 127);
+  for (int i = 0; i < g.cout; i++) {
+    sw[i] = 0.001f + (float)(rng_next(&seed) % 100) * 0.0001f;
+    bias[i] = (int32_t)(rng_next(&seed) % 2001) - 1000;
+    bf[i] = (float)bias[i];
+  }
+  ytb *b = ytb_new();
+  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin}, bd[1] = {g.cout};
+  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout};
+  uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
+  uint32_t tq = ytb_act_i8(b, "xq", 4, xd, sx, zx);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
+  ytb_set_q(b, tw, sw[0], 0);
+  if (g.cout > 1) ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
+  uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, 1, act, -1);
+  uint32_t in[3] = {tq, tw, tb};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  yrt_error err = {{0}};
+  ytb_loaded l;
+  if (ytb_load(b, 1, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  memcpy(yrt_session_input_nhwc(l.s, 0), xf, nx * 4);
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  yrt_conv_ref_f32(&g, xc, wf, bf, -INFINITY, INFINITY, acc);
+  for (int bb = 0; bb < g.n; bb++)
+    for (int yy = 0; yy < g.oh; yy++)
+      for (int xx = 0; xx < g.ow; xx++)
+        for (int cc = 0; cc < g.cout; cc++) {
+          float r = acc[(((size_t)bb * g.oh + yy) * g.ow + xx) * g.cout + cc] * (sx * sw[cc]);
+          if (act == YRT_UNARY_RELU && r < 0) r = 0;
+          const float got = nchw_at(&v, bb, yy, xx, cc);
+          if (memcmp(&got, &r, 4) != 0)
+            fail_msg("i8->f32 conv cin %d cout %d act %d at (%d,%d,%d,%d): %.9g vs ref %.9g", c->cin, c->cout, act,
+                     bb, yy, xx, cc, (double)got, (double)r);
+        }
+  ytb_unload(&l);
+  free(xf), free(xc), free(wf), free(bf), free(sw), free(acc), free(w), free(bias);
+}
+
+static void test_conv_i8f32(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
+    if (k_cases[i].groups != 1) continue;
+    run_i8f32_case(&k_cases[i], YRT_UNARY_NONE);
+    run_i8f32_case(&k_cases[i], YRT_UNARY_RELU);
+  }
+}
+
 /* A requantization scale XNNPACK refuses (>= 256) takes the reference path. */
 static void test_conv_i8_fallback(void **state) {
   (void)state;
@@ -236,6 +311,7 @@ int main(void) {
       cmocka_unit_test(test_conv_ref_by_hand),
       cmocka_unit_test(test_conv_f32),
       cmocka_unit_test(test_conv_i8),
+      cmocka_unit_test(test_conv_i8f32),
       cmocka_unit_test(test_conv_i8_fallback),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]
  *   [--method minmax|percentile|entropy|mse|all] [--percentile 99.99] [--activations int8|uint8]
  *   [--exclude NODE|PREFIX*]... [--float-stem STRIDE] [--no-silu-range]
- *   [--no-concat-ties] [-n MAX_IMAGES] [--threads N] [-q]
+ *   [--no-concat-ties] [--float-head-weights] [-n MAX_IMAGES] [--threads N] [-q]
  *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
  *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
@@ -19,7 +19,9 @@
  * Conv outputs only a SiLU reads get the range its lookup table can use (silu_range.h);
  * --no-silu-range gives them their calibrated range. A Concat input that only the Concat reads
  * takes the Concat output's parameters (one rounding instead of two; the Concat then copies it);
- * --no-concat-ties keeps their own. */
+ * --no-concat-ties keeps their own. The convs whose output only the float head reads keep a float
+ * output but get int8 weights (the converter runs them int8 with a float output);
+ * --float-head-weights keeps their weights float too (they then run in float). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static int usage(void) {
           "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]\n"
           "         [--method minmax|percentile|entropy|mse|all] [--percentile P]\n"
           "         [--activations int8|uint8] [--exclude NODE|PREFIX*]...\n"
-          "         [--float-stem STRIDE] [--no-silu-range] [--no-concat-ties]\n"
+          "         [--float-stem STRIDE] [--no-silu-range] [--no-concat-ties] [--float-head-weights]\n"
           "         [-n MAX_IMAGES] [--threads N] [-q]\n"
           "         [--bias-correct | --no-bias-correct] [--bias-correct-passes N]\n"
           "         [--bias-correct-images N] [--bias-correct-output]\n"
@@ -152,7 +154,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 
 int main(int argc, char **argv) {
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL;
-  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0}; /* best measured: docs/accuracy.md */
+  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
@@ -174,6 +176,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--float-stem") && i + 1 < argc) float_stem = atoi(argv[++i]);
     else if (!strcmp(a, "--no-silu-range")) silu_range = 0;
     else if (!strcmp(a, "--no-concat-ties")) o.no_concat_ties = 1;
+    else if (!strcmp(a, "--float-head-weights")) o.float_head_weights = 1;
     else if (!strcmp(a, "-n") && i + 1 < argc) o.max_images = atoi(argv[++i]);
     else if (!strcmp(a, "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
     else if (!strcmp(a, "-q")) o.quiet = 1;

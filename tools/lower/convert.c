@@ -214,6 +214,9 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_i8f32)
+    fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
+            r->n_i8f32);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8) {

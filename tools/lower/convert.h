@@ -53,6 +53,7 @@ typedef struct yrt_convert_report {
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
+  int n_i8f32;                /* convs run int8 with a float output (input, weights int8) */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
   yrt_convert_fp32_note fp32[YRT_CONVERT_MAX_NOTES];

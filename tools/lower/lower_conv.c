@@ -214,7 +214,11 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
       why = w2 ? w2 : "SiLU not quantized";
     }
   }
-  if (!i8) lw_note_fp32(c, n, why);
+  /* int8 input and weights, float output (no activation): int8 arithmetic, float result */
+  const int i8f32 = !i8 && mul < 0 && lw_conv_i8_float_out(c, ni);
+  if (i8f32 && c->rep) c->rep->n_i8f32++;
+  else if (!i8) lw_note_fp32(c, n, why);
+  const int qarith = i8 || i8f32; /* weights, bias and input int8 */
   int64_t group = ir_attr_int(n, "group", 1);
   int64_t co = W->dims[0], cig = W->dims[1], kh = W->dims[2], kw = W->dims[3];
   if (group < 1 || co % group != 0 || X->dims[1] != cig * group || Y->dims[1] != co)
@@ -231,13 +235,13 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                                     Y->dims[3], 0, geo);
   if (st != YRT_OK) return st;
 
-  int wt = add_weights(c, W, i8);
+  int wt = add_weights(c, W, qarith);
   if (wt < 0) return c->status;
   const int64_t span = kh * kw * cig * 255 * 128;
-  if (i8 && span > INT32_MAX)
+  if (qarith && span > INT32_MAX)
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': int8 window of %lld products can overflow int32",
                   n->name, (long long)(kh * kw * cig));
-  int bt = add_bias(c, b, co, i8, i8 ? X->q.scale : 0.0f, i8 ? c->t[wt].scales : NULL, span);
+  int bt = add_bias(c, b, co, qarith, qarith ? X->q.scale : 0.0f, qarith ? c->t[wt].scales : NULL, span);
   if (bt < 0) return c->status;
   int lut = -1;
   if (i8 && mul >= 0) {
@@ -251,7 +255,7 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
     }
     if (lut < 0) return c->status;
   }
-  int xi = lw_get(c, x, i8, YRT_LAYOUT_NHWC);
+  int xi = lw_get(c, x, qarith, YRT_LAYOUT_NHWC);
   if (xi < 0) return c->status;
   int zo = lw_def(c, z, i8, YRT_LAYOUT_NHWC);
   if (zo < 0) return c->status;

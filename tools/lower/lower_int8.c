@@ -88,6 +88,17 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
   return 1;
 }
 
+int lw_conv_i8_float_out(const lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  if ((c->opt && c->opt->exact_qdq) || is_excluded(c, n) || n->fp32 || strcmp(n->op_type, "Conv") != 0 ||
+      n->n_in < 2 || !lw_q_ok(c->g, n->in[0]) || !conv_weights_ok(c->g, n->in[1]) ||
+      ir_attr_int(n, "group", 1) != 1)
+    return 0;
+  for (int j = 0; j < n->n_out; j++)
+    if (n->out[j] >= 0 && lw_q_ok(c->g, n->out[j])) return 0;
+  return 1;
+}
+
 void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why) {
   if (!c->rep) return;
   c->rep->n_fp32_onnx++;

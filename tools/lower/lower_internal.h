@@ -108,6 +108,10 @@ int lw_emit_transpose(lw_ctx *c, int x, const int *perm, uint32_t out_layout, co
 /* ---- lower_int8.c */
 /* 1 when node ni runs int8; otherwise *why says why (static string). */
 int lw_node_int8(const lw_ctx *c, int ni, const char **why);
+/* 1 when Conv node ni has int8 input and weights but a float output (yolort-quantize leaves the
+ * head's last convs so): it lowers to an int8 CONV2D with a float output. Not under
+ * --exact-qdq (onnxruntime runs such a conv in float), --keep-fp32, or with groups > 1. */
+int lw_conv_i8_float_out(const lw_ctx *c, int ni);
 /* 1 when IR tensor t is an int8-quantized (per-tensor) activation or constant. */
 int lw_q_ok(const ir_graph *g, int t);
 /* Int8 data movement into IR output irt: returns the tensor the op must write (out itself or

@@ -27,6 +27,7 @@ typedef struct calib_options {
   int quiet;                  /* no progress bar */
   int weight_mse;             /* per-channel weight scales minimising squared error (weight_scale.h) */
   int no_concat_ties;         /* keep a Concat-only input's own parameters (--no-concat-ties) */
+  int float_head_weights;     /* convs whose output stays float keep float weights (run in float) */
 } calib_options;
 
 typedef struct calib_tensor {

@@ -28,6 +28,8 @@ typedef struct qdq_plan {
   int uint8_acts;                  /* 1: uint8 activations (onnxruntime's U8S8) */
   const char *const *skip_weights; /* Conv node names whose weights stay float (NULL-terminated) */
   int weight_mse;                  /* 1: per-channel weight scales by weight_scale_mse, not max-abs */
+  int float_out_float_weights;     /* 1: a conv whose output stays float keeps float weights (it
+                                      then runs in float); 0: int8 weights, int8 -> f32 conv */
 } qdq_plan;
 
 /* Fold Conv -> BatchNormalization pairs (initializer parameters) in place. */
@@ -36,8 +38,9 @@ yrt_status qdq_fold_batchnorm(Onnx__ModelProto *m, yrt_error *err);
 /* Raise the default-domain opset to >= 13, rewriting attribute-style Split/Squeeze/Unsqueeze. */
 yrt_status qdq_upgrade_opset13(Onnx__ModelProto *m, yrt_error *err);
 
-/* Insert the Q/DQ pairs of plan->acts and quantize the weights of every Conv whose input and
- * output are quantized (unless listed in skip_weights). m is modified in place. */
+/* Insert the Q/DQ pairs of plan->acts and quantize the weights of every Conv whose input is
+ * quantized (and output too with float_out_float_weights), unless listed in skip_weights. m is
+ * modified in place. */
 yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err);
 
 #endif
