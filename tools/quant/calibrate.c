@@ -177,6 +177,28 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
         if (ir_consumers(g, t, cons, 2) != 1) continue;
         tie[slot[t]] = slot[nd->out[0]];
       }
+      /* A Split whose outputs all go into this Concat (C2f / C3k2: cv1 -> Split -> Concat(a, b,
+       * m(b)), re-joined by the converter) of a tensor only that Split reads: the tensor takes
+       * the Concat's parameters too (its halves follow as data movement), so its conv writes
+       * straight into the Concat's buffer (a view, no requantizing copy). Measured: +0.16 and
+       * +0.39 mAP50-95 points on two samples, -0.2 ms at 640 (docs/accuracy.md). */
+      for (int k = 0; k < nd->n_in; k++) {
+        const int t = nd->in[k], sp = t >= 0 ? g->tensors[t].producer : -1;
+        if (sp < 0 || strcmp(g->nodes[sp].op_type, "Split") || g->nodes[sp].n_in < 1) continue;
+        const ir_node *split = &g->nodes[sp];
+        const int x = split->in[0];
+        if (x < 0 || slot[x] < 0 || tie[slot[x]] >= 0 || g->tensors[x].is_output) continue;
+        const int px = g->tensors[x].producer;
+        int cons[2];
+        if (px < 0 || is_move_op(g->nodes[px].op_type) || ir_consumers(g, x, cons, 2) != 1) continue;
+        int all_in = 1;
+        for (int o = 0; o < split->n_out; o++) {
+          int found = 0;
+          for (int j = 0; j < nd->n_in; j++) found |= nd->in[j] == split->out[o];
+          all_in &= found;
+        }
+        if (all_in) tie[slot[x]] = slot[nd->out[0]];
+      }
     }
   }
   free(slot);
