@@ -41,6 +41,18 @@ static int readers_take_views(const lw_ctx *c, int t, int except) {
   return 1;
 }
 
+/* Some reader of t other than node `except` (the Concat) writes a tensor held by `root` (a conv
+ * reading t would then read and write one buffer once t is a view of root: Concat(conv(u), u)). */
+static int readers_write_into(const lw_ctx *c, int t, int root, int except) {
+  for (int k = 0; k < c->nn; k++) {
+    const lw_node *n = &c->n[k];
+    if (k == except) continue;
+    for (int j = 0; j < n->n_in; j++)
+      if (n->in[j] == t && root_of(c, n->out[0]) == root) return 1;
+  }
+  return 0;
+}
+
 static int is_graph_output(const lw_ctx *c, int t) {
   for (int k = 0; k < c->n_outputs; k++)
     if (c->outputs[k] == t) return 1;
@@ -65,7 +77,8 @@ static int concat_views(vp *v, int k) {
     if (once && p >= 0 && p < k && is_i8_nhwc_act(x) && !x->view_holder && !is_graph_output(c, t) &&
         x->scale == y->scale && x->zp == y->zp && x->dims[0] == y->dims[0] && x->dims[1] == y->dims[1] &&
         x->dims[2] == y->dims[2] && conv_takes_views(c, &c->n[p]) &&
-        root_of(c, c->n[p].in[0]) != n->out[0] && readers_take_views(c, t, k)) {
+        root_of(c, c->n[p].in[0]) != n->out[0] && readers_take_views(c, t, k) &&
+        !readers_write_into(c, t, n->out[0], k)) {
       x->view_holder = n->out[0] + 1;
       x->view_ch = (int)off;
       made++;
