@@ -35,22 +35,23 @@ static int overlap(region a, region b) {
 static int written_regions(const yrt_model *m, uint32_t i, region *w) {
   const yrt_node_rec *n = &m->nodes[i];
   if (yrt_slice_is_in_place(m, n)) return 0;
-  w[0] = region_of(m, n->out[0]);
-  int any_in_place = 0;
-  for (uint32_t k = 0; k < n->n_in; k++) any_in_place |= yrt_concat_slot_in_place(m, n, k);
-  if (!any_in_place) return 1;
-  int nw = 0;
+  const region out = region_of(m, n->out[0]);
+  int nw = 0, in_place = 0;
   uint64_t c = 0;
-  for (uint32_t k = 0; k < n->n_in; k++) {
+  for (uint32_t k = 0; n->op == YRT_OP_CONCAT && k < n->n_in; k++) {
     const uint64_t ck = (uint64_t)m->tensors[n->in[k]].dims[3];
-    if (!yrt_concat_slot_in_place(m, n, k)) {
-      w[nw] = region_of(m, n->out[0]);
+    if (yrt_concat_slot_in_place(m, n, k)) {
+      in_place = 1;
+    } else {
+      w[nw] = out;
       w[nw].c0 = c, w[nw].c1 = c + ck;
       nw++;
     }
     c += ck;
   }
-  return nw;
+  if (in_place) return nw;
+  w[0] = out; /* no view among the inputs: the whole output */
+  return 1;
 }
 
 static yrt_status check_io_lists(const yrt_model *m, yrt_error *err) {

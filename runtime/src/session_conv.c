@@ -68,15 +68,20 @@ static void own_conv_task_fn(void *ctx, size_t i) {
   own_conv_rows(t, r0, r1);
 }
 
+/* Our own kernel over all output rows, in rows_per_task ranges on the pool. */
+static void run_own_conv(const yrt_session *s, const yrt_exec_conv *c, const void *x, void *y) {
+  own_conv_task t = {c, x, y, c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh};
+  const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
+  if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
+  else own_conv_rows(&t, 0, t.rows);
+}
+
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
 
 static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_conv *c = &e->u.conv;
-  own_conv_task t = {c, e->in[0], e->out, c->qc.n * c->qc.oh};
-  const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
-  if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
-  else own_conv_rows(&t, 0, t.rows);
+  run_own_conv(s, c, e->in[0], e->out);
   if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
   return YRT_OK;
 }
@@ -84,10 +89,7 @@ static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_er
 static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
   if (c->own) { /* the LUT is fused into the kernels' output pass */
-    own_conv_task t = {c, e->in[0], e->out, c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh};
-    const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
-    if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
-    else own_conv_rows(&t, 0, t.rows);
+    run_own_conv(s, c, e->in[0], e->out);
     return YRT_OK;
   }
   if (c->op) {
@@ -166,6 +168,24 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   return YRT_OK;
 }
 
+/* c->qc filled by the caller and accepted by yk_qconv_init: pack it (nothing to pack for the
+ * scalar variant, which still runs from c->qc) and split its rows into tasks: enough to balance
+ * threads, each a few rows so tiles stay long. */
+static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  yk_qconv *q = &c->qc;
+  void *mem = NULL;
+  if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
+                         yrt_model_string(s->model, e->node->name));
+  yk_qconv_pack(q, mem);
+  q->packed = mem;
+  const size_t per = (size_t)(c->g.n * c->g.oh + 15) / 16;
+  c->rows_per_task = per < 1 ? 1 : per;
+  c->own = 1;
+  return YRT_OK;
+}
+
 /* Our own int8 kernels: the convolution (groups 1: AVX-512 VNNI on x86-64, NEON/SDOT on AArch64),
  * and the depthwise 3x3 when allow_dw (yk_dwconv, threaded over row ranges with the LUT fused:
  * ~3-4x XNNPACK's qc8 depthwise + LUT pass on YOLO11n, and bit-identical to it: same
@@ -184,19 +204,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
                     .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
                     .scale = c->requant, .lut = c->lut, .x_stride = g->xs, .y_stride = g->ys};
     if (yk_qconv_init(q, &s->isa) != 0 || q->variant == YK_QCONV_SCALAR) return YRT_OK;
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0)
-      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
-                           yrt_model_string(s->model, n->name));
-    yk_qconv_pack(q, mem);
-    q->packed = mem;
-    /* enough tasks to balance threads, each a few rows so tiles stay long */
-    const int rows = g->n * g->oh;
-    size_t per = (size_t)(rows + 15) / 16;
-    if (per < 1) per = 1;
-    c->rows_per_task = per;
-    c->own = 1;
-    return YRT_OK;
+    return pack_own_qconv(s, e, err);
   }
   if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
       g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
@@ -312,17 +320,7 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   if (yk_qconv_init(q, &s->isa) != 0)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
-  if (q->packed_bytes) {
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, q->packed_bytes) != 0)
-      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'", yrt_model_string(m, n->name));
-    yk_qconv_pack(q, mem);
-    q->packed = mem;
-  }
-  const int rows = g->n * g->oh;
-  c->rows_per_task = (size_t)(rows + 15) / 16 ? (size_t)(rows + 15) / 16 : 1;
-  c->own = 1;
-  return YRT_OK;
+  return pack_own_qconv(s, e, err);
 }
 
 yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
