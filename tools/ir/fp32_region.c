@@ -1,6 +1,6 @@
 /* fp32_region.c — decide which nodes run in float: the detection head (everything downstream
- * of the op that flattens a rank-4 activation, or of a Sigmoid/Softmax/Gather/Slice on a
- * non-rank-4 activation) plus user exclusions. Needs shapes (run ir_infer_shapes first). */
+ * of the op that flattens a rank-4 activation, or of an op flagged ONNX_F_HEAD_SEED in the op
+ * table — Sigmoid/Softmax/Gather/Slice — on a non-rank-4 activation) plus user exclusions. Needs shapes (run ir_infer_shapes first). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +13,8 @@ static int is_seed(const ir_graph *g, const ir_node *n) {
   if (n->n_in < 1 || n->n_out < 1 || !is_activation(g, n->in[0])) return 0;
   int ri = g->tensors[n->in[0]].rank, ro = g->tensors[n->out[0]].rank;
   if (ri == 4 && ro != 4) return 1;
-  if (ri != 4 && (ir_node_is(n, "Sigmoid") || ir_node_is(n, "Softmax") ||
-                  ir_node_is(n, "Gather") || ir_node_is(n, "Slice")))
-    return 1;
-  return 0;
+  const onnx_op_row *row = ir_node_op(n);
+  return ri != 4 && row && (row->flags & ONNX_F_HEAD_SEED);
 }
 
 yrt_status ir_mark_fp32_region(ir_graph *g, const char *const *exclude, yrt_error *err) {

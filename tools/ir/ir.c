@@ -1,5 +1,6 @@
 /* ir.c — construction, lookup and bookkeeping of the converter graph IR (see ir.h). */
 #include "ir.h"
+#include "onnx_ops.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,7 @@ int ir_add_node(ir_graph *g, const char *name, const char *op_type, const int *i
   n->name = ir_strdup(name);
   n->op_type = ir_strdup(op_type);
   n->domain = ir_strdup("");
+  n->op = onnx_op_id(op_type);
   n->in = dup_elems(in, n_in, sizeof(int));
   n->out = dup_elems(out, n_out, sizeof(int));
   if (!n->name || !n->op_type || !n->domain || !n->in || !n->out) {

@@ -78,6 +78,7 @@ typedef struct ir_node {
   char *name;
   char *op_type;          /* ONNX op type, e.g. "Conv" */
   char *domain;           /* "" for the default domain */
+  int op;                 /* onnx_op id of op_type (tools/ir/onnx_ops.h), set by ir_add_node */
   int *in;                /* tensor indices; -1 for an omitted optional input ("") */
   int n_in;
   int *out;
@@ -159,7 +160,8 @@ int64_t ir_const_i64(const ir_tensor *t, int64_t i);
  * axes not sliced get 0, 1, dim. Arrays hold IR_MAX_RANK. (tools/ir/shape_infer.c) */
 yrt_status ir_slice_resolve(const ir_graph *g, const ir_node *n, int64_t *start, int64_t *step,
                             int64_t *len, yrt_error *err);
-/* 1 if n is a default-domain node of this op type. */
+/* 1 if n is a default-domain node of this op type (prefer ir_node_is_op / ir_node_op of
+ * onnx_ops.h, which read the op table id cached in n->op). */
 int ir_node_is(const ir_node *n, const char *op_type);
 /* 1 if a node name matches an exclusion pattern: the exact name, or, when the pattern ends in
  * '*', any name starting with what precedes it (so "/model.10/" followed by "*" keeps the whole block). */

@@ -162,7 +162,7 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
   yrt_status st = YRT_OK;
   for (int di = 0; di < g->n_nodes && !st; di++) {
     ir_node *d = &g->nodes[di];
-    if (d->dead || !ir_node_is(d, "DequantizeLinear")) continue;
+    if (d->dead || !ir_node_is_op(d, ONNX_OP_DEQUANTIZE_LINEAR)) continue;
     if (d->n_in < 2 || d->in[0] < 0 || d->n_out != 1)
       return yrt_set_error(err, YRT_ERR_FORMAT, "qdq: DequantizeLinear '%s' is malformed", d->name);
     const ir_tensor *x = &g->tensors[d->in[0]];
@@ -171,7 +171,7 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
       continue;
     }
     int qi = x->producer;
-    if (qi < 0 || g->nodes[qi].dead || !ir_node_is(&g->nodes[qi], "QuantizeLinear"))
+    if (qi < 0 || g->nodes[qi].dead || !ir_node_is_op(&g->nodes[qi], ONNX_OP_QUANTIZE_LINEAR))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "qdq: DequantizeLinear '%s' reads '%s', which is neither a constant nor "
                            "a QuantizeLinear output", d->name, x->name);
@@ -226,7 +226,7 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
   /* Q nodes must now be unused: every consumer was a (now removed) DQ */
   for (int qi = 0; qi < g->n_nodes; qi++) {
     ir_node *q = &g->nodes[qi];
-    if (q->dead || !ir_node_is(q, "QuantizeLinear")) continue;
+    if (q->dead || !ir_node_is_op(q, ONNX_OP_QUANTIZE_LINEAR)) continue;
     int c[1];
     int nc = q->n_out ? ir_consumers(g, q->out[0], c, 1) : 0;
     if (nc > 0)

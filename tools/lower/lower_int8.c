@@ -22,24 +22,13 @@ static int is_excluded(const lw_ctx *c, const ir_node *n) {
   return 0;
 }
 
-/* Ops with an int8 kernel, and how many leading inputs carry data (0 = all). */
-static int int8_kernel(const char *op, int *n_data) {
-  static const char *const all[] = {"Add", "Mul", "Concat", NULL};
-  static const char *const first[] = {"Conv", "Split", "Slice", "MaxPool", "Resize", "Upsample",
-                                      "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose",
-                                      "Sigmoid", "Relu", "LeakyRelu", "Tanh", "Exp", "Identity",
-                                      NULL};
-  for (int i = 0; all[i]; i++)
-    if (strcmp(op, all[i]) == 0) {
-      *n_data = 0;
-      return 1;
-    }
-  for (int i = 0; first[i]; i++)
-    if (strcmp(op, first[i]) == 0) {
-      *n_data = 1;
-      return 1;
-    }
-  return 0;
+/* Ops that run int8 (quant class of their row: int8 compute or data movement), and how many
+ * leading inputs carry data (0 = all). */
+static int int8_kernel(const ir_node *n, int *n_data) {
+  const onnx_op_row *row = ir_node_op(n);
+  if (!row || row->qclass == ONNX_Q_FLOAT) return 0;
+  *n_data = row->q_inputs;
+  return 1;
 }
 
 static int conv_weights_ok(const ir_graph *g, int w) {
@@ -61,7 +50,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
     *why = "head region";
     return 0;
   }
-  if (!int8_kernel(n->op_type, &n_data)) {
+  if (!int8_kernel(n, &n_data)) {
     *why = no_kernel;
     return 0;
   }
@@ -73,7 +62,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
       return 0;
     }
   }
-  if (strcmp(n->op_type, "Conv") == 0 && !conv_weights_ok(c->g, n->n_in > 1 ? n->in[1] : -1)) {
+  if (ir_node_is_op(n, ONNX_OP_CONV) && !conv_weights_ok(c->g, n->n_in > 1 ? n->in[1] : -1)) {
     *why = "weights not int8 symmetric";
     return 0;
   }
@@ -90,7 +79,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
 
 int lw_conv_i8_float_out(const lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
-  if ((c->opt && c->opt->exact_qdq) || is_excluded(c, n) || n->fp32 || strcmp(n->op_type, "Conv") != 0 ||
+  if ((c->opt && c->opt->exact_qdq) || is_excluded(c, n) || n->fp32 || !ir_node_is_op(n, ONNX_OP_CONV) ||
       n->n_in < 2 || !lw_q_ok(c->g, n->in[0]) || !conv_weights_ok(c->g, n->in[1]) ||
       ir_attr_int(n, "group", 1) != 1)
     return 0;

@@ -15,6 +15,7 @@
 
 #include "convert.h"
 #include "ir.h"
+#include "onnx_ops.h"
 #include "yolort_format.h"
 
 typedef struct lw_tensor {

@@ -328,7 +328,7 @@ static yrt_status lower_resize(lw_ctx *c, int ni) {
   if (st) return st;
   const ir_tensor *X = T(c, n->in[0]), *O = T(c, n->out[0]);
   const char *mode = ir_attr_string(n, "mode", "nearest");
-  int is_resize = strcmp(n->op_type, "Resize") == 0;
+  int is_resize = ir_node_is_op(n, ONNX_OP_RESIZE);
   const char *ctm = is_resize ? ir_attr_string(n, "coordinate_transformation_mode", "half_pixel")
                               : "asymmetric";
   const char *nm = is_resize ? ir_attr_string(n, "nearest_mode", "round_prefer_floor") : "floor";
@@ -477,6 +477,46 @@ yrt_status lw_lower_node(lw_ctx *c, int ni) {
   return lw_fake_quant_outputs(c, ni);
 }
 
+/* Lowering families of the op table's rows (tools/ir/onnx_ops.c): row->lower -> function. */
+typedef yrt_status (*lower_fn)(lw_ctx *c, int ni, const onnx_op_row *row);
+
+static yrt_status lower_conv_row(lw_ctx *c, int ni, const onnx_op_row *row) {
+  (void)row;
+  return lw_lower_conv(c, ni);
+}
+static yrt_status lower_binary_row(lw_ctx *c, int ni, const onnx_op_row *row) {
+  return lower_binary(c, ni, row->lower_kind);
+}
+static yrt_status lower_unary_row(lw_ctx *c, int ni, const onnx_op_row *row) {
+  const float alpha = row->alpha != 0.0f ? ir_attr_float(&c->g->nodes[ni], "alpha", row->alpha) : 0.0f;
+  return lower_unary(c, ni, row->lower_kind, alpha);
+}
+#define LOWER_NODE_ONLY(fn)                                                    \
+  static yrt_status fn##_row(lw_ctx *c, int ni, const onnx_op_row *row) {    \
+    (void)row;                                                                 \
+    return fn(c, ni);                                                          \
+  }
+LOWER_NODE_ONLY(lower_concat)
+LOWER_NODE_ONLY(lower_split)
+LOWER_NODE_ONLY(lower_slice)
+LOWER_NODE_ONLY(lower_transpose)
+LOWER_NODE_ONLY(lower_reshape)
+LOWER_NODE_ONLY(lower_maxpool)
+LOWER_NODE_ONLY(lower_resize)
+LOWER_NODE_ONLY(lower_matmul)
+LOWER_NODE_ONLY(lower_softmax)
+LOWER_NODE_ONLY(lower_gather)
+
+static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
+    [ONNX_LOWER_CONV] = lower_conv_row,         [ONNX_LOWER_BINARY] = lower_binary_row,
+    [ONNX_LOWER_UNARY] = lower_unary_row,       [ONNX_LOWER_CONCAT] = lower_concat_row,
+    [ONNX_LOWER_SPLIT] = lower_split_row,       [ONNX_LOWER_SLICE] = lower_slice_row,
+    [ONNX_LOWER_TRANSPOSE] = lower_transpose_row, [ONNX_LOWER_RESHAPE] = lower_reshape_row,
+    [ONNX_LOWER_MAXPOOL] = lower_maxpool_row,   [ONNX_LOWER_RESIZE] = lower_resize_row,
+    [ONNX_LOWER_MATMUL] = lower_matmul_row,     [ONNX_LOWER_SOFTMAX] = lower_softmax_row,
+    [ONNX_LOWER_GATHER] = lower_gather_row,
+};
+
 static yrt_status lower_dispatch(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
   const char *op = n->op_type ? n->op_type : "";
@@ -484,30 +524,9 @@ static yrt_status lower_dispatch(lw_ctx *c, int ni) {
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' of domain '%s' is not supported",
                   c->cur, op, n->domain);
   if (c->rep) c->rep->n_onnx_nodes++;
-  if (strcmp(op, "Conv") == 0) return lw_lower_conv(c, ni);
-  if (strcmp(op, "Add") == 0) return lower_binary(c, ni, YRT_BIN_ADD);
-  if (strcmp(op, "Sub") == 0) return lower_binary(c, ni, YRT_BIN_SUB);
-  if (strcmp(op, "Mul") == 0) return lower_binary(c, ni, YRT_BIN_MUL);
-  if (strcmp(op, "Div") == 0) return lower_binary(c, ni, YRT_BIN_DIV);
-  if (strcmp(op, "Sigmoid") == 0) return lower_unary(c, ni, YRT_UNARY_SIGMOID, 0);
-  if (strcmp(op, "Relu") == 0) return lower_unary(c, ni, YRT_UNARY_RELU, 0);
-  if (strcmp(op, "LeakyRelu") == 0)
-    return lower_unary(c, ni, YRT_UNARY_LEAKY_RELU, ir_attr_float(n, "alpha", 0.01f));
-  if (strcmp(op, "Tanh") == 0) return lower_unary(c, ni, YRT_UNARY_TANH, 0);
-  if (strcmp(op, "Exp") == 0) return lower_unary(c, ni, YRT_UNARY_EXP, 0);
-  if (strcmp(op, "Identity") == 0) return lower_unary(c, ni, YRT_UNARY_IDENTITY, 0);
-  if (strcmp(op, "Concat") == 0) return lower_concat(c, ni);
-  if (strcmp(op, "Split") == 0) return lower_split(c, ni);
-  if (strcmp(op, "Slice") == 0) return lower_slice(c, ni);
-  if (strcmp(op, "Transpose") == 0) return lower_transpose(c, ni);
-  if (strcmp(op, "Reshape") == 0 || strcmp(op, "Flatten") == 0 || strcmp(op, "Squeeze") == 0 ||
-      strcmp(op, "Unsqueeze") == 0)
-    return lower_reshape(c, ni);
-  if (strcmp(op, "MaxPool") == 0) return lower_maxpool(c, ni);
-  if (strcmp(op, "Resize") == 0 || strcmp(op, "Upsample") == 0) return lower_resize(c, ni);
-  if (strcmp(op, "MatMul") == 0) return lower_matmul(c, ni);
-  if (strcmp(op, "Softmax") == 0) return lower_softmax(c, ni);
-  if (strcmp(op, "Gather") == 0) return lower_gather(c, ni);
-  return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' is not supported by yolort-convert",
-                c->cur, op);
+  const onnx_op_row *row = ir_node_op(n);
+  if (!row || row->lower <= ONNX_LOWER_NONE || row->lower >= ONNX_LOWER_COUNT || !k_lower[row->lower])
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op '%s' is not supported by yolort-convert",
+                  c->cur, op);
+  return k_lower[row->lower](c, ni, row);
 }

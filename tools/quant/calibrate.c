@@ -9,36 +9,29 @@
 #include "convert.h"
 #include "file_list.h"
 #include "ir.h"
+#include "onnx_ops.h"
 #include "onnx_reader.h"
 #include "observer.h"
 #include "onnx_write.h"
 
-static const char *const k_int8_ops[] = {"Conv", "Add", "Mul", "Sigmoid", "Concat",
-                                         "Split", "MaxPool", "Resize", NULL};
-
-static const char *const k_move_ops[] = {"MaxPool", "Resize", "Split", "Reshape", "Transpose",
-                                          "Slice", "Flatten", "Squeeze", "Unsqueeze", NULL};
-
-static int is_move_op(const char *op) {
-  for (int i = 0; k_move_ops[i]; i++)
-    if (!strcmp(op, k_move_ops[i])) return 1;
-  return 0;
+/* What yolort-quantize does around a node: the flags of its row in the op table (onnx_ops.c). */
+static int has_flag(const ir_node *n, int flag) {
+  const onnx_op_row *row = ir_node_op(n);
+  return row && (row->flags & flag);
 }
-
-static int is_int8_op(const char *op) {
-  for (int i = 0; k_int8_ops[i]; i++)
-    if (!strcmp(op, k_int8_ops[i])) return 1;
-  return 0;
-}
+/* Data movement: its outputs share its input's parameters. */
+static int is_move_op(const ir_node *n) { return has_flag(n, ONNX_F_PTQ_SHARE); }
+/* Its activation inputs and outputs are quantized. */
+static int is_int8_op(const ir_node *n) { return has_flag(n, ONNX_F_PTQ_QUANTIZE); }
 
 /* Sigmoid whose output only feeds a Mul that also reads the Sigmoid's input: SiLU. */
 static int is_silu_sigmoid(const ir_graph *g, const ir_node *n) {
-  if (strcmp(n->op_type, "Sigmoid") || n->n_in < 1 || n->n_out < 1) return 0;
+  if (!ir_node_is_op(n, ONNX_OP_SIGMOID) || n->n_in < 1 || n->n_out < 1) return 0;
   int cons[4];
   int nc = ir_consumers(g, n->out[0], cons, 4);
   if (nc != 1 || g->tensors[n->out[0]].is_output) return 0;
   const ir_node *m = &g->nodes[cons[0]];
-  if (strcmp(m->op_type, "Mul") || m->n_in != 2) return 0;
+  if (!ir_node_is_op(m, ONNX_OP_MUL) || m->n_in != 2) return 0;
   return m->in[0] == n->in[0] || m->in[1] == n->in[0];
 }
 
@@ -76,12 +69,12 @@ yrt_status calib_stem_nodes(const Onnx__ModelProto *m, int max_stride, char ***n
 static int silu_output_of(const ir_graph *g, int y) {
   if (y < 0 || g->tensors[y].is_output) return -1;
   const int p = g->tensors[y].producer;
-  if (p < 0 || strcmp(g->nodes[p].op_type, "Conv")) return -1;
+  if (p < 0 || !ir_node_is_op(&g->nodes[p], ONNX_OP_CONV)) return -1;
   int cons[4];
   if (ir_consumers(g, y, cons, 4) != 2) return -1;
   for (int k = 0; k < 2; k++) {
     const ir_node *sg = &g->nodes[cons[k]], *mul = &g->nodes[cons[1 - k]];
-    if (is_silu_sigmoid(g, sg) && sg->in[0] == y && !strcmp(mul->op_type, "Mul") && mul->n_out >= 1)
+    if (is_silu_sigmoid(g, sg) && sg->in[0] == y && ir_node_is_op(mul, ONNX_OP_MUL) && mul->n_out >= 1)
       return mul->out[0];
   }
   return -1;
@@ -105,7 +98,7 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
   }
   for (int i = 0; !st && i < g->n_nodes; i++) {
     const ir_node *nd = &g->nodes[i];
-    if (nd->dead || nd->fp32 || !is_int8_op(nd->op_type)) continue;
+    if (nd->dead || nd->fp32 || !is_int8_op(nd)) continue;
     const int silu = is_silu_sigmoid(g, nd);
     for (int k = 0; k < nd->n_in; k++)
       if (is_activation(g, nd->in[k])) mark[nd->in[k]] = 1;
@@ -153,7 +146,7 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
     }
     for (int i = 0; i < g->n_nodes; i++) {
       const ir_node *nd = &g->nodes[i];
-      if (nd->dead || nd->fp32 || !is_move_op(nd->op_type) || nd->n_in < 1 || nd->in[0] < 0) continue;
+      if (nd->dead || nd->fp32 || !is_move_op(nd) || nd->n_in < 1 || nd->in[0] < 0) continue;
       const int src = slot[nd->in[0]];
       for (int o = 0; o < nd->n_out && src >= 0; o++)
         if (nd->out[o] >= 0 && slot[nd->out[o]] >= 0) tie[slot[nd->out[o]]] = src;
@@ -165,14 +158,14 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
      * their input's parameters (they cannot requantize). */
     for (int i = 0; concat_ties && i < g->n_nodes; i++) {
       const ir_node *nd = &g->nodes[i];
-      if (nd->dead || nd->fp32 || strcmp(nd->op_type, "Concat") || nd->n_out < 1 || nd->out[0] < 0 ||
+      if (nd->dead || nd->fp32 || !ir_node_is_op(nd, ONNX_OP_CONCAT) || nd->n_out < 1 || nd->out[0] < 0 ||
           slot[nd->out[0]] < 0)
         continue;
       for (int k = 0; k < nd->n_in; k++) {
         const int t = nd->in[k];
         if (t < 0 || slot[t] < 0 || tie[slot[t]] >= 0 || g->tensors[t].is_output) continue;
         const int p = g->tensors[t].producer;
-        if (p < 0 || is_move_op(g->nodes[p].op_type)) continue;
+        if (p < 0 || is_move_op(&g->nodes[p])) continue;
         int cons[2];
         if (ir_consumers(g, t, cons, 2) != 1) continue;
         tie[slot[t]] = slot[nd->out[0]];
@@ -184,13 +177,13 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
        * +0.39 mAP50-95 points on two samples, -0.2 ms at 640 (docs/accuracy.md). */
       for (int k = 0; k < nd->n_in; k++) {
         const int t = nd->in[k], sp = t >= 0 ? g->tensors[t].producer : -1;
-        if (sp < 0 || strcmp(g->nodes[sp].op_type, "Split") || g->nodes[sp].n_in < 1) continue;
+        if (sp < 0 || !ir_node_is_op(&g->nodes[sp], ONNX_OP_SPLIT) || g->nodes[sp].n_in < 1) continue;
         const ir_node *split = &g->nodes[sp];
         const int x = split->in[0];
         if (x < 0 || slot[x] < 0 || tie[slot[x]] >= 0 || g->tensors[x].is_output) continue;
         const int px = g->tensors[x].producer;
         int cons[2];
-        if (px < 0 || is_move_op(g->nodes[px].op_type) || ir_consumers(g, x, cons, 2) != 1) continue;
+        if (px < 0 || is_move_op(&g->nodes[px]) || ir_consumers(g, x, cons, 2) != 1) continue;
         int all_in = 1;
         for (int o = 0; o < split->n_out; o++) {
           int found = 0;
