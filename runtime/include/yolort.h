@@ -82,8 +82,13 @@ const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
 typedef struct yrt_session yrt_session;
 
+/* The most threads a session accepts (more is refused with YRT_ERR_INVALID_ARG: a pool of
+ * thousands of threads can block in pthreadpool_create, and threads beyond the cores only slow
+ * a run down; the CLIs also cap --threads at the online CPUs). */
+#define YRT_MAX_THREADS 256
+
 typedef struct yrt_session_options {
-  int num_threads;  /* 0 or 1: run on the calling thread */
+  int num_threads;  /* 0 or 1: run on the calling thread; at most YRT_MAX_THREADS */
   void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned; zeroed
                        once by yrt_session_create */
   size_t arena_bytes;

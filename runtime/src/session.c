@@ -79,8 +79,9 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
                            "yrt_session_create: caller arena %p of %zu bytes must be %u-aligned and hold %zu bytes",
                            opts->arena, opts->arena_bytes, YRT_ALIGN, need);
   }
-  if (opts && opts->num_threads < 0)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d", opts->num_threads);
+  if (opts && (opts->num_threads < 0 || opts->num_threads > YRT_MAX_THREADS))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d, must be in [0, %d]",
+                         opts->num_threads, YRT_MAX_THREADS);
   enum xnn_status xs = xnn_initialize(NULL);
   if (xs != xnn_status_success)
     return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", (int)xs);

@@ -239,6 +239,11 @@ static void test_session_create_args(void **state) {
   o.num_threads = -1;
   EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_session_create(m, &o, &s, &err));
   assert_null(s);
+  o.num_threads = YRT_MAX_THREADS + 1; /* issue 19: 100000 blocked in pthreadpool_create */
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_session_create(m, &o, &s, &err));
+  assert_null(s);
+  o.num_threads = 100000;
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_session_create(m, &o, &s, &err));
   o.num_threads = 0;
   uint8_t *arena = aligned_alloc(64, info.arena_bytes + 64);
   assert_non_null(arena);

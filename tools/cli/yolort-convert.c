@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "file_write.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -22,23 +23,6 @@ static void usage(FILE *f) {
           "  --no-views        copy every Concat input and Split output (default: convs write into\n"
           "                    Concat buffers and read Split halves in place where they can)\n"
           "  -v                list every lowered node\n");
-}
-
-static int write_file(const char *path, const void *data, size_t size, yrt_error *err) {
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing", path);
-    return -1;
-  }
-  size_t w = fwrite(data, 1, size, f);
-  int bad = w != size;
-  if (fclose(f) != 0) bad = 1;
-  if (bad) {
-    yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed", path);
-    remove(path);
-    return -1;
-  }
-  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -91,7 +75,7 @@ int main(int argc, char **argv) {
   yrt_error err;
   err.msg[0] = '\0';
   yrt_status st = yrt_convert_onnx_file(in, &opt, &buf, &size, &rep, &err);
-  if (st == YRT_OK && write_file(out, buf, size, &err) != 0) st = YRT_ERR_IO;
+  if (st == YRT_OK) st = yrt_write_file_atomic(out, buf, size, &err);
   if (st != YRT_OK) {
     fprintf(stderr, "yolort-convert: %s: %s\n", yrt_status_name(st), err.msg);
     free(buf);

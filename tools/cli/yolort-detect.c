@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_num.h"
 #include "detector.h"
+
+#define PROG "yolort-detect"
 
 static int usage(void) {
   fprintf(stderr,
@@ -21,9 +24,13 @@ int main(int argc, char **argv) {
   int threads = 1;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-o") && i + 1 < argc) out_path = argv[++i];
-    else if (!strcmp(argv[i], "--conf") && i + 1 < argc) pp.conf_threshold = (float)atof(argv[++i]);
-    else if (!strcmp(argv[i], "--iou") && i + 1 < argc) pp.iou_threshold = (float)atof(argv[++i]);
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--conf") && i + 1 < argc) {
+      if (!cli_parse_float(PROG, "--conf", argv[++i], 0, 1, &pp.conf_threshold)) return 2;
+    } else if (!strcmp(argv[i], "--iou") && i + 1 < argc) {
+      if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return 2;
+    } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
+      if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return 2;
+    }
     else if (argv[i][0] == '-') return usage();
     else if (!model_path) model_path = argv[i];
     else if (!image_path) image_path = argv[i];

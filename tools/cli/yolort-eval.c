@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_num.h"
 #include "coco_map.h"
 #include "detector.h"
 #include "file_list.h"
+
+#define PROG "yolort-eval"
 
 static int usage(void) {
   fprintf(stderr,
@@ -118,11 +121,17 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--compare") && i + 1 < argc) cmp = argv[++i];
     else if (!strcmp(a, "--json") && i + 1 < argc) json = argv[++i];
     else if (!strcmp(a, "--dets") && i + 1 < argc) dets_path = argv[++i];
-    else if (!strcmp(a, "-n") && i + 1 < argc) max_images = atoi(argv[++i]);
-    else if (!strcmp(a, "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else if (!strcmp(a, "--conf") && i + 1 < argc) pp.conf_threshold = (float)atof(argv[++i]);
-    else if (!strcmp(a, "--iou") && i + 1 < argc) pp.iou_threshold = (float)atof(argv[++i]);
-    else if (!strcmp(a, "--max-det") && i + 1 < argc) pp.max_detections = atoi(argv[++i]);
+    else if (!strcmp(a, "-n") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "-n", argv[++i], 1, 1000000000, &max_images)) return 2;
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return 2;
+    } else if (!strcmp(a, "--conf") && i + 1 < argc) {
+      if (!cli_parse_float(PROG, "--conf", argv[++i], 0, 1, &pp.conf_threshold)) return 2;
+    } else if (!strcmp(a, "--iou") && i + 1 < argc) {
+      if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return 2;
+    } else if (!strcmp(a, "--max-det") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--max-det", argv[++i], 1, 100000, &pp.max_detections)) return 2;
+    }
     else if (!strcmp(a, "-q")) quiet = 1;
     else if (a[0] == '-') return usage();
     else if (!model) model = a;

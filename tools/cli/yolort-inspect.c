@@ -7,12 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_num.h"
+#include "file_write.h"
 #include "census.h"
 #include "convert.h"
 #include "ir.h"
 #include "onnx_reader.h"
 #include "onnx_write.h"
 #include "sqnr.h"
+
+#define PROG "yolort-inspect"
 
 static int usage(void) {
   fprintf(stderr,
@@ -46,12 +50,7 @@ static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char
   if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, &rep, err);
   ir_graph_free(g);
   if (!st) {
-    FILE *f = fopen(path, "wb");
-    if (!f) st = yrt_set_error(err, YRT_ERR_IO, "cannot create '%s'", path);
-    else {
-      size_t w = fwrite(yrt, 1, ysize, f);
-      if (fclose(f) || w != ysize) st = yrt_set_error(err, YRT_ERR_IO, "cannot write '%s'", path);
-    }
+    st = yrt_write_file_atomic(path, yrt, ysize, err);
   }
   if (!st) {
     yrt_convert_report_print(&rep, stdout);
@@ -69,10 +68,15 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--images") && i + 1 < argc) so.images = argv[++i];
-    else if (!strcmp(a, "-n") && i + 1 < argc) so.max_images = atoi(argv[++i]);
-    else if (!strcmp(a, "--threads") && i + 1 < argc) so.threads = atoi(argv[++i]);
-    else if (!strcmp(a, "--auto-mixed") && i + 1 < argc) budget = atof(argv[++i]);
-    else if (!strcmp(a, "--max-groups") && i + 1 < argc) max_groups = atoi(argv[++i]);
+    else if (!strcmp(a, "-n") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "-n", argv[++i], 1, 1000000000, &so.max_images)) return 2;
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      if (!cli_parse_threads(PROG, "--threads", argv[++i], &so.threads)) return 2;
+    } else if (!strcmp(a, "--auto-mixed") && i + 1 < argc) {
+      if (!cli_parse_double(PROG, "--auto-mixed", argv[++i], 0, 1e6, &budget)) return 2;
+    } else if (!strcmp(a, "--max-groups") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--max-groups", argv[++i], 1, 100000, &max_groups)) return 2;
+    }
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "-q")) so.quiet = 1;
     else if (a[0] == '-') return usage();

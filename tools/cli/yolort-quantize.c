@@ -28,7 +28,9 @@
 
 #include "bias_correct.h"
 #include "calibrate.h"
+#include "cli_num.h"
 #include "convert.h"
+#include "file_write.h"
 #include "onnx_write.h"
 
 static int usage(void) {
@@ -45,13 +47,13 @@ static int usage(void) {
   return 2;
 }
 
-static yrt_status write_file(const char *path, const void *data, size_t size, yrt_error *err) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "cannot create '%s'", path);
-  size_t w = fwrite(data, 1, size, f);
-  if (fclose(f) != 0 || w != size) return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s'", path);
-  return YRT_OK;
+/* usage() after freeing the exclusion list (a parse error or --help must not leak it). */
+static int usage_free(const char **excl) {
+  free((void *)excl);
+  return usage();
 }
+
+#define PROG "yolort-quantize"
 
 /* "a/b.qdq.onnx" + "entropy" -> "a/b.entropy.qdq.onnx" (before the first '.' of the base name). */
 static void with_tag(const char *path, const char *tag, char *out, size_t cap) {
@@ -130,7 +132,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
   if (!st && bc->passes > 0) st = bias_correct(m, folded, folded_size, o, bc, err);
   if (!st) st = onnx_model_pack(m, &bytes, &size, err);
   onnx_model_free(m);
-  if (!st) st = write_file(qpath, bytes, size, err);
+  if (!st) st = yrt_write_file_atomic(qpath, bytes, size, err);
   if (!st) printf("wrote %s (%s, %zu bytes)\n", qpath, mr->tag, size);
   if (!st && yrt_out) {
     yrt_convert_options co = {.keep_fp32 = o->exclude};
@@ -141,7 +143,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
     st = onnx_read_memory(bytes, size, &g, err);
     if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, &rep, err);
     ir_graph_free(g);
-    if (!st) st = write_file(ypath, yrt, ysize, err);
+    if (!st) st = yrt_write_file_atomic(ypath, yrt, ysize, err);
     if (!st) {
       if (!o->quiet) yrt_convert_report_print(&rep, stdout);
       printf("wrote %s (%d int8 nodes of %d, %zu bytes)\n", ypath, rep.n_int8_nodes, rep.n_nodes, ysize);
@@ -166,50 +168,66 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
       if (!strcmp(argv[++i], "all")) all = 1;
-      else if (calib_method_parse(argv[i], &o.method)) return usage();
-    } else if (!strcmp(a, "--percentile") && i + 1 < argc) o.percentile = atof(argv[++i]);
+      else if (calib_method_parse(argv[i], &o.method)) return usage_free(excl);
+    } else if (!strcmp(a, "--percentile") && i + 1 < argc) {
+      if (!cli_parse_double(PROG, "--percentile", argv[++i], 50, 100, &o.percentile)) return usage_free(excl);
+    }
     else if (!strcmp(a, "--activations") && i + 1 < argc) {
       const char *t = argv[++i];
       if (!strcmp(t, "uint8")) o.uint8_acts = 1;
-      else if (strcmp(t, "int8")) return usage();
+      else if (strcmp(t, "int8")) return usage_free(excl);
     } else if (!strcmp(a, "--exclude") && i + 1 < argc) excl[n_excl++] = argv[++i];
-    else if (!strcmp(a, "--float-stem") && i + 1 < argc) float_stem = atoi(argv[++i]);
+    else if (!strcmp(a, "--float-stem") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--float-stem", argv[++i], 0, 64, &float_stem)) return usage_free(excl);
+    }
     else if (!strcmp(a, "--no-silu-range")) silu_range = 0;
     else if (!strcmp(a, "--no-concat-ties")) o.no_concat_ties = 1;
     else if (!strcmp(a, "--float-head-weights")) o.float_head_weights = 1;
-    else if (!strcmp(a, "-n") && i + 1 < argc) o.max_images = atoi(argv[++i]);
-    else if (!strcmp(a, "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
+    else if (!strcmp(a, "-n") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "-n", argv[++i], 1, 1000000000, &o.max_images)) return usage_free(excl);
+    } else if (!strcmp(a, "--threads") && i + 1 < argc) {
+      if (!cli_parse_threads(PROG, "--threads", argv[++i], &o.threads)) return usage_free(excl);
+    }
     else if (!strcmp(a, "-q")) o.quiet = 1;
     else if (!strcmp(a, "--bias-correct")) bc.passes = bc.passes ? bc.passes : 1;
     else if (!strcmp(a, "--no-bias-correct")) bc.passes = 0;
-    else if (!strcmp(a, "--bias-correct-passes") && i + 1 < argc) bc.passes = atoi(argv[++i]);
-    else if (!strcmp(a, "--bias-correct-images") && i + 1 < argc) bc.max_images = atoi(argv[++i]);
+    else if (!strcmp(a, "--bias-correct-passes") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--bias-correct-passes", argv[++i], 0, 10, &bc.passes)) return usage_free(excl);
+    } else if (!strcmp(a, "--bias-correct-images") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--bias-correct-images", argv[++i], 0, 1000000000, &bc.max_images))
+        return usage_free(excl);
+    }
     else if (!strcmp(a, "--bias-correct-output")) bc.observed = 1, bc.passes = bc.passes ? bc.passes : 1;
     else if (!strcmp(a, "--bias-correct-global")) bc.global = 1, bc.passes = bc.passes ? bc.passes : 1;
     else if (!strcmp(a, "--bias-correct-local")) bc.global = 0;
-    else if (!strcmp(a, "--bias-correct-wave") && i + 1 < argc) bc.wave_levels = atoi(argv[++i]);
+    else if (!strcmp(a, "--bias-correct-wave") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--bias-correct-wave", argv[++i], 0, 64, &bc.wave_levels)) return usage_free(excl);
+    }
     else if (!strcmp(a, "--weight-scale") && i + 1 < argc) {
       const char *t = argv[++i];
       if (!strcmp(t, "mse")) o.weight_mse = 1;
-      else if (strcmp(t, "max")) return usage();
+      else if (strcmp(t, "max")) return usage_free(excl);
     }
-    else if (a[0] == '-') return usage();
+    else if (a[0] == '-') return usage_free(excl);
     else if (!in) in = a;
     else if (!dir) dir = a;
-    else return usage();
+    else return usage_free(excl);
   }
-  if (!in || !dir || !out) return usage();
+  if (!in || !dir || !out) return usage_free(excl);
   if (o.percentile <= 50 || o.percentile > 100) {
     fprintf(stderr, "yolort-quantize: --percentile must be in (50, 100]\n");
+    free(excl);
     return 2;
   }
   if (float_stem < 0 || float_stem > 64) {
     fprintf(stderr, "yolort-quantize: --float-stem must be a stride in [1, 64] (0 = off)\n");
+    free(excl);
     return 2;
   }
   if (bc.passes < 0 || bc.passes > 10 || bc.max_images < 0 || bc.wave_levels < 0) {
     fprintf(stderr, "yolort-quantize: --bias-correct-passes must be in [0, 10], --bias-correct-images "
                     "and --bias-correct-wave >= 0\n");
+    free(excl);
     return 2;
   }
   bc.dir = dir;

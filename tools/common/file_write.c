@@ -1,0 +1,83 @@
+/* file_write.c — temp file in the target's directory + rename() (see file_write.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "file_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int write_all(int fd, const void *data, size_t size) {
+  const unsigned char *p = data;
+  while (size) {
+    const ssize_t w = write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return -1;
+    }
+    p += w;
+    size -= (size_t)w;
+  }
+  return 0;
+}
+
+/* An existing non-regular target: write in place, never create, truncate only what can be. */
+static yrt_status write_in_place(const char *path, const void *data, size_t size, yrt_error *err) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
+  int bad = write_all(fd, data, size);
+  const int e = errno;
+  if (close(fd) != 0 && !bad) bad = -1;
+  if (bad) return yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", path, strerror(e));
+  return YRT_OK;
+}
+
+yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size, yrt_error *err) {
+  if (!path || !*path || (!data && size))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_write_file_atomic: no path or no data");
+  struct stat st;
+  mode_t mode = 0644;
+  int existing = 0;
+  if (stat(path, &st) == 0) {
+    existing = 1;
+    if (S_ISDIR(st.st_mode)) return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': it is a directory", path);
+    if (!S_ISREG(st.st_mode)) return write_in_place(path, data, size, err);
+    mode = st.st_mode & 0777; /* keep an existing file's permissions */
+  }
+  const size_t n = strlen(path);
+  char *tmp = malloc(n + 16);
+  if (!tmp) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for the path of '%s'", path);
+  memcpy(tmp, path, n);
+  memcpy(tmp + n, ".tmp.XXXXXX", 12);
+  const int fd = mkstemp(tmp);
+  if (fd < 0) {
+    yrt_status s = yrt_set_error(err, YRT_ERR_IO, "cannot create a temporary file beside '%s': %s", path,
+                                 strerror(errno));
+    free(tmp);
+    return s;
+  }
+  /* mkstemp makes 0600: an existing file keeps its mode, a new one gets 0644 less the umask (read
+   * and restored at once; the CLIs are single-threaded here) */
+  if (!existing) {
+    const mode_t um = umask(0);
+    umask(um);
+    mode &= ~um;
+  }
+  (void)fchmod(fd, mode); /* not fatal: the content is still right */
+  int bad = write_all(fd, data, size);
+  int e = errno;
+  if (close(fd) != 0 && !bad) bad = -1, e = errno;
+  if (!bad && rename(tmp, path) != 0) bad = -1, e = errno;
+  if (bad) {
+    unlink(tmp); /* ours: created by mkstemp above */
+    yrt_status s = yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", path, strerror(e));
+    free(tmp);
+    return s;
+  }
+  free(tmp);
+  return YRT_OK;
+}
