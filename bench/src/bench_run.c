@@ -11,6 +11,7 @@ typedef struct run_ctx {
   const bench_input *in;
   int in_w, in_h;
   float *input;           /* NHWC input inside the session */
+  size_t input_count;     /* its floats */
   void *lb_scratch;       /* letterbox scratch for the decoded JPEG size */
   void *pp_scratch;       /* postprocess scratch */
   yrt_detection *dets;
@@ -27,7 +28,7 @@ static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
     yrt_image img = {0};
     st = yrt_image_decode_jpeg(c->in->jpeg, c->in->jpeg_size, &img, err);
     if (st != YRT_OK) return st;
-    st = yrt_letterbox_f32(&img, c->in_w, c->in_h, c->input, c->lb_scratch, &lb, err);
+    st = yrt_letterbox_f32(&img, c->in_w, c->in_h, c->input, c->input_count, c->lb_scratch, &lb, err);
     yrt_image_free(&img);
     if (st != YRT_OK) return st;
   }
@@ -57,7 +58,11 @@ static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
 /* Allocates the letterbox / postprocess scratch once, outside the timed loop. */
 static yrt_status prepare(run_ctx *c, yrt_error *err) {
   c->input = yrt_session_input_nhwc(c->s, 0);
+  c->input_count = yrt_session_input_count(c->s, 0);
   if (!c->input) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "bench: session has no input 0");
+  if (c->input_count / 3 / (size_t)c->in_w < (size_t)c->in_h)
+    return yrt_set_error(err, YRT_ERR_SHAPE, "bench: input 0 holds %zu floats, not a %dx%d RGB image",
+                         c->input_count, c->in_w, c->in_h);
   if (!c->in->jpeg) {
     /* A flat grey frame (the letterbox pad value): inference time does not depend on it. */
     size_t n = (size_t)c->in_w * c->in_h * 3;

@@ -92,6 +92,8 @@ typedef struct yrt_session_options {
   void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned; zeroed
                        once by yrt_session_create */
   size_t arena_bytes;
+  size_t max_arena_bytes; /* 0: no cap; else a model whose arena (info.arena_bytes) is larger is
+                             refused with YRT_ERR_NOMEM before anything is allocated */
 } yrt_session_options;
 
 /* Creates kernels once (XNNPACK operators, packed weights). opts may be NULL. */
@@ -113,6 +115,9 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
 /* Direct pointer to input `index` stored NHWC float [1,H,W,3] (write in place, e.g. by
  * yrt_letterbox). NULL if out of range. */
 float *yrt_session_input_nhwc(yrt_session *s, int index);
+/* Number of floats of input `index` (0 if out of range or not NHWC float): the size to check
+ * before writing through yrt_session_input_nhwc. */
+size_t yrt_session_input_count(const yrt_session *s, int index);
 
 yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
 
@@ -136,9 +141,28 @@ typedef struct yrt_image {
   uint8_t *rgb;
 } yrt_image;
 
-/* Decode a JPEG (libjpeg-turbo) into a new RGB image. Corrupt data -> YRT_ERR_FORMAT. */
+/* What a JPEG may cost before decoding starts (checked from the header and markers, so a
+ * hostile file is refused early with YRT_ERR_FORMAT naming the limit). A progressive scan is a
+ * pass over the whole image: scans x pixels is the decode time, and a progressive image keeps a
+ * coefficient buffer of about 2 bytes per sample. 0 in a field means its default. */
+#define YRT_JPEG_DEFAULT_MAX_SIDE 16384
+#define YRT_JPEG_DEFAULT_MAX_PIXELS ((uint64_t)50 << 20) /* 50 Mpx: 8192x6144, 48 MP phones */
+#define YRT_JPEG_DEFAULT_MAX_SCANS 64 /* libjpeg's progressive scripts use about 10 */
+typedef struct yrt_jpeg_limits {
+  int max_side;        /* width and height */
+  uint64_t max_pixels; /* width * height */
+  int max_scans;       /* SOS markers (1 for a baseline JPEG) */
+} yrt_jpeg_limits;
+
+/* Decode a JPEG (libjpeg-turbo) into a new RGB image. Corrupt data, or an image over the default
+ * limits above -> YRT_ERR_FORMAT. */
 yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, yrt_error *err);
 yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err);
+/* The same with the caller's limits (NULL = defaults). */
+yrt_status yrt_image_decode_jpeg_limited(const void *data, size_t size, const yrt_jpeg_limits *limits,
+                                         yrt_image *out, yrt_error *err);
+yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *limits, yrt_image *out,
+                                       yrt_error *err);
 yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality,
                                yrt_error *err);
 void yrt_image_free(yrt_image *img);
@@ -152,11 +176,13 @@ typedef struct yrt_letterbox {
 } yrt_letterbox;
 
 /* Resize keeping aspect (bilinear, antialiased like PIL when shrinking), pad with 114, centre,
- * scale to [0,1], write NHWC float [dst_h][dst_w][3]. scratch must hold
+ * scale to [0,1], write NHWC float [dst_h][dst_w][3]. dst_count is how many floats dst_nhwc
+ * holds: fewer than dst_w * dst_h * 3 is YRT_ERR_INVALID_ARG (nothing written). For a session's
+ * input pass yrt_session_input_nhwc and yrt_session_input_count. scratch must hold
  * yrt_letterbox_scratch_bytes(...) bytes (no allocation here). */
 size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
 yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
-                             void *scratch, yrt_letterbox *lb, yrt_error *err);
+                             size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
 
 /* ------------------------------------------------------ post-processing */
 

@@ -29,6 +29,11 @@
 #define YRT_ALIGN 64u
 #define YRT_MAX_RANK 6
 #define YRT_MAX_NODE_IO 8
+/* The most nodes and tensors a .yrt holds. Real detectors lower to under 2000 nodes; the loader
+ * and the converter refuse more, which keeps validation and memory planning bounded (an 80k-node
+ * file took 28.5 s to load; issue 19). */
+#define YRT_MAX_NODES 16384
+#define YRT_MAX_TENSORS 65536
 #define YRT_NODE_PARAMS 24
 #define YRT_NODE_FPARAMS 4
 #define YRT_NONE 0xFFFFFFFFu /* "no tensor" in an input slot */

@@ -12,9 +12,7 @@
 #include <sys/stat.h>
 #include <turbojpeg.h>
 
-/* Reject sizes no camera frame or dataset image has, before allocating for them. */
-#define YRT_JPEG_MAX_SIDE 16384
-#define YRT_JPEG_MAX_PIXELS ((uint64_t)1 << 28)
+#include "jpeg_scans.h"
 
 /* Adobe CMYK JPEGs store inverted values, so C*K/255 is the red intensity
  * (libjpeg-turbo's own cmyk_to_rgb convention). */
@@ -26,6 +24,11 @@ static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, size_t pixels) {
 }
 
 yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, yrt_error *err) {
+  return yrt_image_decode_jpeg_limited(data, size, NULL, out, err);
+}
+
+yrt_status yrt_image_decode_jpeg_limited(const void *data, size_t size, const yrt_jpeg_limits *limits,
+                                         yrt_image *out, yrt_error *err) {
   if (!out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_decode_jpeg: out is NULL");
   out->w = out->h = 0;
   out->rgb = NULL;
@@ -33,6 +36,13 @@ yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, 
   if (size < 4) return yrt_set_error(err, YRT_ERR_FORMAT, "JPEG: %zu bytes is too short to be a JPEG", size);
   if (size > (size_t)0x7fffffff)
     return yrt_set_error(err, YRT_ERR_FORMAT, "JPEG: %zu bytes is larger than supported", size);
+
+  if (limits && (limits->max_side < 0 || limits->max_scans < 0))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_decode_jpeg: negative limit (side %d, scans %d)",
+                         limits->max_side, limits->max_scans);
+  const int max_side = limits && limits->max_side ? limits->max_side : YRT_JPEG_DEFAULT_MAX_SIDE;
+  const uint64_t max_pixels = limits && limits->max_pixels ? limits->max_pixels : YRT_JPEG_DEFAULT_MAX_PIXELS;
+  const int max_scans = limits && limits->max_scans ? limits->max_scans : YRT_JPEG_DEFAULT_MAX_SCANS;
 
   tjhandle tj = tjInitDecompress();
   if (!tj) return yrt_set_error(err, YRT_ERR_NOMEM, "JPEG: tjInitDecompress failed: %s", tjGetErrorStr2(NULL));
@@ -49,10 +59,16 @@ yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, 
     st = yrt_set_error(err, YRT_ERR_FORMAT, "JPEG header: no frame size (%dx%d); truncated or not a baseline/progressive JPEG", w, h);
     goto done;
   }
-  if (w > YRT_JPEG_MAX_SIDE || h > YRT_JPEG_MAX_SIDE ||
-      (uint64_t)w * (uint64_t)h > YRT_JPEG_MAX_PIXELS) {
-    st = yrt_set_error(err, YRT_ERR_FORMAT, "JPEG: image size %dx%d is out of range (max %d per side, 2^28 pixels)",
-                       w, h, YRT_JPEG_MAX_SIDE);
+  if (w > max_side || h > max_side || (uint64_t)w * (uint64_t)h > max_pixels) {
+    st = yrt_set_error(err, YRT_ERR_FORMAT,
+                       "JPEG: image size %dx%d is over the limit (%d per side, %llu pixels; yrt_jpeg_limits)", w, h,
+                       max_side, (unsigned long long)max_pixels);
+    goto done;
+  }
+  const int scans = yrt_jpeg_count_scans(buf, size, max_scans);
+  if (scans > max_scans) {
+    st = yrt_set_error(err, YRT_ERR_FORMAT, "JPEG: more than %d scans (yrt_jpeg_limits); decoding cost grows with each",
+                       max_scans);
     goto done;
   }
   size_t pixels = (size_t)w * (size_t)h;
@@ -72,7 +88,7 @@ yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, 
   }
   /* STOPONWARNING: a truncated stream is a failure, not a grey tail. */
   if (tjDecompress2(tj, buf, (unsigned long)size, is_cmyk ? cmyk : rgb, w, 0, h,
-                    is_cmyk ? TJPF_CMYK : TJPF_RGB, TJFLAG_STOPONWARNING) != 0) {
+                    is_cmyk ? TJPF_CMYK : TJPF_RGB, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0) {
     st = yrt_set_error(err, YRT_ERR_FORMAT, "JPEG data (%dx%d): %s", w, h, tjGetErrorStr2(tj));
     goto done;
   }
@@ -89,6 +105,11 @@ done:
 }
 
 yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err) {
+  return yrt_image_load_jpeg_limited(path, NULL, out, err);
+}
+
+yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *limits, yrt_image *out,
+                                       yrt_error *err) {
   if (!path || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_load_jpeg: NULL argument");
   out->w = out->h = 0;
   out->rgb = NULL;
@@ -120,7 +141,7 @@ yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err)
     st = yrt_set_error(err, YRT_ERR_IO, "%s: read failed", path);
     goto done;
   }
-  st = yrt_image_decode_jpeg(data, (size_t)n, out, err);
+  st = yrt_image_decode_jpeg_limited(data, (size_t)n, limits, out, err);
   if (st != YRT_OK && err) {
     /* Prefix the file name: the decoder does not know it. */
     char tmp[sizeof err->msg];

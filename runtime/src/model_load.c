@@ -107,6 +107,9 @@ static yrt_status map_sections(yrt_model *m, yrt_error *err) {
                          (unsigned long long)s->size, sizeof(yrt_tensor_rec));
   m->tensors = (const yrt_tensor_rec *)(const void *)(m->base + s->offset);
   m->n_tensors = (uint32_t)(s->size / sizeof(yrt_tensor_rec));
+  if (m->n_tensors > YRT_MAX_TENSORS)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %u tensors, more than the %u a .yrt may hold",
+                         (unsigned)m->n_tensors, (unsigned)YRT_MAX_TENSORS);
 
   s = by_kind[YRT_SEC_NODES];
   if (s->size % sizeof(yrt_node_rec) != 0 || s->size / sizeof(yrt_node_rec) > INT32_MAX)
@@ -115,6 +118,9 @@ static yrt_status map_sections(yrt_model *m, yrt_error *err) {
                          (unsigned long long)s->size, sizeof(yrt_node_rec));
   m->nodes = (const yrt_node_rec *)(const void *)(m->base + s->offset);
   m->n_nodes = (uint32_t)(s->size / sizeof(yrt_node_rec));
+  if (m->n_nodes > YRT_MAX_NODES)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %u nodes, more than the %u a .yrt may hold",
+                         (unsigned)m->n_nodes, (unsigned)YRT_MAX_NODES);
 
   s = by_kind[YRT_SEC_WEIGHTS];
   m->weights = m->base + s->offset;
@@ -180,6 +186,31 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
   return YRT_OK;
 }
 
+/* META's letterbox size must be input 0's: a float rank-4 3-channel input is an RGB image of
+ * exactly META's W x H, anything else has META 1x1 (no image). Without this a 1-channel model, or
+ * a META that disagrees with the tensor, made pre-processing write past the input (issue 19). */
+static yrt_status check_meta_input(const yrt_model *m, yrt_error *err) {
+  const yrt_meta_rec *mt = m->meta;
+  int image = 0, w = 1, h = 1;
+  if (m->plan->n_inputs > 0) {
+    const yrt_tensor_rec *t = &m->tensors[m->plan_inputs[0]];
+    const int nhwc = t->layout == YRT_LAYOUT_NHWC;
+    if (t->rank == 4 && t->dtype == YRT_F32 && t->dims[nhwc ? 3 : 1] == 3) {
+      image = 1;
+      h = t->dims[nhwc ? 1 : 2];
+      w = t->dims[nhwc ? 2 : 3];
+    }
+  }
+  if ((int64_t)mt->input_w == w && (int64_t)mt->input_h == h) return YRT_OK;
+  if (image)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META input size %ux%u, but input 0 is a %dx%d RGB image",
+                         (unsigned)mt->input_w, (unsigned)mt->input_h, w, h);
+  return yrt_set_error(err, YRT_ERR_FORMAT,
+                       "yrt: META input size %ux%u, but input 0 is not a 3-channel float image (META must be 1x1)",
+                       (unsigned)mt->input_w, (unsigned)mt->input_h);
+  return YRT_OK;
+}
+
 static yrt_status validate(yrt_model *m, yrt_error *err) {
   yrt_status st;
   m->hdr = (const yrt_file_header *)(const void *)m->base;
@@ -189,7 +220,8 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
   if ((st = yrt_validate_tensors(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_views(m, err)) != YRT_OK) return st;
-  return yrt_validate_plan(m, err);
+  if ((st = yrt_validate_plan(m, err)) != YRT_OK) return st;
+  return check_meta_input(m, err);
 }
 
 void yrt_model_free(yrt_model *m) {

@@ -98,9 +98,19 @@ yrt_status yrt_validate_tensors(const yrt_model *m, yrt_error *err) {
   if (m->plan->arena_bytes > YRT_MAX_TENSOR_BYTES)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: arena_bytes %llu is implausibly large",
                          (unsigned long long)m->plan->arena_bytes);
+  uint64_t end = 0; /* where the last arena tensor ends */
   for (uint32_t i = 0; i < m->n_tensors; i++) {
     yrt_status st = check_one(m, i, &m->tensors[i], err);
     if (st != YRT_OK) return st;
+    const yrt_tensor_rec *t = &m->tensors[i];
+    if (t->kind != YRT_TENSOR_CONST && t->offset + t->nbytes > end) end = t->offset + t->nbytes;
   }
+  /* The arena is what the tensors need, no more: a 2.7 MB file claimed 2 GiB, and every session
+   * allocated and zeroed it (issue 19). The converter places tensors at 64-byte steps (an empty
+   * tensor still takes one). */
+  const uint64_t need = (end + YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN + YRT_ALIGN;
+  if (m->plan->arena_bytes > need)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: arena_bytes %llu, but its tensors end at byte %llu",
+                         (unsigned long long)m->plan->arena_bytes, (unsigned long long)end);
   return YRT_OK;
 }

@@ -79,6 +79,9 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
                            "yrt_session_create: caller arena %p of %zu bytes must be %u-aligned and hold %zu bytes",
                            opts->arena, opts->arena_bytes, YRT_ALIGN, need);
   }
+  if (opts && opts->max_arena_bytes && need > opts->max_arena_bytes)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt_session_create: the model needs a %zu-byte arena, over the cap of %zu",
+                         need, opts->max_arena_bytes);
   if (opts && (opts->num_threads < 0 || opts->num_threads > YRT_MAX_THREADS))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d, must be in [0, %d]",
                          opts->num_threads, YRT_MAX_THREADS);
@@ -180,6 +183,15 @@ float *yrt_session_input_nhwc(yrt_session *s, int index) {
   const yrt_tensor_rec *t = &s->model->tensors[s->model->plan_inputs[index]];
   if (t->layout != YRT_LAYOUT_NHWC) return NULL;
   return (float *)(void *)(s->arena + t->offset);
+}
+
+size_t yrt_session_input_count(const yrt_session *s, int index) {
+  if (!s || index < 0 || (uint32_t)index >= s->model->plan->n_inputs) return 0;
+  const yrt_tensor_rec *t = &s->model->tensors[s->model->plan_inputs[index]];
+  if (t->layout != YRT_LAYOUT_NHWC || t->dtype != YRT_F32) return 0;
+  size_t n = 1;
+  for (uint32_t d = 0; d < t->rank; d++) n *= (size_t)t->dims[d];
+  return n;
 }
 
 yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {

@@ -20,7 +20,7 @@ static void letterbox(const yrt_image *img, int dw, int dh) {
   FZ_CHECK(dst && scratch);
   yrt_letterbox lb;
   yrt_error err;
-  yrt_status st = yrt_letterbox_f32(img, dw, dh, dst, scratch, &lb, &err);
+  yrt_status st = yrt_letterbox_f32(img, dw, dh, dst, (size_t)dw * (size_t)dh * 3, scratch, &lb, &err);
   FZ_CHECK(st == YRT_OK);
   for (size_t i = 0; i < (size_t)dw * (size_t)dh * 3; i++) FZ_CHECK(dst[i] >= 0.0f && dst[i] <= 1.0f);
   FZ_CHECK(isfinite(lb.ratio) && lb.ratio > 0);

@@ -1,6 +1,7 @@
 /* make_seeds.c — writes the fuzz seed corpora into a build directory (never into the repo):
  *   OUT/onnx/  the tiny models of tests/reliability/rel_models.c (+ the shared QDQ model)
  *   OUT/yrt/   the same converted to .yrt (+ the shared QDQ model converted)
+ *   OUT/detect/ the .yrt seeds behind a 4-byte image size (fuzz_yrt_detect)
  *   OUT/jpeg/  JPEGs encoded by yrt_image_save_jpeg (odd sizes, qualities) + a few COCO images
  * Usage: fuzz_make_seeds OUT_DIR [DATA_DIR]   (DATA_DIR default: $YOLORT_DATA or ../shared)
  * Shared data is optional: without it only the generated seeds are written. */
@@ -103,11 +104,12 @@ int main(int argc, char **argv) {
   const char *out = argv[1];
   const char *data = argc > 2 ? argv[2] : getenv("YOLORT_DATA");
   if (!data || !*data) data = YOLORT_DEFAULT_DATA;
-  char d_onnx[4096], d_yrt[4096], d_jpeg[4096];
+  char d_onnx[4096], d_yrt[4096], d_jpeg[4096], d_det[4096];
+  snprintf(d_det, sizeof d_det, "%s/detect", out);
   snprintf(d_onnx, sizeof d_onnx, "%s/onnx", out);
   snprintf(d_yrt, sizeof d_yrt, "%s/yrt", out);
   snprintf(d_jpeg, sizeof d_jpeg, "%s/jpeg", out);
-  if (mkdir_p(out) || mkdir_p(d_onnx) || mkdir_p(d_yrt) || mkdir_p(d_jpeg)) return 1;
+  if (mkdir_p(out) || mkdir_p(d_onnx) || mkdir_p(d_yrt) || mkdir_p(d_jpeg) || mkdir_p(d_det)) return 1;
 
   int n_onnx = 0, n_yrt = 0;
   for (int k = 0; k < REL_MODEL_COUNT; k++) {
@@ -130,6 +132,13 @@ int main(int argc, char **argv) {
     }
     snprintf(name, sizeof name, "%s.yrt", rel_model_name((rel_model_kind)k));
     if (write_file(d_yrt, name, yrt, n)) return 1;
+    /* fuzz_yrt_detect: 2 bytes image width, 2 bytes height, then the .yrt */
+    uint8_t *det = malloc(n + 4);
+    if (!det) return 1;
+    det[0] = 39, det[1] = 0, det[2] = 29, det[3] = 0; /* a 40x30 image */
+    memcpy(det + 4, yrt, n);
+    if (write_file(d_det, name, det, n + 4)) return 1;
+    free(det);
     free(yrt);
     n_yrt++;
   }

@@ -28,7 +28,7 @@ static lb_run run_letterbox(const yrt_image *im, int dw, int dh) {
   assert_non_null(scratch);
   assert_non_null(r.out);
   yrt_error err;
-  assert_int_equal(yrt_letterbox_f32(im, dw, dh, r.out, scratch, &r.lb, &err), YRT_OK);
+  assert_int_equal(yrt_letterbox_f32(im, dw, dh, r.out, (size_t)dw * dh * 3, scratch, &r.lb, &err), YRT_OK);
   free(scratch);
   return r;
 }
@@ -110,12 +110,18 @@ static void test_bad_args(void **state) {
   float out[16 * 16 * 3];
   char scratch[4096];
   yrt_error err;
-  assert_int_equal(yrt_letterbox_f32(NULL, 16, 16, out, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
-  assert_int_equal(yrt_letterbox_f32(&im, 0, 16, out, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
-  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, NULL, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_letterbox_f32(NULL, 16, 16, out, 16 * 16 * 3, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_letterbox_f32(&im, 0, 16, out, 16 * 16 * 3, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, 16 * 16 * 3, NULL, NULL, &err), YRT_ERR_INVALID_ARG);
   assert_int_equal(yrt_letterbox_scratch_bytes(0, 8, 16, 16), 0);
   assert_true(yrt_letterbox_scratch_bytes(8, 8, 16, 16) <= sizeof scratch);
-  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, scratch, NULL, &err), YRT_OK); /* lb optional */
+  /* a destination smaller than 16x16x3 floats is refused before anything is written (issue 19) */
+  out[16 * 16 * 3 - 1] = -7.0f;
+  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, 16 * 16 * 3 - 1, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, 16 * 16, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, 0, scratch, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_true(out[16 * 16 * 3 - 1] == -7.0f);
+  assert_int_equal(yrt_letterbox_f32(&im, 16, 16, out, 16 * 16 * 3, scratch, NULL, &err), YRT_OK); /* lb optional */
   free(im.rgb);
 }
 

@@ -146,16 +146,16 @@ static void conv(mb *b, const char *name, const char *x, float sx, int cin, int 
   qdq(b, a, *sy, -2, yout, cap);
 }
 
-static Onnx__ModelProto *build_yolo(int quant, int *fail) {
+static Onnx__ModelProto *build_yolo(int quant, int cin, int *fail) {
   mb b = {onnx_model_new(13), quant, 0, 7u};
   if (!b.m) return NULL;
-  const int64_t xd[4] = {1, 3, 16, 16}, od[3] = {1, 6, 64};
+  const int64_t xd[4] = {1, cin, 16, 16}, od[3] = {1, 6, 64};
   if (onnx_model_add_input(b.m, "images", IR_F32, 4, xd) || onnx_model_set_metadata(b.m, "names", "{0: 'cat', 1: 'dog'}"))
     b.fail = 1;
   char x[96], a1[96], p1[96], p1q[96], cat[96], catq[96], a2[96], up[96], upq[96], a3[96], r[96], rq[96], h[96];
   float s1, s2, s3, sh;
   qdq(&b, "images", 1.0f / 255.0f, -128, x, sizeof x);
-  conv(&b, "stem", x, 1.0f / 255.0f, 3, 8, 3, 2, 1, 1, a1, sizeof a1, &s1);
+  conv(&b, "stem", x, 1.0f / 255.0f, cin, 8, 3, 2, 1, 1, a1, sizeof a1, &s1);
   /* MaxPool 3x3 s1 p1 (SPPF style) */
   {
     const char *i[1] = {a1}, *o[1] = {"pool_out"};
@@ -290,6 +290,8 @@ const char *rel_model_name(rel_model_kind k) {
     case REL_MODEL_F32_YOLO: return "f32_yolo";
     case REL_MODEL_QDQ_YOLO: return "qdq_yolo";
     case REL_MODEL_F32_MISC: return "f32_misc";
+    case REL_MODEL_F32_YOLO_1CH: return "f32_yolo_1ch";
+    case REL_MODEL_F32_YOLO_4CH: return "f32_yolo_4ch";
     default: return "?";
   }
 }
@@ -297,7 +299,9 @@ const char *rel_model_name(rel_model_kind k) {
 yrt_status rel_model_onnx(rel_model_kind k, uint8_t **bytes, size_t *size, yrt_error *err) {
   int fail = 0;
   Onnx__ModelProto *m = NULL;
-  if (k == REL_MODEL_F32_YOLO || k == REL_MODEL_QDQ_YOLO) m = build_yolo(k == REL_MODEL_QDQ_YOLO, &fail);
+  if (k == REL_MODEL_F32_YOLO || k == REL_MODEL_QDQ_YOLO) m = build_yolo(k == REL_MODEL_QDQ_YOLO, 3, &fail);
+  else if (k == REL_MODEL_F32_YOLO_1CH || k == REL_MODEL_F32_YOLO_4CH)
+    m = build_yolo(0, k == REL_MODEL_F32_YOLO_1CH ? 1 : 4, &fail);
   else if (k == REL_MODEL_F32_MISC) m = build_misc(&fail);
   else return yrt_set_error(err, YRT_ERR_INVALID_ARG, "rel_model_onnx: model %d", (int)k);
   if (!m || fail) {

@@ -15,6 +15,8 @@ typedef enum rel_model_kind {
   REL_MODEL_F32_YOLO = 0, /* input [1,3,16,16], output0 [1,6,64] */
   REL_MODEL_QDQ_YOLO,     /* same graph with Q/DQ pairs, int8 per-channel weights */
   REL_MODEL_F32_MISC,     /* Transpose, MatMul, Add, Softmax, Gather, Slice, Div, Tanh ... */
+  REL_MODEL_F32_YOLO_1CH, /* the float mini-YOLO on a 1-channel [1,1,16,16] input (not an image) */
+  REL_MODEL_F32_YOLO_4CH, /* ... on a 4-channel [1,4,16,16] input */
   REL_MODEL_COUNT
 } rel_model_kind;
 

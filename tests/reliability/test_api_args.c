@@ -431,23 +431,23 @@ static void test_letterbox_args(void **state) {
   assert_int_equal(yrt_letterbox_scratch_bytes(5, 3, 8, INT_MIN), 0);
   (void)yrt_letterbox_scratch_bytes(INT_MAX, 1, 640, 640); /* no UB on extreme sizes */
   (void)yrt_letterbox_scratch_bytes(1, INT_MAX, 640, 640);
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(NULL, 8, 8, dst, scratch, &lb, &err));
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, 8, NULL, scratch, &lb, &err));
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, 8, dst, NULL, &lb, &err));
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 0, 8, dst, scratch, &lb, &err));
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, -1, dst, scratch, &lb, &err));
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, INT_MAX, 8, dst, scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(NULL, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, 8, NULL, sizeof dst / sizeof dst[0], scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, 8, dst, sizeof dst / sizeof dst[0], NULL, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 0, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, 8, -1, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&img, INT_MAX, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
   yrt_image bad = {0, 3, img.rgb};
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
   bad.w = 5;
   bad.h = -2;
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
   bad.h = 3;
   bad.rgb = NULL;
-  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, scratch, &lb, &err));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_letterbox_f32(&bad, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, &err));
   /* lb may be NULL */
-  assert_int_equal(yrt_letterbox_f32(&img, 8, 8, dst, scratch, NULL, &err), YRT_OK);
-  assert_int_equal(yrt_letterbox_f32(&img, 8, 8, dst, scratch, &lb, NULL), YRT_OK);
+  assert_int_equal(yrt_letterbox_f32(&img, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, NULL, &err), YRT_OK);
+  assert_int_equal(yrt_letterbox_f32(&img, 8, 8, dst, sizeof dst / sizeof dst[0], scratch, &lb, NULL), YRT_OK);
   assert_true(lb.ratio > 0);
   /* 1x1 destinations and 1xN sources */
   float one[3];
@@ -456,11 +456,11 @@ static void test_letterbox_args(void **state) {
   memset(thin.rgb, 10, 40 * 3);
   void *s2 = malloc(yrt_letterbox_scratch_bytes(1, 40, 1, 1) + 1);
   assert_non_null(s2);
-  assert_int_equal(yrt_letterbox_f32(&thin, 1, 1, one, s2, &lb, &err), YRT_OK);
+  assert_int_equal(yrt_letterbox_f32(&thin, 1, 1, one, 3, s2, &lb, &err), YRT_OK);
   free(s2);
   s2 = malloc(yrt_letterbox_scratch_bytes(1, 40, 8, 8) + 1);
   assert_non_null(s2);
-  assert_int_equal(yrt_letterbox_f32(&thin, 8, 8, dst, s2, &lb, &err), YRT_OK);
+  assert_int_equal(yrt_letterbox_f32(&thin, 8, 8, dst, sizeof dst / sizeof dst[0], s2, &lb, &err), YRT_OK);
   for (int i = 0; i < 8 * 8 * 3; i++) assert_true(dst[i] >= 0.0f && dst[i] <= 1.0f);
   free(s2);
   free(thin.rgb);

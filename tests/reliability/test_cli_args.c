@@ -18,6 +18,7 @@
 
 #include "cli_num.h"
 #include "file_write.h"
+#include "onnx_write.h"
 #include "rel_models.h"
 #include "yolort.h"
 
@@ -261,6 +262,66 @@ static void test_convert_to_device(void **state) {
   unlink(onnx);
 }
 
+/* yolort-quantize on a tiny graph whose output is an observed activation, with two generated
+ * calibration images: it failed with "plan lists output tensor N twice" (the observer added
+ * output0 as an output again). */
+static void test_quantize_tiny_graph(void **state) {
+  (void)state;
+  char dir[512], onnx[512], out[600], yrt[600], path[700], args[4096];
+  tmp_path(dir, sizeof dir, "calib");
+  tmp_path(onnx, sizeof onnx, "tiny.onnx");
+  snprintf(out, sizeof out, "%s.qdq.onnx", onnx);
+  snprintf(yrt, sizeof yrt, "%s.yrt", onnx);
+  assert_int_equal(mkdir(dir, 0755), 0);
+  yrt_error err;
+  for (int k = 0; k < 2; k++) {
+    uint8_t px[24 * 20 * 3];
+    for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(i * (k + 3));
+    yrt_image im = {24, 20, px};
+    snprintf(path, sizeof path, "%s/c%d.jpg", dir, k);
+    assert_int_equal(yrt_image_save_jpeg(&im, path, 90, &err), YRT_OK);
+  }
+  /* images -> Conv -> Conv -> output0: the last observed activation is the graph output */
+  Onnx__ModelProto *mp = onnx_model_new(13);
+  assert_non_null(mp);
+  const int64_t xd[4] = {1, 3, 16, 16}, yd[4] = {1, 4, 16, 16}, w1d[4] = {4, 3, 3, 3}, w2d[4] = {4, 4, 3, 3};
+  float w1[4 * 3 * 9], w2[4 * 4 * 9];
+  for (int i = 0; i < 4 * 3 * 9; i++) w1[i] = (float)((i * 7) % 11 - 5) / 20.0f;
+  for (int i = 0; i < 4 * 4 * 9; i++) w2[i] = (float)((i * 5) % 13 - 6) / 30.0f;
+  assert_int_equal(onnx_model_add_input(mp, "images", IR_F32, 4, xd), 0);
+  assert_int_equal(onnx_model_add_initializer(mp, "w1", IR_F32, 4, w1d, w1), 0);
+  assert_int_equal(onnx_model_add_initializer(mp, "w2", IR_F32, 4, w2d, w2), 0);
+  const int64_t pads[4] = {1, 1, 1, 1};
+  const char *i1[2] = {"images", "w1"}, *o1[1] = {"c1"}, *i2[2] = {"c1", "w2"}, *o2[1] = {"output0"};
+  Onnx__NodeProto *c1 = onnx_model_add_node(mp, "Conv", "conv1", i1, 2, o1, 1);
+  Onnx__NodeProto *c2 = onnx_model_add_node(mp, "Conv", "conv2", i2, 2, o2, 1);
+  assert_true(c1 && c2);
+  assert_int_equal(onnx_node_attr_ints(c1, "pads", pads, 4), 0);
+  assert_int_equal(onnx_node_attr_ints(c2, "pads", pads, 4), 0);
+  assert_int_equal(onnx_model_add_output(mp, "output0", IR_F32, 4, yd), 0);
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  assert_int_equal(onnx_model_pack(mp, &bytes, &n, &err), YRT_OK);
+  onnx_model_free(mp);
+  assert_int_equal(yrt_write_file_atomic(onnx, bytes, n, &err), YRT_OK);
+  free(bytes);
+  static char log[1 << 15];
+  snprintf(args, sizeof args, "'%s' '%s' -o '%s' --yrt '%s' -q --threads 1", onnx, dir, out, yrt);
+  const int rc = run_tool(YOLORT_QUANTIZE_EXE, args, log, sizeof log);
+  if (rc != 0) fail_msg("yolort-quantize on a tiny graph: exit %d\n%s", rc, log);
+  yrt_model *m = NULL;
+  assert_int_equal(yrt_model_load_file(yrt, &m, &err), YRT_OK);
+  yrt_model_free(m);
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/c%d.jpg", dir, k);
+    unlink(path);
+  }
+  rmdir(dir);
+  unlink(onnx);
+  unlink(out);
+  unlink(yrt);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_int),
@@ -272,6 +333,7 @@ int main(void) {
       cmocka_unit_test(test_concurrent_writers),
       cmocka_unit_test(test_write_targets),
       cmocka_unit_test(test_convert_to_device),
+      cmocka_unit_test(test_quantize_tiny_graph),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,8 @@
 #include <sys/types.h>
 #include <turbojpeg.h>
 
+#include "cli_num.h"
+
 typedef struct rng {
   uint64_t s;
 } rng;
@@ -136,18 +138,6 @@ static int write_jpeg(tjhandle tj, const uint8_t *rgb, int w, int h, int quality
   return rc;
 }
 
-static int parse_int(const char *s, const char *what, long lo, long hi, long *out) {
-  char *end = NULL;
-  errno = 0;
-  const long v = strtol(s, &end, 10);
-  if (errno || !end || *end || v < lo || v > hi) {
-    fprintf(stderr, "yolort-gen-images: %s must be an integer in [%ld, %ld], got '%s'\n", what, lo, hi, s);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
 static void usage(void) {
   fprintf(stderr,
           "usage: yolort-gen-images OUT_DIR [-n COUNT] [--seed N] [--quality Q]\n"
@@ -156,18 +146,18 @@ static void usage(void) {
 
 int main(int argc, char **argv) {
   const char *out_dir = NULL;
-  long count = 16, seed = 1, quality = 90;
+  int count = 16, seed = 1, quality = 90;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage();
       return 0;
     } else if ((strcmp(a, "-n") == 0) && i + 1 < argc) {
-      if (parse_int(argv[++i], "-n", 1, 100000, &count)) return 2;
+      if (!cli_parse_int("yolort-gen-images", "-n", argv[++i], 1, 100000, &count)) return 2;
     } else if (strcmp(a, "--seed") == 0 && i + 1 < argc) {
-      if (parse_int(argv[++i], "--seed", 0, 2147483647L, &seed)) return 2;
+      if (!cli_parse_int("yolort-gen-images", "--seed", argv[++i], 0, 2147483647L, &seed)) return 2;
     } else if (strcmp(a, "--quality") == 0 && i + 1 < argc) {
-      if (parse_int(argv[++i], "--quality", 1, 100, &quality)) return 2;
+      if (!cli_parse_int("yolort-gen-images", "--quality", argv[++i], 1, 100, &quality)) return 2;
     } else if (a[0] != '-' && !out_dir) {
       out_dir = a;
     } else {
@@ -217,6 +207,6 @@ int main(int argc, char **argv) {
     free(img);
   }
   tjDestroy(tj);
-  if (rc == 0) printf("yolort-gen-images: wrote %ld synthetic scenes to %s\n", count, out_dir);
+  if (rc == 0) printf("yolort-gen-images: wrote %d synthetic scenes to %s\n", count, out_dir);
   return rc;
 }

@@ -11,8 +11,14 @@ yrt_status detector_open(detector *d, const char *model_path, int threads, int q
   memset(d, 0, sizeof *d);
   yrt_status st = yrt_open_model(model_path, quiet, &d->model, err);
   if (!st) st = yrt_model_get_info(d->model, &d->info);
-  yrt_session_options so = {threads, NULL, 0};
+  yrt_session_options so = {threads, NULL, 0, 0};
   if (!st) st = yrt_session_create(d->model, &so, &d->session, err);
+  /* the whole-image path needs input 0 to be the RGB image META names (one, float NHWC) */
+  if (!st && yrt_session_input_count(d->session, 0) != (size_t)d->info.input_w * (size_t)d->info.input_h * 3)
+    st = yrt_set_error(err, YRT_ERR_SHAPE,
+                       "%s: input 0 is not a %dx%d RGB image (it holds %zu floats); detection needs a model "
+                       "whose input is [1,3,H,W]",
+                       model_path, d->info.input_w, d->info.input_h, yrt_session_input_count(d->session, 0));
   if (st) detector_close(d);
   return st;
 }
@@ -43,7 +49,7 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
   float *input = yrt_session_input_nhwc(d->session, 0);
   if (!input) return yrt_set_error(err, YRT_ERR_SHAPE, "detector: model has no image input");
   yrt_letterbox lb;
-  yrt_status st = yrt_letterbox_f32(img, W, H, input, d->lb_scratch, &lb, err);
+  yrt_status st = yrt_letterbox_f32(img, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, &lb, err);
   if (!st) st = yrt_session_run(d->session, err);
   yrt_tensor_view out;
   if (!st) st = yrt_session_output(d->session, 0, &out, err);

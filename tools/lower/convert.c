@@ -131,6 +131,11 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
                                                       : lw_lower_node(&c, order[i])) != YRT_OK)
       goto done;
   if ((st = add_outputs(&c)) != YRT_OK) goto done;
+  if (c.nn > YRT_MAX_NODES || c.nt > YRT_MAX_TENSORS) { /* before the planners, which are not linear */
+    st = yrt_set_error(err, YRT_ERR_UNSUPPORTED, "convert: %d nodes and %d tensors, more than a .yrt holds (%d, %d)",
+                       c.nn, c.nt, YRT_MAX_NODES, YRT_MAX_TENSORS);
+    goto done;
+  }
   if (!(o && o->no_views) && (st = lw_plan_views(&c, &rep->n_views)) != YRT_OK) goto done;
   if ((st = lw_plan_memory(&c)) != YRT_OK) goto done;
   uint32_t flags = 0;
@@ -203,8 +208,11 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   fprintf(f, "converted: %d ONNX nodes -> %d yrt nodes (%d int8, %d float), %d tensors%s\n",
           r->n_onnx_nodes, r->n_nodes, r->n_int8_nodes, r->n_nodes - r->n_int8_nodes,
           r->n_tensors, r->synthetic ? ", SYNTHETIC weights" : "");
-  if (r->input_w)
+  if (r->input_w > 1 || r->input_h > 1)
     fprintf(f, "input %dx%d, %d classes\n", r->input_w, r->input_h, r->num_classes);
+  else if (r->input_w)
+    fprintf(f, "input 0 is not a 3-channel float image: no letterbox size; yolort-detect and yolort-eval "
+               "refuse it, feed it with yrt_session_set_input\n");
   fprintf(f, "  %-16s %6s %6s\n", "op", "int8", "fp32");
   for (int op = 1; op < YRT_OP_COUNT_; op++)
     if (r->n_int8[op] || r->n_fp32[op])

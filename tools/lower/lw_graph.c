@@ -1,4 +1,5 @@
 /* lw_graph.c — the lowered graph container: tensors, nodes, per-IR-tensor form cache. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,9 +79,20 @@ int lw_add_tensor(lw_ctx *c, const char *name, uint32_t dtype, uint32_t kind, ui
    * instead of overflowing size arithmetic (fuzz finding). */
   uint64_t bytes = lw_dtype_size(dtype) ? lw_dtype_size(dtype) : 1;
   for (int i = 0; i < rank; i++) {
-    if (dims[i] < 0 || dims[i] > (1 << 24) || (dims[i] > 0 && bytes > (1ull << 31) / (uint64_t)dims[i])) {
-      lw_err(c, YRT_ERR_UNSUPPORTED, "tensor '%s': dim %d = %lld, too large for a .yrt tensor", name, i,
+    /* name the real cause: one dim out of range, or the whole tensor over 2 GiB (a 16384^2 image
+     * input was "dim 3 = 3, too large") */
+    if (dims[i] < 0 || dims[i] > (1 << 24)) {
+      lw_err(c, YRT_ERR_UNSUPPORTED, "tensor '%s': dim %d = %lld is outside 0..2^24", name, i,
              (long long)dims[i]);
+      return -1;
+    }
+    if (dims[i] > 0 && bytes > (1ull << 31) / (uint64_t)dims[i]) {
+      char shape[160];
+      int len = 0;
+      for (int k = 0; k < rank && len < (int)sizeof shape - 24; k++)
+        len += snprintf(shape + len, sizeof shape - (size_t)len, "%s%lld", k ? "x" : "", (long long)dims[k]);
+      lw_err(c, YRT_ERR_UNSUPPORTED, "tensor '%s' [%s] is over 2 GiB, the most a .yrt tensor holds", name,
+             rank ? shape : "");
       return -1;
     }
     bytes *= (uint64_t)dims[i];

@@ -182,13 +182,15 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     memset(&m, 0, sizeof m);
     if (c->n_inputs > 0) {
       const lw_tensor *in = &c->t[c->inputs[0]];
-      if (in->rank == 4) { /* stored NHWC: dims {N, H, W, C} */
-        int nhwc = in->layout == YRT_LAYOUT_NHWC;
+      const int nhwc = in->layout == YRT_LAYOUT_NHWC; /* stored NHWC: dims {N, H, W, C} */
+      /* Only a float 3-channel input is an RGB image: the letterbox writes H*W*3 floats into it
+       * (a 1-channel model overflowed the arena, issue 19). The loader checks the same rule. */
+      if (in->rank == 4 && in->dtype == YRT_F32 && in->dims[nhwc ? 3 : 1] == 3) {
         m.input_h = (uint32_t)in->dims[nhwc ? 1 : 2];
         m.input_w = (uint32_t)in->dims[nhwc ? 2 : 3];
       }
     }
-    /* What the loader accepts (runtime/src/model_load.c load_meta): a non-image input gets 1x1. */
+    /* What the loader accepts (runtime/src/model_load.c check_meta_input): no image input: 1x1. */
     if (m.input_w == 0 && m.input_h == 0) m.input_w = m.input_h = 1;
     if (m.input_w < 1 || m.input_w > 65536 || m.input_h < 1 || m.input_h > 65536) {
       ret = lw_err(c, YRT_ERR_UNSUPPORTED, "convert: input size %lldx%lld is outside 1..65536",

@@ -8,6 +8,8 @@
 #include "ir.h"
 #include "onnx.pb-c.h"
 #include "onnx_reader.h"
+#include "onnx_wire_check.h"
+#include "yolort_format.h"
 
 /* Largest file we accept (protobuf's own limit is 2 GiB). */
 #define ONNX_MAX_FILE ((size_t)2 << 30)
@@ -358,8 +360,13 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
     if (o && is_default_domain(o->domain) && o->has_version) g->opset = o->version;
   }
   if (g->opset < 0) FAIL(YRT_ERR_FORMAT, "onnx: model has no default-domain opset_import");
+  /* Q/DQ pairs and constants roughly double a detector's nodes; past this no .yrt can hold it
+   * (YRT_MAX_NODES), and some converter passes are not linear in the node count */
+  if (gp->n_node > 4 * (size_t)YRT_MAX_NODES || gp->n_initializer > 4 * (size_t)YRT_MAX_TENSORS)
+    FAIL(YRT_ERR_UNSUPPORTED, "onnx: graph has %zu nodes and %zu initializers, more than yolort converts (%d, %d)",
+         gp->n_node, gp->n_initializer, 4 * YRT_MAX_NODES, 4 * YRT_MAX_TENSORS);
   if (g->opset < 7 || g->opset > 22)
-    FAIL(YRT_ERR_UNSUPPORTED, "onnx: opset %lld not supported (need 11..22)", (long long)g->opset);
+    FAIL(YRT_ERR_UNSUPPORTED, "onnx: opset %lld not supported (need 7..22)", (long long)g->opset);
 
   for (size_t i = 0; i < m->n_metadata_props; i++) {
     const Onnx__StringStringEntryProto *e = m->metadata_props[i];
@@ -502,6 +509,8 @@ yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_e
   if (!out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "onnx_read_memory: out is NULL");
   *out = NULL;
   if (!data || size == 0) return yrt_set_error(err, YRT_ERR_FORMAT, "onnx: empty input");
+  yrt_status wst = onnx_wire_check(data, size, &onnx__model_proto__descriptor, err);
+  if (wst != YRT_OK) return wst;
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, data);
   if (!m) return yrt_set_error(err, YRT_ERR_FORMAT, "onnx: not a valid ONNX protobuf (%zu bytes)", size);
   yrt_status st = onnx_model_to_ir(m, out, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "onnx_reader.h"
+#include "onnx_wire_check.h"
 
 static char *dupstr(const char *s) { return ir_strdup(s ? s : ""); }
 
@@ -48,6 +49,8 @@ yrt_status onnx_model_load_memory(const void *data, size_t size, Onnx__ModelProt
   if (!out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "onnx_model_load_memory: out is NULL");
   *out = NULL;
   if (!data || !size) return yrt_set_error(err, YRT_ERR_FORMAT, "onnx: empty input");
+  yrt_status wst = onnx_wire_check(data, size, &onnx__model_proto__descriptor, err);
+  if (wst != YRT_OK) return wst;
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, data);
   if (!m) return yrt_set_error(err, YRT_ERR_FORMAT, "onnx: not a valid ONNX protobuf (%zu bytes)", size);
   if (!m->graph) {

@@ -18,9 +18,23 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   if (!st) st = onnx_model_load_memory(bytes, size, &c, err);
   free(bytes);
   bytes = NULL;
-  for (int i = 0; !st && i < n; i++)
-    if (onnx_model_add_output(c, names[i], IR_F32, -1, NULL))
-      st = yrt_set_error(err, YRT_ERR_NOMEM, "observer: out of memory");
+  o->index = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+  if (!st && !o->index) st = yrt_set_error(err, YRT_ERR_NOMEM, "observer: out of memory");
+  /* the converter keeps the ONNX output order; a name listed twice became "plan lists output
+   * tensor N twice" (yolort-quantize on tiny graphs, issue 19) */
+  int n_out = 0;
+  if (!st) n_out = (int)c->graph->n_output;
+  for (int i = 0; !st && i < n; i++) {
+    int at = -1;
+    for (int j = 0; j < n_out && at < 0; j++)
+      if (c->graph->output[j]->name && strcmp(c->graph->output[j]->name, names[i]) == 0) at = j;
+    if (at < 0) {
+      if (onnx_model_add_output(c, names[i], IR_F32, -1, NULL))
+        st = yrt_set_error(err, YRT_ERR_NOMEM, "observer: out of memory");
+      at = n_out++;
+    }
+    o->index[i] = at;
+  }
   if (!st) st = onnx_model_pack(c, &bytes, &size, err);
   onnx_model_free(c);
   ir_graph *g = NULL;
@@ -34,13 +48,12 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   if (!st) st = yrt_model_load_memory(yrt, ysize, 1, &o->model, err);
   free(yrt);
   if (!st) st = yrt_model_get_info(o->model, &o->info);
-  if (!st && o->info.num_outputs < n + 1)
+  if (!st && o->info.num_outputs != n_out)
     st = yrt_set_error(err, YRT_ERR_SHAPE, "observer: model has %d outputs, expected %d",
-                       o->info.num_outputs, n + 1);
-  yrt_session_options so = {threads, NULL, 0};
+                       o->info.num_outputs, n_out);
+  yrt_session_options so = {threads, NULL, 0, 0};
   if (!st) st = yrt_session_create(o->model, &so, &o->session, err);
   o->n = n;
-  o->first = o->info.num_outputs - n;
   if (st) observer_close(o);
   return st;
 }
@@ -61,7 +74,8 @@ yrt_status observer_run_image(observer *o, const char *jpeg_path, yrt_error *err
   yrt_letterbox lb;
   if (!st)
     st = yrt_letterbox_f32(&img, o->info.input_w, o->info.input_h,
-                           yrt_session_input_nhwc(o->session, 0), o->scratch, &lb, err);
+                           yrt_session_input_nhwc(o->session, 0), yrt_session_input_count(o->session, 0), o->scratch,
+                           &lb, err);
   yrt_image_free(&img);
   if (!st) st = yrt_session_run(o->session, err);
   return st;
@@ -69,12 +83,13 @@ yrt_status observer_run_image(observer *o, const char *jpeg_path, yrt_error *err
 
 yrt_status observer_get(observer *o, int k, yrt_tensor_view *v, yrt_error *err) {
   if (k < -1 || k >= o->n) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "observer: tensor %d", k);
-  return yrt_session_output(o->session, k < 0 ? 0 : o->first + k, v, err);
+  return yrt_session_output(o->session, k < 0 ? 0 : o->index[k], v, err);
 }
 
 void observer_close(observer *o) {
   yrt_session_free(o->session);
   yrt_model_free(o->model);
   free(o->scratch);
+  free(o->index);
   memset(o, 0, sizeof *o);
 }

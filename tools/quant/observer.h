@@ -13,7 +13,8 @@ typedef struct observer {
   yrt_session *session;
   yrt_model_info info;
   int n;        /* observed tensors */
-  int first;    /* output index of the first observed tensor */
+  int *index;   /* output index of observed tensor k (an observed tensor that already is a graph
+                   output, as in tiny graphs, is not added twice) */
   void *scratch;
   size_t scratch_bytes;
 } observer;
