@@ -172,6 +172,15 @@ static uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
 
 void *ytb_serialize(ytb *b, size_t *size) {
   if (b->meta.source == 0) b->meta.source = ytb_string(b, "yrt_test_builder");
+  /* META's letterbox size is input 0's, as the loader requires: H x W of a float 3-channel rank-4
+   * input, else 1x1 (runtime/src/model_load.c check_meta_input) */
+  if (b->n_in > 0 && b->inputs[0] < b->n_t) {
+    const yrt_tensor_rec *in = &b->t[b->inputs[0]];
+    const int nhwc = in->layout == YRT_LAYOUT_NHWC;
+    const int image = in->rank == 4 && in->dtype == YRT_F32 && in->dims[nhwc ? 3 : 1] == 3;
+    b->meta.input_h = image ? (uint32_t)in->dims[nhwc ? 1 : 2] : 1;
+    b->meta.input_w = image ? (uint32_t)in->dims[nhwc ? 2 : 3] : 1;
+  }
   const uint32_t n_sec = 6;
   yrt_section_rec sec[6];
   memset(sec, 0, sizeof sec);
