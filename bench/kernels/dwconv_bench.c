@@ -77,7 +77,8 @@ int main(int argc, char **argv) {
       {"avx2-unpacked", {.avx2 = 1}, host.avx2, 1},
       {"avx2", {.avx2 = 1}, host.avx2, 0},
       {"avx512", {.avx2 = 1, .avx512 = 1}, host.avx512, 0},
-      {"avx512vnni", {.avx2 = 1, .avx512 = 1, .avx512vnni = 1}, host.avx512vnni, 0},
+      {"avx512vnni", {.avx2 = 1, .avx512 = 1, .avx512vnni = 1, .avx512vbmi = 1},
+       host.avx512vnni && host.avx512vbmi, 0},
   };
 #if !YK_ARCH_X86_64
   vs[1].ok = vs[2].ok = vs[3].ok = vs[4].ok = 0;

@@ -19,9 +19,9 @@
 static void row_f32(int kind, const float *a, int64_t as, const float *b, int64_t bs, float *y,
                     int64_t n) {
   switch (kind) {
-    case YRT_BIN_SUB: ROW_LOOP(-); break;
-    case YRT_BIN_MUL: ROW_LOOP(*); break;
-    case YRT_BIN_DIV: ROW_LOOP(/); break;
+    case YK_BIN_SUB: ROW_LOOP(-); break;
+    case YK_BIN_MUL: ROW_LOOP(*); break;
+    case YK_BIN_DIV: ROW_LOOP(/); break;
     default: ROW_LOOP(+); break;
   }
 }
@@ -33,10 +33,4 @@ void yk_binary_f32__scalar(int kind, const float *a, const yk_shape *sa, const f
   const int last = bc.rank - 1;
   for (yk_bcast_rows w = yk_bcast_rows_begin(&bc); w.r < w.rows; yk_bcast_rows_next(&bc, &w))
     row_f32(kind, a + w.oa, bc.sa[last], b + w.ob, bc.sb[last], y + w.r * w.n, w.n);
-}
-
-void yk_binary_f32(const yk_isa *isa, int kind, const float *a, const yk_shape *sa,
-                   const float *b, const yk_shape *sb, float *y, const yk_shape *sy) {
-  (void)isa;
-  yk_binary_f32__scalar(kind, a, sa, b, sb, y, sy);
 }

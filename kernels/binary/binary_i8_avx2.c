@@ -23,9 +23,9 @@ void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int
   const __m256i vzy = _mm256_set1_epi32(qy.zero_point);
   size_t i = 0;
   switch (kind) {
-    case YRT_BIN_SUB: FLAT_LOOP(_mm256_sub_ps) break;
-    case YRT_BIN_MUL: FLAT_LOOP(_mm256_mul_ps) break;
-    case YRT_BIN_DIV: FLAT_LOOP(_mm256_div_ps) break;
+    case YK_BIN_SUB: FLAT_LOOP(_mm256_sub_ps) break;
+    case YK_BIN_MUL: FLAT_LOOP(_mm256_mul_ps) break;
+    case YK_BIN_DIV: FLAT_LOOP(_mm256_div_ps) break;
     default: FLAT_LOOP(_mm256_add_ps) break;
   }
   if (i < n) yk_binary_i8_flat__scalar(kind, a + i, qa, b + i, qb, y + i, qy, n - i);

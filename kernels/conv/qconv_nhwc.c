@@ -1,9 +1,6 @@
-/* qconv_nhwc.c — variant choice and dispatch for the int8 NHWC convolution. */
+/* qconv_nhwc.c — variant choice and dispatch for the int8 NHWC convolution: the best variant
+ * of ours the yk_isa can run (no policy about other backends, see yk_qconv_init). */
 #include "yk_qconv.h"
-
-#if defined(YK_ARCH_X86_64)
-#include <cpuinfo.h>
-#endif
 
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
@@ -21,7 +18,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   c->packed = NULL;
 #if defined(YK_ARCH_X86_64)
   /* The VNNI kernel applies the LUT with VBMI. */
-  if (isa && isa->avx512vnni && cpuinfo_initialize() && cpuinfo_has_x86_avx512vbmi()) {
+  if (isa && isa->avx512vnni && isa->avx512vbmi) {
     yk_qconv_blocking__avx512vnni(c->cout, &c->mr, &c->nz);
     const size_t bytes = yk_qconv_packed_bytes__avx512vnni(c);
     if (bytes) {
@@ -29,14 +26,9 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
       c->packed_bytes = bytes;
     }
   }
-  /* 256-bit variants: AVX-VNNI, else plain AVX2 (the runtime falls back to XNNPACK on scalar).
-   * Not AVX2 on an AVX-512 CPU without VNNI: XNNPACK's 512-bit qc8 kernels beat our 256-bit
-   * vpmaddwd one there (measured 110 vs 70 GMAC/s single-thread, docs/performance.md). */
-  /* A float-output conv has no XNNPACK operator to fall back to: AVX2 wherever it exists. */
-  const int v256 = !isa                                         ? 0
-                   : isa->avxvnni                               ? YK_QCONV_AVXVNNI
-                   : isa->avx2 && (!isa->avx512 || c->out_f32) ? YK_QCONV_AVX2
-                                                                : 0;
+  /* 256-bit variants: AVX-VNNI, else plain AVX2. This picks our best variant for the yk_isa;
+   * whether it beats another backend (XNNPACK) is the runtime's choice (session_conv.c). */
+  const int v256 = !isa ? 0 : isa->avxvnni ? YK_QCONV_AVXVNNI : isa->avx2 ? YK_QCONV_AVX2 : 0;
   if (c->variant == YK_QCONV_SCALAR && v256) {
     c->variant = v256;
     yk_qconv_blocking__avx2(c->cout, v256 == YK_QCONV_AVXVNNI, &c->mr, &c->nz);

@@ -7,7 +7,6 @@
 
 #include "../unary/exp_f32_inline.h"
 #include "yk_inline.h"
-#include "yolort_format.h"
 
 /* Floats of stack scratch per call: a block of softmax rows or of class scores. */
 #define SCRATCH 4096
@@ -20,7 +19,7 @@ void yk_detect_exp_table(float scale, float table[256]) {
 void yk_detect_sigmoid_table(const yk_isa *isa, float scale, int32_t zp, float table[256]) {
   /* The same dequantize + sigmoid the unfused graph runs, once per possible int8 value. */
   for (int i = 0; i < 256; i++) table[i] = yk_dequantize1((int8_t)(i - 128), scale, zp);
-  yk_unary_f32(isa, YRT_UNARY_SIGMOID, 0.0f, table, table, 256);
+  yk_unary_f32(isa, YK_UNARY_SIGMOID, 0.0f, table, table, 256);
 }
 
 /* Expected value of the bins under the softmax of each side's int8 logits. The four sides are
@@ -90,7 +89,7 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
     for (int c = 0; c < nc; c++, ys += na)
       for (size_t i = 0; i < n; i++) ys[i] = t[q[i * (size_t)nc + (size_t)c]];
   } else {
-    yk_unary_f32(isa, YRT_UNARY_SIGMOID, 0.0f, (const float *)sc->cls + l0 * (size_t)nc, tmp, n * (size_t)nc);
+    yk_unary_f32(isa, YK_UNARY_SIGMOID, 0.0f, (const float *)sc->cls + l0 * (size_t)nc, tmp, n * (size_t)nc);
     for (int c = 0; c < nc; c++, ys += na)
       for (size_t i = 0; i < n; i++) ys[i] = tmp[i * (size_t)nc + (size_t)c];
   }

@@ -1,10 +1,6 @@
 /* dwconv3x3_i8_rows.c — variant choice, weight packing and dispatch of yk_dwconv (yk_dwconv.h). */
 #include <string.h>
 
-#if YK_ARCH_X86_64
-#include <cpuinfo.h>
-#endif
-
 #include "yk_dwconv.h"
 
 static int zp_i8(int32_t zp) { return zp >= -128 && zp <= 127; }
@@ -21,8 +17,8 @@ int yk_dwconv_init(yk_dwconv *d, const yk_isa *isa) {
     return -1;
   const int simd_ok = zp_i8(p->x_zp) && zp_i8(p->y_zp);
 #if YK_ARCH_X86_64
-  /* the VNNI variant's LUT uses VBMI (yk_isa has no bit for it; as yk_qconv_init does) */
-  if (simd_ok && isa && isa->avx512vnni && cpuinfo_initialize() && cpuinfo_has_x86_avx512vbmi()) {
+  /* the VNNI variant's LUT uses VBMI */
+  if (simd_ok && isa && isa->avx512vnni && isa->avx512vbmi) {
     d->variant = YK_DWCONV_AVX512VNNI;
     d->cblk = 32;
   } else if (simd_ok && isa && isa->avx512) {

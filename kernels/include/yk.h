@@ -22,13 +22,34 @@ typedef struct yk_isa {
   int avx2;        /* AVX2 + FMA */
   int avx512;      /* AVX-512 F/BW/VL */
   int avx512vnni;
+  int avx512vbmi;  /* byte permutes (vpermi2b): the LUT of the AVX-512 VNNI conv kernels */
   int avxvnni;
   int neon;
   int neon_dot;    /* ARMv8.2 dot product */
 } yk_isa;
 
-/* Fill caps from cpuinfo (cpuinfo_initialize must succeed; all-zero caps otherwise). */
+/* Fill caps from cpuinfo (cpuinfo_initialize must succeed; all-zero caps otherwise). Every CPU
+ * feature a kernel depends on is a field here: kernels never query the CPU themselves. */
 void yk_isa_detect(yk_isa *isa);
+
+/* The kernels' own operator kinds. The runtime maps its .yrt enums onto these (it keeps the
+ * values equal and checks that at compile time, runtime/src/kernel_kinds.h); the kernels never
+ * see the file format. */
+enum yk_unary_kind {
+  YK_UNARY_NONE = 0, /* copy */
+  YK_UNARY_RELU = 1,
+  YK_UNARY_SIGMOID = 2,
+  YK_UNARY_SILU = 3,
+  YK_UNARY_LEAKY_RELU = 4, /* alpha: the negative slope */
+  YK_UNARY_TANH = 5,
+  YK_UNARY_EXP = 6,
+  YK_UNARY_IDENTITY = 7, /* copy */
+  YK_UNARY_COUNT
+};
+enum yk_binary_kind { YK_BIN_ADD = 0, YK_BIN_SUB = 1, YK_BIN_MUL = 2, YK_BIN_DIV = 3, YK_BIN_COUNT };
+
+/* 1 when kind is a yk_unary_kind the kernels implement. */
+static inline int yk_unary_kind_valid(int kind) { return kind >= 0 && kind < YK_UNARY_COUNT; }
 
 typedef struct yk_shape {
   int rank;
@@ -43,11 +64,12 @@ typedef struct yk_qparams {
 /* ---------------- float */
 
 /* y = a (op) b with numpy broadcasting; a, b, y have the same rank, dims equal or 1. */
-void yk_binary_f32(const yk_isa *isa, int kind /* yrt_binary_kind */, const float *a,
+void yk_binary_f32(const yk_isa *isa, int kind /* yk_binary_kind */, const float *a,
                    const yk_shape *sa, const float *b, const yk_shape *sb, float *y,
                    const yk_shape *sy);
-/* kind: yrt_unary_kind; alpha for leaky relu. In place allowed (x == y). */
-void yk_unary_f32(const yk_isa *isa, int kind, float alpha, const float *x, float *y, size_t n);
+/* kind: yk_unary_kind; alpha for leaky relu. In place allowed (x == y). Returns 0, or -1 (y
+ * untouched) for a kind that is not a yk_unary_kind. */
+int yk_unary_f32(const yk_isa *isa, int kind, float alpha, const float *x, float *y, size_t n);
 /* softmax over the middle axis of [outer][axis_len][inner]. */
 void yk_softmax_f32(const yk_isa *isa, const float *x, float *y, size_t outer, size_t axis_len,
                     size_t inner);
@@ -98,14 +120,15 @@ void yk_requant_i8(const yk_isa *isa, const int8_t *x, yk_qparams qx, int8_t *y,
  * slot already in place in y (its producer wrote it there): skipped. */
 void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *qx,
                   const size_t *inner, int n, size_t outer, int8_t *y, yk_qparams qy);
-/* y = sat(round(((a - za) * sa (op) (b - zb) * sb) / sy) + zy), op add or mul, broadcasting
- * as yk_binary_f32. */
+/* y = sat(round(((a - za) * sa (op) (b - zb) * sb) / sy) + zy), op a yk_binary_kind,
+ * broadcasting as yk_binary_f32. */
 void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *sa,
                   yk_qparams qa, const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
                   const yk_shape *sy, yk_qparams qy);
 /* Build the 256-entry table of an int8 -> int8 function given in float:
- * lut[u] = quantize(f(dequantize(u - 128, qx)), qy). kind: yrt_unary_kind. */
-void yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]);
+ * lut[u] = quantize(f(dequantize(u - 128, qx)), qy). kind: yk_unary_kind; returns 0, or -1
+ * (lut untouched) for an unknown kind. */
+int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]);
 /* SiLU as QDQ defines it: s = Q_s(sigmoid(DQ_x(x))); y = Q_y(DQ_x(x) * DQ_s(s)). */
 void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]);
 

@@ -5,7 +5,6 @@
 #define YOLORT_YK_INLINE_H
 
 #include "yk.h"
-#include "yolort_format.h"
 
 /* Beyond +-2^22 every int8 result saturates anyway, and yk_round_half_even is exact below. */
 #define YK_QCLAMP 4194304.0f
@@ -31,12 +30,12 @@ static inline float yk_dequantize1(int8_t q, float scale, int32_t zp) {
   return (float)((int32_t)q - zp) * scale;
 }
 
-/* Float op of yrt_binary_kind; unknown kinds -> add. */
+/* Float op of a yk_binary_kind (YK_BIN_ADD is the default case). */
 static inline float yk_binop_f32(int kind, float a, float b) {
   switch (kind) {
-    case YRT_BIN_SUB: return a - b;
-    case YRT_BIN_MUL: return a * b;
-    case YRT_BIN_DIV: return a / b;
+    case YK_BIN_SUB: return a - b;
+    case YK_BIN_MUL: return a * b;
+    case YK_BIN_DIV: return a / b;
     default: return a + b;
   }
 }

@@ -27,8 +27,9 @@
  * x86-64 without AVX-512 VNNI (qconv_nhwc_avx2.c, qconv_nhwc_avxvnni.c): the same segments, MR
  * pixels x NZ ymm columns of 8 channels; 256-bit vpdpbusd on AVX-VNNI (u8 flip as above), else
  * vpmaddwd on sign-extended int16 (vpmaddubsw would saturate). init prefers AVX-512 VNNI+VBMI,
- * then AVX-VNNI, then AVX2 when the CPU has no AVX-512 (else scalar, i.e. XNNPACK); tests may set variant (AVXVNNI or AVX2, when the yk_isa has it) and
- * mr/nz after init, then call yk_qconv_packed_bytes__avx2 again.
+ * then AVX-VNNI, then AVX2 (else scalar); tests may set variant (AVXVNNI or AVX2, when the
+ * yk_isa has it) and mr/nz after init, then call yk_qconv_packed_bytes__avx2 again. Whether one
+ * of these beats XNNPACK on a given CPU is not decided here: the runtime's conv setup does it.
  *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
  * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
@@ -79,8 +80,8 @@ typedef struct yk_qconv {
   void *packed;
 } yk_qconv;
 
-/* Validate the shape (zero points must be int8 values) and choose a variant; returns 0 on
- * success, -1 on a shape it cannot run. */
+/* Validate the shape (zero points must be int8 values) and choose our fastest variant the yk_isa
+ * can run (YK_QCONV_SCALAR when none); returns 0 on success, -1 on a shape it cannot run. */
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa);
 /* Pack weights/bias into mem (c->packed_bytes bytes, 64-byte aligned). */
 void yk_qconv_pack(yk_qconv *c, void *mem);

@@ -51,7 +51,7 @@ void yk_maxpool_nhwc_f32__scalar(const float *x, int n, int h, int w, int c, flo
                                  int ow, const yk_pool_params *p);
 
 /* Scalar float functions shared by yk_unary_f32 and the LUT builders (so a LUT reproduces the
- * float op exactly). kind: yrt_unary_kind; unknown kinds act as identity. */
+ * float op exactly). kind: yk_unary_kind; an unknown kind asserts (NaN without assertions). */
 float yk_unary_f32_1(int kind, float alpha, float x);
 
 #if YK_ARCH_X86_64

@@ -21,6 +21,7 @@ void yk_isa_detect(yk_isa *isa) {
   isa->avx512 = isa->avx2 && cpuinfo_has_x86_avx512f() && cpuinfo_has_x86_avx512bw() &&
                 cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
   isa->avx512vnni = isa->avx512 && cpuinfo_has_x86_avx512vnni();
+  isa->avx512vbmi = isa->avx512 && cpuinfo_has_x86_avx512vbmi();
   /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
 #if defined(__clang__) && __clang_major__ < 16
   /* clang < 16 does not know "avxvnni" (fuzz build): CPUID.(EAX=7,ECX=1):EAX bit 4. */

@@ -3,17 +3,19 @@
 #include "yk_inline.h"
 #include "yk_variants.h"
 
-void yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]) {
+int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]) {
+  if (!yk_unary_kind_valid(kind)) return -1;
   for (int u = 0; u < 256; u++) {
     float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);
     lut[u] = yk_quantize1(yk_unary_f32_1(kind, alpha, x), qy.scale, qy.zero_point);
   }
+  return 0;
 }
 
 void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]) {
   for (int u = 0; u < 256; u++) {
     float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);
-    int8_t s = yk_quantize1(yk_unary_f32_1(YRT_UNARY_SIGMOID, 0.0f, x), qs.scale, qs.zero_point);
+    int8_t s = yk_quantize1(yk_unary_f32_1(YK_UNARY_SIGMOID, 0.0f, x), qs.scale, qs.zero_point);
     float sf = yk_dequantize1(s, qs.scale, qs.zero_point);
     lut[u] = yk_quantize1(x * sf, qy.scale, qy.zero_point);
   }

@@ -5,18 +5,17 @@
 
 #include "exp_f32_avx2_inline.h"
 #include "yk_variants.h"
-#include "yolort_format.h"
 
 static inline __m256 apply(int kind, __m256 alpha, __m256 x) {
   switch (kind) {
-    case YRT_UNARY_RELU: return _mm256_max_ps(x, _mm256_setzero_ps()); /* x > 0 ? x : 0 */
-    case YRT_UNARY_LEAKY_RELU: {
+    case YK_UNARY_RELU: return _mm256_max_ps(x, _mm256_setzero_ps()); /* x > 0 ? x : 0 */
+    case YK_UNARY_LEAKY_RELU: {
       const __m256 ge = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GE_OQ);
       return _mm256_blendv_ps(_mm256_mul_ps(alpha, x), x, ge);
     }
-    case YRT_UNARY_SIGMOID: return yk_sigmoid_f32_avx2(x);
-    case YRT_UNARY_SILU: return _mm256_mul_ps(x, yk_sigmoid_f32_avx2(x));
-    default: return yk_exp_f32_avx2(x); /* YRT_UNARY_EXP */
+    case YK_UNARY_SIGMOID: return yk_sigmoid_f32_avx2(x);
+    case YK_UNARY_SILU: return _mm256_mul_ps(x, yk_sigmoid_f32_avx2(x));
+    default: return yk_exp_f32_avx2(x); /* YK_UNARY_EXP */
   }
 }
 
@@ -40,11 +39,11 @@ static inline void run(int kind, float alpha, const float *x, float *y, size_t n
 
 void yk_unary_f32__avx2(int kind, float alpha, const float *x, float *y, size_t n) {
   switch (kind) {
-    case YRT_UNARY_RELU: run(YRT_UNARY_RELU, alpha, x, y, n); break;
-    case YRT_UNARY_LEAKY_RELU: run(YRT_UNARY_LEAKY_RELU, alpha, x, y, n); break;
-    case YRT_UNARY_SIGMOID: run(YRT_UNARY_SIGMOID, alpha, x, y, n); break;
-    case YRT_UNARY_SILU: run(YRT_UNARY_SILU, alpha, x, y, n); break;
-    case YRT_UNARY_EXP: run(YRT_UNARY_EXP, alpha, x, y, n); break;
-    default: yk_unary_f32__scalar(kind, alpha, x, y, n); break; /* tanh, identity */
+    case YK_UNARY_RELU: run(YK_UNARY_RELU, alpha, x, y, n); break;
+    case YK_UNARY_LEAKY_RELU: run(YK_UNARY_LEAKY_RELU, alpha, x, y, n); break;
+    case YK_UNARY_SIGMOID: run(YK_UNARY_SIGMOID, alpha, x, y, n); break;
+    case YK_UNARY_SILU: run(YK_UNARY_SILU, alpha, x, y, n); break;
+    case YK_UNARY_EXP: run(YK_UNARY_EXP, alpha, x, y, n); break;
+    default: yk_unary_f32__scalar(kind, alpha, x, y, n); break; /* tanh, copies; checks kind */
   }
 }

@@ -3,18 +3,17 @@
  * Tanh and identity go to the scalar reference. In place allowed. */
 #include "exp_f32_avx512_inline.h"
 #include "yk_variants.h"
-#include "yolort_format.h"
 
 static inline __m512 apply(int kind, __m512 alpha, __m512 x) {
   switch (kind) {
-    case YRT_UNARY_RELU: return _mm512_max_ps(x, _mm512_setzero_ps()); /* x > 0 ? x : 0 */
-    case YRT_UNARY_LEAKY_RELU: {
+    case YK_UNARY_RELU: return _mm512_max_ps(x, _mm512_setzero_ps()); /* x > 0 ? x : 0 */
+    case YK_UNARY_LEAKY_RELU: {
       const __mmask16 ge = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GE_OQ);
       return _mm512_mask_blend_ps(ge, _mm512_mul_ps(alpha, x), x);
     }
-    case YRT_UNARY_SIGMOID: return yk_sigmoid_f32_avx512(x);
-    case YRT_UNARY_SILU: return _mm512_mul_ps(x, yk_sigmoid_f32_avx512(x));
-    default: return yk_exp_f32_avx512(x); /* YRT_UNARY_EXP */
+    case YK_UNARY_SIGMOID: return yk_sigmoid_f32_avx512(x);
+    case YK_UNARY_SILU: return _mm512_mul_ps(x, yk_sigmoid_f32_avx512(x));
+    default: return yk_exp_f32_avx512(x); /* YK_UNARY_EXP */
   }
 }
 
@@ -38,11 +37,11 @@ static inline void run(int kind, float alpha, const float *x, float *y, size_t n
 
 void yk_unary_f32__avx512(int kind, float alpha, const float *x, float *y, size_t n) {
   switch (kind) {
-    case YRT_UNARY_RELU: run(YRT_UNARY_RELU, alpha, x, y, n); break;
-    case YRT_UNARY_LEAKY_RELU: run(YRT_UNARY_LEAKY_RELU, alpha, x, y, n); break;
-    case YRT_UNARY_SIGMOID: run(YRT_UNARY_SIGMOID, alpha, x, y, n); break;
-    case YRT_UNARY_SILU: run(YRT_UNARY_SILU, alpha, x, y, n); break;
-    case YRT_UNARY_EXP: run(YRT_UNARY_EXP, alpha, x, y, n); break;
-    default: yk_unary_f32__scalar(kind, alpha, x, y, n); break; /* tanh, identity */
+    case YK_UNARY_RELU: run(YK_UNARY_RELU, alpha, x, y, n); break;
+    case YK_UNARY_LEAKY_RELU: run(YK_UNARY_LEAKY_RELU, alpha, x, y, n); break;
+    case YK_UNARY_SIGMOID: run(YK_UNARY_SIGMOID, alpha, x, y, n); break;
+    case YK_UNARY_SILU: run(YK_UNARY_SILU, alpha, x, y, n); break;
+    case YK_UNARY_EXP: run(YK_UNARY_EXP, alpha, x, y, n); break;
+    default: yk_unary_f32__scalar(kind, alpha, x, y, n); break; /* tanh, copies; checks kind */
   }
 }

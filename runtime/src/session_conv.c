@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "kernel_kinds.h"
 #include "session_internal.h"
 
 typedef struct act_task {
@@ -186,6 +187,16 @@ static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return YRT_OK;
 }
 
+/* Which backend runs an int8-output conv (groups 1) once yk_qconv_init picked our best variant
+ * for this CPU: ours, except the plain AVX2 one on an AVX-512 CPU (without VNNI, else init took
+ * that): XNNPACK's 512-bit qc8 kernels beat our 256-bit vpmaddwd there (measured 110 vs 70
+ * GMAC/s single-thread, docs/performance.md). A float-output conv has no XNNPACK operator:
+ * prepare_i8f32 takes whatever init picked. */
+static int own_qconv_wins(const yk_isa *isa, const yk_qconv *q) {
+  if (q->variant == YK_QCONV_SCALAR) return 0;
+  return !(q->variant == YK_QCONV_AVX2 && isa->avx512);
+}
+
 /* Our own int8 kernels: the convolution (groups 1: AVX-512 VNNI on x86-64, NEON/SDOT on AArch64),
  * and the depthwise 3x3 when allow_dw (yk_dwconv, threaded over row ranges with the LUT fused:
  * ~3-4x XNNPACK's qc8 depthwise + LUT pass on YOLO11n, and bit-identical to it: same
@@ -203,7 +214,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
                     .pad_t = g->pad_t, .pad_l = g->pad_l, .dh = g->dh, .dw = g->dw,
                     .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
                     .scale = c->requant, .lut = c->lut, .x_stride = g->xs, .y_stride = g->ys};
-    if (yk_qconv_init(q, &s->isa) != 0 || q->variant == YK_QCONV_SCALAR) return YRT_OK;
+    if (yk_qconv_init(q, &s->isa) != 0 || !own_qconv_wins(&s->isa, q)) return YRT_OK;
     return pack_own_qconv(s, e, err);
   }
   if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_kinds.h"
 #include "session_internal.h"
 
 

@@ -16,7 +16,6 @@
 
 #include "yk.h"
 #include "yk_variants.h"
-#include "yolort_format.h"
 
 typedef struct kt_rng {
   uint64_t s;

@@ -40,8 +40,9 @@ static int variants(variant *v) {
 #if YK_ARCH_X86_64
   if (host.avx2) v[n++] = (variant){"avx2", {.avx2 = 1}, YK_DWCONV_AVX2};
   if (host.avx512) v[n++] = (variant){"avx512", {.avx2 = 1, .avx512 = 1}, YK_DWCONV_AVX512};
-  if (host.avx512vnni)
-    v[n++] = (variant){"avx512vnni", {.avx2 = 1, .avx512 = 1, .avx512vnni = 1}, YK_DWCONV_AVX512VNNI};
+  if (host.avx512vnni && host.avx512vbmi)
+    v[n++] = (variant){"avx512vnni", {.avx2 = 1, .avx512 = 1, .avx512vnni = 1, .avx512vbmi = 1},
+                       YK_DWCONV_AVX512VNNI};
 #elif YK_ARCH_AARCH64
   v[n++] = (variant){"neon", {.neon = 1}, YK_DWCONV_NEON};
 #endif

@@ -51,12 +51,12 @@ static void test_binary_f32(void **state) {
 /* ---------------- unary */
 static double ref_unary(int kind, double alpha, double x) {
   switch (kind) {
-    case YRT_UNARY_RELU: return x > 0 ? x : 0;
-    case YRT_UNARY_SIGMOID: return 1.0 / (1.0 + exp(-x));
-    case YRT_UNARY_SILU: return x / (1.0 + exp(-x));
-    case YRT_UNARY_LEAKY_RELU: return x >= 0 ? x : alpha * x;
-    case YRT_UNARY_TANH: return tanh(x);
-    case YRT_UNARY_EXP: return exp(x);
+    case YK_UNARY_RELU: return x > 0 ? x : 0;
+    case YK_UNARY_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case YK_UNARY_SILU: return x / (1.0 + exp(-x));
+    case YK_UNARY_LEAKY_RELU: return x >= 0 ? x : alpha * x;
+    case YK_UNARY_TANH: return tanh(x);
+    case YK_UNARY_EXP: return exp(x);
     default: return x;
   }
 }
@@ -66,9 +66,9 @@ static void test_unary(void **state) {
   enum { N = 2001 };
   float *x = malloc(N * 4), *y = malloc(N * 4);
   assert_true(x && y);
-  for (int kind = 0; kind <= 7; kind++) {
-    for (int i = 0; i < N; i++) x[i] = (float)(i - N / 2) * (kind == YRT_UNARY_EXP ? 0.08f : 0.11f);
-    x[0] = kind == YRT_UNARY_EXP ? -87.0f : -1000.0f;
+  for (int kind = 0; kind < YK_UNARY_COUNT; kind++) {
+    for (int i = 0; i < N; i++) x[i] = (float)(i - N / 2) * (kind == YK_UNARY_EXP ? 0.08f : 0.11f);
+    x[0] = kind == YK_UNARY_EXP ? -87.0f : -1000.0f;
     yk_unary_f32(NULL, kind, 0.1f, x, y, N);
     for (int i = 0; i < N; i++) {
       const double e = ref_unary(kind, 0.1f, x[i]);
@@ -84,6 +84,34 @@ static void test_unary(void **state) {
   }
   free(x);
   free(y);
+}
+
+/* A kind that is not a yk_unary_kind is refused, never run as an identity (or anything else):
+ * the entry point and the LUT builder return -1 and leave their output alone. */
+static void test_unary_unknown_kind(void **state) {
+  (void)state;
+  const int bad[] = {-1, YK_UNARY_COUNT, YK_UNARY_COUNT + 5, 1 << 20};
+  const yk_isa none = {0};
+  yk_isa host;
+  yk_isa_detect(&host);
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    assert_false(yk_unary_kind_valid(bad[k]));
+    float x[19], y[19], y0[19];
+    for (int i = 0; i < 19; i++) x[i] = (float)i - 9.0f, y[i] = y0[i] = 1234.5f;
+    assert_int_equal(yk_unary_f32(&none, bad[k], 0.1f, x, y, 19), -1);
+    assert_int_equal(yk_unary_f32(&host, bad[k], 0.1f, x, y, 19), -1);
+    assert_memory_equal(y, y0, sizeof y);
+    int8_t lut[256], lut0[256];
+    memset(lut, 7, sizeof lut);
+    memcpy(lut0, lut, sizeof lut);
+    assert_int_equal(yk_lut_build_unary(bad[k], 0.1f, (yk_qparams){0.1f, 0}, (yk_qparams){0.1f, 0}, lut), -1);
+    assert_memory_equal(lut, lut0, sizeof lut);
+  }
+  for (int kind = 0; kind < YK_UNARY_COUNT; kind++) {
+    float x[3] = {-1, 0, 1}, y[3];
+    assert_true(yk_unary_kind_valid(kind));
+    assert_int_equal(yk_unary_f32(&host, kind, 0.1f, x, y, 3), 0);
+  }
 }
 
 /* ---------------- softmax */
@@ -169,7 +197,7 @@ static void test_lut_build(void **state) {
         }
       }
   /* identity/relu are exact: the LUT of identity with qx == qy is the identity */
-  yk_lut_build_unary(YRT_UNARY_IDENTITY, 0, qx[0], qx[0], lut);
+  yk_lut_build_unary(YK_UNARY_IDENTITY, 0, qx[0], qx[0], lut);
   for (int u = 0; u < 256; u++) assert_int_equal(lut[u], u - 128);
 
   /* SiLU as three QDQ stages, typical YOLO params (sigmoid output scale 1/255 or 1/256) */
@@ -189,14 +217,15 @@ static void test_lut_build(void **state) {
         /* QDQ SiLU is not plain SiLU: it must differ from the single-step LUT somewhere for
          * a coarse sigmoid scale, and agree with it to within a few LSB */
         int8_t plain[256];
-        yk_lut_build_unary(YRT_UNARY_SILU, 0, qx[a], qy[b], plain);
+        yk_lut_build_unary(YK_UNARY_SILU, 0, qx[a], qy[b], plain);
         for (int u = 0; u < 256; u++) assert_true(abs(lut[u] - plain[u]) <= 2 + (int)(qx[a].scale * 8 / qy[b].scale));
       }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_binary_f32), cmocka_unit_test(test_unary), cmocka_unit_test(test_softmax),
+      cmocka_unit_test(test_binary_f32), cmocka_unit_test(test_unary), cmocka_unit_test(test_unary_unknown_kind),
+      cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_matmul),     cmocka_unit_test(test_lut_build),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

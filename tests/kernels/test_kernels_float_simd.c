@@ -83,7 +83,7 @@ static void test_exp_accuracy(void **state) {
         if (i & 1) x[i] = -x[i];
       }
     }
-    yk_unary_f32(NULL, YRT_UNARY_EXP, 0, x, y, N);
+    yk_unary_f32(NULL, YK_UNARY_EXP, 0, x, y, N);
     for (int i = 0; i < N; i++) {
       const double e = exp((double)x[i]), rel = fabs(y[i] - e) / e;
       if (rel > worst) worst = rel, worst_x = x[i];
@@ -93,7 +93,7 @@ static void test_exp_accuracy(void **state) {
   assert_true(worst < 1e-6);
   /* denormal results (x below -87.34): within about one denormal step of the true value */
   for (int i = 0; i < N; i++) x[i] = -105.0f + 17.7f * (float)i / (float)(N - 1);
-  yk_unary_f32(NULL, YRT_UNARY_EXP, 0, x, y, N);
+  yk_unary_f32(NULL, YK_UNARY_EXP, 0, x, y, N);
   for (int i = 0; i < N; i++) {
     const double e = exp((double)x[i]);
     if (!(fabs(y[i] - e) <= 0x1p-149 + 2e-7 * e))
@@ -103,12 +103,12 @@ static void test_exp_accuracy(void **state) {
   /* sigmoid and SiLU: relative on [-87, 30], absolute beyond (results below ~1e-38) */
   double ws = 0, wsi = 0;
   for (int i = 0; i < N; i++) x[i] = -87.0f + 117.0f * (float)i / (float)(N - 1);
-  yk_unary_f32(NULL, YRT_UNARY_SIGMOID, 0, x, y, N);
+  yk_unary_f32(NULL, YK_UNARY_SIGMOID, 0, x, y, N);
   for (int i = 0; i < N; i++) {
     const double e = 1.0 / (1.0 + exp(-(double)x[i])), rel = fabs(y[i] - e) / e;
     if (rel > ws) ws = rel;
   }
-  yk_unary_f32(NULL, YRT_UNARY_SILU, 0, x, y, N);
+  yk_unary_f32(NULL, YK_UNARY_SILU, 0, x, y, N);
   for (int i = 0; i < N; i++) {
     const double e = x[i] / (1.0 + exp(-(double)x[i]));
     if (e == 0) continue;
@@ -119,13 +119,13 @@ static void test_exp_accuracy(void **state) {
   assert_true(ws < 1e-6 && wsi < 1e-6);
   const float far[] = {-88.0f, -100.0f, -1000.0f, -3.4e38f, 100.0f, 3.4e38f};
   float fy[6];
-  yk_unary_f32(NULL, YRT_UNARY_SIGMOID, 0, far, fy, 6);
+  yk_unary_f32(NULL, YK_UNARY_SIGMOID, 0, far, fy, 6);
   for (int i = 0; i < 4; i++) assert_true(fy[i] >= 0.0f && fy[i] < 2e-38f);
   assert_true(fy[4] == 1.0f && fy[5] == 1.0f);
   /* exp clamps instead of overflowing to inf, and flushes to 0 where it would be denormal */
   const float big[] = {88.5f, 1000.0f, -1000.0f};
   float by[3];
-  yk_unary_f32(NULL, YRT_UNARY_EXP, 0, big, by, 3);
+  yk_unary_f32(NULL, YK_UNARY_EXP, 0, big, by, 3);
   assert_true(isfinite(by[0]) && by[0] > 2e38f && isfinite(by[1]) && by[2] == 0.0f);
   free(x);
   free(y);
@@ -137,8 +137,8 @@ static void test_unary_simd(void **state) {
   variant v[2];
   const int nv = simd_variants(v);
   if (nv == 0) skip();
-  const int kinds[] = {YRT_UNARY_NONE,       YRT_UNARY_RELU, YRT_UNARY_SIGMOID, YRT_UNARY_SILU,
-                       YRT_UNARY_LEAKY_RELU, YRT_UNARY_TANH, YRT_UNARY_EXP,     YRT_UNARY_IDENTITY};
+  const int kinds[] = {YK_UNARY_NONE,       YK_UNARY_RELU, YK_UNARY_SIGMOID, YK_UNARY_SILU,
+                       YK_UNARY_LEAKY_RELU, YK_UNARY_TANH, YK_UNARY_EXP,     YK_UNARY_IDENTITY};
   kt_rng r = {31};
   for (size_t s = 0; s < KT_NSIZES; s++)
     for (int mode = 0; mode < 4; mode++) {

@@ -248,9 +248,9 @@ static void ref_binary_i8(int kind, const int8_t *a, const yk_shape *sa, yk_qpar
     const float fb = kt_ref_dq(b[ib], qb.scale, qb.zero_point);
     float v;
     switch (kind) {
-      case YRT_BIN_SUB: v = fa - fb; break;
-      case YRT_BIN_MUL: v = fa * fb; break;
-      case YRT_BIN_DIV: v = fa / fb; break;
+      case YK_BIN_SUB: v = fa - fb; break;
+      case YK_BIN_MUL: v = fa * fb; break;
+      case YK_BIN_DIV: v = fa / fb; break;
       default: v = fa + fb; break;
     }
     y[i] = kt_ref_q(v, qy.scale, qy.zero_point);
@@ -287,7 +287,7 @@ static void run_binary(int check_avx2) {
         assert_true(a && b && y1 && y2);
         kt_fill_i8(&r, a, (size_t)na);
         kt_fill_i8(&r, b, (size_t)nb);
-        if (kind == YRT_BIN_DIV)
+        if (kind == YK_BIN_DIV)
           for (int64_t i = 0; i < nb; i++)
             if (b[i] == qb.zero_point) b[i] = (int8_t)(qb.zero_point + 1);
         const yk_qparams q = sat ? qys : qy;

@@ -115,7 +115,7 @@ static int add_lut(lw_ctx *c, const int8_t lut[256], float sx, int32_t zx) {
 int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float sy, int32_t zy) {
   int8_t lut[256];
   yk_qparams qx = {sx, zx}, qy = {sy, zy};
-  yk_lut_build_unary(kind, alpha, qx, qy, lut);
+  if (yk_lut_build_unary(kind, alpha, qx, qy, lut) != 0) return -1; /* not a yk_unary_kind */
   return add_lut(c, lut, sx, zx);
 }
 
