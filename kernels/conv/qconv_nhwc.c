@@ -19,11 +19,12 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
 #if defined(YK_ARCH_X86_64)
   /* The VNNI kernel applies the LUT with VBMI. */
   if (isa && isa->avx512vnni && isa->avx512vbmi) {
+    c->variant = YK_QCONV_AVX512VNNI;
     yk_qconv_blocking__avx512vnni(c->cout, &c->mr, &c->nz);
-    const size_t bytes = yk_qconv_packed_bytes__avx512vnni(c);
-    if (bytes) {
-      c->variant = YK_QCONV_AVX512VNNI;
-      c->packed_bytes = bytes;
+    c->packed_bytes = yk_qconv_packed_bytes__avx512vnni(c);
+    if (!c->packed_bytes) {
+      c->variant = YK_QCONV_SCALAR;
+      c->mr = c->nz = 0;
     }
   }
   /* 256-bit variants: AVX-VNNI, else plain AVX2. This picks our best variant for the yk_isa;
@@ -52,26 +53,6 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   (void)isa;
 #endif
   return 0;
-}
-
-void yk_qconv_pack(yk_qconv *c, void *mem) {
-#if defined(YK_ARCH_X86_64)
-  if (c->variant == YK_QCONV_AVX512VNNI) {
-    yk_qconv_pack__avx512vnni(c, mem);
-    return;
-  }
-  if (c->variant == YK_QCONV_AVXVNNI || c->variant == YK_QCONV_AVX2) {
-    yk_qconv_pack__avx2(c, mem);
-    return;
-  }
-#elif defined(YK_ARCH_AARCH64)
-  if (c->variant == YK_QCONV_NEON || c->variant == YK_QCONV_NEONDOT) {
-    yk_qconv_pack__neon(c, mem);
-    return;
-  }
-#endif
-  (void)c; /* unused when no packed variant exists for this architecture */
-  (void)mem;
 }
 
 void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {

@@ -1,23 +1,20 @@
 /* qconv_nhwc_avx2.h — internal to kernels/conv: what the AVX2 and AVX-VNNI (256-bit) variants of
- * the int8 NHWC convolution share (the tile driver, the output stage, the block arguments).
+ * the int8 NHWC convolution share: the output stage (requantization, LUT, stores) of MR x NZ ymm
+ * of int32.
  *
  * Both step K one dword (4 bytes of a segment) at a time over columns of 8 output channels (one
- * ymm of int32). Packed memory (64-byte aligned pieces), same pieces for both, contents differ:
- *   int32 bias_adj[cout8]    AVX-VNNI: bias - (128 + x_zp) * sum(w) (activations made u8 by
- *                            flipping their sign bit); AVX2: bias - x_zp * sum(w) (signed)
- *   float scale[cout8]
- *   int8  pad_seg[seg_bytes] x_zp: padded taps then contribute exactly zero
- *   weights: per block of NZ columns, per segment, per dword step, per column:
- *     AVX-VNNI: 32 bytes, bytes 4l..4l+3 = channel l's 4 K bytes (the vpdpbusd operand);
- *     AVX2:     64 bytes, int16: [w(l,k0), w(l,k2)] for l = 0..7, then [w(l,k1), w(l,k3)]
- *               (the vpmaddwd operands against the even / odd bytes of the pixel's dword).
- * Segments are as in yk_qconv.h (one kernel row when dw == 1, else one tap), padded to a
- * multiple of 4 bytes with zero weights.
+ * ymm of int32); packing and the tile driver are every variant's (qconv_pack.c,
+ * qconv_segments.h). Packed layouts:
+ *   AVX-VNNI: 8 lanes, kr 4, int8: bytes 4l..4l+3 = channel l's 4 K bytes (the vpdpbusd
+ *             operand); bias_adj = bias - (128 + x_zp) * sum(w) (activations made u8);
+ *   AVX2:     8 lanes, kr 2, int16: [w(l,k0), w(l,k2)] for l = 0..7, then [w(l,k1), w(l,k3)]
+ *             (the vpmaddwd operands against the even / odd bytes of the pixel's dword);
+ *             bias_adj = bias - x_zp * sum(w) (signed).
  */
 #ifndef YOLORT_QCONV_NHWC_AVX2_H
 #define YOLORT_QCONV_NHWC_AVX2_H
 
-#include "yk_qconv.h"
+#include "qconv_segments.h"
 
 #if YK_ARCH_X86_64
 #include <immintrin.h>
@@ -26,26 +23,14 @@
 #define YK_QA_MR_MAX 12
 #define YK_QA_NZ_MAX 3
 
-typedef struct yk_qa_block_args {
-  const int8_t *const *sp; /* [nseg][MR] segment pointers */
-  int nseg, steps;
-  const int8_t *w;
-  const int32_t *bias; /* at the block's first channel */
-  const float *scale;
-  int8_t *y; /* first pixel, block's first channel */
-  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
-  int ystride, nch, mr;
-  float hi;
-  int32_t y_zp;
-  const __m256i *lut; /* NULL, or the 256-entry LUT as 16 sub-tables broadcast to both lanes */
-} yk_qa_block_args;
-
-typedef void (*yk_qa_block_fn)(const yk_qa_block_args *);
-
-/* The tile driver: builds segment pointers for MR pixels at a time and calls full (NZ columns)
- * or last (the remaining columns) on each block of output channels. */
-void yk_qconv_drive__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
-                          yk_qa_block_fn full, yk_qa_block_fn last);
+/* The LUT as yk_qa_lut32 reads it (16 sub-tables broadcast to both lanes), built per rows call
+ * into t; NULL without a LUT. The result is qconv_drive's lut_prep. */
+static inline const void *yk_qa_prep_lut(const yk_qconv *c, __m256i t[16]) {
+  if (!c->lut) return NULL;
+  for (int k = 0; k < 16; k++)
+    t[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(c->lut + 16 * k)));
+  return t;
+}
 
 /* The reference's requantization on 8 channels. min(v, hi) keeps cvt from overflowing upward
  * (NaN is impossible for a finite scale); a downward overflow gives INT_MIN, which the
@@ -79,7 +64,7 @@ static inline __attribute__((always_inline)) __m256i yk_qa_lut32(__m256i v, cons
 
 /* Pack 4 requantized ymm (items i0..i0+3 in pixel-major order, item = pixel m, column z) into
  * 32 int8, apply the LUT and store each item's (up to) 8 channels. */
-static inline __attribute__((always_inline)) void yk_qa_store(const yk_qa_block_args *a,
+static inline __attribute__((always_inline)) void yk_qa_store(const qconv_block_args *a,
                                                               const __m256i q[4], const int i0,
                                                               const int MR, const int NZ) {
   const __m256i zp = _mm256_set1_epi16((short)a->y_zp);
@@ -89,7 +74,7 @@ static inline __attribute__((always_inline)) void yk_qa_store(const yk_qa_block_
   const __m256i cd = _mm256_adds_epi16(_mm256_packs_epi32(q[2], q[3]), zp);
   __m256i r = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(ab, cd),
                                           _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-  if (a->lut) r = yk_qa_lut32(r, a->lut);
+  if (a->lut) r = yk_qa_lut32(r, (const __m256i *)a->lut_prep);
   _Alignas(32) int8_t t[32];
   _mm256_store_si256((__m256i *)t, r);
   const int nch = a->nch < 8 * NZ ? a->nch : 8 * NZ;
@@ -111,7 +96,7 @@ static inline __attribute__((always_inline)) void yk_qa_store(const yk_qa_block_
  * from turning acc into memory in the K loop (as measured on the AVX-512 kernel); items past
  * mr are never stored, so a pending pack is flushed before leaving. */
 static inline __attribute__((always_inline)) void yk_qa_output(
-    const yk_qa_block_args *a, __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX], const int MR,
+    const qconv_block_args *a, __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX], const int MR,
     const int NZ) {
   if (a->yf) { /* float output: (float)acc * scale, 8 channels per store */
 #pragma GCC unroll 12

@@ -6,20 +6,15 @@
  * channels is 3 segments of 9 (+3 zero-weight) bytes rather than 9 taps of 3. Each 4-byte step is
  * one dword broadcast per pixel (sign bit flipped to make it u8) and one vpdpbusd per zmm.
  *
- * Segment pointers are built once per tile (shared by all channel blocks): into the input, into
- * a row of x_zp bytes (vertical padding), or into a stack copy for pixels whose kernel row is
- * clipped at the left/right edge or whose dword tail would read past the input's end.
+ * The tile driver (segment pointers built once per tile, shared by all channel blocks) and the
+ * packing are every variant's: qconv_segments.h, qconv_pack.c.
  *
  * Requantization packs 4 zmm of int32 into 64 int8 with two saturating packs (the y_zp add is a
  * saturating int16 add in between, which equals the reference's clamp for any int8 y_zp) and one
  * vpermd; the LUT is applied in register before the single store.
  *
- * Packed memory (64-byte aligned pieces):
- *   int32 bias_adj[cout16]   bias - (128 + x_zp) * sum(w)   (the u8 shift correction)
- *   float scale[cout16]
- *   int8  pad_seg[seg_bytes] x_zp: padded taps then contribute exactly zero
- *   int8  weights: per block of NZ zmm, per segment, per dword step, nz x 64 bytes
- *         (lane l of zmm z = output channel 16*(NZ*b + z) + l, its 4 consecutive K bytes).
+ * Packed layout (qconv_pack.c): 16 lanes, kr 4 (lane l of zmm z = output channel 16*(NZ*b + z)
+ * + l, its 4 consecutive K bytes, the vpdpbusd operand), bias with (128 + x_zp) * sum(w) folded.
  */
 #include <immintrin.h>
 #include <string.h>
@@ -27,19 +22,7 @@
 #include "qconv_segments.h"
 #include "yk_qconv.h"
 
-#define MR_MAX 16
-
-
-static int cout16(const yk_qconv *c) { return (c->cout + 15) & ~15; }
-
-static size_t weights_offset(const yk_qconv *c) {
-  return align64((size_t)cout16(c) * 4) * 2 + align64((size_t)c->seg_bytes);
-}
-
-/* Bytes of one full block of NZ columns (the last block may have fewer columns). */
-static size_t block_stride(const yk_qconv *c) {
-  return (size_t)c->nseg * (size_t)(c->seg_bytes / 4) * (size_t)c->nz * 64;
-}
+#define MR_MAX QCONV_MR_MAX
 
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz) {
   const int cols = (cout + 15) / 16;
@@ -52,46 +35,14 @@ void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz) {
   else *mr = 8, *nz = 3;
 }
 
-
 static int valid_blocking(int mr, int nz) {
   return (mr == 16 && nz == 1) || (mr == 12 && nz <= 2) || (mr == 8 && nz <= 3) ||
          (mr == 6 && nz <= 4) || (mr == 5 && nz <= 5) || (mr == 4 && nz <= 4);
 }
 
 size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c) {
-  if (!valid_blocking(c->mr, c->nz)) return 0;
-  if (!((c->dw == 1 && seg_plan(c, c->kw, 4)) || seg_plan(c, 1, 4))) {
-    c->nseg = 0;
-    return 0;
-  }
-  const int cols = cout16(c) / 16, nblocks = (cols + c->nz - 1) / c->nz;
-  return align64(weights_offset(c) + (size_t)nblocks * block_stride(c));
-}
-
-void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem) {
-  uint8_t *base = mem;
-  const int c16 = cout16(c), taps = c->kh * c->kw, cols = c16 / 16;
-  const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
-  int8_t *w = (int8_t *)(base + weights_offset(c));
-  pack_head(c, c16, 128 + c->x_zp, base);
-  for (int col0 = 0; col0 < cols; col0 += c->nz) {
-    const int nz = cols - col0 < c->nz ? cols - col0 : c->nz;
-    for (int s = 0; s < c->nseg; s++) {
-      const int ky = s / spk, kx0 = (s % spk) * span;
-      for (int g = 0; g < steps; g++)
-        for (int z = 0; z < nz; z++)
-          for (int l = 0; l < 16; l++) {
-            const int oc = 16 * (col0 + z) + l;
-            for (int j = 0; j < 4; j++) {
-              const int k = 4 * g + j, kx = kx0 + k / c->cin, ci = k % c->cin;
-              *w++ = oc < c->cout && k < span * c->cin
-                         ? c->weights[((size_t)oc * taps + ky * c->kw + kx) * c->cin + ci]
-                         : 0;
-            }
-          }
-    }
-  }
-  c->packed = mem;
+  if (c->variant != YK_QCONV_AVX512VNNI || !valid_blocking(c->mr, c->nz)) return 0;
+  return yk_qconv_packed_size(c);
 }
 
 /* 256-entry LUT on 64 bytes with two vpermi2b and a blend on the index's top bit. */
@@ -104,20 +55,6 @@ static inline __m512i lut64(__m512i v, const int8_t *lut) {
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
 }
 
-typedef struct block_args {
-  const int8_t *const *sp; /* [nseg][MR] segment pointers */
-  int nseg, steps;
-  const int8_t *w;
-  const int32_t *bias; /* at the block's first channel */
-  const float *scale;
-  int8_t *y; /* first pixel, block's first channel */
-  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
-  int ystride, nch, mr;
-  float hi;
-  int32_t y_zp;
-  const int8_t *lut;
-} block_args;
-
 static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, const float *scale,
                                                                __m512 hi) {
   /* min(v, hi) keeps cvt from overflowing upward; a downward overflow gives INT_MIN, which the
@@ -129,7 +66,7 @@ static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, cons
 /* Pack 4 requantized zmm (items i0..i0+3 in pixel-major order) into 64 int8 and store them:
  * whole when contiguous in y (one pixel's 4 columns, or whole pixels when the block is a dense
  * output row), else 16 channels at a time. */
-static inline __attribute__((always_inline)) void store_pack(const block_args *a,
+static inline __attribute__((always_inline)) void store_pack(const qconv_block_args *a,
                                                              const __m512i q[4], const int i0,
                                                              const int MR, const int NZ) {
   const __m512i zp = _mm512_set1_epi16((short)a->y_zp);
@@ -166,7 +103,7 @@ static inline __attribute__((always_inline)) void store_pack(const block_args *a
   }
 }
 
-static inline __attribute__((always_inline)) void block_kernel(const block_args *a, const int MR,
+static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a, const int MR,
                                                                const int NZ) {
   __m512i acc[MR_MAX][5];
 #pragma GCC unroll 5
@@ -240,7 +177,7 @@ static inline __attribute__((always_inline)) void block_kernel(const block_args 
 }
 
 #define DEF_BLOCK(MR, NZ) \
-  static void block_##MR##x##NZ(const block_args *a) { block_kernel(a, MR, NZ); }
+  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
 DEF_BLOCK(16, 1)
 DEF_BLOCK(12, 1)
 DEF_BLOCK(12, 2)
@@ -261,9 +198,7 @@ DEF_BLOCK(4, 2)
 DEF_BLOCK(4, 3)
 DEF_BLOCK(4, 4)
 
-typedef void (*block_fn)(const block_args *);
-
-static block_fn pick_block(int mr, int nz) {
+static qconv_block_fn pick_block(int mr, int nz) {
   switch (mr * 8 + nz) {
     case 16 * 8 + 1: return block_16x1;
     case 12 * 8 + 1: return block_12x1;
@@ -287,98 +222,9 @@ static block_fn pick_block(int mr, int nz) {
   }
 }
 
-
-
 void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0,
                                int row1) {
-  const uint8_t *base = c->packed;
-  const int c16 = cout16(c), cols = c16 / 16, MR = c->mr, NZ = c->nz;
-  const int steps = c->seg_bytes / 4;
-  const int32_t *bias = (const int32_t *)base;
-  const float *scale = (const float *)(base + align64((size_t)c16 * 4));
-  const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)c16 * 4));
-  const int8_t *wbase = (const int8_t *)(base + weights_offset(c));
-  const size_t bstride = block_stride(c), ys = yk_qconv_ys(c);
-  const int nlast = cols % NZ ? cols % NZ : NZ;
-  const block_fn full = pick_block(MR, NZ), last = pick_block(MR, nlast);
-  const int8_t *sp[NSEG_MAX * MR_MAX];
-  _Alignas(64) int8_t scratch[SCRATCH_BYTES];
-
-  block_args a = {.sp = sp, .nseg = c->nseg, .steps = steps, .ystride = (int)ys,
-                  .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut};
-  const int nseg = c->nseg, w = c->w, ow = c->ow, oh = c->oh, sw = c->sw, pl = c->pad_l;
-  const int segb = c->seg_bytes;
-  const seg_geom g = seg_geom_of(c, x, pad);
-  const size_t xstep = (size_t)sw * g.xs;
-  const int8_t *const xend = g.xend;
-  const int reach = g.reach; /* from a pixel's first tap to its last */
-  const int pend = row1 * ow;
-  int prev_direct = 0; /* the previous pixel's segments are all direct or vertical padding */
-  for (int p0 = row0 * ow; p0 < pend; p0 += MR) {
-    const int mr = pend - p0 < MR ? pend - p0 : MR;
-    int8_t *scr = scratch;
-    int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
-    /* A tile inside one output row with no clipped pixel: build the first pixel's segments,
-     * the others are the same moved by m * sw pixels (vertical padding stays). */
-    int m = 0;
-    if (ox + mr <= ow && ox * sw - pl >= 0 && (ox + mr - 1) * sw - pl + reach < w) {
-      prev_direct = 0;
-      int ok = build_pixel_segments(&g, sp, MR, 0, n, oy, ox, &scr);
-      for (int s = 0; ok && s < nseg; s++) {
-        const int8_t *q = sp[s * MR];
-        if (q != pad && q + (size_t)(mr - 1) * xstep + segb > xend) ok = 0;
-      }
-      if (ok) {
-        for (int s = 0; s < nseg; s++) {
-          const int8_t *q = sp[s * MR];
-          const size_t step = q == pad ? 0 : xstep;
-          for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
-        }
-        m = mr;
-        prev_direct = 1;
-        ox += mr;
-        if (ox == ow) {
-          ox = 0;
-          if (++oy == oh) oy = 0, n++;
-        }
-      } else {
-        scr = scratch;
-      }
-    }
-    for (; m < mr; m++) {
-      const int ix00 = ox * sw - pl;
-      const int interior = ix00 >= 0 && ix00 + reach < w;
-      const int mp = m > 0 ? m - 1 : MR - 1; /* the previous pixel's slot */
-      int done = 0;
-      if (interior && prev_direct && ox > 0) {
-        /* Same output row as the previous pixel: every segment moves by sw pixels. */
-        done = 1;
-        for (int s = 0; s < nseg; s++) {
-          const int8_t *q = sp[s * MR + mp];
-          if (q != pad) {
-            q += xstep;
-            if (q + segb > xend) done = 0;
-          }
-          sp[s * MR + m] = q;
-        }
-      }
-      if (!done) prev_direct = build_pixel_segments(&g, sp, MR, m, n, oy, ox, &scr);
-      if (++ox == ow) {
-        ox = 0;
-        if (++oy == oh) oy = 0, n++;
-      }
-    }
-    for (int m = mr; m < MR; m++) /* a short tile repeats its last pixel */
-      for (int s = 0; s < c->nseg; s++) sp[s * MR + m] = sp[s * MR + mr - 1];
-    a.mr = mr;
-    for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
-      a.w = wbase + (size_t)b * bstride;
-      a.bias = bias + 16 * col0;
-      a.scale = scale + 16 * col0;
-      if (c->out_f32) a.yf = (float *)y + (size_t)p0 * ys + 16 * col0;
-      else a.y = (int8_t *)y + (size_t)p0 * ys + 16 * col0;
-      a.nch = c->cout - 16 * col0;
-      (col0 + NZ <= cols ? full : last)(&a);
-    }
-  }
+  const int cols = (c->cout + 15) / 16;
+  const int nlast = cols % c->nz ? cols % c->nz : c->nz;
+  qconv_drive(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast), NULL);
 }

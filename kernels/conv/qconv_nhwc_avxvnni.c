@@ -3,14 +3,15 @@
  * Micro-kernel: MR pixels x NZ columns of 8 output channels (one ymm of int32 each). Per 4-byte
  * K step, the pixel's dword is broadcast with its sign bit flipped (u8 = x + 128) and one
  * vpdpbusd per column adds 32 u8 * s8 products in 8 int32 lanes; the -(128 + x_zp) * sum(w)
- * correction is in the bias, so the int32 accumulator equals the scalar reference's. Packing,
- * the tile driver and the output stage are qconv_nhwc_avx2.{c,h}'s, shared with plain AVX2.
+ * correction is in the bias, so the int32 accumulator equals the scalar reference's. The output
+ * stage is qconv_nhwc_avx2.h's (shared with plain AVX2); packing and the tile driver are every
+ * variant's (qconv_pack.c, qconv_segments.h).
  */
 #include "qconv_nhwc_avx2.h"
 
 #if YK_ARCH_X86_64
 
-static inline __attribute__((always_inline)) void block_kernel(const yk_qa_block_args *a,
+static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
                                                                const int MR, const int NZ) {
   __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
 #pragma GCC unroll 3
@@ -44,7 +45,7 @@ static inline __attribute__((always_inline)) void block_kernel(const yk_qa_block
 }
 
 #define DEF_BLOCK(MR, NZ) \
-  static void block_##MR##x##NZ(const yk_qa_block_args *a) { block_kernel(a, MR, NZ); }
+  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
 DEF_BLOCK(12, 1)
 DEF_BLOCK(8, 1)
 DEF_BLOCK(6, 1)
@@ -53,7 +54,7 @@ DEF_BLOCK(4, 1)
 DEF_BLOCK(4, 2)
 DEF_BLOCK(4, 3)
 
-static yk_qa_block_fn pick_block(int mr, int nz) {
+static qconv_block_fn pick_block(int mr, int nz) {
   switch (mr * 8 + nz) {
     case 12 * 8 + 1: return block_12x1;
     case 8 * 8 + 1: return block_8x1;
@@ -68,7 +69,9 @@ static yk_qa_block_fn pick_block(int mr, int nz) {
 void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
   const int cols = (c->cout + 7) / 8;
   const int nlast = cols % c->nz ? cols % c->nz : c->nz;
-  yk_qconv_drive__avx2(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));
+  __m256i lut_t[16];
+  qconv_drive(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast),
+              yk_qa_prep_lut(c, lut_t));
 }
 
 #endif

@@ -1,50 +1,23 @@
 /* qconv_nhwc_neon.h — internal to kernels/conv: what the AArch64 NEON and NEON-dot variants of
- * the int8 NHWC convolution share (the packed layout, the tile driver, the output stage).
+ * the int8 NHWC convolution share: the output stage of one pixel's NZ columns of 4 channels.
  *
- * Packed memory (64-byte aligned pieces), one layout for both variants:
- *   int32 bias_adj[cout4]    bias - x_zp * sum(w): activations are used as signed int8 as they
- *                            are, so the zero point is folded here; padded taps read x_zp bytes
- *                            and so contribute x_zp * w - x_zp * w = 0, as in the reference
- *   float scale[cout4]
- *   int8  pad_seg[seg_bytes] x_zp
- *   int8  weights: per block of NZ 4-channel columns, per segment, per dword step, nz x 16 bytes
- *         (bytes 4l..4l+3 of column z = output channel 4*(NZ*b + z) + l, its 4 consecutive K
- *         bytes): the operand of SDOT-by-lane, and of SMULL + SADALP without dot product.
- * Segments are as in yk_qconv.h (one kernel row when dw == 1, else one tap), padded to a
- * multiple of 8 bytes (zero weights) so that the kernels step 8 bytes at a time.
+ * Packed layout (qconv_pack.c), one for both variants: 4 lanes, kr 4, int8 (bytes 4l..4l+3 of
+ * a column = output channel l's 4 consecutive K bytes: the operand of SDOT-by-lane, and of SMULL
+ * + SADALP without dot product); bias_adj = bias - x_zp * sum(w): activations are used as signed
+ * int8 as they are, padded taps read x_zp bytes and so contribute x_zp * w - x_zp * w = 0, as in
+ * the reference; segments padded to a multiple of 8 bytes (zero weights) so that the kernels step
+ * 8 bytes at a time. The tile driver is every variant's (qconv_segments.h).
  */
 #ifndef YOLORT_QCONV_NHWC_NEON_H
 #define YOLORT_QCONV_NHWC_NEON_H
 
-#include "yk_qconv.h"
+#include "qconv_segments.h"
 
 #if YK_ARCH_AARCH64
 #include <arm_neon.h>
 #include <string.h>
 
 #define YK_QN_MR_MAX 8
-
-typedef struct yk_qn_block_args {
-  const int8_t *const *sp; /* [nseg][MR] segment pointers */
-  int nseg, steps;
-  const int8_t *w;
-  const int32_t *bias; /* at the block's first channel */
-  const float *scale;
-  int8_t *y; /* first pixel, block's first channel */
-  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
-  int ystride, nch, mr;
-  int pair; /* yk_qconv.w_sym */
-  float lo, hi;
-  int32_t y_zp;
-  const int8_t *lut;
-} yk_qn_block_args;
-
-typedef void (*yk_qn_block_fn)(const yk_qn_block_args *);
-
-/* The tile driver: builds segment pointers for MR pixels at a time and calls full (NZ columns)
- * or last (the remaining columns) on each block of output channels. */
-void yk_qconv_drive__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
-                          yk_qn_block_fn full, yk_qn_block_fn last);
 
 /* The reference's requantization on 4 channels: the same float multiply, the same clamp to
  * [lo, hi] (FMAX/FMIN equal the compare chain for every non-NaN value; acc * scale is never NaN
@@ -57,7 +30,7 @@ static inline int32x4_t yk_qn_requant4(int32x4_t acc, const float *scale, float3
 }
 
 /* Requantize, LUT and store one pixel's NZ columns (acc[z] = channels 4z..4z+3, bias included). */
-static inline __attribute__((always_inline)) void yk_qn_output(const yk_qn_block_args *a, int m,
+static inline __attribute__((always_inline)) void yk_qn_output(const qconv_block_args *a, int m,
                                                                const int32x4_t *acc,
                                                                const int NZ) {
   if (a->yf) { /* float output: (float)acc * scale, 4 channels per store */

@@ -5,7 +5,7 @@
  * per pixel and 2 SDOT-by-lane per accumulator, each 16 int8 MACs into 4 int32 lanes. SDOT sums
  * are exact, so with the bias (x_zp folded in at pack time) the int32 accumulator equals the
  * scalar reference's; the output stage is qconv_nhwc_neon.h's, shared with the plain NEON one.
- * Packing and the tile driver are in qconv_nhwc_neon.c (built for ARMv8.0).
+ * Packing and the tile driver are every variant's (qconv_pack.c, qconv_segments.h).
  */
 /* gcc's first (pre-allocation) scheduler raises register pressure in the K loops until the
  * allocator copies accumulators around or spills them (measured in the disassembly: 4x4 SDOT
@@ -17,7 +17,7 @@
 
 #if YK_ARCH_AARCH64
 
-static inline __attribute__((always_inline)) void block_kernel(const yk_qn_block_args *a,
+static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
                                                                const int MR, const int NZ) {
   int32x4_t acc[YK_QN_MR_MAX][4];
   /* one load per accumulator: copies of one register made gcc shuffle them in the K loop */
@@ -61,7 +61,7 @@ static inline __attribute__((always_inline)) void block_kernel(const yk_qn_block
 }
 
 #define DEF_BLOCK(MR, NZ) \
-  static void block_##MR##x##NZ(const yk_qn_block_args *a) { block_kernel(a, MR, NZ); }
+  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
 DEF_BLOCK(8, 1)
 DEF_BLOCK(8, 2)
 DEF_BLOCK(6, 1)
@@ -72,7 +72,7 @@ DEF_BLOCK(4, 2)
 DEF_BLOCK(4, 3)
 DEF_BLOCK(4, 4)
 
-static yk_qn_block_fn pick_block(int mr, int nz) {
+static qconv_block_fn pick_block(int mr, int nz) {
   switch (mr * 8 + nz) {
     case 8 * 8 + 1: return block_8x1;
     case 8 * 8 + 2: return block_8x2;
@@ -89,7 +89,7 @@ static yk_qn_block_fn pick_block(int mr, int nz) {
 void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
   const int cols = (c->cout + 3) / 4;
   const int nlast = cols % c->nz ? cols % c->nz : c->nz;
-  yk_qconv_drive__neon(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast));
+  qconv_drive(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast), NULL);
 }
 
 #endif

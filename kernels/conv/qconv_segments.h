@@ -1,9 +1,12 @@
 /*
  * qconv_segments.h — the ISA-independent half of our int8 convolution variants (AVX-512 VNNI,
- * AVX-VNNI / AVX2, NEON / SDOT): how a pixel's K is cut into segments, and the per-pixel table
- * of segment pointers the micro-kernels read (direct into the NHWC input, the shared row of x_zp
- * bytes for padding, or a stack copy for a clipped / over-reading segment). Internal: included by
- * the variant files, compiled with each one's flags.
+ * AVX-VNNI / AVX2, NEON / SDOT): each variant's column tile (yk_qconv_layout, which the one
+ * packer in qconv_pack.c follows), how a pixel's K is cut into segments, the per-pixel table of
+ * segment pointers the micro-kernels read (direct into the NHWC input, the shared row of x_zp
+ * bytes for padding, or a stack copy for a clipped / over-reading segment), and the one tile
+ * driver (qconv_drive) that calls a variant's micro-kernels. Internal: included by the variant
+ * files, compiled with each one's flags; a variant file keeps only its micro-kernels, their
+ * output stage and which MR x NZ it instantiates.
  */
 #ifndef YOLORT_QCONV_SEGMENTS_H
 #define YOLORT_QCONV_SEGMENTS_H
@@ -17,41 +20,37 @@
 #define NSEG_MAX 64
 #define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
 
+#define QCONV_MR_MAX 16 /* the most pixels of any variant's tile */
+
 static inline size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
-/* The packed block's head, shared by every variant: int32 bias [cpad] (cout rounded up to the
- * variant's column; extra channels 0), with xoff * sum(w) folded in (xoff = x_zp, or 128 + x_zp
- * when the kernel reads activations shifted to u8), float scale [cpad] at align64(cpad * 4), and
- * the row of x_zp bytes that padded segments point to at 2 * align64(cpad * 4). */
-static inline void pack_head(const yk_qconv *c, int cpad, int32_t xoff, uint8_t *base) {
-  const int taps = c->kh * c->kw;
-  int32_t *bias = (int32_t *)base;
-  float *scale = (float *)(base + align64((size_t)cpad * 4));
-  int8_t *pad = (int8_t *)(base + 2 * align64((size_t)cpad * 4));
-  for (int oc = 0; oc < cpad; oc++) {
-    int32_t sum = 0;
-    if (oc < c->cout) {
-      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
-      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
-    }
-    bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - xoff * sum : 0;
-    scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
-  }
-  memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
-}
+/* A variant's column tile, which is all the packer (qconv_pack.c) and the tile driver below need
+ * to know about it. K is always walked 4 bytes (one "step") at a time. */
+typedef struct yk_qconv_layout {
+  int lanes;     /* output channels per column: 16 (AVX-512), 8 (AVX-VNNI, AVX2), 4 (NEON) */
+  int kr;        /* K bytes of a channel kept adjacent within a step: 4 (dot products), 2 (AVX2) */
+  int wide;      /* 1: weights pre-widened to int16 (AVX2's vpmaddwd), else int8 */
+  int seg_align; /* segments padded to a multiple of this many bytes (NEON steps 8 at a time) */
+  int u8;        /* 1: the kernel reads activations as u8 (x + 128, vpdpbusd) */
+} yk_qconv_layout;
 
-/* Segments of `span` taps (kw: a kernel row of contiguous NHWC bytes, or 1), each padded to a
- * multiple of `align` bytes (the variant's K step); 0 when the tile's copies would not fit. */
-static inline int seg_plan(yk_qconv *c, int span, int align) {
-  const int seglen = span * c->cin;
-  if (span > 1 && yk_qconv_xs(c) != (size_t)c->cin) return 0; /* a strided row is not contiguous */
-  c->seg_span = span;
-  c->nseg = c->kh * (c->kw / span);
-  c->seg_bytes = (seglen + align - 1) / align * align;
-  if (c->nseg > NSEG_MAX) return 0;
-  /* Stack copies are needed when a segment can be clipped or over-read. */
-  const int copies = span > 1 || c->seg_bytes != seglen;
-  return !copies || (size_t)c->mr * c->nseg * c->seg_bytes <= SCRATCH_BYTES;
+/* The layout of a yk_qconv_variant, NULL for the scalar reference (qconv_pack.c). */
+const yk_qconv_layout *yk_qconv_layout_of(int variant);
+/* For c->variant and c->mr / c->nz: plans the segments (c->seg_span, nseg, seg_bytes) and
+ * returns the packed size, 0 when the shape cannot run that way. The variants' own
+ * yk_qconv_packed_bytes__* also check their micro-kernels exist for mr x nz. */
+size_t yk_qconv_packed_size(yk_qconv *c);
+
+/* cout rounded up to the lanes; where the weights start; bytes of one full block of NZ columns. */
+static inline int qconv_cpad(const yk_qconv *c, const yk_qconv_layout *L) {
+  return (c->cout + L->lanes - 1) / L->lanes * L->lanes;
+}
+static inline size_t qconv_weights_offset(const yk_qconv *c, const yk_qconv_layout *L) {
+  return align64((size_t)qconv_cpad(c, L) * 4) * 2 + align64((size_t)c->seg_bytes);
+}
+static inline size_t qconv_block_stride(const yk_qconv *c, const yk_qconv_layout *L) {
+  return (size_t)c->nseg * (size_t)(c->seg_bytes / 4) * (size_t)c->nz * (size_t)L->lanes * 4 *
+         (L->wide ? 2 : 1);
 }
 
 /* A clipped or over-reading segment: copy the valid taps, x_zp for padded ones; the tail past
@@ -125,36 +124,62 @@ static inline int build_pixel_segments(const seg_geom *g, const int8_t **sp, int
 /* Segment pointers of the tile of mr output pixels starting at flat pixel p0, into
  * sp[s * MR + m]; stack copies go to scratch (SCRATCH_BYTES). A tile inside one output row with
  * no clipped pixel is the first pixel's segments moved by m * sw pixels (vertical padding
- * stays), unless that would read past the input's end. A short tile repeats its last pixel
- * (computed, never stored). */
+ * stays), unless that would read past the input's end; else pixel by pixel, where a pixel in the
+ * same output row as a previous one whose segments were all direct (*prev_direct, carried from
+ * tile to tile) is that one's moved by sw pixels. A short tile repeats its last pixel (computed,
+ * never stored). */
 static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, int p0, int mr,
-                                 int8_t *scratch) {
+                                 int8_t *scratch, int *prev_direct) {
   const yk_qconv *c = g->c;
-  const int ow = c->ow, oh = c->oh, nseg = c->nseg;
-  const size_t xstep = (size_t)g->sw * g->xs;
+  const int ow = c->ow, oh = c->oh, nseg = c->nseg, w = g->w, sw = g->sw, pl = g->pl;
+  const int segb = g->segb, reach = g->reach; /* reach: from a pixel's first tap to its last */
+  const int8_t *const pad = g->pad, *const xend = g->xend;
+  const size_t xstep = (size_t)sw * g->xs;
   int8_t *scr = scratch;
   int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
   int m = 0;
-  if (ox + mr <= ow && ox * g->sw - g->pl >= 0 && (ox + mr - 1) * g->sw - g->pl + g->reach < g->w) {
-    build_pixel_segments(g, sp, MR, 0, n, oy, ox, &scr);
-    int ok = scr == scratch;
+  if (ox + mr <= ow && ox * sw - pl >= 0 && (ox + mr - 1) * sw - pl + reach < w) {
+    *prev_direct = 0;
+    int ok = build_pixel_segments(g, sp, MR, 0, n, oy, ox, &scr);
     for (int s = 0; ok && s < nseg; s++) {
       const int8_t *q = sp[s * MR];
-      if (q != g->pad && q + (size_t)(mr - 1) * xstep + g->segb > g->xend) ok = 0;
+      if (q != pad && q + (size_t)(mr - 1) * xstep + segb > xend) ok = 0;
     }
     if (ok) {
       for (int s = 0; s < nseg; s++) {
         const int8_t *q = sp[s * MR];
-        const size_t step = q == g->pad ? 0 : xstep;
+        const size_t step = q == pad ? 0 : xstep;
         for (int k = 1; k < mr; k++) sp[s * MR + k] = q + (size_t)k * step;
       }
       m = mr;
+      *prev_direct = 1;
+      ox += mr;
+      if (ox == ow) {
+        ox = 0;
+        if (++oy == oh) oy = 0, n++;
+      }
     } else {
       scr = scratch;
     }
   }
   for (; m < mr; m++) {
-    build_pixel_segments(g, sp, MR, m, n, oy, ox, &scr);
+    const int ix00 = ox * sw - pl;
+    const int interior = ix00 >= 0 && ix00 + reach < w;
+    const int mp = m > 0 ? m - 1 : MR - 1; /* the previous pixel's slot */
+    int done = 0;
+    if (interior && *prev_direct && ox > 0) {
+      /* Same output row as the previous pixel: every segment moves by sw pixels. */
+      done = 1;
+      for (int s = 0; s < nseg; s++) {
+        const int8_t *q = sp[s * MR + mp];
+        if (q != pad) {
+          q += xstep;
+          if (q + segb > xend) done = 0;
+        }
+        sp[s * MR + m] = q;
+      }
+    }
+    if (!done) *prev_direct = build_pixel_segments(g, sp, MR, m, n, oy, ox, &scr);
     if (++ox == ow) {
       ox = 0;
       if (++oy == oh) oy = 0, n++;
@@ -162,6 +187,65 @@ static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, i
   }
   for (int k = mr; k < MR; k++)
     for (int s = 0; s < nseg; s++) sp[s * MR + k] = sp[s * MR + mr - 1];
+}
+
+/* What a micro-kernel gets for one block: MR pixels (sp) x the block's columns. One struct for
+ * every variant; each reads the fields its output stage needs. */
+typedef struct qconv_block_args {
+  const int8_t *const *sp; /* [nseg][MR] segment pointers */
+  int nseg, steps;         /* segments per pixel, 4-byte K steps per segment */
+  const int8_t *w;         /* the block's packed weights */
+  const int32_t *bias;     /* at the block's first channel */
+  const float *scale;
+  int8_t *y; /* first pixel, block's first channel */
+  float *yf; /* instead of y for out_f32 (ystride then counts floats) */
+  int ystride, nch, mr; /* nch: channels from the block's first to cout; mr: pixels to store */
+  int pair;             /* yk_qconv.w_sym (NEON pairs two steps' int16 products) */
+  float lo, hi;         /* requantization clamp: -128 - y_zp, 127 - y_zp */
+  int32_t y_zp;
+  const int8_t *lut;    /* NULL or 256 entries */
+  const void *lut_prep; /* the LUT as the variant's output stage reads it (AVX2: 16 ymm) */
+} qconv_block_args;
+
+typedef void (*qconv_block_fn)(const qconv_block_args *);
+
+/* The tile driver of every variant: output rows [row0, row1) as tiles of c->mr pixels; per tile
+ * the segment pointers are built once, then full (c->nz columns) or last (the remaining
+ * columns) runs on each block of output channels. lut_prep: see qconv_block_args. */
+static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
+                               qconv_block_fn full, qconv_block_fn last, const void *lut_prep) {
+  const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
+  const uint8_t *base = c->packed;
+  const int lanes = L->lanes, cpad = qconv_cpad(c, L), cols = cpad / lanes, MR = c->mr, NZ = c->nz;
+  const int32_t *bias = (const int32_t *)base;
+  const float *scale = (const float *)(base + align64((size_t)cpad * 4));
+  const int8_t *pad = (const int8_t *)(base + 2 * align64((size_t)cpad * 4));
+  const int8_t *wbase = (const int8_t *)(base + qconv_weights_offset(c, L));
+  const size_t bstride = qconv_block_stride(c, L), ys = yk_qconv_ys(c);
+  const int8_t *sp[NSEG_MAX * QCONV_MR_MAX];
+  _Alignas(64) int8_t scratch[SCRATCH_BYTES];
+
+  qconv_block_args a = {.sp = sp, .nseg = c->nseg, .steps = c->seg_bytes / 4, .ystride = (int)ys,
+                        .pair = c->w_sym, .lo = (float)(-128 - c->y_zp),
+                        .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut,
+                        .lut_prep = c->lut ? lut_prep : NULL};
+  const seg_geom g = seg_geom_of(c, x, pad);
+  const int pend = row1 * c->ow;
+  int prev_direct = 0;
+  for (int p0 = row0 * c->ow; p0 < pend; p0 += MR) {
+    const int mr = pend - p0 < MR ? pend - p0 : MR;
+    tile_segments(&g, sp, MR, p0, mr, scratch, &prev_direct);
+    a.mr = mr;
+    for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
+      a.w = wbase + (size_t)b * bstride;
+      a.bias = bias + lanes * col0;
+      a.scale = scale + lanes * col0;
+      if (c->out_f32) a.yf = (float *)y + (size_t)p0 * ys + lanes * col0;
+      else a.y = (int8_t *)y + (size_t)p0 * ys + lanes * col0;
+      a.nch = c->cout - lanes * col0;
+      (col0 + NZ <= cols ? full : last)(&a);
+    }
+  }
 }
 
 #endif

@@ -96,14 +96,12 @@ void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int 
 size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
 /* The MR x NZ init would choose for cout 16-channel columns. */
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
-void yk_qconv_pack__avx512vnni(yk_qconv *c, void *mem);
 #if YK_ARCH_X86_64
 void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-/* As the AVX-512 ones, for c->variant AVXVNNI or AVX2 (same pieces, contents per variant). */
+/* As the AVX-512 ones, for c->variant AVXVNNI or AVX2. */
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
 void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz);
-void yk_qconv_pack__avx2(yk_qconv *c, void *mem);
 #endif
 #if YK_ARCH_AARCH64
 void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
@@ -111,7 +109,6 @@ void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row
 /* As the VNNI ones, for c->variant NEON or NEONDOT (both share one packed layout). */
 size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
 void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz);
-void yk_qconv_pack__neon(yk_qconv *c, void *mem);
 #endif
 
 /* Pixel strides in elements, the dense defaults applied. */
