@@ -193,8 +193,7 @@ int main(int argc, char **argv) {
 #if defined(YOLORT_QCONV_HAS_BLOCKING) && YK_ARCH_X86_64
     if (force_mr && force_nz && c.variant != YK_QCONV_SCALAR) {
       c.mr = force_mr, c.nz = force_nz;
-      c.packed_bytes = c.variant == YK_QCONV_AVX512VNNI ? yk_qconv_packed_bytes__avx512vnni(&c)
-                                                        : yk_qconv_packed_bytes__avx2(&c);
+      c.packed_bytes = yk_qconv_packed_bytes(&c);
       if (!c.packed_bytes) {
         fprintf(stderr, "qconv_bench: %s: blocking %dx%d not supported\n", s->name, force_mr, force_nz);
         return 1;

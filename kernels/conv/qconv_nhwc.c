@@ -2,6 +2,20 @@
  * of ours the yk_isa can run (no policy about other backends, see yk_qconv_init). */
 #include "yk_qconv.h"
 
+size_t yk_qconv_packed_bytes(yk_qconv *c) {
+  switch (c->variant) {
+#if defined(YK_ARCH_X86_64)
+    case YK_QCONV_AVX512VNNI: return yk_qconv_packed_bytes__avx512vnni(c);
+    case YK_QCONV_AVXVNNI: return yk_qconv_packed_bytes__avxvnni(c);
+    case YK_QCONV_AVX2: return yk_qconv_packed_bytes__avx2(c);
+#elif defined(YK_ARCH_AARCH64)
+    case YK_QCONV_NEON: return yk_qconv_packed_bytes__neon(c);
+    case YK_QCONV_NEONDOT: return yk_qconv_packed_bytes__neondot(c);
+#endif
+    default: return 0;
+  }
+}
+
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
       c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
@@ -21,7 +35,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (isa && isa->avx512vnni && isa->avx512vbmi) {
     c->variant = YK_QCONV_AVX512VNNI;
     yk_qconv_blocking__avx512vnni(c->cout, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes__avx512vnni(c);
+    c->packed_bytes = yk_qconv_packed_bytes(c);
     if (!c->packed_bytes) {
       c->variant = YK_QCONV_SCALAR;
       c->mr = c->nz = 0;
@@ -33,7 +47,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->variant == YK_QCONV_SCALAR && v256) {
     c->variant = v256;
     yk_qconv_blocking__avx2(c->cout, v256 == YK_QCONV_AVXVNNI, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes__avx2(c);
+    c->packed_bytes = yk_qconv_packed_bytes(c);
     if (!c->packed_bytes) {
       c->variant = YK_QCONV_SCALAR;
       c->mr = c->nz = 0;
@@ -43,7 +57,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (isa && isa->neon) {
     c->variant = isa->neon_dot ? YK_QCONV_NEONDOT : YK_QCONV_NEON;
     yk_qconv_blocking__neon(c->cout, c->variant == YK_QCONV_NEONDOT, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes__neon(c);
+    c->packed_bytes = yk_qconv_packed_bytes(c);
     if (!c->packed_bytes) {
       c->variant = YK_QCONV_SCALAR;
       c->mr = c->nz = 0;

@@ -22,6 +22,8 @@
 
 #define YK_QA_MR_MAX 12
 #define YK_QA_NZ_MAX 3
+/* The blockings both 256-bit variants instantiate (yk_qconv_blocking__avx2 picks among them). */
+#define YK_QA_BLOCKS(X) X(12, 1) X(8, 1) X(6, 1) X(6, 2) X(4, 1) X(4, 2) X(4, 3)
 
 /* The LUT as yk_qa_lut32 reads it (16 sub-tables broadcast to both lanes), built per rows call
  * into t; NULL without a LUT. The result is qconv_drive's lut_prep. */

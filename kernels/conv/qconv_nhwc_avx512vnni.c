@@ -35,16 +35,6 @@ void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz) {
   else *mr = 8, *nz = 3;
 }
 
-static int valid_blocking(int mr, int nz) {
-  return (mr == 16 && nz == 1) || (mr == 12 && nz <= 2) || (mr == 8 && nz <= 3) ||
-         (mr == 6 && nz <= 4) || (mr == 5 && nz <= 5) || (mr == 4 && nz <= 4);
-}
-
-size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c) {
-  if (c->variant != YK_QCONV_AVX512VNNI || !valid_blocking(c->mr, c->nz)) return 0;
-  return yk_qconv_packed_size(c);
-}
-
 /* 256-entry LUT on 64 bytes with two vpermi2b and a blend on the index's top bit. */
 static inline __m512i lut64(__m512i v, const int8_t *lut) {
   const __m512i idx = _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80));
@@ -176,55 +166,23 @@ static inline __attribute__((always_inline)) void block_kernel(const qconv_block
   }
 }
 
+/* The blockings instantiated (yk_qconv_blocking__avx512vnni picks among them). */
+#define BLOCKS(X)                                                                                \
+  X(16, 1) X(12, 1) X(12, 2) X(8, 1) X(8, 2) X(8, 3) X(6, 1) X(6, 2) X(6, 3) X(6, 4) X(5, 1)   \
+  X(5, 2) X(5, 3) X(5, 4) X(5, 5) X(4, 1) X(4, 2) X(4, 3) X(4, 4)
 #define DEF_BLOCK(MR, NZ) \
   static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
-DEF_BLOCK(16, 1)
-DEF_BLOCK(12, 1)
-DEF_BLOCK(12, 2)
-DEF_BLOCK(8, 1)
-DEF_BLOCK(8, 2)
-DEF_BLOCK(8, 3)
-DEF_BLOCK(6, 1)
-DEF_BLOCK(6, 2)
-DEF_BLOCK(6, 3)
-DEF_BLOCK(6, 4)
-DEF_BLOCK(5, 1)
-DEF_BLOCK(5, 2)
-DEF_BLOCK(5, 3)
-DEF_BLOCK(5, 4)
-DEF_BLOCK(5, 5)
-DEF_BLOCK(4, 1)
-DEF_BLOCK(4, 2)
-DEF_BLOCK(4, 3)
-DEF_BLOCK(4, 4)
+BLOCKS(DEF_BLOCK)
+static const qconv_ukernel ukernels[] = {BLOCKS(QCONV_UKERNEL)};
 
-static qconv_block_fn pick_block(int mr, int nz) {
-  switch (mr * 8 + nz) {
-    case 16 * 8 + 1: return block_16x1;
-    case 12 * 8 + 1: return block_12x1;
-    case 12 * 8 + 2: return block_12x2;
-    case 8 * 8 + 1: return block_8x1;
-    case 8 * 8 + 2: return block_8x2;
-    case 8 * 8 + 3: return block_8x3;
-    case 6 * 8 + 1: return block_6x1;
-    case 6 * 8 + 2: return block_6x2;
-    case 6 * 8 + 3: return block_6x3;
-    case 6 * 8 + 4: return block_6x4;
-    case 5 * 8 + 1: return block_5x1;
-    case 5 * 8 + 2: return block_5x2;
-    case 5 * 8 + 3: return block_5x3;
-    case 5 * 8 + 4: return block_5x4;
-    case 5 * 8 + 5: return block_5x5;
-    case 4 * 8 + 1: return block_4x1;
-    case 4 * 8 + 2: return block_4x2;
-    case 4 * 8 + 3: return block_4x3;
-    default: return block_4x4;
-  }
+size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c) {
+  if (c->variant != YK_QCONV_AVX512VNNI ||
+      !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
+    return 0;
+  return yk_qconv_packed_size(c);
 }
 
 void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0,
                                int row1) {
-  const int cols = (c->cout + 15) / 16;
-  const int nlast = cols % c->nz ? cols % c->nz : c->nz;
-  qconv_drive(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast), NULL);
+  qconv_rows_with(c, x, y, row0, row1, ukernels, QCONV_NUKERNELS(ukernels), NULL);
 }

@@ -46,32 +46,18 @@ static inline __attribute__((always_inline)) void block_kernel(const qconv_block
 
 #define DEF_BLOCK(MR, NZ) \
   static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
-DEF_BLOCK(12, 1)
-DEF_BLOCK(8, 1)
-DEF_BLOCK(6, 1)
-DEF_BLOCK(6, 2)
-DEF_BLOCK(4, 1)
-DEF_BLOCK(4, 2)
-DEF_BLOCK(4, 3)
+YK_QA_BLOCKS(DEF_BLOCK)
+static const qconv_ukernel ukernels[] = {YK_QA_BLOCKS(QCONV_UKERNEL)};
 
-static qconv_block_fn pick_block(int mr, int nz) {
-  switch (mr * 8 + nz) {
-    case 12 * 8 + 1: return block_12x1;
-    case 8 * 8 + 1: return block_8x1;
-    case 6 * 8 + 1: return block_6x1;
-    case 6 * 8 + 2: return block_6x2;
-    case 4 * 8 + 1: return block_4x1;
-    case 4 * 8 + 2: return block_4x2;
-    default: return block_4x3;
-  }
+size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c) {
+  if (c->variant != YK_QCONV_AVXVNNI || !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
+    return 0;
+  return yk_qconv_packed_size(c);
 }
 
 void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
-  const int cols = (c->cout + 7) / 8;
-  const int nlast = cols % c->nz ? cols % c->nz : c->nz;
   __m256i lut_t[16];
-  qconv_drive(c, x, y, row0, row1, pick_block(c->mr, c->nz), pick_block(c->mr, nlast),
-              yk_qa_prep_lut(c, lut_t));
+  qconv_rows_with(c, x, y, row0, row1, ukernels, QCONV_NUKERNELS(ukernels), yk_qa_prep_lut(c, lut_t));
 }
 
 #endif

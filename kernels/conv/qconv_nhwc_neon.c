@@ -36,18 +36,6 @@ void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz) {
   }
 }
 
-static int valid_blocking(int variant, int mr, int nz) {
-  if (variant == YK_QCONV_NEONDOT)
-    return (mr == 8 && nz <= 2) || (mr == 6 && nz <= 3) || (mr == 4 && nz <= 4);
-  if (variant == YK_QCONV_NEON) return (mr == 8 && nz == 1) || (mr == 4 && nz <= 2);
-  return 0;
-}
-
-size_t yk_qconv_packed_bytes__neon(yk_qconv *c) {
-  if (!valid_blocking(c->variant, c->mr, c->nz)) return 0;
-  return yk_qconv_packed_size(c);
-}
-
 /* ---- micro-kernel without dot product */
 
 static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
@@ -121,19 +109,21 @@ static inline __attribute__((always_inline)) void block_kernel(const qconv_block
   }
 }
 
-static void block_8x1(const qconv_block_args *a) { block_kernel(a, 8, 1); }
-static void block_4x1(const qconv_block_args *a) { block_kernel(a, 4, 1); }
-static void block_4x2(const qconv_block_args *a) { block_kernel(a, 4, 2); }
+/* The blockings instantiated (yk_qconv_blocking__neon picks among them). */
+#define BLOCKS(X) X(8, 1) X(4, 1) X(4, 2)
+#define DEF_BLOCK(MR, NZ) \
+  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ); }
+BLOCKS(DEF_BLOCK)
+static const qconv_ukernel ukernels[] = {BLOCKS(QCONV_UKERNEL)};
+
+size_t yk_qconv_packed_bytes__neon(yk_qconv *c) {
+  if (c->variant != YK_QCONV_NEON || !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
+    return 0;
+  return yk_qconv_packed_size(c);
+}
 
 void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
-  const int cols = (c->cout + 3) / 4;
-  if (c->mr == 8) {
-    qconv_drive(c, x, y, row0, row1, block_8x1, block_8x1, NULL);
-  } else {
-    const int nlast = cols % c->nz ? cols % c->nz : c->nz;
-    qconv_drive(c, x, y, row0, row1, c->nz == 2 ? block_4x2 : block_4x1,
-                nlast == 2 ? block_4x2 : block_4x1, NULL);
-  }
+  qconv_rows_with(c, x, y, row0, row1, ukernels, QCONV_NUKERNELS(ukernels), NULL);
 }
 
 #endif

@@ -209,6 +209,24 @@ typedef struct qconv_block_args {
 
 typedef void (*qconv_block_fn)(const qconv_block_args *);
 
+/* One MR x NZ micro-kernel a variant instantiates. Each variant file lists its blockings once,
+ * as an X-macro (BLOCKS(X) X(mr, nz) ...): it defines the functions block_<mr>x<nz> and the
+ * table of QCONV_UKERNEL entries that both says which blockings the variant can run (its
+ * yk_qconv_packed_bytes__*) and picks them (qconv_rows_with). */
+typedef struct qconv_ukernel {
+  int mr, nz;
+  qconv_block_fn fn;
+} qconv_ukernel;
+#define QCONV_UKERNEL(MR, NZ) {MR, NZ, block_##MR##x##NZ},
+#define QCONV_NUKERNELS(t) ((int)(sizeof(t) / sizeof((t)[0])))
+
+/* The micro-kernel for mr x nz in table t of n entries, NULL when the variant has none. */
+static inline qconv_block_fn qconv_find_ukernel(const qconv_ukernel *t, int n, int mr, int nz) {
+  for (int i = 0; i < n; i++)
+    if (t[i].mr == mr && t[i].nz == nz) return t[i].fn;
+  return NULL;
+}
+
 /* The tile driver of every variant: output rows [row0, row1) as tiles of c->mr pixels; per tile
  * the segment pointers are built once, then full (c->nz columns) or last (the remaining
  * columns) runs on each block of output channels. lut_prep: see qconv_block_args. */
@@ -246,6 +264,16 @@ static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int 
       (col0 + NZ <= cols ? full : last)(&a);
     }
   }
+}
+
+/* Rows [row0, row1) with the micro-kernels of a variant's table t (n entries): c->nz columns per
+ * block, the last block the remaining ones (c->mr x c->nz checked at packing time). */
+static inline void qconv_rows_with(const yk_qconv *c, const int8_t *x, void *y, int row0,
+                                   int row1, const qconv_ukernel *t, int n, const void *lut_prep) {
+  const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
+  const int cols = qconv_cpad(c, L) / L->lanes, nlast = cols % c->nz ? cols % c->nz : c->nz;
+  qconv_drive(c, x, y, row0, row1, qconv_find_ukernel(t, n, c->mr, c->nz),
+              qconv_find_ukernel(t, n, c->mr, nlast), lut_prep);
 }
 
 #endif

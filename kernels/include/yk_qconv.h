@@ -17,18 +17,18 @@
  * "segments" — with dw == 1 one segment per kernel row (kw*cin contiguous NHWC bytes, so cin need
  * not be a multiple of 4: the tail up to a dword has zero weights), else one per tap. init picks
  * MR x NZ from cout; tests and benchmarks may override mr/nz after init (then call
- * yk_qconv_packed_bytes__avx512vnni again before packing).
+ * yk_qconv_packed_bytes again before packing).
  *
  * AArch64 (qconv_nhwc_neon*.c): the same segments, MR pixels x NZ columns of 4 channels; SDOT
  * where the CPU has it, else SMULL + SADALP. Activations stay signed: x_zp * sum(w) is folded
  * into the bias at pack time. init picks MR x NZ; tests may set variant (NEON or NEONDOT when
- * isa->neon_dot) and mr/nz after init, then call yk_qconv_packed_bytes__neon again.
+ * isa->neon_dot) and mr/nz after init, then call yk_qconv_packed_bytes again.
  *
  * x86-64 without AVX-512 VNNI (qconv_nhwc_avx2.c, qconv_nhwc_avxvnni.c): the same segments, MR
  * pixels x NZ ymm columns of 8 channels; 256-bit vpdpbusd on AVX-VNNI (u8 flip as above), else
  * vpmaddwd on sign-extended int16 (vpmaddubsw would saturate). init prefers AVX-512 VNNI+VBMI,
  * then AVX-VNNI, then AVX2 (else scalar); tests may set variant (AVXVNNI or AVX2, when the
- * yk_isa has it) and mr/nz after init, then call yk_qconv_packed_bytes__avx2 again. Whether one
+ * yk_isa has it) and mr/nz after init, then call yk_qconv_packed_bytes again. Whether one
  * of these beats XNNPACK on a given CPU is not decided here: the runtime's conv setup does it.
  *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
@@ -88,27 +88,31 @@ void yk_qconv_pack(yk_qconv *c, void *mem);
 /* Output rows [row0, row1) of the flattened n*oh rows; y is int8_t*, or float* with out_f32. */
 void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 
-/* Variants, exposed for tests. */
+/* For c->variant (set by init, or by a test to another variant the yk_isa has) and c->mr / c->nz
+ * (set by init, or by a test or benchmark to another blocking): plans the segments (c->seg_span,
+ * nseg, seg_bytes) and returns the packed size, 0 when the variant has no micro-kernel for
+ * mr x nz or cannot run the shape. init calls it; set c->packed_bytes to it before packing. */
+size_t yk_qconv_packed_bytes(yk_qconv *c);
+
+/* Variants, exposed for tests. yk_qconv_packed_bytes__<v> is yk_qconv_packed_bytes for c->variant
+ * <v> (0 for any other variant); yk_qconv_blocking__<v> is the MR x NZ init chooses for cout. */
 void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-/* Fills c->seg_span/nseg/seg_bytes from the shape and c->mr (0 when this variant cannot run it),
- * returns the packed size for c->nz. */
-size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
-/* The MR x NZ init would choose for cout 16-channel columns. */
-void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 #if YK_ARCH_X86_64
+void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
+void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
 void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-/* As the AVX-512 ones, for c->variant AVXVNNI or AVX2. */
+size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c);
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
-void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz);
+void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz); /* AVX-VNNI (vnni 1), AVX2 */
 #endif
 #if YK_ARCH_AARCH64
 void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-/* As the VNNI ones, for c->variant NEON or NEONDOT (both share one packed layout). */
 size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
-void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz);
+size_t yk_qconv_packed_bytes__neondot(yk_qconv *c);
+void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz); /* NEONDOT (dot 1), NEON */
 #endif
 
 /* Pixel strides in elements, the dense defaults applied. */

@@ -153,7 +153,7 @@ static int run_qcase(rng *r, qcase q) {
       } else {
         yk_qconv_blocking__avx512vnni(c.cout, &c.mr, &c.nz);
       }
-      c.packed_bytes = yk_qconv_packed_bytes__avx512vnni(&c);
+      c.packed_bytes = yk_qconv_packed_bytes(&c);
     } else {
       if (q.mr) {
         c.mr = q.mr;
@@ -161,7 +161,7 @@ static int run_qcase(rng *r, qcase q) {
       } else {
         yk_qconv_blocking__avx2(c.cout, c.variant == YK_QCONV_AVXVNNI, &c.mr, &c.nz);
       }
-      c.packed_bytes = yk_qconv_packed_bytes__avx2(&c);
+      c.packed_bytes = yk_qconv_packed_bytes(&c);
     }
     assert_true(c.packed_bytes > 0);
 #elif YK_ARCH_AARCH64
@@ -171,7 +171,7 @@ static int run_qcase(rng *r, qcase q) {
     } else {
       yk_qconv_blocking__neon(c.cout, c.variant == YK_QCONV_NEONDOT, &c.mr, &c.nz);
     }
-    c.packed_bytes = yk_qconv_packed_bytes__neon(&c);
+    c.packed_bytes = yk_qconv_packed_bytes(&c);
     assert_true(c.packed_bytes > 0);
 #endif
     c.packed = NULL;
