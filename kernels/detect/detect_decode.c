@@ -65,10 +65,14 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
                          size_t l0, size_t n, float *y, float *tmp) {
   const int r = p->reg_max, nc = p->nc;
   const size_t na = p->n_anchors, a0 = sc->first + l0;
-  if (!sc->box_exp) yk_softmax_f32(isa, (const float *)sc->box + l0 * 4 * (size_t)r, tmp, n * 4, (size_t)r, 1);
+  if (!sc->box_exp && r > 1) yk_softmax_f32(isa, (const float *)sc->box + l0 * 4 * (size_t)r, tmp, n * 4, (size_t)r, 1);
   for (size_t i = 0; i < n; i++) {
     float d[4];
-    if (sc->box_exp)
+    if (r == 1) /* no DFL: the distances themselves */
+      for (int k = 0; k < 4; k++)
+        d[k] = sc->box_exp ? sc->box_exp[((const int8_t *)sc->box)[(l0 + i) * 4 + (size_t)k] + 128]
+                           : ((const float *)sc->box)[(l0 + i) * 4 + (size_t)k];
+    else if (sc->box_exp)
       dfl_i8((const int8_t *)sc->box + (l0 + i) * 4 * (size_t)r, r, sc->box_exp, p->proj, sc->box_no_max, d);
     else
       for (int k = 0; k < 4; k++) d[k] = dot(tmp + (i * 4 + (size_t)k) * (size_t)r, p->proj, r);
@@ -77,6 +81,13 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
     /* The export's order of operations: Sub, Add, Add, Div 2, Sub, Mul stride. */
     const float x1 = ax - d[0], y1 = ay - d[1], x2 = ax + d[2], y2 = ay + d[3];
     float *o = y + a0 + i;
+    if (p->xyxy) {
+      o[0] = x1 * sc->stride;
+      o[na] = y1 * sc->stride;
+      o[2 * na] = x2 * sc->stride;
+      o[3 * na] = y2 * sc->stride;
+      continue;
+    }
     o[0] = (x1 + x2) / 2.0f * sc->stride;
     o[na] = (y1 + y2) / 2.0f * sc->stride;
     o[2 * na] = (x2 - x1) * sc->stride;

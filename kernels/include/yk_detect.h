@@ -5,9 +5,11 @@
  * or float. Output y [4 + nc][n_anchors] (float, anchors scale by scale, row-major), exactly the
  * ONNX export's output0:
  *   d[k]  = sum_j proj[j] * softmax_j(box[k*reg_max + j])          k = left, top, right, bottom
+ *           (reg_max 1, heads without DFL such as YOLO26: d[k] = box[k])
  *   a     = (col + 0.5, row + 0.5)
  *   x1y1  = a - d[0..1];  x2y2 = a + d[2..3]
  *   y[0..1] = (x1y1 + x2y2) / 2 * stride;  y[2..3] = (x2y2 - x1y1) * stride
+ *           (xyxy: y[0..1] = x1y1 * stride;  y[2..3] = x2y2 * stride)
  *   y[4+c]  = sigmoid(cls[c])
  * Int8 inputs go through 256-entry tables built once (yk_detect_tables): exp(s * d) for the
  * softmax's d = q - qmax in [-255, 0], and sigmoid((q - zp) * s). Float inputs use the float
@@ -28,7 +30,8 @@
 
 typedef struct yk_detect_scale {
   const void *box, *cls;   /* int8 when the matching table is set, float otherwise */
-  const float *box_exp;    /* int8 box: [256] exp(s_box * (i - 255)), NULL for float */
+  const float *box_exp;    /* int8 box: [256] exp(s_box * (i - 255)), NULL for float; reg_max 1:
+                              [256] the dequantized value of i - 128 */
   int box_no_max;          /* int8 box: 1 when yk_detect_box_no_max(s_box) */
   const float *cls_sig;    /* int8 cls: [256] sigmoid of (i - 128 - zp) * s, NULL for float */
   int h, w;
@@ -38,6 +41,7 @@ typedef struct yk_detect_scale {
 
 typedef struct yk_detect_params {
   int n_scales, reg_max, nc;
+  int xyxy;                /* 1: corners instead of centre and size */
   size_t n_anchors;
   const float *proj;       /* [reg_max]: the DFL conv weights (arange(reg_max) in the export) */
   yk_detect_scale s[YK_DETECT_MAX_SCALES];

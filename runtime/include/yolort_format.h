@@ -153,7 +153,8 @@ enum yrt_op {
    * class sigmoid) in one node. p: YRT_DETECT_P_*. in[0..S-1] box logits NHWC [1,H,W,4*reg_max],
    * in[S..2S-1] class logits NHWC [1,H,W,nc] (i8 per-tensor or f32), in[2S] CONST f32 [reg_max]
    * DFL projection. out: f32 PLAIN [1, 4+nc, N], N = sum H*W, anchors scale by scale, row-major;
-   * rows cx, cy, w, h (pixels) then the scores. Anchor (col + 0.5, row + 0.5) * stride. */
+   * rows cx, cy, w, h (pixels; x1, y1, x2, y2 with p[YRT_DETECT_P_XYXY]) then the scores. Anchor
+   * (col + 0.5, row + 0.5) * stride. reg_max 1: no DFL, the box logits are the distances. */
   YRT_OP_DETECT_DECODE = 16,
   YRT_OP_COUNT_
 };
@@ -171,6 +172,7 @@ enum yrt_detect_params {
   YRT_DETECT_P_REG_MAX,    /* DFL bins per side, 1..64 */
   YRT_DETECT_P_CLASSES,    /* nc, 1..YRT_MAX_CLASSES */
   YRT_DETECT_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
+  YRT_DETECT_P_XYXY = 6,   /* 0: rows cx, cy, w, h; 1: x1, y1, x2, y2 (end-to-end heads) */
 };
 
 enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BIN_DIV = 3 };

@@ -351,6 +351,7 @@ static yrt_status check_detect(const vctx *v) {
     return bad(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d)", (unsigned)v->n->n_in, (int)ns, (int)(2 * ns + 1));
   if (!range_ok(r, 1, 64)) return bad(v, YRT_ERR_FORMAT, "reg_max p[1] = %d (1..64)", (int)r);
   if (!range_ok(nc, 1, YRT_MAX_CLASSES)) return bad(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
+  if (!range_ok(p[YRT_DETECT_P_XYXY], 0, 1)) return bad(v, YRT_ERR_FORMAT, "xyxy p[%d] = %d (0 or 1)", (int)YRT_DETECT_P_XYXY, (int)p[YRT_DETECT_P_XYXY]);
   int64_t n_anchors = 0;
   for (int32_t s = 0; s < ns; s++) {
     const int32_t stride = p[YRT_DETECT_P_STRIDE0 + s];

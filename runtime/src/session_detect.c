@@ -5,6 +5,7 @@
 
 #include "session_internal.h"
 #include "yk_detect.h"
+#include "yk_inline.h"
 
 /* Below this many output floats one thread does it all (waking the pool costs more). */
 #define DETECT_PAR_MIN 65536
@@ -54,6 +55,7 @@ yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) 
   p->n_scales = ns;
   p->reg_max = n->p[YRT_DETECT_P_REG_MAX];
   p->nc = n->p[YRT_DETECT_P_CLASSES];
+  p->xyxy = n->p[YRT_DETECT_P_XYXY];
   p->proj = e->in[2 * ns];
   size_t first = 0;
   for (int k = 0; k < ns; k++) {
@@ -66,7 +68,10 @@ yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) 
     sc->stride = (float)n->p[YRT_DETECT_P_STRIDE0 + k];
     sc->first = first;
     first += (size_t)sc->h * (size_t)sc->w;
-    if (b->dtype == YRT_I8) {
+    if (b->dtype == YRT_I8 && p->reg_max == 1) { /* distances without DFL: dequantize by table */
+      for (int i = 0; i < 256; i++) d->tables[2 * k][i] = yk_dequantize1((int8_t)(i - 128), b->scale, b->zero_point);
+      sc->box_exp = d->tables[2 * k];
+    } else if (b->dtype == YRT_I8) {
       yk_detect_exp_table(b->scale, d->tables[2 * k]);
       sc->box_exp = d->tables[2 * k];
       sc->box_no_max = yk_detect_box_no_max(b->scale);

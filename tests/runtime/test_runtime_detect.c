@@ -16,8 +16,10 @@
 #include "yolort.h"
 #include "yrt_test_builder.h"
 
-enum { R = 16, NC = 3, H0 = 4, H1 = 2, N = H0 * H0 + H1 * H1 };
+enum { RMAX = 16, NC = 3, H0 = 4, H1 = 2, N = H0 * H0 + H1 * H1 };
 static const float SC = 0.07f;
+static int R = 16;   /* reg_max: 16, or 1 (no DFL: the box logits are the distances) */
+static int XYXY = 0; /* 1: corner rows */
 static float SB = 0.11f; /* box scale: 0.11 skips the softmax max (s*255 <= 80), 0.5 does not */
 static const int32_t ZB = 5, ZC = -9;
 
@@ -36,7 +38,7 @@ static ytb *build(uint32_t *node, uint32_t *t) {
   t[3] = ytb_tensor(b, "cls1", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, dc1);
   t[4] = ytb_act_i8(b, "box0", 4, db0, SB, ZB);
   t[5] = ytb_act_i8(b, "cls0", 4, dc0, SC, ZC);
-  float proj[R];
+  float proj[RMAX];
   for (int j = 0; j < R; j++) proj[j] = (float)j;
   t[6] = ytb_const(b, "proj", YRT_F32, 1, dp, proj);
   t[7] = ytb_tensor(b, "output0", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 3, dy);
@@ -45,8 +47,8 @@ static ytb *build(uint32_t *node, uint32_t *t) {
   ytb_node(b, YRT_OP_QUANTIZE, "q0", 1, &t[0], t[4], NULL, 0, NULL, 0);
   ytb_node(b, YRT_OP_QUANTIZE, "q1", 1, &t[1], t[5], NULL, 0, NULL, 0);
   const uint32_t in[5] = {t[4], t[2], t[5], t[3], t[6]};
-  const int32_t p[5] = {2, R, NC, 8, 16};
-  *node = ytb_node(b, YRT_OP_DETECT_DECODE, "detect", 5, in, t[7], p, 5, NULL, 0);
+  const int32_t p[7] = {2, R, NC, 8, 16, 0, XYXY};
+  *node = ytb_node(b, YRT_OP_DETECT_DECODE, "detect", 5, in, t[7], p, 7, NULL, 0);
   ytb_meta(b, 32, 32, NC, "");
   return b;
 }
@@ -55,6 +57,7 @@ static float logit(int k, int i) { return (float)((i * 7919 + k * 104729) % 211 
 
 /* Double-precision decode of one side / score from float logits. */
 static double dfl_ref(const float *x) {
+  if (R == 1) return x[0];
   double mx = x[0], sum = 0, acc = 0;
   for (int j = 1; j < R; j++) mx = fmax(mx, x[j]);
   for (int j = 0; j < R; j++) {
@@ -78,7 +81,7 @@ static void decode_matches_reference(float box_scale) {
   yrt_error err;
   if (ytb_load(build(&node, t), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
   const int hh[2] = {H0, H1}, stride[2] = {8, 16};
-  static float in[4][H0 * H0 * 4 * R];
+  static float in[4][H0 * H0 * 4 * RMAX];
   for (int k = 0; k < 4; k++) {
     const int n = hh[k / 2] * hh[k / 2] * (k % 2 ? NC : 4 * R);
     float *dst = yrt_session_input_nhwc(l.s, k);
@@ -93,14 +96,16 @@ static void decode_matches_reference(float box_scale) {
   int a = 0;
   for (int s = 0; s < 2; s++)
     for (int cell = 0; cell < hh[s] * hh[s]; cell++, a++) {
-      float bx[4 * R], cl[NC];
+      float bx[4 * RMAX], cl[NC];
       for (int c = 0; c < 4 * R; c++) bx[c] = s ? in[2][cell * 4 * R + c] : deq(in[0][cell * 4 * R + c], SB, ZB);
       for (int c = 0; c < NC; c++) cl[c] = s ? in[3][cell * NC + c] : deq(in[1][cell * NC + c], SC, ZC);
       double d[4];
       for (int k = 0; k < 4; k++) d[k] = dfl_ref(bx + k * R);
       const double ax = cell % hh[s] + 0.5, ay = cell / hh[s] + 0.5;
-      const double want[4] = {(ax - d[0] + ax + d[2]) / 2 * stride[s], (ay - d[1] + ay + d[3]) / 2 * stride[s],
-                              (d[0] + d[2]) * stride[s], (d[1] + d[3]) * stride[s]};
+      const double want[4] = {XYXY ? (ax - d[0]) * stride[s] : (ax - d[0] + ax + d[2]) / 2 * stride[s],
+                              XYXY ? (ay - d[1]) * stride[s] : (ay - d[1] + ay + d[3]) / 2 * stride[s],
+                              XYXY ? (ax + d[2]) * stride[s] : (d[0] + d[2]) * stride[s],
+                              XYXY ? (ay + d[3]) * stride[s] : (d[1] + d[3]) * stride[s]};
       for (int k = 0; k < 4; k++) worst_box = fmax(worst_box, fabs(v.data[k * N + a] - want[k]));
       for (int c = 0; c < NC; c++)
         worst_score = fmax(worst_score, fabs(v.data[(4 + c) * N + a] - 1.0 / (1.0 + exp(-(double)cl[c]))));
@@ -115,6 +120,14 @@ static void test_decode_matches_reference(void **state) {
   (void)state;
   decode_matches_reference(0.11f);
   decode_matches_reference(0.5f);
+  /* Heads without DFL (YOLO26): distances straight from the logits, in both row formats. */
+  R = 1;
+  decode_matches_reference(0.11f);
+  XYXY = 1;
+  decode_matches_reference(0.11f);
+  R = 16;
+  decode_matches_reference(0.5f);
+  XYXY = 0;
 }
 
 /* ---- hostile edits */
@@ -191,6 +204,7 @@ static void test_hostile_params(void **state) {
   expect_rejected(set_p, P(1, 65), "reg_max 65");
   expect_rejected(set_p, P(1, 8), "reg_max vs channels");
   expect_rejected(set_p, P(1, -16), "reg_max -16");
+  expect_rejected(set_p, P(6, 2), "xyxy 2");
   expect_rejected(set_p, P(2, 0), "classes 0");
   expect_rejected(set_p, P(2, 2000), "classes 2000");
   expect_rejected(set_p, P(2, 4), "classes vs channels");

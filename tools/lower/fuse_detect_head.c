@@ -1,9 +1,8 @@
-/* fuse_detect_head.c — recognise the Ultralytics Detect head's decode in the IR and replace it by
- * one DetectDecode node (see fuse_detect_head.h). The match walks back from the graph output
- * through every op of the export (Concat, Sigmoid, Concat, Reshape for the scores; Mul, Concat,
- * Div, Sub, Add, Sub, Add, Slice, Reshape, Conv, Transpose, Softmax, Transpose, Reshape, Concat,
- * Reshape for the boxes), requires each intermediate tensor to be read only inside the pattern,
- * and compares every constant with what the op computes by itself. */
+/* fuse_detect_head.c — recognise the Detect head's decode by what it computes and replace it by
+ * one DetectDecode node (see fuse_detect_head.h). The structure is only used to propose
+ * candidates (which tensors are the per-scale logits, which are boxes, classes or pass-through
+ * channels); a candidate is accepted only when head_verify.c has shown on random logits that the
+ * export's own subgraph computes exactly that decode. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,31 +11,18 @@
 
 #include "fuse_detect_head.h"
 
-#define MAX_SCALES 3   /* 2 * scales + 1 inputs in a yrt node's 8 slots */
-#define MAX_REG 64
-#define MAX_DEAD 64
-
-typedef struct mt {
-  ir_graph *g;
-  char *note;
-  size_t cap;
-  int dead[MAX_DEAD];
-  int n_dead;
-  double anchor_dev, stride_dev, proj_dev; /* largest deviation of a quantized constant */
-} mt;
+#define MAX_CANDIDATES 16 /* non-output [1, C, N] tensors tried as the head output */
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
+__attribute__((format(printf, 3, 4)))
 #endif
-static int fail(mt *m, const char *fmt, ...) {
+static int fail(char *note, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(m->note, m->cap, fmt, ap);
+  vsnprintf(note, cap, fmt, ap);
   va_end(ap);
   return -1;
 }
-
-static const ir_tensor *T(const mt *m, int t) { return &m->g->tensors[t]; }
 
 static int producer(const ir_graph *g, int t) {
   if (t < 0) return -1;
@@ -49,380 +35,403 @@ static int producer(const ir_graph *g, int t) {
   return -1;
 }
 
-/* The node of type op that makes t, where t is read by exactly `uses` nodes and is no graph
- * output; the node joins the set to remove. -1 (note set) otherwise. */
-static int take(mt *m, int t, const char *op, int uses) {
-  ir_graph *g = m->g;
-  if (t < 0) return fail(m, "missing input where a %s was expected", op);
+/* Ops that only move data: the walk goes through them even when they make a grid-shaped tensor
+ * (a per-scale Concat of box and class logits, a Split of one conv's channels). */
+static int moves_data(const ir_node *n) {
+  static const char *const ops[] = {"Concat", "Split", "Slice", "Reshape", "Transpose", "Identity",
+                                    "Flatten", "Squeeze", "Unsqueeze", NULL};
+  for (int i = 0; ops[i]; i++)
+    if (ir_node_is(n, ops[i])) return 1;
+  return 0;
+}
+
+/* A per-scale tensor [1, C, H, W] of an input in_h x in_w: H and W divide it by one stride >= 2,
+ * and something other than a data move made it (a conv's output). */
+static int is_scale_tensor(const ir_graph *g, int t, int64_t in_h, int64_t in_w) {
+  const ir_tensor *x = &g->tensors[t];
+  if (x->data || x->rank != 4 || x->dims[0] != 1 || x->dims[1] < 1 || x->dims[2] < 1 || x->dims[3] < 1) return 0;
+  if (in_h % x->dims[2] || in_w % x->dims[3] || in_h / x->dims[2] != in_w / x->dims[3] || in_h / x->dims[2] < 2)
+    return 0;
   const int p = producer(g, t);
-  if (p < 0 || !ir_node_is(&g->nodes[p], op) || g->nodes[p].n_out != 1)
-    return fail(m, "'%s' is not the output of a %s", T(m, t)->name, op);
-  /* Operand counts the walk relies on (hostile graphs): binary ops 2, the rest >= 1, none omitted. */
-  const ir_node *n = &g->nodes[p];
-  const int binary = !strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div");
-  if (n->n_in < 1 || (binary && n->n_in != 2)) return fail(m, "%s '%s' has %d inputs", op, n->name, n->n_in);
-  for (int j = 0; j < n->n_in; j++)
-    if (n->in[j] < 0 && !(j == 2 && !strcmp(op, "Conv"))) return fail(m, "%s '%s' lacks input %d", op, n->name, j);
-  if (T(m, t)->is_output || ir_consumers(g, t, NULL, 0) != uses)
-    return fail(m, "'%s' is read outside the head pattern", T(m, t)->name);
-  if (m->n_dead >= MAX_DEAD) return fail(m, "pattern larger than %d nodes", MAX_DEAD);
-  for (int k = 0; k < m->n_dead; k++)
-    if (m->dead[k] == p) return p;
-  m->dead[m->n_dead++] = p;
-  return p;
+  return p < 0 || !moves_data(&g->nodes[p]);
 }
 
-static int dims_are(const ir_tensor *t, int rank, const int64_t *d) {
-  if (t->rank != rank) return 0;
-  for (int k = 0; k < rank; k++)
-    if (t->dims[k] != d[k]) return 0;
-  return 1;
+static int in_list(const int *a, int n, int v) {
+  for (int i = 0; i < n; i++)
+    if (a[i] == v) return i;
+  return -1;
 }
 
-static int is_act(const ir_tensor *t) { return !t->data; }
-static int is_const(const ir_tensor *t) { return t->data != NULL; }
-
-/* How far a constant may be from the exact value: float noise, plus half a quantization step
- * when the QDQ graph quantized it (its data is then the dequantized value). */
-static double tolerance(const ir_tensor *t, double v) {
-  double tol = 1e-5 * (fabs(v) > 1 ? fabs(v) : 1);
-  if (t->q.on) {
-    double s = t->q.scale;
-    for (int k = 0; k < t->q.n_scales && t->q.scales; k++) s = t->q.scales[k] > s ? t->q.scales[k] : s;
-    tol += s / 2;
-  }
-  return tol;
+/* Half a quantization step of a quantized constant, absolute and relative to its mean size. */
+static void quant_slack(const ir_tensor *t, lw_head *h) {
+  if (!t->q.on || !t->data) return;
+  double s = t->q.scale;
+  for (int k = 0; k < t->q.n_scales && t->q.scales; k++) s = fmax(s, t->q.scales[k]);
+  const int64_t n = ir_numel(t);
+  double mean = 0;
+  for (int64_t i = 0; i < n; i++) mean += fabs(ir_const_f64(t, i));
+  mean = n > 0 ? mean / (double)n : 0;
+  h->q_abs += s / 2;
+  if (mean > 0) h->q_rel += s / 2 / mean;
 }
 
-/* A constant broadcast against [1, rows, n]: numel rows*n, last dim n, second last rows when
- * rows > 1, every other dim 1. */
-static int const_rows(const ir_tensor *t, int64_t rows, int64_t n) {
-  if (!is_const(t) || t->rank < 1 || ir_numel(t) != rows * n || t->dims[t->rank - 1] != n) return 0;
-  for (int k = 0; k < t->rank - 1; k++)
-    if (t->dims[k] != 1 && !(k == t->rank - 2 && t->dims[k] == rows)) return 0;
-  return 1;
-}
-
-typedef struct head {
-  int ns, reg, nc;
-  int64_t n;
-  int box[MAX_SCALES], cls[MAX_SCALES];
-  int64_t h[MAX_SCALES], w[MAX_SCALES], stride[MAX_SCALES];
-  int weight; /* DFL conv weight tensor */
-} head;
-
-/* Score branch: Sigmoid(Concat_axis2(Reshape(cls_i -> [1, nc, H*W]))). */
-static int match_scores(mt *m, int t, head *h) {
-  int sig = take(m, t, "Sigmoid", 1);
-  if (sig < 0) return -1;
-  int cat = take(m, m->g->nodes[sig].in[0], "Concat", 1);
-  if (cat < 0) return -1;
-  const ir_node *c = &m->g->nodes[cat];
-  if (ir_attr_int(c, "axis", -1) != 2) return fail(m, "score Concat '%s' is not on axis 2", c->name);
-  if (c->n_in < 1 || c->n_in > MAX_SCALES) return fail(m, "%d scales (1..%d)", c->n_in, MAX_SCALES);
-  h->ns = c->n_in;
-  int64_t sum = 0;
-  for (int i = 0; i < h->ns; i++) {
-    int r = take(m, m->g->nodes[cat].in[i], "Reshape", 1);
-    if (r < 0) return -1;
-    const int x = m->g->nodes[r].in[0];
-    const ir_tensor *xt = T(m, x);
-    if (!is_act(xt) || xt->rank != 4 || xt->dims[0] != 1 || xt->dims[1] != h->nc || xt->dims[2] < 1 || xt->dims[3] < 1)
-      return fail(m, "class logits '%s' are not [1, %d, H, W]", xt->name, h->nc);
-    const int64_t want[3] = {1, h->nc, xt->dims[2] * xt->dims[3]};
-    if (!dims_are(T(m, m->g->nodes[r].out[0]), 3, want)) return fail(m, "score Reshape '%s' is not [1, nc, H*W]", m->g->nodes[r].name);
-    h->cls[i] = x;
-    h->h[i] = xt->dims[2];
-    h->w[i] = xt->dims[3];
-    sum += want[2];
-  }
-  if (sum != h->n) return fail(m, "scores cover %lld anchors, output0 has %lld", (long long)sum, (long long)h->n);
-  return 0;
-}
-
-/* DFL: Reshape(Conv_w(Transpose_0321(Softmax_3(Transpose_0312(Reshape(Concat_axis2(
- * Reshape(box_i))))))) -> [1, 4, N]. */
-static int match_dfl(mt *m, int dist, head *h) {
-  ir_graph *g = m->g;
-  const int64_t n = h->n;
-  int rs1 = take(m, dist, "Reshape", 2);
-  if (rs1 < 0) return -1;
-  int conv = take(m, g->nodes[rs1].in[0], "Conv", 1);
-  if (conv < 0) return -1;
-  const ir_node *cv = &g->nodes[conv];
-  if (cv->n_in < 2 || !is_const(T(m, cv->in[1]))) return fail(m, "DFL Conv '%s' has no constant weight", cv->name);
-  const ir_tensor *w = T(m, cv->in[1]);
-  if (w->rank != 4 || w->dims[0] != 1 || w->dims[2] != 1 || w->dims[3] != 1 || w->dims[1] < 1 || w->dims[1] > MAX_REG)
-    return fail(m, "DFL Conv weight is [%lld, %lld, %lld, %lld], want [1, reg_max <= %d, 1, 1]", (long long)w->dims[0],
-                (long long)w->dims[1], (long long)w->dims[2], (long long)w->dims[3], MAX_REG);
-  h->reg = (int)w->dims[1];
-  h->weight = cv->in[1];
-  if (cv->n_in > 2 && cv->in[2] >= 0) {
-    const ir_tensor *b = T(m, cv->in[2]);
-    if (!is_const(b) || ir_numel(b) != 1 || ir_const_f64(b, 0) != 0.0) return fail(m, "DFL Conv has a non-zero bias");
-  }
-  const ir_attr *ks = ir_attr_get(cv, "kernel_shape"), *st = ir_attr_get(cv, "strides"), *pd = ir_attr_get(cv, "pads"),
-                *dl = ir_attr_get(cv, "dilations");
-  int plain = ir_attr_int(cv, "group", 1) == 1 && ks && ks->n_ints == 2 && ks->ints[0] == 1 && ks->ints[1] == 1;
-  for (int k = 0; plain && st && k < st->n_ints; k++) plain = st->ints[k] == 1;
-  for (int k = 0; plain && pd && k < pd->n_ints; k++) plain = pd->ints[k] == 0;
-  for (int k = 0; plain && dl && k < dl->n_ints; k++) plain = dl->ints[k] == 1;
-  if (!plain) return fail(m, "DFL Conv '%s' is not a plain 1x1 conv", cv->name);
-  const int64_t r = h->reg;
-  const int64_t d_conv[4] = {1, 1, 4, n}, d_dist[3] = {1, 4, n}, d_t1[4] = {1, r, 4, n}, d_sm[4] = {1, n, 4, r},
-                d_rs0[4] = {1, 4, r, n}, d_cat[3] = {1, 4 * r, n};
-  if (!dims_are(T(m, cv->out[0]), 4, d_conv) || !dims_are(T(m, dist), 3, d_dist))
-    return fail(m, "DFL output is not [1, 1, 4, N] -> [1, 4, N]");
-  int tr1 = take(m, cv->in[0], "Transpose", 1);
-  if (tr1 < 0) return -1;
-  const ir_attr *p1 = ir_attr_get(&g->nodes[tr1], "perm");
-  if (!p1 || p1->n_ints != 4 || p1->ints[0] != 0 || p1->ints[1] != 3 || p1->ints[2] != 2 || p1->ints[3] != 1 ||
-      !dims_are(T(m, g->nodes[tr1].out[0]), 4, d_t1))
-    return fail(m, "DFL Transpose '%s' is not perm [0,3,2,1] to [1, reg_max, 4, N]", g->nodes[tr1].name);
-  int smx = take(m, g->nodes[tr1].in[0], "Softmax", 1);
-  if (smx < 0) return -1;
-  if (ir_attr_int(&g->nodes[smx], "axis", -1) != 3 || !dims_are(T(m, g->nodes[smx].out[0]), 4, d_sm))
-    return fail(m, "DFL Softmax '%s' is not over the bins of [1, N, 4, reg_max]", g->nodes[smx].name);
-  int tr0 = take(m, g->nodes[smx].in[0], "Transpose", 1);
-  if (tr0 < 0) return -1;
-  const ir_attr *p0 = ir_attr_get(&g->nodes[tr0], "perm");
-  if (!p0 || p0->n_ints != 4 || p0->ints[0] != 0 || p0->ints[1] != 3 || p0->ints[2] != 1 || p0->ints[3] != 2)
-    return fail(m, "DFL Transpose '%s' is not perm [0,3,1,2]", g->nodes[tr0].name);
-  int rs0 = take(m, g->nodes[tr0].in[0], "Reshape", 1);
-  if (rs0 < 0) return -1;
-  if (!dims_are(T(m, g->nodes[rs0].out[0]), 4, d_rs0)) return fail(m, "DFL Reshape is not to [1, 4, reg_max, N]");
-  int cat = take(m, g->nodes[rs0].in[0], "Concat", 1);
-  if (cat < 0) return -1;
-  const ir_node *c = &g->nodes[cat];
-  if (ir_attr_int(c, "axis", -1) != 2 || c->n_in != h->ns || !dims_are(T(m, c->out[0]), 3, d_cat))
-    return fail(m, "box Concat '%s' is not %d scales of [1, 4*reg_max, H*W] on axis 2", c->name, h->ns);
-  for (int i = 0; i < h->ns; i++) {
-    int rb = take(m, g->nodes[cat].in[i], "Reshape", 1);
-    if (rb < 0) return -1;
-    const int x = g->nodes[rb].in[0];
-    const int64_t want[4] = {1, 4 * r, h->h[i], h->w[i]};
-    if (!is_act(T(m, x)) || !dims_are(T(m, x), 4, want))
-      return fail(m, "box logits '%s' of scale %d are not [1, %lld, %lld, %lld]", T(m, x)->name, i, (long long)want[1],
-                  (long long)want[2], (long long)want[3]);
-    h->box[i] = x;
-  }
-  /* Weights == arange(reg_max): then the conv is the expected value of the bins. */
-  for (int64_t j = 0; j < r; j++) {
-    const double v = ir_const_f64(w, j), dev = fabs(v - (double)j);
-    if (dev > tolerance(w, (double)j)) return fail(m, "DFL weight[%lld] = %g, not %lld", (long long)j, v, (long long)j);
-    if (dev > m->proj_dev) m->proj_dev = dev;
-  }
-  return 0;
-}
-
-/* One side of dist2bbox: Slice(dist, axis 1, [from, from + 2)). */
-static int check_slice(mt *m, int node, int dist, int64_t from, int64_t n) {
-  const ir_node *s = &m->g->nodes[node];
-  if (s->in[0] != dist) return fail(m, "Slice '%s' does not read the DFL distances", s->name);
-  int64_t st[IR_MAX_RANK], sp[IR_MAX_RANK], ln[IR_MAX_RANK];
-  yrt_error e;
-  if (ir_slice_resolve(m->g, s, st, sp, ln, &e) != YRT_OK) return fail(m, "Slice '%s': %s", s->name, e.msg);
-  if (st[0] != 0 || ln[0] != 1 || st[1] != from || sp[1] != 1 || ln[1] != 2 || st[2] != 0 || sp[2] != 1 || ln[2] != n)
-    return fail(m, "Slice '%s' is not channels [%lld, %lld)", s->name, (long long)from, (long long)from + 2);
-  return 0;
-}
-
-/* Anchors [.., 2, N]: (col + 0.5, row + 0.5) of each scale's grid, scale by scale. */
-static int check_anchors(mt *m, int t, const head *h) {
-  const ir_tensor *a = T(m, t);
-  if (!const_rows(a, 2, h->n)) return fail(m, "anchor constant '%s' is not [1, 2, N]", a->name);
-  int64_t i = 0;
-  for (int s = 0; s < h->ns; s++)
-    for (int64_t y = 0; y < h->h[s]; y++)
-      for (int64_t x = 0; x < h->w[s]; x++, i++)
-        for (int k = 0; k < 2; k++) {
-          const double want = (k ? (double)y : (double)x) + 0.5, v = ir_const_f64(a, k * h->n + i);
-          const double dev = fabs(v - want);
-          if (dev > tolerance(a, want))
-            return fail(m, "anchor '%s'[%d][%lld] = %g, grid says %g", a->name, k, (long long)i, v, want);
-          if (dev > m->anchor_dev) m->anchor_dev = dev;
-        }
-  return 0;
-}
-
-static int check_strides(mt *m, int t, const head *h) {
-  const ir_tensor *a = T(m, t);
-  if (!const_rows(a, 1, h->n)) return fail(m, "stride constant '%s' is not [1, N]", a->name);
-  int64_t i = 0;
-  for (int s = 0; s < h->ns; s++)
-    for (int64_t k = 0; k < h->h[s] * h->w[s]; k++, i++) {
-      const double v = ir_const_f64(a, i), dev = fabs(v - (double)h->stride[s]);
-      if (dev > tolerance(a, (double)h->stride[s]))
-        return fail(m, "stride '%s'[%lld] = %g, input / grid says %lld", a->name, (long long)i, v, (long long)h->stride[s]);
-      if (dev > m->stride_dev) m->stride_dev = dev;
+/* The subgraph from the per-scale tensors to y, and those tensors. */
+static int walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, lw_head *h, char *note, size_t cap) {
+  h->y = y;
+  const int p0 = producer(g, y);
+  if (p0 < 0) return fail(note, cap, "'%s' is not computed by the graph", g->tensors[y].name);
+  h->nodes[h->n_nodes++] = p0;
+  for (int q = 0; q < h->n_nodes; q++) {
+    const ir_node *n = &g->nodes[h->nodes[q]];
+    for (int j = 0; j < n->n_in; j++) {
+      const int t = n->in[j];
+      if (t < 0) continue;
+      if (g->tensors[t].data) {
+        quant_slack(&g->tensors[t], h);
+        continue;
+      }
+      if (in_list(h->in, h->n_in, t) >= 0) continue;
+      if (is_scale_tensor(g, t, in_h, in_w)) {
+        if (h->n_in >= LW_HEAD_MAX_IN) return fail(note, cap, "the head reads more than %d per-scale tensors", LW_HEAD_MAX_IN);
+        h->in[h->n_in++] = t;
+        continue;
+      }
+      const int p = producer(g, t);
+      if (p < 0) return fail(note, cap, "'%s' depends on the graph input '%s' other than through per-scale convs",
+                             g->tensors[y].name, g->tensors[t].name);
+      if (in_list(h->nodes, h->n_nodes, p) >= 0) continue;
+      if (h->n_nodes >= LW_HEAD_MAX_NODES) return fail(note, cap, "'%s' is computed by more than %d nodes", g->tensors[y].name, LW_HEAD_MAX_NODES);
+      h->nodes[h->n_nodes++] = p;
     }
-  return 0;
-}
-
-/* The two inputs of a binary node: the constant one and the other (either order). */
-static int split_const(const mt *m, const ir_node *n, int *c, int *x) {
-  if (n->n_in != 2) return 0;
-  for (int k = 0; k < 2; k++)
-    if (is_const(T(m, n->in[k])) && !is_const(T(m, n->in[1 - k]))) {
-      *c = n->in[k];
-      *x = n->in[1 - k];
-      return 1;
+  }
+  /* Everything the subgraph makes, but y, must be read only inside it (it is removed). */
+  for (int q = 0; q < h->n_nodes; q++) {
+    const ir_node *n = &g->nodes[h->nodes[q]];
+    for (int j = 0; j < n->n_out; j++) {
+      const int t = n->out[j];
+      if (t < 0 || t == y) continue;
+      int cons[64];
+      const int nc = ir_consumers(g, t, cons, 64);
+      int inside = !g->tensors[t].is_output && nc <= 64;
+      for (int k = 0; inside && k < nc; k++) inside = in_list(h->nodes, h->n_nodes, cons[k]) >= 0;
+      if (!inside) return fail(note, cap, "'%s' is read outside the head", g->tensors[t].name);
     }
+  }
   return 0;
 }
 
-/* Box branch: Mul(Concat_1((x1y1 + x2y2) / 2, x2y2 - x1y1), strides), x1y1 = anchors - lt,
- * x2y2 = anchors + rb, lt / rb = the DFL distances' channels 0-1 / 2-3. */
-static int match_boxes(mt *m, int t, head *h, int64_t in_h, int64_t in_w) {
-  ir_graph *g = m->g;
-  int mul = take(m, t, "Mul", 1);
-  if (mul < 0) return -1;
-  int strides, db;
-  if (!split_const(m, &g->nodes[mul], &strides, &db)) return fail(m, "box Mul '%s' is not by a constant", g->nodes[mul].name);
-  int cat = take(m, db, "Concat", 1);
-  if (cat < 0) return -1;
-  const ir_node *c = &g->nodes[cat];
-  if (ir_attr_int(c, "axis", -1) != 1 || c->n_in != 2) return fail(m, "box Concat '%s' is not (xy, wh) on axis 1", c->name);
-  const int cxy = c->in[0], wh = c->in[1];
-  int div = take(m, cxy, "Div", 1);
-  if (div < 0) return -1;
-  const ir_node *dv = &g->nodes[div];
-  if (dv->n_in != 2 || !is_const(T(m, dv->in[1])) || ir_numel(T(m, dv->in[1])) != 1 || ir_const_f64(T(m, dv->in[1]), 0) != 2.0)
-    return fail(m, "box Div '%s' is not by 2", dv->name);
-  const int sum = dv->in[0];
-  int sub1 = take(m, wh, "Sub", 1);
-  if (sub1 < 0) return -1;
-  const int x2y2 = g->nodes[sub1].in[0], x1y1 = g->nodes[sub1].in[1];
-  int add2 = take(m, sum, "Add", 1);
-  if (add2 < 0) return -1;
-  const ir_node *a2 = &g->nodes[add2];
-  if (!((a2->in[0] == x1y1 && a2->in[1] == x2y2) || (a2->in[0] == x2y2 && a2->in[1] == x1y1)))
-    return fail(m, "box Add '%s' does not add x1y1 and x2y2", a2->name);
-  int sub = take(m, x1y1, "Sub", 2);
-  if (sub < 0) return -1;
-  const ir_node *sb = &g->nodes[sub];
-  if (sb->n_in != 2 || !is_const(T(m, sb->in[0])) || is_const(T(m, sb->in[1])))
-    return fail(m, "'%s' is not anchors - distances", sb->name);
-  const int anch0 = sb->in[0], lt = sb->in[1];
-  int add = take(m, x2y2, "Add", 2);
-  if (add < 0) return -1;
-  int anch1, rb;
-  if (!split_const(m, &g->nodes[add], &anch1, &rb)) return fail(m, "'%s' is not anchors + distances", g->nodes[add].name);
-  int sl0 = take(m, lt, "Slice", 1), sl1 = sl0 < 0 ? -1 : take(m, rb, "Slice", 1);
-  if (sl1 < 0) return -1;
-  const int dist = g->nodes[sl0].in[0];
-  if (check_slice(m, sl0, dist, 0, h->n) || check_slice(m, sl1, dist, 2, h->n)) return -1;
-  if (match_dfl(m, dist, h)) return -1;
-  for (int s = 0; s < h->ns; s++) {
-    if (in_h % h->h[s] || in_w % h->w[s] || in_h / h->h[s] != in_w / h->w[s] || in_h / h->h[s] > 4096)
-      return fail(m, "scale %d: grid %lldx%lld does not divide the %lldx%lld input evenly", s, (long long)h->h[s],
-                  (long long)h->w[s], (long long)in_h, (long long)in_w);
+/* Group the per-scale tensors by grid (largest first: Ultralytics' anchor order) and check every
+ * scale reads the same channel counts; order[s][k] = index into h->in of tensor k of scale s,
+ * listed in scale 0's order of channel counts. Returns tensors per scale, -1 with note set. */
+static int group_scales(const ir_graph *g, lw_head *h, int64_t in_h, int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN],
+                        char *note, size_t cap) {
+  int64_t gh[LW_HEAD_MAX_IN];
+  int ng = 0;
+  for (int i = 0; i < h->n_in; i++) {
+    const int64_t H = g->tensors[h->in[i]].dims[2];
+    int k = 0;
+    while (k < ng && gh[k] != H) k++;
+    if (k == ng) {
+      if (ng >= LW_HEAD_MAX_SCALES) return fail(note, cap, "the head reads more than %d scales", LW_HEAD_MAX_SCALES);
+      gh[ng++] = H;
+    }
+  }
+  for (int a = 0; a < ng; a++) /* largest grid first */
+    for (int b = a + 1; b < ng; b++)
+      if (gh[b] > gh[a]) {
+        const int64_t t = gh[a];
+        gh[a] = gh[b];
+        gh[b] = t;
+      }
+  h->ns = ng;
+  int per = -1;
+  for (int s = 0; s < ng; s++) {
+    int k = 0;
+    int used[LW_HEAD_MAX_IN] = {0};
+    for (int i = 0; i < h->n_in; i++) {
+      const ir_tensor *t = &g->tensors[h->in[i]];
+      if (t->dims[2] != gh[s]) continue;
+      if (s == 0) {
+        order[0][k++] = i;
+        h->h[0] = t->dims[2];
+        h->w[0] = t->dims[3];
+        continue;
+      }
+      (void)used;
+    }
+    if (s == 0) {
+      per = k;
+      h->stride[0] = in_h / h->h[0];
+      continue;
+    }
+    /* scale s: the tensor with scale 0's k-th channel count, first unused one */
+    for (int k2 = 0; k2 < per; k2++) {
+      const int64_t want = g->tensors[h->in[order[0][k2]]].dims[1];
+      int found = -1;
+      for (int i = 0; i < h->n_in && found < 0; i++) {
+        const ir_tensor *t = &g->tensors[h->in[i]];
+        if (t->dims[2] == gh[s] && t->dims[1] == want && !used[i]) found = i;
+      }
+      if (found < 0) return fail(note, cap, "scale %d does not read the channels scale 0 reads", s);
+      used[found] = 1;
+      order[s][k2] = found;
+      h->h[s] = g->tensors[h->in[found]].dims[2];
+      h->w[s] = g->tensors[h->in[found]].dims[3];
+    }
+    int cnt = 0;
+    for (int i = 0; i < h->n_in; i++) cnt += g->tensors[h->in[i]].dims[2] == gh[s];
+    if (cnt != per) return fail(note, cap, "scale %d reads %d tensors, scale 0 reads %d", s, cnt, per);
     h->stride[s] = in_h / h->h[s];
   }
-  if (check_anchors(m, anch0, h) || check_anchors(m, anch1, h) || check_strides(m, strides, h)) return -1;
-  return 0;
+  if (per < 2) return fail(note, cap, "the head reads one tensor per scale (box and class logits are not separate)");
+  return per;
 }
 
-static int match(mt *m, int y, head *h, int64_t in_h, int64_t in_w) {
-  ir_graph *g = m->g;
-  const ir_tensor *yt = T(m, y);
-  int cat = producer(g, y);
-  if (cat < 0 || !ir_node_is(&g->nodes[cat], "Concat") || g->nodes[cat].n_in != 2 || ir_attr_int(&g->nodes[cat], "axis", -1) != 1)
-    return fail(m, "output '%s' is not Concat(boxes, scores) on axis 1", yt->name);
-  if (yt->rank != 3 || yt->dims[0] != 1 || yt->dims[1] < 5 || yt->dims[1] - 4 > 1024)
-    return fail(m, "output '%s' is not [1, 4 + nc, N] with 1..1024 classes", yt->name);
-  m->dead[m->n_dead++] = cat;
-  h->nc = (int)(yt->dims[1] - 4);
-  h->n = yt->dims[2];
-  const int box = g->nodes[cat].in[0], sc = g->nodes[cat].in[1];
-  if (match_scores(m, sc, h)) return -1;
-  return match_boxes(m, box, h, in_h, in_w);
+static int names_count(const ir_graph *g) {
+  if (!g->class_names || !g->class_names[0]) return 0;
+  size_t len = strlen(g->class_names);
+  if (g->class_names[len - 1] == '\n') len--;
+  int n = 1;
+  for (size_t i = 0; i < len; i++) n += g->class_names[i] == '\n';
+  return n;
 }
 
-static yrt_status rewrite(mt *m, int y, const head *h, yrt_error *err) {
-  ir_graph *g = m->g;
-  char name[256];
-  snprintf(name, sizeof name, "%s/detect_decode", g->nodes[m->dead[0]].name);
-  float proj[MAX_REG];
-  for (int j = 0; j < h->reg; j++) proj[j] = (float)ir_const_f64(T(m, h->weight), j);
-  char pname[300];
-  snprintf(pname, sizeof pname, "%s/proj", name);
-  int pt = ir_add_tensor(g, pname, IR_F32);
-  const int64_t pd[1] = {h->reg};
-  if (pt < 0 || ir_tensor_set_shape(&g->tensors[pt], 1, pd) || ir_tensor_set_data(&g->tensors[pt], proj, sizeof(float) * (size_t)h->reg))
-    return yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory");
-  int in[2 * MAX_SCALES + 1];
-  for (int s = 0; s < h->ns; s++) {
-    in[s] = h->box[s];
-    in[h->ns + s] = h->cls[s];
+/* The DFL projection: the weights of a 1x1 conv in the subgraph with reg_max inputs and one
+ * output (the export's DFL), else arange(reg_max). */
+static void find_proj(const ir_graph *g, lw_head *h) {
+  for (int j = 0; j < h->reg; j++) h->proj[j] = (float)j;
+  for (int q = 0; q < h->n_nodes; q++) {
+    const ir_node *n = &g->nodes[h->nodes[q]];
+    if (!ir_node_is(n, "Conv") || n->n_in < 2 || n->in[1] < 0) continue;
+    const ir_tensor *w = &g->tensors[n->in[1]];
+    if (!w->data || ir_numel(w) != h->reg || w->rank != 4 || w->dims[0] != 1) continue;
+    for (int j = 0; j < h->reg; j++) h->proj[j] = (float)ir_const_f64(w, j);
+    return;
   }
-  in[2 * h->ns] = pt;
-  /* dead + fp32: fused away, computed in float by the new node (lw_detect_keep_filter). */
-  for (int k = 0; k < m->n_dead; k++) g->nodes[m->dead[k]].dead = g->nodes[m->dead[k]].fp32 = 1;
-  int nd = ir_add_node(g, name, "DetectDecode", in, 2 * h->ns + 1, &y, 1);
-  if (nd < 0) return yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory");
-  ir_node *n = &g->nodes[nd];
-  free(n->domain);
-  n->domain = ir_strdup("yolort");
-  int64_t strides[MAX_SCALES];
-  for (int s = 0; s < h->ns; s++) strides[s] = h->stride[s];
-  if (!n->domain || ir_set_attr_int(g, nd, "reg_max", h->reg) || ir_set_attr_int(g, nd, "num_classes", h->nc) ||
-      ir_set_attr_ints(g, nd, "strides", strides, h->ns))
-    return yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory");
+}
+
+/* Try every assignment of a scale's tensors to box / class / pass-through; *ok when one is
+ * verified (h then describes it). */
+static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN],
+                         int64_t cy, int *ok, char *note, size_t cap, yrt_error *err) {
+  *ok = 0;
+  const int names = names_count(g);
+  int tried = 0;
+  char first[256] = ""; /* why the first candidate failed: the likeliest reading */
+  for (int b = 0; b < per; b++) {
+    const int64_t cb = g->tensors[h->in[order[0][b]]].dims[1];
+    if (cb % 4 || cb / 4 > LW_HEAD_MAX_REG) continue;
+    for (int c = 0; c < per; c++) {
+      if (c == b) continue;
+      const int64_t nc = g->tensors[h->in[order[0][c]]].dims[1];
+      if (names > 0 && nc != names) continue;
+      if (nc > YRT_MAX_CLASSES || per - 2 > LW_HEAD_MAX_EXTRA) continue;
+      int64_t extra = 0;
+      h->n_extra = 0;
+      for (int e = 0; e < per; e++) {
+        if (e == b || e == c) continue;
+        const int64_t ce = g->tensors[h->in[order[0][e]]].dims[1];
+        for (int s = 0; s < h->ns; s++) h->extra[h->n_extra][s] = order[s][e];
+        h->extra_ch[h->n_extra++] = ce;
+        extra += ce;
+      }
+      if (4 + nc + extra != cy) continue;
+      h->reg = (int)(cb / 4);
+      h->nc = (int)nc;
+      h->n_extra_ch = extra;
+      for (int s = 0; s < h->ns; s++) {
+        h->box[s] = order[s][b];
+        h->cls[s] = order[s][c];
+      }
+      find_proj(g, h);
+      for (int xyxy = 0; xyxy < 2; xyxy++) {
+        h->xyxy = xyxy;
+        tried++;
+        yrt_status st = lw_head_verify(g, h, ok, note, cap, err);
+        if (st != YRT_OK || *ok) return st;
+        if (!first[0]) snprintf(first, sizeof first, "%s", note);
+      }
+    }
+  }
+  if (tried) snprintf(note, cap, "%s", first);
+  else {
+    int k = snprintf(note, cap, "no split of the per-scale channels (");
+    for (int i = 0; i < per && k > 0 && (size_t)k < cap; i++)
+      k += snprintf(note + k, cap - (size_t)k, "%s%lld", i ? ", " : "", (long long)g->tensors[h->in[order[0][i]]].dims[1]);
+    if (k > 0 && (size_t)k < cap)
+      snprintf(note + k, cap - (size_t)k, ") into 4*reg_max box + %s classes gives %lld output rows",
+               names ? "metadata" : "nc", (long long)cy);
+  }
   return YRT_OK;
 }
 
-int lw_is_detect_node(const ir_node *n) {
-  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "DetectDecode") == 0 && strcmp(n->domain, "yolort") == 0;
+/* Candidate y: walk, group, assign, verify. *ok when h describes a verified head. */
+static yrt_status try_output(const ir_graph *g, int y, int64_t in_h, int64_t in_w, lw_head *h, int *ok, char *note,
+                             size_t cap, yrt_error *err) {
+  *ok = 0;
+  memset(h, 0, sizeof *h);
+  const ir_tensor *yt = &g->tensors[y];
+  if (yt->rank != 3 || yt->dims[0] != 1 || yt->dims[1] < 5 || yt->dims[2] < 1) {
+    fail(note, cap, "output '%s' is not [1, 4 + nc, N]", yt->name);
+    return YRT_OK;
+  }
+  if (walk(g, y, in_h, in_w, h, note, cap)) return YRT_OK;
+  int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN];
+  const int per = group_scales(g, h, in_h, order, note, cap);
+  if (per < 0) return YRT_OK;
+  int64_t n = 0;
+  for (int s = 0; s < h->ns; s++) n += h->h[s] * h->w[s];
+  if (n != yt->dims[2]) {
+    fail(note, cap, "output '%s' has %lld anchors, the grids %lld", yt->name, (long long)yt->dims[2], (long long)n);
+    return YRT_OK;
+  }
+  h->n = n;
+  return assign(g, h, per, order, yt->dims[1], ok, note, cap, err);
+}
+
+static int add_const_i64(ir_graph *g, const char *name, int n, const int64_t *v) {
+  const int t = ir_add_tensor(g, name, IR_I64);
+  const int64_t d[1] = {n};
+  if (t < 0 || ir_tensor_set_shape(&g->tensors[t], 1, d) || ir_tensor_set_data(&g->tensors[t], v, sizeof(int64_t) * (size_t)n))
+    return -1;
+  return t;
+}
+
+/* New activation tensor with a known shape. */
+static int add_act(ir_graph *g, const char *name, int rank, const int64_t *dims) {
+  const int t = ir_add_tensor(g, name, IR_F32);
+  if (t < 0 || ir_tensor_set_shape(&g->tensors[t], rank, dims)) return -1;
+  return t;
+}
+
+static int concat(ir_graph *g, const char *name, const int *in, int n, int axis, int out) {
+  const int k = ir_add_node(g, name, "Concat", in, n, &out, 1);
+  return k < 0 || ir_set_attr_int(g, k, "axis", axis) ? -1 : 0;
+}
+
+#define NOMEM() yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory")
+
+/* Replace the subgraph by DetectDecode (+ Reshape/Concat of the pass-through channels). */
+static yrt_status rewrite(ir_graph *g, const lw_head *h, yrt_error *err) {
+  char name[300], base[256];
+  snprintf(base, sizeof base, "%s", g->nodes[h->nodes[0]].name ? g->nodes[h->nodes[0]].name : "head");
+  const int y = h->y;
+  for (int k = 0; k < h->n_nodes; k++) g->nodes[h->nodes[k]].dead = g->nodes[h->nodes[k]].fp32 = 1;
+  snprintf(name, sizeof name, "%s/detect_decode/proj", base);
+  const int pt = ir_add_tensor(g, name, IR_F32);
+  const int64_t pd[1] = {h->reg};
+  if (pt < 0 || ir_tensor_set_shape(&g->tensors[pt], 1, pd) ||
+      ir_tensor_set_data(&g->tensors[pt], h->proj, sizeof(float) * (size_t)h->reg))
+    return NOMEM();
+  int dec = y;
+  if (h->n_extra) {
+    snprintf(name, sizeof name, "%s/detect_decode_out", base);
+    const int64_t d[3] = {1, 4 + h->nc, h->n};
+    if ((dec = add_act(g, name, 3, d)) < 0) return NOMEM();
+  }
+  int in[2 * LW_HEAD_MAX_SCALES + 1];
+  for (int s = 0; s < h->ns; s++) {
+    in[s] = h->in[h->box[s]];
+    in[h->ns + s] = h->in[h->cls[s]];
+  }
+  in[2 * h->ns] = pt;
+  snprintf(name, sizeof name, "%s/detect_decode", base);
+  const int nd = ir_add_node(g, name, "DetectDecode", in, 2 * h->ns + 1, &dec, 1);
+  if (nd < 0) return NOMEM();
+  free(g->nodes[nd].domain);
+  g->nodes[nd].domain = ir_strdup("yolort");
+  int64_t strides[LW_HEAD_MAX_SCALES];
+  for (int s = 0; s < h->ns; s++) strides[s] = h->stride[s];
+  if (!g->nodes[nd].domain || ir_set_attr_int(g, nd, "reg_max", h->reg) || ir_set_attr_int(g, nd, "num_classes", h->nc) ||
+      ir_set_attr_int(g, nd, "xyxy", h->xyxy) || ir_set_attr_ints(g, nd, "strides", strides, h->ns))
+    return NOMEM();
+  if (!h->n_extra) return YRT_OK;
+  /* Pass-through channels (mask coefficients): flattened per scale, joined along the anchors,
+   * appended to the decode's rows, as the verified subgraph did. */
+  int parts[1 + LW_HEAD_MAX_EXTRA];
+  parts[0] = dec;
+  for (int e = 0; e < h->n_extra; e++) {
+    int flat[LW_HEAD_MAX_SCALES] = {-1, -1, -1};
+    for (int s = 0; s < h->ns; s++) {
+      const int64_t shape[3] = {1, h->extra_ch[e], h->h[s] * h->w[s]};
+      snprintf(name, sizeof name, "%s/extra%d_%d/shape", base, e, s);
+      const int sh = add_const_i64(g, name, 3, shape);
+      snprintf(name, sizeof name, "%s/extra%d_%d", base, e, s);
+      if (sh < 0 || (flat[s] = add_act(g, name, 3, shape)) < 0) return NOMEM();
+      const int rin[2] = {h->in[h->extra[e][s]], sh};
+      if (ir_add_node(g, name, "Reshape", rin, 2, &flat[s], 1) < 0) return NOMEM();
+    }
+    parts[1 + e] = flat[0];
+    if (h->ns > 1) {
+      const int64_t d[3] = {1, h->extra_ch[e], h->n};
+      snprintf(name, sizeof name, "%s/extra%d", base, e);
+      if ((parts[1 + e] = add_act(g, name, 3, d)) < 0 || concat(g, name, flat, h->ns, 2, parts[1 + e])) return NOMEM();
+    }
+  }
+  snprintf(name, sizeof name, "%s/rows", base);
+  return concat(g, name, parts, 1 + h->n_extra, 1, y) ? NOMEM() : YRT_OK;
+}
+
+static void summarise(const lw_head *h, char *note, size_t cap) {
+  int k = snprintf(note, cap, "%d nodes -> detect_decode (%d scales, strides", h->n_nodes, h->ns);
+  for (int s = 0; s < h->ns && k > 0 && (size_t)k < cap; s++) k += snprintf(note + k, cap - (size_t)k, " %lld", (long long)h->stride[s]);
+  if (k > 0 && (size_t)k < cap)
+    k += snprintf(note + k, cap - (size_t)k, ", %s, %d classes%s", h->reg > 1 ? "DFL" : "no DFL", h->nc, h->xyxy ? ", xyxy" : "");
+  if (k > 0 && (size_t)k < cap && h->reg > 1) k += snprintf(note + k, cap - (size_t)k, ", reg_max %d", h->reg);
+  if (k > 0 && (size_t)k < cap && h->n_extra_ch) k += snprintf(note + k, cap - (size_t)k, ", %lld pass-through rows", (long long)h->n_extra_ch);
+  if (k > 0 && (size_t)k < cap)
+    snprintf(note + k, cap - (size_t)k, "); verified on random logits, max deviation %.2g px, %.2g score", h->max_box_dev,
+             h->max_score_dev);
 }
 
 yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t note_cap, yrt_error *err) {
   *fused = 0;
   *n_removed = 0;
   if (note_cap) note[0] = 0;
-  mt m;
-  memset(&m, 0, sizeof m);
-  m.g = g;
-  m.note = note;
-  m.cap = note_cap;
   if (g->n_inputs != 1 || g->tensors[g->inputs[0]].rank != 4) {
-    fail(&m, "needs one NCHW image input");
+    fail(note, note_cap, "needs one NCHW image input");
     return YRT_OK;
   }
   const ir_tensor *x = &g->tensors[g->inputs[0]];
   const int64_t in_h = x->dims[2], in_w = x->dims[3];
   if (in_h < 1 || in_w < 1) {
-    fail(&m, "image input size unknown");
+    fail(note, note_cap, "image input size unknown");
     return YRT_OK;
   }
-  char first[256] = ""; /* why the first output (output0) did not match */
-  for (int o = 0; o < g->n_outputs; o++) {
-    head h;
-    memset(&h, 0, sizeof h);
-    m.n_dead = 0;
-    m.anchor_dev = m.stride_dev = m.proj_dev = 0;
-    if (match(&m, g->outputs[o], &h, in_h, in_w) != 0) {
-      if (o == 0) snprintf(first, sizeof first, "%s", note);
+  lw_head *h = malloc(sizeof *h);
+  if (!h) return NOMEM();
+  /* Candidates: the graph outputs, then other [1, C, N] tensors, nearest the outputs first. */
+  int cand[MAX_CANDIDATES + 8], nc = 0;
+  for (int o = 0; o < g->n_outputs && nc < 8; o++) cand[nc++] = g->outputs[o];
+  for (int i = g->n_nodes - 1; i >= 0 && nc < MAX_CANDIDATES + 8; i--) {
+    const ir_node *n = &g->nodes[i];
+    if (n->dead || n->n_out != 1 || n->out[0] < 0) continue;
+    const ir_tensor *t = &g->tensors[n->out[0]];
+    if (!t->is_output && t->rank == 3 && t->dims[0] == 1 && t->dims[1] >= 5 && t->dims[2] > t->dims[1]) cand[nc++] = n->out[0];
+  }
+  char first[256] = "";
+  yrt_status st = YRT_OK;
+  for (int c = 0; c < nc; c++) {
+    int ok = 0;
+    if ((st = try_output(g, cand[c], in_h, in_w, h, &ok, note, note_cap, err)) != YRT_OK) break;
+    if (!ok) {
+      if (c == 0) snprintf(first, sizeof first, "%s", note);
       continue;
     }
-    yrt_status st = rewrite(&m, g->outputs[o], &h, err);
-    if (st != YRT_OK) return st;
+    if ((st = rewrite(g, h, err)) != YRT_OK) break;
     *fused = 1;
-    *n_removed = m.n_dead;
-    int k = snprintf(note, note_cap, "%d nodes -> detect_decode (%d scales, strides", m.n_dead, h.ns);
-    for (int s = 0; s < h.ns && k > 0 && (size_t)k < note_cap; s++)
-      k += snprintf(note + k, note_cap - (size_t)k, " %lld", (long long)h.stride[s]);
-    if (k > 0 && (size_t)k < note_cap)
-      k += snprintf(note + k, note_cap - (size_t)k, ", reg_max %d, %d classes)", h.reg, h.nc);
-    if (k > 0 && (size_t)k < note_cap && m.proj_dev > 1e-5)
-      k += snprintf(note + k, note_cap - (size_t)k, "; DFL weights quantized (off by %.3g), kept", m.proj_dev);
-    if (k > 0 && (size_t)k < note_cap && (m.anchor_dev > 1e-5 || m.stride_dev > 1e-5))
-      snprintf(note + k, note_cap - (size_t)k, "; quantized anchors/strides (off by %.3g / %.3g) replaced by the exact grid",
-               m.anchor_dev, m.stride_dev);
+    *n_removed = h->n_nodes;
+    summarise(h, note, note_cap);
+    free(h);
     return YRT_OK;
   }
-  if (note_cap) snprintf(note, note_cap, "%s", first);
-  return YRT_OK;
+  free(h);
+  if (st == YRT_OK && note_cap) snprintf(note, note_cap, "%s", first);
+  return st;
+}
+
+int lw_is_detect_node(const ir_node *n) {
+  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "DetectDecode") == 0 && strcmp(n->domain, "yolort") == 0;
 }
 
 const char **lw_detect_keep_filter(const ir_graph *g, const char *const *keep) {

@@ -9,14 +9,48 @@
 #include "lower_internal.h"
 
 /* Runs on the IR after ir_qdq_annotate (shapes known, Q/DQ folded into annotations) and before
- * ir_mark_fp32_region. Finds output0 = Concat(Mul(dist2bbox(DFL(box logits)), strides),
- * Sigmoid(class logits)) as exported by Ultralytics, checks every constant (anchors == grid
- * cell + 0.5, strides == input / H, DFL weights == arange(reg_max), axes, perms, sizes) and
- * replaces it by one node. Anything unexpected leaves the graph unchanged: *fused = 0 and
+ * ir_mark_fp32_region. Recognises the Detect head by what it computes, whatever ops the export
+ * used (Slice or Split, softmax/transposition orders, opsets): walking back from a head output
+ * [1, 4 + nc (+ extra), N] to the per-scale conv outputs [1, C, H, W] (H, W = the input / a
+ * stride) it reads, it tries each assignment of those to box logits (4 * reg_max channels;
+ * reg_max 1 = distances without DFL), class logits (nc, from the metadata names when present)
+ * and pass-through channels (a segment head's mask coefficients), and keeps the first whose
+ * detect_decode (xywh or xyxy boxes) gives the subgraph's own output on random logits
+ * (lw_head_verify). Graph outputs are tried first, then other [1, C, N] tensors (the decode
+ * before an end-to-end head's TopK). Anything else leaves the graph unchanged: *fused = 0 and
  * note says why. On success *fused = 1, *n_removed = nodes replaced, note summarises. Only
  * allocation failures return an error. */
 yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t note_cap,
                                yrt_error *err);
+
+#define LW_HEAD_MAX_SCALES 3  /* 2 * scales + 1 inputs in a yrt node's 8 slots */
+#define LW_HEAD_MAX_IN 12     /* per-scale tensors the head reads */
+#define LW_HEAD_MAX_EXTRA 2   /* pass-through tensors per scale */
+#define LW_HEAD_MAX_NODES 512
+#define LW_HEAD_MAX_REG 64
+
+/* A candidate head: the subgraph and the decode it should compute. box / cls / extra are
+ * indices into in[]. */
+typedef struct lw_head {
+  int y;                                   /* head output tensor */
+  int in[LW_HEAD_MAX_IN], n_in;            /* per-scale tensors read (graph tensor ids) */
+  int nodes[LW_HEAD_MAX_NODES], n_nodes;   /* the subgraph from in[] to y */
+  int ns, reg, nc, xyxy;
+  int64_t n;                               /* anchors */
+  int64_t h[LW_HEAD_MAX_SCALES], w[LW_HEAD_MAX_SCALES], stride[LW_HEAD_MAX_SCALES];
+  int box[LW_HEAD_MAX_SCALES], cls[LW_HEAD_MAX_SCALES];
+  int n_extra, extra[LW_HEAD_MAX_EXTRA][LW_HEAD_MAX_SCALES];
+  int64_t extra_ch[LW_HEAD_MAX_EXTRA], n_extra_ch;
+  float proj[LW_HEAD_MAX_REG];             /* DFL projection (the DFL conv's weights) */
+  double q_abs, q_rel;                     /* half steps of quantized constants: absolute, relative */
+  double max_box_dev, max_score_dev;       /* set by lw_head_verify */
+} lw_head;
+
+/* Run the subgraph (converted on its own, in float) on random logits and compare it with the
+ * decode h describes (head_verify.c). *ok = 1 when every output value agrees within float
+ * rounding plus what quantized constants allow; otherwise why says what differs. Only
+ * allocation failures return an error. */
+yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err);
 
 /* The --keep-fp32 names without those of nodes the fusion replaced (they run in float inside
  * detect_decode anyway); unknown names stay, so ir_mark_fp32_region still reports them.

@@ -30,6 +30,7 @@ yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   nd->p[YRT_DETECT_P_SCALES] = ns;
   nd->p[YRT_DETECT_P_REG_MAX] = (int32_t)ir_attr_int(n, "reg_max", 0);
   nd->p[YRT_DETECT_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
+  nd->p[YRT_DETECT_P_XYXY] = (int32_t)ir_attr_int(n, "xyxy", 0);
   for (int s = 0; s < ns; s++) nd->p[YRT_DETECT_P_STRIDE0 + s] = (int32_t)st->ints[s];
   return YRT_OK;
 }
