@@ -78,6 +78,11 @@ yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info);
 /* Class name for id, or NULL when out of range / unnamed. */
 const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
+/* The model's task from its Ultralytics metadata: "detect", "segment" (output 0 then carries
+ * the mask coefficients after the class scores, output 1 the mask prototypes) or "" when the
+ * export did not record it. Never NULL (model NULL -> ""). */
+const char *yrt_model_task(const yrt_model *model);
+
 /* ---------------------------------------------------------------- session */
 
 typedef struct yrt_session yrt_session;

@@ -206,7 +206,10 @@ typedef struct yrt_meta_rec {
   float norm_scale;          /* 1/255 */
   uint32_t strides[4];       /* 8,16,32,0 */
   uint32_t source;           /* string offset: what it was converted from */
-  uint32_t reserved[5];
+  uint32_t task;             /* string offset: the Ultralytics task, "detect" or "segment" (output0
+                                rows 4 + nc .. are mask coefficients, output1 the prototypes);
+                                "" = not recorded (files before it: this word was reserved, 0) */
+  uint32_t reserved[4];      /* 0 */
 } yrt_meta_rec;
 
 #endif /* YOLORT_FORMAT_H */

@@ -156,9 +156,16 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
   if (mt->num_classes > YRT_MAX_CLASSES)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META num_classes %u > %u", (unsigned)mt->num_classes,
                          YRT_MAX_CLASSES);
-  if (!yrt_model_string_ok(m, mt->class_names) || !yrt_model_string_ok(m, mt->source))
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META string offsets (%u, %u) outside the string table",
-                         (unsigned)mt->class_names, (unsigned)mt->source);
+  if (!yrt_model_string_ok(m, mt->class_names) || !yrt_model_string_ok(m, mt->source) ||
+      !yrt_model_string_ok(m, mt->task))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META string offsets (%u, %u, %u) outside the string table",
+                         (unsigned)mt->class_names, (unsigned)mt->source, (unsigned)mt->task);
+  const char *task = yrt_model_string(m, mt->task);
+  if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment or none)", task);
+  for (int i = 0; i < 4; i++)
+    if (mt->reserved[i])
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META reserved word %d is %u (must be 0)", i, (unsigned)mt->reserved[i]);
   const char *names = yrt_model_string(m, mt->class_names);
   size_t len = strlen(names);
   if (len == 0) return YRT_OK; /* numbered classes */
@@ -339,6 +346,8 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   info->file_bytes = m->size;
   return YRT_OK;
 }
+
+const char *yrt_model_task(const yrt_model *m) { return m ? yrt_model_string(m, m->meta->task) : ""; }
 
 const char *yrt_model_class_name(const yrt_model *m, int class_id) {
   if (!m || class_id < 0 || class_id >= m->n_class_names) return NULL;

@@ -1,6 +1,6 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
- *                  [--no-fuse-head] [--no-views] [-v]
+ *                  [--no-fuse-head] [--no-views] [--size N|HxW] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
-          "                      [--no-fuse-head] [--no-views] [-v]\n"
+          "                      [--no-fuse-head] [--no-views] [--size N|HxW] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -22,6 +22,8 @@ static void usage(FILE *f) {
           "                    nodes instead of one detect_decode node\n"
           "  --no-views        copy every Concat input and Split output (default: convs write into\n"
           "                    Concat buffers and read Split halves in place where they can)\n"
+          "  --size N|HxW      input size of a model exported with dynamic axes (default: the\n"
+          "                    model's imgsz metadata); e.g. --size 640, --size 480x864\n"
           "  -v                list every lowered node\n");
 }
 
@@ -48,6 +50,22 @@ int main(int argc, char **argv) {
       opt.no_fuse_head = 1;
     } else if (strcmp(argv[i], "--no-views") == 0) {
       opt.no_views = 1;
+    } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
+      const char *s = argv[++i];
+      char *end;
+      long h = strtol(s, &end, 10), w = h;
+      if (end != s && (*end == 'x' || *end == 'X')) {
+        const char *s2 = end + 1;
+        w = strtol(s2, &end, 10);
+        if (end == s2) h = 0;
+      }
+      if (end == s || *end || h < 1 || w < 1 || h > 65536 || w > 65536) {
+        fprintf(stderr, "yolort-convert: --size '%s': want N or HxW (1..65536), e.g. 640 or 480x864\n", s);
+        free(keep);
+        return 1;
+      }
+      opt.input_h = (int)h;
+      opt.input_w = (int)w;
     } else if (strcmp(argv[i], "-v") == 0) {
       opt.verbose = 1;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

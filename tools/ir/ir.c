@@ -133,6 +133,7 @@ void ir_graph_free(ir_graph *g) {
   free(g->inputs);
   free(g->outputs);
   free(g->class_names);
+  free(g->task);
   free(g->name_hash);
   free(g);
 }

@@ -101,6 +101,11 @@ typedef struct ir_graph {
   int64_t opset;          /* default-domain opset */
   int synthetic;          /* set from metadata_props "yolort.synthetic" == "1" */
   char *class_names;      /* '\n'-separated, from metadata_props "names" if present (owned) */
+  /* Ultralytics metadata_props (onnx_reader.c): task ("detect", "segment", "pose", ...; NULL when
+   * absent, owned), imgsz (0 when absent), max stride (0), kpt_shape (0, 0). */
+  char *task;
+  int imgsz_h, imgsz_w, meta_stride;
+  int kpt_shape[2];
   /* name -> tensor index hash (ir.c private; rebuilt by ir_compact / ir_graph_rehash). */
   int *name_hash;
   int name_hash_cap;

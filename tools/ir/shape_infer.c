@@ -183,7 +183,7 @@ yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err) {
   for (int i = 0; i < g->n_inputs; i++) {
     const ir_tensor *t = &g->tensors[g->inputs[i]];
     if (!ir_shape_known(t))
-      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "shape: graph input '%s' has no fixed shape",
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "shape: graph input '%s' has no fixed shape (yolort-convert --size N or --size HxW fixes the image size)",
                            t->name);
   }
   int *order, n;

@@ -17,9 +17,46 @@ const char *yrt_convert_op_name(uint32_t op) {
   return op < YRT_OP_COUNT_ ? names[op] : "?";
 }
 
+/* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
+ * else the metadata's imgsz. The error names the flag that fixes it. */
+static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_error *err) {
+  const int oh = o ? o->input_h : 0, ow = o ? o->input_w : 0;
+  if (g->n_inputs != 1 || g->tensors[g->inputs[0]].rank != 4) {
+    if (oh || ow) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "convert: --size needs one NCHW image input");
+    return YRT_OK;
+  }
+  ir_tensor *x = &g->tensors[g->inputs[0]];
+  if (oh < 0 || ow < 0 || oh > 65536 || ow > 65536)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "convert: --size %dx%d outside 1..65536", oh, ow);
+  int64_t d[4] = {x->dims[0] < 0 ? 1 : x->dims[0], x->dims[1] < 0 ? 3 : x->dims[1], x->dims[2], x->dims[3]};
+  const int fixed = d[2] > 0 && d[3] > 0;
+  if (fixed) {
+    if (oh && (d[2] != oh || d[3] != ow))
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "convert: input '%s' is fixed at %lldx%lld (HxW); --size %dx%d only sets the size of a "
+                           "model exported with dynamic axes",
+                           x->name, (long long)d[2], (long long)d[3], oh, ow);
+  } else {
+    const int h = oh ? oh : g->imgsz_h, w = oh ? ow : g->imgsz_w;
+    if (h < 1 || w < 1)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                           "convert: input '%s' has dynamic height/width and the model records no imgsz: give the "
+                           "size with yolort-convert --size N or --size HxW (e.g. --size 640)",
+                           x->name);
+    if ((d[2] > 0 && d[2] != h) || (d[3] > 0 && d[3] != w))
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG, "convert: input '%s' is fixed at height %lld / width %lld, not %dx%d",
+                           x->name, (long long)d[2], (long long)d[3], h, w);
+    d[2] = h;
+    d[3] = w;
+  }
+  if (ir_tensor_set_shape(x, 4, d)) return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
+  return YRT_OK;
+}
+
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
                              yrt_error *err) {
   yrt_status st;
+  if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
@@ -114,6 +151,19 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   yrt_convert_report local;
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
+  /* Models whose output rows are not boxes and class scores are refused, never decoded as
+   * boxes (keypoints, angles or class probabilities would print as detections). */
+  if (g->task && strcmp(g->task, "detect") != 0 && strcmp(g->task, "segment") != 0) {
+    if (g->kpt_shape[0] > 0)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                           "convert: the model's task is '%.32s' (metadata_props; %d keypoints x %d values per box): "
+                           "yolort decodes 'detect' and 'segment' models only",
+                           g->task, g->kpt_shape[0], g->kpt_shape[1]);
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "convert: the model's task is '%.32s' (metadata_props): yolort decodes 'detect' and "
+                         "'segment' models only",
+                         g->task);
+  }
   yrt_status st = run_passes(g, o, rep, err);
   if (st != YRT_OK) return st;
   if (g->n_inputs < 1 || g->n_outputs < 1)

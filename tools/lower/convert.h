@@ -30,6 +30,9 @@ typedef struct yrt_convert_options {
                                    one detect_decode node; never under exact_qdq) */
   int no_views;                 /* 1: every Concat / Split copies (default 0: zero-copy views
                                    where the kernels allow, plan_views.c) */
+  int input_h, input_w;         /* image input size for a model exported with dynamic axes
+                                   (yolort-convert --size); 0: the metadata's imgsz. A model with a
+                                   fixed size must be given that size or none. */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96

@@ -147,6 +147,8 @@ yrt_status lw_plan_views(lw_ctx *c, int *n_views);
 yrt_status lw_plan_memory(lw_ctx *c);
 
 /* ---- yrt_writer.c */
+/* META's class count (and the fused head's strides into strides[0..2], left 0 otherwise). */
+uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]);
 yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, size_t *size,
                     uint64_t *weight_bytes);
 uint32_t lw_crc32(const void *data, size_t n);

@@ -42,6 +42,29 @@ static uint32_t str_add(strtab *st, const char *s) {
   return off;
 }
 
+/* The class count: the fused head's (and its strides), else the metadata names' when output0
+ * has room for them, else output0's rows after the 4 box rows less a segment model's mask
+ * coefficients (one per channel of output 1, the prototypes). Never more than YRT_MAX_CLASSES. */
+uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]) {
+  for (int i = 0; i < c->nn; i++) {
+    const lw_node *n = &c->n[i];
+    if (n->op != YRT_OP_DETECT_DECODE) continue;
+    for (int s = 0; s < n->p[YRT_DETECT_P_SCALES] && s < 3; s++) strides[s] = (uint32_t)n->p[YRT_DETECT_P_STRIDE0 + s];
+    return (uint32_t)n->p[YRT_DETECT_P_CLASSES];
+  }
+  if (c->n_outputs < 1) return 0;
+  const lw_tensor *o = &c->t[c->outputs[0]];
+  if (o->rank != 3 || o->dims[1] <= 4) return 0;
+  int64_t rows = o->dims[1] - 4;
+  if (n_names > 0 && (int64_t)n_names <= rows) return n_names <= YRT_MAX_CLASSES ? (uint32_t)n_names : 0;
+  const ir_graph *g = c->g;
+  if (g->task && strcmp(g->task, "segment") == 0 && c->n_outputs > 1) {
+    const lw_tensor *p = &c->t[c->outputs[1]];
+    if (p->rank == 4) rows -= p->layout == YRT_LAYOUT_NHWC ? p->dims[3] : p->dims[1];
+  }
+  return rows >= 1 && rows <= YRT_MAX_CLASSES ? (uint32_t)rows : 0;
+}
+
 yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, size_t *size,
                     uint64_t *weight_bytes) {
   ir_graph *g = c->g;
@@ -60,6 +83,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
   for (int i = 0; i < c->nn; i++)
     if ((nname[i] = str_add(&st, c->n[i].name)) == UINT32_MAX) goto nomem;
   uint32_t names_off = str_add(&st, g->class_names ? g->class_names : "");
+  uint32_t task_off = str_add(&st, g->task ? g->task : "");
   uint32_t source_off = str_add(&st, source ? source : "onnx");
   if (names_off == UINT32_MAX || source_off == UINT32_MAX) goto nomem;
 
@@ -197,22 +221,20 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
                    (long long)(int32_t)m.input_w, (long long)(int32_t)m.input_h);
       goto done;
     }
-    if (c->n_outputs > 0) {
-      const lw_tensor *o = &c->t[c->outputs[0]];
-      if (o->rank == 3 && o->dims[1] > 4 && o->dims[1] - 4 <= YRT_MAX_CLASSES)
-        m.num_classes = (uint32_t)(o->dims[1] - 4);
-    }
-    /* Class names that do not match the output's class count are dropped (numbered classes). */
-    size_t len = g->class_names ? strlen(g->class_names) : 0, n_names = 1;
+    /* Class names that do not match the class count are dropped (numbered classes). */
+    size_t len = g->class_names ? strlen(g->class_names) : 0, n_names = len ? 1 : 0;
     if (len > 0 && g->class_names[len - 1] == '\n') len--;
     for (size_t i = 0; i < len; i++) n_names += g->class_names[i] == '\n';
+    m.num_classes = lw_class_count(c, n_names, m.strides);
+    if (!m.strides[0]) {
+      m.strides[0] = 8;
+      m.strides[1] = 16;
+      m.strides[2] = 32;
+    }
+    m.task = task_off;
     m.class_names = names_off == 0 || n_names == m.num_classes ? names_off : 0;
     m.pad_value = 114.0f;
     m.norm_scale = 1.0f / 255.0f;
-    m.strides[0] = 8;
-    m.strides[1] = 16;
-    m.strides[2] = 32;
-    m.strides[3] = 0;
     m.source = source_off;
     memcpy(img + sec_off[5], &m, sizeof m);
   }

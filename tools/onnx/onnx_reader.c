@@ -272,6 +272,28 @@ static yrt_status read_constant(ir_graph *g, const Onnx__NodeProto *np, int out_
 
 /* ---- metadata */
 
+/* "[480, 864]", "640" (a square), "32": up to two positive ints <= 65536; anything else leaves
+ * both 0. One value fills both. */
+static void parse_int_list(const char *s, int *a, int *b) {
+  long v[2] = {0, 0};
+  int n = 0;
+  const char *p = s;
+  while (*p == ' ' || *p == '[' || *p == '(') p++;
+  while (n < 2 && *p) {
+    char *end;
+    errno = 0;
+    const long x = strtol(p, &end, 10);
+    if (end == p || errno || x < 1 || x > 65536) return;
+    v[n++] = x;
+    p = end;
+    while (*p == ' ' || *p == ',') p++;
+    if (*p == ']' || *p == ')') break;
+  }
+  if (n == 0) return;
+  *a = (int)v[0];
+  *b = (int)(n == 2 ? v[1] : v[0]);
+}
+
 /* Ultralytics writes names as a python dict literal: {0: 'person', 1: 'bicycle', ...}.
  * Returns a malloc'ed '\n'-separated list in key order, or NULL if it does not parse. */
 char *onnx_parse_names(const char *s) {
@@ -374,6 +396,17 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
     if (strcmp(e->key, "names") == 0) {
       free(g->class_names);
       g->class_names = onnx_parse_names(e->value);
+    } else if (strcmp(e->key, "task") == 0 && e->value) {
+      free(g->task);
+      if (!(g->task = ir_strdup(e->value))) NOMEM();
+    } else if (strcmp(e->key, "imgsz") == 0 && e->value) {
+      parse_int_list(e->value, &g->imgsz_h, &g->imgsz_w);
+    } else if (strcmp(e->key, "kpt_shape") == 0 && e->value) {
+      parse_int_list(e->value, &g->kpt_shape[0], &g->kpt_shape[1]);
+    } else if (strcmp(e->key, "stride") == 0 && e->value) {
+      int s = 0, unused = 0;
+      parse_int_list(e->value, &s, &unused);
+      g->meta_stride = s;
     } else if (strcmp(e->key, "yolort.synthetic") == 0) {
       g->synthetic = e->value && strcmp(e->value, "1") == 0;
     }
