@@ -64,12 +64,13 @@ def coco_names():
             names.append(part)
         else:
             names.extend(part.split())
-    assert len(names) == NC, len(names)
+    assert len(names) == 80, len(names)
     return names
 
 
 def names_dict_string():
-    return "{" + ", ".join("%d: '%s'" % (i, n) for i, n in enumerate(coco_names())) + "}"
+    names = coco_names() if NC == 80 else ["class%d" % i for i in range(NC)]
+    return "{" + ", ".join("%d: '%s'" % (i, n) for i, n in enumerate(names)) + "}"
 
 
 def make_divisible(x, divisor=8):
@@ -205,7 +206,8 @@ class Builder:
         key_dim = int(head_dim * attn_ratio)
         h = dim + key_dim * num_heads * 2
         scope = _torch_scope(path)
-        n_tok = hw * hw
+        hh, ww = (hw, hw) if isinstance(hw, int) else hw
+        n_tok = hh * ww
         qkv = self.conv(x, path + ".qkv", dim, h, 1, act=False)
         r = self.node("Reshape", scope + "/Reshape",
                       [qkv, self.const(scope + "/Constant_output_0",
@@ -215,7 +217,7 @@ class Builder:
                                            np.array([key_dim, key_dim, head_dim], np.int64))],
                             n_out=3, axis=2)
         qt = self.node("Transpose", scope + "/Transpose", [q], perm=[0, 1, 3, 2])
-        shape4 = self.const(scope + "/Constant_3_output_0", np.array([1, dim, hw, hw], np.int64))
+        shape4 = self.const(scope + "/Constant_3_output_0", np.array([1, dim, hh, ww], np.int64))
         v4 = self.node("Reshape", scope + "/Reshape_2", [v, shape4])
         a = self.node("MatMul", scope + "/MatMul", [qt, k])
         a = self.node("Mul", scope + "/Mul",
@@ -251,27 +253,23 @@ class Builder:
                          coordinate_transformation_mode="asymmetric", cubic_coeff_a=-0.75,
                          mode="nearest", nearest_mode="floor")
 
-    def detect(self, feats, chans, hws):
-        c2 = max(16, chans[0] // 4, REG_MAX * 4)
-        c3 = max(chans[0], min(NC, 100))
+    def detect(self, feats, chans, hws, head="slice"):
+        """head "slice": Ultralytics 8.4 / opset 13 export (per-scale reshapes, DFL transposes
+        [0,3,1,2] / [0,3,2,1], Slice); "split": the 8.3 style of other exports (per-scale Concat of
+        box and class logits, one Split into boxes and scores, DFL transpose [0,2,1,3] and softmax
+        on axis 1)."""
+        hws = [(h, h) if isinstance(h, int) else h for h in hws]
+        if head == "split":
+            return self._detect_split(feats, chans, hws)
         box_r, cls_r = [], []
         box_shape = self.const("/model.23/Constant_output_0", np.array([1, 4 * REG_MAX, -1], np.int64))
         cls_shape = self.const("/model.23/Constant_3_output_0", np.array([1, NC, -1], np.int64))
         for i, (x, ch) in enumerate(zip(feats, chans)):
-            p = "model.23.cv2.%d" % i
-            b = self.conv(x, p + ".0", ch, c2, 3)
-            b = self.conv(b, p + ".1", c2, c2, 3)
-            b = self.conv2d_plain(b, p + ".2", c2, 4 * REG_MAX, 0.0)
-            p = "model.23.cv3.%d" % i
-            c = self.conv(x, p + ".0.0", ch, ch, 3, g=ch)
-            c = self.conv(c, p + ".0.1", ch, c3, 1)
-            c = self.conv(c, p + ".1.0", c3, c3, 3, g=c3)
-            c = self.conv(c, p + ".1.1", c3, c3, 1)
-            c = self.conv2d_plain(c, p + ".2", c3, NC, -5.0)
+            b, c = self._head_convs(x, i, ch, chans)
             box_r.append(self.node("Reshape", "/model.23/Reshape" + ("" if i == 0 else "_%d" % i),
                                    [b, box_shape]))
             cls_r.append(self.node("Reshape", "/model.23/Reshape_%d" % (i + 3), [c, cls_shape]))
-        n_anchor = sum(h * h for h in hws)
+        n_anchor = sum(h * w for h, w in hws)
         box = self.node("Concat", "/model.23/Concat", box_r, axis=-1)
         cls = self.node("Concat", "/model.23/Concat_1", cls_r, axis=-1)
         # DFL: softmax over 16 bins, expectation by a fixed 1x1 conv with weights 0..15
@@ -288,6 +286,53 @@ class Builder:
         d = self.node("Reshape", "/model.23/dfl/Reshape_1",
                       [d, self.const("/model.23/dfl/Constant_1_output_0",
                                      np.array([1, 4, n_anchor], np.int64))])
+        self._dist2bbox(d, cls, hws)
+        return n_anchor
+
+    def _head_convs(self, x, i, ch, chans):
+        c2 = max(16, chans[0] // 4, REG_MAX * 4)
+        c3 = max(chans[0], min(NC, 100))
+        p = "model.23.cv2.%d" % i
+        b = self.conv(x, p + ".0", ch, c2, 3)
+        b = self.conv(b, p + ".1", c2, c2, 3)
+        b = self.conv2d_plain(b, p + ".2", c2, 4 * REG_MAX, 0.0)
+        p = "model.23.cv3.%d" % i
+        c = self.conv(x, p + ".0.0", ch, ch, 3, g=ch)
+        c = self.conv(c, p + ".0.1", ch, c3, 1)
+        c = self.conv(c, p + ".1.0", c3, c3, 3, g=c3)
+        c = self.conv(c, p + ".1.1", c3, c3, 1)
+        c = self.conv2d_plain(c, p + ".2", c3, NC, -5.0)
+        return b, c
+
+    def _detect_split(self, feats, chans, hws):
+        n_anchor = sum(h * w for h, w in hws)
+        no = 4 * REG_MAX + NC
+        shape = self.const("/model.23/Constant_output_0", np.array([1, no, -1], np.int64))
+        rs = []
+        for i, (x, ch) in enumerate(zip(feats, chans)):
+            b, c = self._head_convs(x, i, ch, chans)
+            cat = self.node("Concat", "/model.23/Concat" + ("" if i == 0 else "_%d" % i), [b, c], axis=1)
+            rs.append(self.node("Reshape", "/model.23/Reshape" + ("" if i == 0 else "_%d" % i), [cat, shape]))
+        x = self.node("Concat", "/model.23/Concat_3", rs, axis=2)
+        box, cls = self.node("Split", "/model.23/Split",
+                             [x, self.const("onnx::Split_head", np.array([4 * REG_MAX, NC], np.int64))],
+                             n_out=2, axis=1)
+        d = self.node("Reshape", "/model.23/dfl/Reshape",
+                      [box, self.const("/model.23/dfl/Constant_output_0",
+                                       np.array([1, 4, REG_MAX, n_anchor], np.int64))])
+        d = self.node("Transpose", "/model.23/dfl/Transpose", [d], perm=[0, 2, 1, 3])
+        d = self.node("Softmax", "/model.23/dfl/Softmax", [d], axis=1)
+        self.p.get("model.23.dfl.conv.weight",
+                   lambda r: np.arange(REG_MAX, dtype=np.float32).reshape(1, REG_MAX, 1, 1))
+        d = self.node("Conv", "/model.23/dfl/conv/Conv", [d, self._init("model.23.dfl.conv.weight")],
+                      dilations=[1, 1], group=1, kernel_shape=[1, 1], pads=[0, 0, 0, 0], strides=[1, 1])
+        d = self.node("Reshape", "/model.23/dfl/Reshape_1",
+                      [d, self.const("/model.23/dfl/Constant_1_output_0",
+                                     np.array([1, 4, n_anchor], np.int64))])
+        self._dist2bbox(d, cls, hws, ("/model.23/Concat_4", "/model.23/Concat_5"))
+        return n_anchor
+
+    def _dist2bbox(self, d, cls, hws, cats=("/model.23/Concat_2", "/model.23/Concat_3")):
         # dist2bbox(xywh) with the anchors and strides folded into constants, as exported
         i0 = self.const("/model.23/Constant_7_output_0", np.array([0], np.int64))
         i2 = self.const("/model.23/Mul_output_0", np.array([2], np.int64))
@@ -302,13 +347,12 @@ class Builder:
         cxy = self.node("Div", "/model.23/Div_1",
                         [cxy, self.const("/model.23/Constant_14_output_0", np.array(2.0, np.float32))])
         wh = self.node("Sub", "/model.23/Sub_1", [x2y2, x1y1])
-        xywh = self.node("Concat", "/model.23/Concat_2", [cxy, wh], axis=1)
+        xywh = self.node("Concat", cats[0], [cxy, wh], axis=1)
         xywh = self.node("Mul", "/model.23/Mul_2",
                          [xywh, self.const("/model.23/Constant_15_output_0", strides)])
         sc = self.node("Sigmoid", "/model.23/Sigmoid", [cls])
         self.nodes.append(helper.make_node("Concat", [xywh, sc], ["output0"],
-                                           name="/model.23/Concat_3", axis=1))
-        return n_anchor
+                                           name=cats[1], axis=1))
 
 
 def _torch_scope(path):
@@ -358,15 +402,18 @@ def _sequential_m(out):
 
 def make_anchors(hws):
     pts, strides = [], []
-    for hw, s in zip(hws, STRIDES):
-        sx = np.arange(hw, dtype=np.float32) + 0.5
-        yy, xx = np.meshgrid(sx, sx, indexing="ij")
+    for (h, w), s in zip(hws, STRIDES):
+        sy = np.arange(h, dtype=np.float32) + 0.5
+        sx = np.arange(w, dtype=np.float32) + 0.5
+        yy, xx = np.meshgrid(sy, sx, indexing="ij")
         pts.append(np.stack([xx.ravel(), yy.ravel()], 0))
-        strides.append(np.full(hw * hw, s, np.float32))
+        strides.append(np.full(h * w, s, np.float32))
     return np.concatenate(pts, 1)[None].astype(np.float32), np.concatenate(strides)[None]
 
 
-def build(params, scale, size):
+def build(params, scale, size, head="slice"):
+    """size: an int (square) or (height, width), multiples of 32."""
+    hgt, wid = (size, size) if isinstance(size, int) else size
     depth, width, max_ch = SCALES[scale]
 
     def ch(c):
@@ -388,7 +435,7 @@ def build(params, scale, size):
     x7 = b.conv(x6, "model.7", ch(512), c7, 3, 2)
     x8 = b.c3k2(x7, 8, c7, ch(1024), rep(2), True)
     x9 = b.sppf(x8, 9, ch(1024), ch(1024))
-    x10 = b.c2psa(x9, 10, ch(1024), ch(1024), rep(2), size // 32)
+    x10 = b.c2psa(x9, 10, ch(1024), ch(1024), rep(2), (hgt // 32, wid // 32))
     x11 = b.upsample(x10, 11)
     x12 = b.node("Concat", "/model.12/Concat", [x11, x6], axis=1)
     x13 = b.c3k2(x12, 13, ch(1024) + ch(512), ch(512), rep(2), False)
@@ -403,7 +450,7 @@ def build(params, scale, size):
     x22 = b.c3k2(x21, 22, ch(512) + ch(1024), ch(1024), rep(2), True)
     del c4
     n_anchor = b.detect([x16, x19, x22], [ch(256), ch(512), ch(1024)],
-                        [size // 8, size // 16, size // 32])
+                        [(hgt // s, wid // s) for s in STRIDES], head)
     return b, n_anchor
 
 
@@ -567,7 +614,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed):
         inits.append(numpy_helper.from_array(np.asarray(arr), name))
     graph = helper.make_graph(
         nodes, "main_graph",
-        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, size, size])],
+        [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + NC, n_anchor])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
@@ -582,7 +629,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed):
         ("stride", "32"),
         ("task", "detect"),
         ("batch", "1"),
-        ("imgsz", "[%d, %d]" % (size, size)),
+        ("imgsz", "[%d, %d]" % _hw(size)),
         ("names", names_dict_string()),
         ("channels", "3"),
         ("end2end", "False"),
@@ -593,6 +640,10 @@ def to_model(b, params, scale, size, n_anchor, bn, seed):
     model = onnx.shape_inference.infer_shapes(model)
     onnx.checker.check_model(model)
     return model
+
+
+def _hw(size):
+    return (size, size) if isinstance(size, int) else tuple(size)
 
 
 def _fold(b, params):
@@ -629,7 +680,11 @@ def _copy(node):
 def main(argv):
     ap = argparse.ArgumentParser(description="Generate a synthetic YOLO11 ONNX model (seeded weights).")
     ap.add_argument("--scale", choices=sorted(SCALES), default="n")
-    ap.add_argument("--size", type=int, default=640, help="input size, a multiple of 32 (320, 640)")
+    ap.add_argument("--size", default="640",
+                    help="input size N or HxW, multiples of 32 (320, 640, 480x864)")
+    ap.add_argument("--nc", type=int, default=80, help="number of classes (names class0.. unless 80)")
+    ap.add_argument("--head", choices=("slice", "split"), default="slice",
+                    help="Detect head export style: slice (Ultralytics 8.4, opset 13) or split (8.3)")
     ap.add_argument("--seed", type=int, default=1)
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--bn", dest="bn", action="store_true", default=True,
@@ -641,21 +696,31 @@ def main(argv):
     ap.add_argument("--check", action="store_true",
                     help="run the written model in numpy and print activation/score statistics")
     args = ap.parse_args(argv)
-    if args.size % 32 or args.size < 64:
-        ap.error("--size must be a multiple of 32, at least 64")
+    try:
+        hw = tuple(int(v) for v in args.size.lower().split("x"))
+        hw = hw * 2 if len(hw) == 1 else hw
+    except ValueError:
+        hw = ()
+    if len(hw) != 2 or any(v % 32 or v < 64 for v in hw):
+        ap.error("--size must be N or HxW, multiples of 32, at least 64")
+    size = hw[0] if hw[0] == hw[1] else hw
+    global NC
+    NC = args.nc
+    if NC < 1:
+        ap.error("--nc must be at least 1")
     params = Params(args.seed)
     calibrate(params, args.scale, args.seed)
-    b, n_anchor = build(params, args.scale, args.size)
+    b, n_anchor = build(params, args.scale, size, args.head)
     outputs = [(args.out, args.bn)] + ([(args.also_no_bn, False)] if args.also_no_bn else [])
     for path, bn in outputs:
-        model = to_model(b, params, args.scale, args.size, n_anchor, bn, args.seed)
+        model = to_model(b, params, args.scale, size, n_anchor, bn, args.seed)
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
             f.write(model.SerializeToString())
         os.replace(tmp, path)
         n_par = sum(int(np.prod(i.dims)) for i in model.graph.initializer)
         print("wrote %s: YOLO11%s %dx%d, %d nodes, %.2fM parameters, %s, seed %d (synthetic weights)"
-              % (path, args.scale, args.size, args.size, len(model.graph.node), n_par / 1e6,
+              % (path, args.scale, hw[0], hw[1], len(model.graph.node), n_par / 1e6,
                  "explicit BN" if bn else "BN folded", args.seed))
     if args.check:
         return ref_forward.main([args.out])

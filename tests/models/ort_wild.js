@@ -1,0 +1,20 @@
+// ort_wild.js ORT_DIR MODEL.onnx DIR N H W — onnxruntime (onnxruntime-node) runs MODEL on the
+// letterboxed inputs DIR/in_K.f32 (NCHW [1,3,H,W], written by wild_accept prep) and writes its
+// output0 to DIR/ort_K.f32 with the dims in DIR/ort_K.dims. Exit 1 on any error.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const ort = require(path.resolve(process.argv[2], 'node_modules', 'onnxruntime-node'));
+(async () => {
+  const [model, dir] = [process.argv[3], process.argv[4]];
+  const [n, h, w] = process.argv.slice(5, 8).map(Number);
+  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
+  for (let k = 0; k < n; k++) {
+    const buf = fs.readFileSync(path.join(dir, `in_${k}.f32`));
+    const x = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+    const out = await s.run({ [s.inputNames[0]]: new ort.Tensor('float32', x, [1, 3, h, w]) });
+    const y = out[s.outputNames[0]];
+    fs.writeFileSync(path.join(dir, `ort_${k}.f32`), Buffer.from(new Float32Array(y.data).buffer));
+    fs.writeFileSync(path.join(dir, `ort_${k}.dims`), y.dims.join(' ') + '\n');
+  }
+})().catch((e) => { console.error(`onnxruntime failed: ${e.message}`); process.exit(1); });

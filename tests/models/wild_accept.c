@@ -1,0 +1,200 @@
+/* wild_accept.c — the two C steps of check_wild_accept.sh (yolort against onnxruntime on real
+ * exports, issue 15's acceptance):
+ *   wild_accept prep MODEL.yrt OUTDIR IMAGE.jpg...
+ *     letterboxes each image to the model's input (the runtime's own letterbox), writes the NCHW
+ *     float input OUTDIR/in_K.f32 (for onnxruntime) and runs yolort on it: OUTDIR/yrt_K.txt
+ *     (one detection per line: class score x1 y1 x2 y2, network-input pixels).
+ *   wild_accept compare MODEL.yrt OUTDIR N_IMAGES
+ *     reads onnxruntime's output0 OUTDIR/ort_K.f32 (+ ort_K.dims), decodes it exactly as yolort's
+ *     own output (same postprocess, conf 0.25, NMS 0.45), and prints the recall of yolort's
+ *     detections against onnxruntime's: same class, IoU >= 0.5. An output [1, K, 6] is an
+ *     end-to-end head's list (x1 y1 x2 y2 score class), taken as is above conf 0.25.
+ *   wild_accept run MODEL.yrt IN.f32 OUT.f32
+ *     runs yolort on one NCHW float input and writes output0 (logical order) as raw floats
+ *     (check_head_variants.py compares it with the float reference).
+ * Exit 0 and the recall on stdout ("recall R ort_dets N yrt_dets M"), 1 on any error. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "yolort.h"
+
+#define MAXD 300
+#define CONF 0.25f
+
+typedef struct det {
+  float b[4], score;
+  int cls;
+} det;
+
+static int fail(const char *what, const yrt_error *e) {
+  fprintf(stderr, "wild_accept: %s: %s\n", what, e ? e->msg : "");
+  return 1;
+}
+
+/* Detections of one output0 (logical layout) in network-input pixels. */
+static int decode(const float *y, int rank, const int *dims, int nc, det *out) {
+  int n = 0;
+  if (rank == 3 && dims[2] == 6 && dims[1] <= MAXD) { /* end-to-end list */
+    for (int i = 0; i < dims[1] && n < MAXD; i++) {
+      const float *r = y + (size_t)i * 6;
+      if (r[4] < CONF) continue;
+      out[n] = (det){{r[0], r[1], r[2], r[3]}, r[4], (int)r[5]};
+      n++;
+    }
+    return n;
+  }
+  if (rank != 3 || dims[1] < 4 + nc) return -1;
+  yrt_postprocess_params pp;
+  yrt_postprocess_defaults(&pp);
+  pp.conf_threshold = CONF;
+  pp.max_detections = MAXD;
+  void *scratch = malloc(yrt_postprocess_scratch_bytes(dims[2], MAXD));
+  yrt_detection d[MAXD];
+  yrt_error err;
+  int m = 0;
+  if (!scratch || yrt_postprocess(y, nc, dims[2], NULL, &pp, scratch, d, MAXD, &m, &err) != YRT_OK) {
+    free(scratch);
+    return -1;
+  }
+  free(scratch);
+  for (int i = 0; i < m; i++) out[i] = (det){{d[i].x0, d[i].y0, d[i].x1, d[i].y1}, d[i].score, d[i].class_id};
+  return m;
+}
+
+static float iou(const float *a, const float *b) {
+  const float iw = fminf(a[2], b[2]) - fmaxf(a[0], b[0]), ih = fminf(a[3], b[3]) - fmaxf(a[1], b[1]);
+  if (iw <= 0 || ih <= 0) return 0;
+  const float in = iw * ih, u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - in;
+  return u > 0 ? in / u : 0;
+}
+
+static int prep(const char *model_path, const char *dir, int n_img, char **imgs) {
+  yrt_error err;
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  if (yrt_model_load_file(model_path, &m, &err) != YRT_OK) return fail(model_path, &err);
+  yrt_model_info info;
+  yrt_model_get_info(m, &info);
+  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) return fail("session", &err);
+  const int W = info.input_w, H = info.input_h;
+  float *x = malloc(sizeof(float) * 3 * (size_t)W * (size_t)H), *nchw = malloc(sizeof(float) * 3 * (size_t)W * (size_t)H);
+  if (!x || !nchw) return fail("out of memory", NULL);
+  for (int k = 0; k < n_img; k++) {
+    yrt_image img;
+    if (yrt_image_load_jpeg(imgs[k], &img, &err) != YRT_OK) return fail(imgs[k], &err);
+    void *scratch = malloc(yrt_letterbox_scratch_bytes(img.w, img.h, W, H));
+    yrt_letterbox lb;
+    if (!scratch || yrt_letterbox_f32(&img, W, H, x, scratch, &lb, &err) != YRT_OK) return fail("letterbox", &err);
+    free(scratch);
+    yrt_image_free(&img);
+    for (int c = 0; c < 3; c++)
+      for (int i = 0; i < W * H; i++) nchw[(size_t)c * W * H + i] = x[(size_t)i * 3 + c];
+    char path[4096];
+    snprintf(path, sizeof path, "%s/in_%d.f32", dir, k);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(nchw, sizeof(float), 3 * (size_t)W * H, f) != 3 * (size_t)W * H || fclose(f)) return fail(path, NULL);
+    if (yrt_session_set_input(s, 0, nchw, 3 * (size_t)W * H, &err) != YRT_OK || yrt_session_run(s, &err) != YRT_OK)
+      return fail("run", &err);
+    yrt_tensor_view v;
+    if (yrt_session_output(s, 0, &v, &err) != YRT_OK) return fail("output", &err);
+    det d[MAXD];
+    const int n = decode(v.data, v.rank, v.dims, info.num_classes, d);
+    if (n < 0) return fail("yolort output0 is not [1, 4 + nc, N] or [1, K, 6]", NULL);
+    snprintf(path, sizeof path, "%s/yrt_%d.txt", dir, k);
+    if (!(f = fopen(path, "w"))) return fail(path, NULL);
+    for (int i = 0; i < n; i++) fprintf(f, "%d %.5f %.2f %.2f %.2f %.2f\n", d[i].cls, d[i].score, d[i].b[0], d[i].b[1], d[i].b[2], d[i].b[3]);
+    fclose(f);
+  }
+  printf("%d %d\n", H, W); /* the input size onnxruntime is fed */
+  free(x);
+  free(nchw);
+  yrt_session_free(s);
+  yrt_model_free(m);
+  return 0;
+}
+
+static int compare(const char *model_path, const char *dir, int n_img) {
+  yrt_error err;
+  yrt_model *m = NULL;
+  if (yrt_model_load_file(model_path, &m, &err) != YRT_OK) return fail(model_path, &err);
+  yrt_model_info info;
+  yrt_model_get_info(m, &info);
+  int total_ort = 0, total_yrt = 0, matched = 0;
+  for (int k = 0; k < n_img; k++) {
+    char path[4096];
+    int dims[3] = {0, 0, 0}, rank = 0;
+    snprintf(path, sizeof path, "%s/ort_%d.dims", dir, k);
+    FILE *f = fopen(path, "r");
+    if (!f) return fail(path, NULL);
+    while (rank < 3 && fscanf(f, "%d", &dims[rank]) == 1) rank++;
+    fclose(f);
+    const size_t cnt = (size_t)dims[0] * dims[1] * dims[2];
+    if (rank != 3 || cnt == 0 || cnt > (1u << 26)) return fail("onnxruntime output0 is not rank 3", NULL);
+    float *y = malloc(sizeof(float) * cnt);
+    snprintf(path, sizeof path, "%s/ort_%d.f32", dir, k);
+    if (!y || !(f = fopen(path, "rb")) || fread(y, sizeof(float), cnt, f) != cnt) return fail(path, NULL);
+    fclose(f);
+    det o[MAXD], d[MAXD];
+    const int no = decode(y, rank, dims, info.num_classes, o);
+    free(y);
+    if (no < 0) return fail("onnxruntime output0 has fewer rows than 4 + the model's classes", NULL);
+    int nd = 0;
+    snprintf(path, sizeof path, "%s/yrt_%d.txt", dir, k);
+    if (!(f = fopen(path, "r"))) return fail(path, NULL);
+    while (nd < MAXD && fscanf(f, "%d %f %f %f %f %f", &d[nd].cls, &d[nd].score, &d[nd].b[0], &d[nd].b[1], &d[nd].b[2], &d[nd].b[3]) == 6) nd++;
+    fclose(f);
+    int used[MAXD] = {0};
+    for (int i = 0; i < no; i++) { /* greedy: each yolort detection matches one of onnxruntime's */
+      int best = -1;
+      float bi = 0.5f;
+      for (int j = 0; j < nd; j++) {
+        if (used[j] || d[j].cls != o[i].cls) continue;
+        const float v = iou(o[i].b, d[j].b);
+        if (v >= bi) bi = v, best = j;
+      }
+      if (best >= 0) used[best] = 1, matched++;
+    }
+    total_ort += no;
+    total_yrt += nd;
+  }
+  printf("recall %.4f ort_dets %d yrt_dets %d\n", total_ort ? (double)matched / total_ort : 1.0, total_ort, total_yrt);
+  yrt_model_free(m);
+  return 0;
+}
+
+static int run_one(const char *model_path, const char *in_path, const char *out_path) {
+  yrt_error err;
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  if (yrt_model_load_file(model_path, &m, &err) != YRT_OK) return fail(model_path, &err);
+  yrt_model_info info;
+  yrt_model_get_info(m, &info);
+  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) return fail("session", &err);
+  const size_t cnt = 3 * (size_t)info.input_w * (size_t)info.input_h;
+  float *x = malloc(sizeof(float) * cnt);
+  FILE *f = fopen(in_path, "rb");
+  if (!x || !f || fread(x, sizeof(float), cnt, f) != cnt) return fail(in_path, NULL);
+  fclose(f);
+  yrt_tensor_view v;
+  if (yrt_session_set_input(s, 0, x, cnt, &err) != YRT_OK || yrt_session_run(s, &err) != YRT_OK ||
+      yrt_session_output(s, 0, &v, &err) != YRT_OK)
+    return fail("run", &err);
+  if (!(f = fopen(out_path, "wb")) || fwrite(v.data, sizeof(float), v.count, f) != v.count || fclose(f)) return fail(out_path, NULL);
+  printf("%d %s %d", info.num_classes, yrt_model_task(m), v.rank);
+  for (int i = 0; i < v.rank; i++) printf(" %d", v.dims[i]);
+  printf("\n");
+  free(x);
+  yrt_session_free(s);
+  yrt_model_free(m);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 5 && !strcmp(argv[1], "run")) return run_one(argv[2], argv[3], argv[4]);
+  if (argc >= 5 && !strcmp(argv[1], "prep")) return prep(argv[2], argv[3], argc - 4, argv + 4);
+  if (argc == 5 && !strcmp(argv[1], "compare")) return compare(argv[2], argv[3], atoi(argv[4]));
+  fprintf(stderr, "usage: wild_accept prep MODEL.yrt OUTDIR IMAGE.jpg... | compare MODEL.yrt OUTDIR N | run MODEL.yrt IN.f32 OUT.f32\n");
+  return 1;
+}
