@@ -18,7 +18,7 @@ missing() {
 command -v node >/dev/null 2>&1 || missing node
 IMGS=$(ls "$DATA"/data/coco/val/images/*.jpg 2>/dev/null | head -n "$N_IMG")
 [ -n "$IMGS" ] || missing "$DATA/data/coco/val/images"
-mkdir -p "$W"; rm -f "$W/bad"
+mkdir -p "$W" && rm -f "$W/bad" || { echo "FAIL: cannot use $W"; exit 1; }
 bad=0
 grep -v "^#" "${WILD_ACCEPT_LIST:-$S/tests/models/wild_accept.txt}" | while read -r file mode opts; do
   [ -n "$file" ] || continue
