@@ -86,7 +86,7 @@ static int prep(const char *model_path, const char *dir, int n_img, char **imgs)
     if (yrt_image_load_jpeg(imgs[k], &img, &err) != YRT_OK) return fail(imgs[k], &err);
     void *scratch = malloc(yrt_letterbox_scratch_bytes(img.w, img.h, W, H));
     yrt_letterbox lb;
-    if (!scratch || yrt_letterbox_f32(&img, W, H, x, scratch, &lb, &err) != YRT_OK) return fail("letterbox", &err);
+    if (!scratch || yrt_letterbox_f32(&img, W, H, x, 3 * (size_t)W * (size_t)H, scratch, &lb, &err) != YRT_OK) return fail("letterbox", &err);
     free(scratch);
     yrt_image_free(&img);
     for (int c = 0; c < 3; c++)
