@@ -8,65 +8,17 @@
 #include "bench_util.h"
 #include "yolort_format.h"
 
-typedef struct yrt_view {
-  const uint8_t *base;
-  size_t size;
-  const uint8_t *strings;
-  size_t strings_size;
-  const uint8_t *tensors;
-  size_t n_tensors;
-  const uint8_t *nodes;
-  size_t n_nodes;
-} yrt_view;
-
-static int find_sections(const void *data, size_t size, yrt_view *v, char *msg, size_t cap) {
-  yrt_file_header h;
-  memset(v, 0, sizeof(*v));
-  if (size < sizeof h) {
-    snprintf(msg, cap, ".yrt: %zu bytes is shorter than the header", size);
-    return -1;
-  }
-  memcpy(&h, data, sizeof h);
-  if (h.magic != YRT_MAGIC) {
-    snprintf(msg, cap, ".yrt: bad magic 0x%08x", (unsigned)h.magic);
-    return -1;
-  }
-  if (h.n_sections > 16 || h.section_table_offset > size ||
-      (size - h.section_table_offset) / sizeof(yrt_section_rec) < h.n_sections) {
-    snprintf(msg, cap, ".yrt: section table (%u at %llu) outside the file", (unsigned)h.n_sections,
-             (unsigned long long)h.section_table_offset);
-    return -1;
-  }
-  v->base = data;
-  v->size = size;
-  for (uint32_t i = 0; i < h.n_sections; i++) {
-    yrt_section_rec s;
-    memcpy(&s, v->base + h.section_table_offset + i * sizeof s, sizeof s);
-    if (s.offset > size || s.size > size - s.offset) {
-      snprintf(msg, cap, ".yrt: section %u (kind %u) outside the file", (unsigned)i,
-               (unsigned)s.kind);
-      return -1;
-    }
-    const uint8_t *p = v->base + s.offset;
-    if (s.kind == YRT_SEC_STRINGS) {
-      v->strings = p;
-      v->strings_size = s.size;
-    } else if (s.kind == YRT_SEC_TENSORS) {
-      v->tensors = p;
-      v->n_tensors = s.size / sizeof(yrt_tensor_rec);
-    } else if (s.kind == YRT_SEC_NODES) {
-      v->nodes = p;
-      v->n_nodes = s.size / sizeof(yrt_node_rec);
-    }
-  }
-  if (!v->tensors || !v->nodes) {
-    snprintf(msg, cap, ".yrt: no tensor or node section");
+/* The image's sections through the format module (header, CRC and section table checked). */
+static int find_sections(const void *data, size_t size, yrt_file_view *v, char *msg, size_t cap) {
+  yrt_error err;
+  if (yrt_file_open(data, size, v, &err) != YRT_OK) {
+    snprintf(msg, cap, "%s", err.msg);
     return -1;
   }
   return 0;
 }
 
-static void copy_string(const yrt_view *v, uint32_t off, char *dst, size_t cap) {
+static void copy_string(const yrt_file_view *v, uint32_t off, char *dst, size_t cap) {
   dst[0] = '\0';
   if (!v->strings || off >= v->strings_size) return;
   size_t i = 0;
@@ -77,27 +29,27 @@ static void copy_string(const yrt_view *v, uint32_t off, char *dst, size_t cap) 
   dst[i] = '\0';
 }
 
-static int get_tensor(const yrt_view *v, uint32_t id, yrt_tensor_rec *t) {
+static int get_tensor(const yrt_file_view *v, uint32_t id, yrt_tensor_rec *t) {
   if (id >= v->n_tensors) return -1;
-  memcpy(t, v->tensors + (size_t)id * sizeof *t, sizeof *t);
+  memcpy(t, v->tensors + id, sizeof *t);
   return 0;
 }
 
 int bench_yrt_convs(const void *data, size_t size, bench_conv **out, int *n, char *msg,
                     size_t cap) {
-  yrt_view v;
+  yrt_file_view v;
   *out = NULL;
   *n = 0;
   if (find_sections(data, size, &v, msg, cap) != 0) return -1;
   bench_conv *list = calloc(v.n_nodes ? v.n_nodes : 1, sizeof *list);
   if (!list) {
-    snprintf(msg, cap, ".yrt: out of memory for %zu nodes", v.n_nodes);
+    snprintf(msg, cap, ".yrt: out of memory for %u nodes", (unsigned)v.n_nodes);
     return -1;
   }
   int count = 0;
-  for (size_t i = 0; i < v.n_nodes; i++) {
+  for (size_t i = 0; i < (size_t)v.n_nodes; i++) {
     yrt_node_rec nd;
-    memcpy(&nd, v.nodes + i * sizeof nd, sizeof nd);
+    memcpy(&nd, v.nodes + i, sizeof nd);
     if (nd.op != YRT_OP_CONV2D) continue;
     yrt_tensor_rec x, w, y;
     if (nd.n_in < 2 || nd.n_out < 1 || get_tensor(&v, nd.in[0], &x) || get_tensor(&v, nd.in[1], &w) ||

@@ -17,12 +17,18 @@
  *     YRT_SEC_META      yrt_meta_rec
  *   crc32 (IEEE, zlib polynomial) covers bytes [64, file_size).
  *
- * Shared by the converter (writer, tools/) and the runtime (loader). Plain C11.
+ * The one .yrt format module (gguf style): these records, and below them the functions that
+ * frame an image (CRC, header, section map and layout, op names, dtype sizes), implemented in
+ * runtime/src/yrt_format.c. The loader, the converter's writer, yolort-bench and the tests all
+ * use it; none reads or writes the framing on its own. Plain C11.
  */
 #ifndef YOLORT_FORMAT_H
 #define YOLORT_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "yolort.h"
 
 #define YRT_MAGIC 0x31545259u /* "YRT1" read as little-endian uint32 */
 #define YRT_VERSION 2u /* 2: tensor views (yrt_tensor_rec grew to 96 bytes) */
@@ -61,7 +67,9 @@ enum yrt_section_kind {
   YRT_SEC_WEIGHTS = 4,
   YRT_SEC_PLAN = 5,
   YRT_SEC_META = 6,
+  YRT_SEC_COUNT_ /* kinds are 1..YRT_SEC_COUNT_-1, each present exactly once */
 };
+#define YRT_MAX_SECTIONS 16u
 
 typedef struct yrt_section_rec {
   uint32_t kind;
@@ -180,6 +188,7 @@ enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BI
 enum yrt_unary_kind {
   YRT_UNARY_NONE = 0, YRT_UNARY_RELU = 1, YRT_UNARY_SIGMOID = 2, YRT_UNARY_SILU = 3,
   YRT_UNARY_LEAKY_RELU = 4, YRT_UNARY_TANH = 5, YRT_UNARY_EXP = 6, YRT_UNARY_IDENTITY = 7,
+  YRT_UNARY_COUNT_ /* valid kinds are 0..YRT_UNARY_COUNT_-1 (the validator's bound) */
 };
 
 typedef struct yrt_node_rec {
@@ -211,5 +220,69 @@ typedef struct yrt_meta_rec {
                                 "" = not recorded (files before it: this word was reserved, 0) */
   uint32_t reserved[4];      /* 0 */
 } yrt_meta_rec;
+
+/* ---------------------------------------------------------------- the format module */
+
+/* Bytes per element of a yrt_dtype, 0 for an unknown one. */
+static inline size_t yrt_dtype_size(uint32_t dtype) {
+  switch (dtype) {
+    case YRT_F32: return 4;
+    case YRT_I8: return 1;
+    case YRT_I32: return 4;
+    default: return 0;
+  }
+}
+
+/* "conv2d", ..., "unknown" for an op this runtime has no kind for (names are the runtime op
+ * table's, runtime/src/op_table.c). */
+const char *yrt_op_name(uint32_t op);
+/* "STRINGS", ..., "?" for an unknown kind. */
+const char *yrt_section_name(uint32_t kind);
+
+/* IEEE CRC-32 (zlib polynomial). Continue a CRC: start with crc = 0;
+ * yrt_crc32(0, "123456789", 9) == 0xCBF43926. */
+uint32_t yrt_crc32(uint32_t crc, const void *data, size_t n);
+/* The CRC an image's header carries: over bytes [64, size). */
+uint32_t yrt_file_crc(const void *image, size_t size);
+/* Store yrt_file_crc in the header (writers; tests after editing an image). size >= 64. */
+void yrt_file_seal(void *image, size_t size);
+
+/* An image's sections, in place (pointers into the image). */
+typedef struct yrt_file_view {
+  const yrt_file_header *hdr;
+  const yrt_section_rec *sec[YRT_SEC_COUNT_]; /* by kind; [0] unused */
+  const char *strings;
+  size_t strings_size;
+  const yrt_tensor_rec *tensors;
+  uint32_t n_tensors;
+  const yrt_node_rec *nodes;
+  uint32_t n_nodes;
+  const uint8_t *weights;
+  size_t weights_size;
+  const yrt_plan_rec *plan;
+  const uint32_t *plan_inputs, *plan_outputs;
+  const yrt_meta_rec *meta;
+} yrt_file_view;
+
+/* The header: size, magic, version, file_size == size, CRC. data 8-byte aligned. */
+yrt_status yrt_file_check_header(const void *data, size_t size, yrt_error *err);
+/* The section table of an image whose header was checked (or that a writer just made): table
+ * and sections inside the file, 64-aligned, no overlaps, each kind exactly once, record
+ * sections a whole number of records, PLAN and META their sizes; fills im. The records are not
+ * looked at (the runtime's validation passes do that). */
+yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_error *err);
+/* Both. */
+yrt_status yrt_file_open(const void *data, size_t size, yrt_file_view *im, yrt_error *err);
+
+/* Writing: sections of the given sizes (indexed by kind) laid out after the header and the
+ * section table, in kind order, each YRT_ALIGN-aligned; total is a multiple of YRT_ALIGN. */
+typedef struct yrt_file_layout {
+  uint64_t offset[YRT_SEC_COUNT_], size[YRT_SEC_COUNT_]; /* by kind; [0] unused */
+  uint64_t total;
+} yrt_file_layout;
+void yrt_file_plan(const uint64_t size[YRT_SEC_COUNT_], yrt_file_layout *l);
+/* With the sections written into image (total bytes, zero elsewhere): writes the section table
+ * and the header (flags = YRT_FLAG_*) and seals the CRC. */
+void yrt_file_finish(void *image, const yrt_file_layout *l, uint32_t flags);
 
 #endif /* YOLORT_FORMAT_H */

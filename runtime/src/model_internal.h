@@ -13,14 +13,15 @@
 #error "yolort reads .yrt files in place and needs a little-endian target"
 #endif
 
-_Static_assert(sizeof(yrt_file_header) == 64, "header layout");
-_Static_assert(sizeof(yrt_section_rec) == 24, "section record layout");
 _Static_assert(sizeof(yrt_tensor_rec) == 96, "tensor record layout");
 _Static_assert(sizeof(yrt_node_rec) == 192, "node record layout");
 _Static_assert(sizeof(yrt_plan_rec) == 16, "plan record layout");
 _Static_assert(sizeof(yrt_meta_rec) == 64, "meta record layout");
 
+struct yrt_op_table;
+
 struct yrt_model {
+  const struct yrt_op_table *ops; /* the node kinds it is validated and run with (op_table.h) */
   const uint8_t *base; /* the file image, YRT_ALIGN aligned */
   size_t size;
   void *owned;         /* aligned copy to free, or NULL */
@@ -74,16 +75,6 @@ int yrt_model_string_ok(const yrt_model *m, uint32_t off);
 /* String at offset (only after validation). */
 static inline const char *yrt_model_string(const yrt_model *m, uint32_t off) {
   return m->strings + off;
-}
-
-/* Bytes per element of a yrt_dtype, 0 for an unknown one. */
-static inline size_t yrt_dtype_size(uint32_t dtype) {
-  switch (dtype) {
-    case YRT_F32: return 4;
-    case YRT_I8: return 1;
-    case YRT_I32: return 4;
-    default: return 0;
-  }
 }
 
 /* Element count of a validated tensor. */

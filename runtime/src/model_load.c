@@ -1,5 +1,5 @@
 /* model_load.c — getting a .yrt image into memory (mmap, copy or in place), checking its
- * header and section table, and the model accessors. The per-record checks live in
+ * header and section table (through the format module, yrt_format.c), and the model accessors. The per-record checks live in
  * model_validate_*.c; nothing in the file is used before all of them passed. */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,141 +9,32 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32.h"
 #include "model_internal.h"
-
-#define YRT_MAX_SECTIONS 16u
+#include "op_table.h"
 
 int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
   if ((size_t)off >= m->strings_size) return 0;
   return memchr(m->strings + off, '\0', m->strings_size - off) != NULL;
 }
 
-static const char *section_name(uint32_t kind) {
-  static const char *const names[] = {"?", "STRINGS", "TENSORS", "NODES", "WEIGHTS", "PLAN", "META"};
-  return kind <= YRT_SEC_META ? names[kind] : "?";
-}
-
-/* Magic, version, size and CRC. */
-static yrt_status check_header(const yrt_model *m, yrt_error *err) {
-  if (m->size < sizeof(yrt_file_header))
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: file is %zu bytes, smaller than the %zu-byte header",
-                         m->size, sizeof(yrt_file_header));
-  const yrt_file_header *h = m->hdr;
-  if (h->magic != YRT_MAGIC)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: bad magic 0x%08x (want 0x%08x \"YRT1\")",
-                         (unsigned)h->magic, (unsigned)YRT_MAGIC);
-  if (h->version != YRT_VERSION)
-    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "yrt: version %u, this runtime reads version %u (re-convert the model with "
-                         "this release's yolort-convert)",
-                         (unsigned)h->version, (unsigned)YRT_VERSION);
-  if (h->file_size != (uint64_t)m->size)
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: header says %llu bytes but the buffer holds %zu (truncated?)",
-                         (unsigned long long)h->file_size, m->size);
-  uint32_t crc = yrt_crc32(0, m->base + sizeof(yrt_file_header), m->size - sizeof(yrt_file_header));
-  if (crc != h->crc32)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: crc32 mismatch (file 0x%08x, computed 0x%08x)",
-                         (unsigned)h->crc32, (unsigned)crc);
-  return YRT_OK;
-}
-
-/* Section table: bounds, alignment, each kind once, no overlaps; fills the section pointers. */
-static yrt_status map_sections(yrt_model *m, yrt_error *err) {
-  const yrt_file_header *h = m->hdr;
-  const uint64_t size = m->size;
-  if (h->n_sections < 1 || h->n_sections > YRT_MAX_SECTIONS)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: n_sections = %u (1..%u)", (unsigned)h->n_sections,
-                         YRT_MAX_SECTIONS);
-  const uint64_t tab_off = h->section_table_offset;
-  const uint64_t tab_bytes = (uint64_t)h->n_sections * sizeof(yrt_section_rec);
-  if (tab_off < sizeof(yrt_file_header) || tab_off % 8 != 0 || tab_off > size ||
-      tab_bytes > size - tab_off)
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: section table at %llu (%llu bytes) is misaligned or outside the file",
-                         (unsigned long long)tab_off, (unsigned long long)tab_bytes);
-  const yrt_section_rec *sec = (const yrt_section_rec *)(const void *)(m->base + tab_off);
-  const yrt_section_rec *by_kind[YRT_SEC_META + 1] = {0};
-  for (uint32_t i = 0; i < h->n_sections; i++) {
-    const yrt_section_rec *s = &sec[i];
-    if (s->kind < YRT_SEC_STRINGS || s->kind > YRT_SEC_META)
-      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %u has unknown kind %u", (unsigned)i,
-                           (unsigned)s->kind);
-    if (by_kind[s->kind] != NULL)
-      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s appears twice", section_name(s->kind));
-    if (s->offset % YRT_ALIGN != 0 || s->offset < sizeof(yrt_file_header) || s->offset > size ||
-        s->size > size - s->offset)
-      return yrt_set_error(err, YRT_ERR_FORMAT,
-                           "yrt: section %s [%llu, +%llu) is not %u-aligned or outside the %llu-byte file",
-                           section_name(s->kind), (unsigned long long)s->offset,
-                           (unsigned long long)s->size, YRT_ALIGN, (unsigned long long)size);
-    /* Sections may not overlap the section table nor each other. */
-    if (s->size > 0 && s->offset < tab_off + tab_bytes && tab_off < s->offset + s->size)
-      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s overlaps the section table",
-                           section_name(s->kind));
-    for (uint32_t k = YRT_SEC_STRINGS; k <= YRT_SEC_META; k++) {
-      const yrt_section_rec *o = by_kind[k];
-      if (o && s->size > 0 && o->size > 0 && s->offset < o->offset + o->size &&
-          o->offset < s->offset + s->size)
-        return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: sections %s and %s overlap",
-                             section_name(s->kind), section_name(k));
-    }
-    by_kind[s->kind] = s;
-  }
-  for (uint32_t k = YRT_SEC_STRINGS; k <= YRT_SEC_META; k++)
-    if (by_kind[k] == NULL)
-      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s is missing", section_name(k));
-
-  const yrt_section_rec *s;
-  s = by_kind[YRT_SEC_STRINGS];
-  m->strings = (const char *)(m->base + s->offset);
-  m->strings_size = (size_t)s->size;
-
-  s = by_kind[YRT_SEC_TENSORS];
-  if (s->size % sizeof(yrt_tensor_rec) != 0 || s->size / sizeof(yrt_tensor_rec) >= YRT_NONE)
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: TENSORS section is %llu bytes, not a multiple of the %zu-byte record",
-                         (unsigned long long)s->size, sizeof(yrt_tensor_rec));
-  m->tensors = (const yrt_tensor_rec *)(const void *)(m->base + s->offset);
-  m->n_tensors = (uint32_t)(s->size / sizeof(yrt_tensor_rec));
-  if (m->n_tensors > YRT_MAX_TENSORS)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %u tensors, more than the %u a .yrt may hold",
-                         (unsigned)m->n_tensors, (unsigned)YRT_MAX_TENSORS);
-
-  s = by_kind[YRT_SEC_NODES];
-  if (s->size % sizeof(yrt_node_rec) != 0 || s->size / sizeof(yrt_node_rec) > INT32_MAX)
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: NODES section is %llu bytes, not a multiple of the %zu-byte record",
-                         (unsigned long long)s->size, sizeof(yrt_node_rec));
-  m->nodes = (const yrt_node_rec *)(const void *)(m->base + s->offset);
-  m->n_nodes = (uint32_t)(s->size / sizeof(yrt_node_rec));
-  if (m->n_nodes > YRT_MAX_NODES)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %u nodes, more than the %u a .yrt may hold",
-                         (unsigned)m->n_nodes, (unsigned)YRT_MAX_NODES);
-
-  s = by_kind[YRT_SEC_WEIGHTS];
-  m->weights = m->base + s->offset;
-  m->weights_size = (size_t)s->size;
-
-  s = by_kind[YRT_SEC_PLAN];
-  if (s->size < sizeof(yrt_plan_rec))
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PLAN section is %llu bytes, smaller than its record",
-                         (unsigned long long)s->size);
-  m->plan = (const yrt_plan_rec *)(const void *)(m->base + s->offset);
-  if (s->size != sizeof(yrt_plan_rec) + 4ull * ((uint64_t)m->plan->n_inputs + m->plan->n_outputs))
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: PLAN section is %llu bytes but lists %u inputs and %u outputs",
-                         (unsigned long long)s->size, (unsigned)m->plan->n_inputs,
-                         (unsigned)m->plan->n_outputs);
-  m->plan_inputs = (const uint32_t *)(const void *)(m->base + s->offset + sizeof(yrt_plan_rec));
-  m->plan_outputs = m->plan_inputs + m->plan->n_inputs;
-
-  s = by_kind[YRT_SEC_META];
-  if (s->size != sizeof(yrt_meta_rec))
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META section is %llu bytes, want %zu",
-                         (unsigned long long)s->size, sizeof(yrt_meta_rec));
-  m->meta = (const yrt_meta_rec *)(const void *)(m->base + s->offset);
+/* Header and section table (yrt_format.c); the section pointers copied into the model. */
+static yrt_status map_image(yrt_model *m, yrt_error *err) {
+  yrt_status st = yrt_file_check_header(m->base, m->size, err);
+  if (st != YRT_OK) return st;
+  yrt_file_view im;
+  if ((st = yrt_file_map(m->base, m->size, &im, err)) != YRT_OK) return st;
+  m->strings = im.strings;
+  m->strings_size = im.strings_size;
+  m->tensors = im.tensors;
+  m->n_tensors = im.n_tensors;
+  m->nodes = im.nodes;
+  m->n_nodes = im.n_nodes;
+  m->weights = im.weights;
+  m->weights_size = im.weights_size;
+  m->plan = im.plan;
+  m->plan_inputs = im.plan_inputs;
+  m->plan_outputs = im.plan_outputs;
+  m->meta = im.meta;
   return YRT_OK;
 }
 
@@ -221,8 +112,7 @@ static yrt_status check_meta_input(const yrt_model *m, yrt_error *err) {
 static yrt_status validate(yrt_model *m, yrt_error *err) {
   yrt_status st;
   m->hdr = (const yrt_file_header *)(const void *)m->base;
-  if ((st = check_header(m, err)) != YRT_OK) return st;
-  if ((st = map_sections(m, err)) != YRT_OK) return st;
+  if ((st = map_image(m, err)) != YRT_OK) return st;
   if ((st = load_meta(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_tensors(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
@@ -252,7 +142,12 @@ static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
 
 yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
                                  yrt_error *err) {
-  if (!out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: out is NULL");
+  return yrt_model_load_memory_ops(data, size, copy, yrt_builtin_ops(), out, err);
+}
+
+yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
+                                     yrt_model **out, yrt_error *err) {
+  if (!out || !ops) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: out is NULL");
   *out = NULL;
   if (!data && size > 0)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: data is NULL");
@@ -263,6 +158,7 @@ yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_mo
                          "yrt_model_load_memory: in-place buffer %p is not %u-byte aligned", data, YRT_ALIGN);
   yrt_model *m = calloc(1, sizeof *m);
   if (!m) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");
+  m->ops = ops;
   if (copy) {
     if (size > SIZE_MAX - 2 * YRT_ALIGN) {
       free(m);
@@ -314,6 +210,7 @@ yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err
     munmap(map, len);
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");
   }
+  m->ops = yrt_builtin_ops();
   m->map = map;
   m->map_len = len;
   m->base = map; /* page aligned, so YRT_ALIGN aligned */

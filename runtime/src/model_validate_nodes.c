@@ -8,31 +8,40 @@
 
 #include "model_internal.h"
 #include "node_kind.h"
+#include "op_table.h"
 
 /* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
 #define YRT_MAX_KERNEL 1024
 #define YRT_MAX_STRIDE 1024
 #define YRT_MAX_PAD 1024
 
-typedef struct vctx {
-  const yrt_model *m;
-  uint32_t idx;
-  const yrt_node_rec *n;
-  yrt_error *err;
-} vctx;
+typedef yrt_node_check vctx;
+
+static yrt_status vfail(const vctx *v, yrt_status s, const char *fmt, va_list ap) {
+  char what[384];
+  vsnprintf(what, sizeof what, fmt, ap);
+  const char *name = yrt_model_string_ok(v->m, v->n->name) ? yrt_model_string(v->m, v->n->name) : "?";
+  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name,
+                       v->def ? v->def->name : yrt_op_table_name(v->m->ops, v->n->op), what);
+}
+
+yrt_status yrt_node_fail(const vctx *v, yrt_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  yrt_status r = vfail(v, s, fmt, ap);
+  va_end(ap);
+  return r;
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
 static yrt_status bad(const vctx *v, yrt_status s, const char *fmt, ...) {
-  char what[384];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
+  yrt_status r = vfail(v, s, fmt, ap);
   va_end(ap);
-  const char *name = yrt_model_string_ok(v->m, v->n->name) ? yrt_model_string(v->m, v->n->name) : "?";
-  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name,
-                       yrt_op_name(v->n->op), what);
+  return r;
 }
 
 static const yrt_tensor_rec *IN(const vctx *v, int k) { return &v->m->tensors[v->n->in[k]]; }
@@ -56,7 +65,7 @@ static int per_tensor(const yrt_tensor_rec *t) { return t->n_scales <= 1; }
 static yrt_status require_per_tensor(const vctx *v) {
   for (uint32_t k = 0; k < v->n->n_in; k++)
     if (v->n->in[k] != YRT_NONE && IN(v, k)->dtype == YRT_I8 && !per_tensor(IN(v, k)) &&
-        !(v->n->op == YRT_OP_CONV2D && k == 1))
+        !(v->def->per_channel_in & (1u << k)))
       return bad(v, YRT_ERR_UNSUPPORTED, "input %u has per-channel scales", (unsigned)k);
   if (!per_tensor(OUT(v, 0))) return bad(v, YRT_ERR_UNSUPPORTED, "output has per-channel scales");
   return YRT_OK;
@@ -72,7 +81,7 @@ static int window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, i
 
 static int range_ok(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
-static yrt_status check_conv(const vctx *v) {
+yrt_status yrt_check_conv(const vctx *v) {
   const yrt_node_rec *n = v->n;
   const int32_t *p = n->p;
   const yrt_tensor_rec *x = IN(v, 0), *w = IN(v, 1), *y = OUT(v, 0);
@@ -138,7 +147,7 @@ static yrt_status check_conv(const vctx *v) {
     return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window",
                (int)y->dims[1], (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
   const int32_t act = p[YRT_CONV_P_ACT];
-  if (!range_ok(act, YRT_UNARY_NONE, YRT_UNARY_IDENTITY)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
+  if (!range_ok(act, YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
   if (y->dtype == YRT_I8 && act != YRT_UNARY_NONE && act != YRT_UNARY_RELU && act != YRT_UNARY_IDENTITY)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv fuses only relu (act %d; use a LUT)", (int)act);
   const int32_t lut = p[YRT_CONV_P_LUT];
@@ -152,7 +161,7 @@ static yrt_status check_conv(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_binary(const vctx *v) {
+yrt_status yrt_check_binary(const vctx *v) {
   const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
   const int32_t kind = v->n->p[0];
   if (a->dtype != y->dtype || b->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8))
@@ -170,15 +179,15 @@ static yrt_status check_binary(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_unary(const vctx *v) {
+yrt_status yrt_check_unary(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "unary ops are f32 only");
-  if (!range_ok(v->n->p[0], YRT_UNARY_NONE, YRT_UNARY_IDENTITY)) return bad(v, YRT_ERR_FORMAT, "unary kind %d", (int)v->n->p[0]);
+  if (!range_ok(v->n->p[0], YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "unary kind %d", (int)v->n->p[0]);
   if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
   return YRT_OK;
 }
 
-static yrt_status check_lut(const vctx *v) {
+yrt_status yrt_check_lut(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *t = IN(v, 1), *y = OUT(v, 0);
   if (x->dtype != YRT_I8 || y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "LUT is i8 -> i8");
   if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
@@ -187,7 +196,7 @@ static yrt_status check_lut(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_concat(const vctx *v) {
+yrt_status yrt_check_concat(const vctx *v) {
   const yrt_tensor_rec *y = OUT(v, 0);
   const int32_t axis = v->n->p[0];
   if (y->dtype != YRT_F32 && y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "dtype %u", (unsigned)y->dtype);
@@ -206,7 +215,7 @@ static yrt_status check_concat(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_slice(const vctx *v) {
+yrt_status yrt_check_slice(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
@@ -220,7 +229,7 @@ static yrt_status check_slice(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_transpose(const vctx *v) {
+yrt_status yrt_check_transpose(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
@@ -234,14 +243,14 @@ static yrt_status check_transpose(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_reshape(const vctx *v) {
+yrt_status yrt_check_reshape(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->nbytes != y->nbytes) return bad(v, YRT_ERR_SHAPE, "%llu bytes -> %llu bytes", (unsigned long long)x->nbytes, (unsigned long long)y->nbytes);
   return require_per_tensor(v);
 }
 
-static yrt_status check_maxpool(const vctx *v) {
+yrt_status yrt_check_maxpool(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   const int32_t *p = v->n->p;
   if (x->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8) || !same_qparams(x, y))
@@ -266,7 +275,7 @@ static yrt_status check_maxpool(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_resize(const vctx *v) {
+yrt_status yrt_check_resize(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
@@ -280,7 +289,7 @@ static yrt_status check_resize(const vctx *v) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_matmul(const vctx *v) {
+yrt_status yrt_check_matmul(const vctx *v) {
   const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
   if (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 only");
   const uint32_t r = y->rank;
@@ -302,7 +311,7 @@ static yrt_status check_matmul(const vctx *v) {
   return YRT_OK;
 }
 
-static yrt_status check_softmax(const vctx *v) {
+yrt_status yrt_check_softmax(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
   if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 only");
   if (!same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
@@ -317,7 +326,10 @@ static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {
   return require_per_tensor(v);
 }
 
-static yrt_status check_gather(const vctx *v) {
+yrt_status yrt_check_quantize(const vctx *v) { return check_quant(v, YRT_F32, YRT_I8); }
+yrt_status yrt_check_dequantize(const vctx *v) { return check_quant(v, YRT_I8, YRT_F32); }
+
+yrt_status yrt_check_gather(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *ix = IN(v, 1), *y = OUT(v, 0);
   const int32_t axis = v->n->p[0];
   if (x->dtype != y->dtype || x->dtype == YRT_I32 || !same_qparams(x, y)) return bad(v, YRT_ERR_UNSUPPORTED, "data must be f32 or i8, same as output");
@@ -343,7 +355,7 @@ static yrt_status check_gather(const vctx *v) {
 
 /* Detect decode: every count, stride and shape bounded, so the kernel's anchor loops and its
  * stack scratch (yk_detect.h limits) stay inside the tensors. */
-static yrt_status check_detect(const vctx *v) {
+yrt_status yrt_check_detect(const vctx *v) {
   const int32_t *p = v->n->p;
   const int32_t ns = p[YRT_DETECT_P_SCALES], r = p[YRT_DETECT_P_REG_MAX], nc = p[YRT_DETECT_P_CLASSES];
   if (!range_ok(ns, 1, 3)) return bad(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..3)", (int)ns);
@@ -384,60 +396,33 @@ static yrt_status check_detect(const vctx *v) {
   return require_per_tensor(v);
 }
 
-typedef struct op_arity {
-  uint8_t min_in, max_in;
-} op_arity;
-
-static const op_arity k_arity[YRT_OP_COUNT_] = {
-    [YRT_OP_CONV2D] = {2, 3},    [YRT_OP_BINARY] = {2, 2},     [YRT_OP_UNARY] = {1, 1},
-    [YRT_OP_LUT] = {2, 2},       [YRT_OP_CONCAT] = {1, 8},     [YRT_OP_SLICE] = {1, 1},
-    [YRT_OP_TRANSPOSE] = {1, 1}, [YRT_OP_RESHAPE] = {1, 2},    [YRT_OP_MAXPOOL] = {1, 1},
-    [YRT_OP_RESIZE_NEAREST] = {1, 1}, [YRT_OP_MATMUL] = {2, 2}, [YRT_OP_SOFTMAX] = {1, 1},
-    [YRT_OP_QUANTIZE] = {1, 1},  [YRT_OP_DEQUANTIZE] = {1, 1}, [YRT_OP_GATHER] = {2, 2},
-    [YRT_OP_DETECT_DECODE] = {3, 7},
-};
-
-static yrt_status check_node(const vctx *v) {
+/* What holds for every kind, from its row: operand counts and indices, the output an
+ * activation; then the row's own check. */
+static yrt_status check_node(vctx *v) {
   const yrt_node_rec *n = v->n;
   const yrt_model *m = v->m;
-  if (n->op < 1 || n->op >= YRT_OP_COUNT_) return bad(v, YRT_ERR_UNSUPPORTED, "unknown op %u", (unsigned)n->op);
+  const yrt_op_def *d = yrt_op_lookup(m->ops, n->op);
+  if (!d) return bad(v, YRT_ERR_UNSUPPORTED, "unknown op %u", (unsigned)n->op);
+  v->def = d;
   if (!yrt_model_string_ok(m, n->name)) return bad(v, YRT_ERR_FORMAT, "name offset %u outside the string table", (unsigned)n->name);
-  const op_arity a = k_arity[n->op];
-  if (n->n_in < a.min_in || n->n_in > a.max_in) return bad(v, YRT_ERR_FORMAT, "%u inputs (want %u..%u)", (unsigned)n->n_in, a.min_in, a.max_in);
-  if (n->n_out != 1) return bad(v, YRT_ERR_FORMAT, "%u outputs (want 1)", (unsigned)n->n_out);
+  if (n->n_in < d->min_in || n->n_in > d->max_in) return bad(v, YRT_ERR_FORMAT, "%u inputs (want %u..%u)", (unsigned)n->n_in, d->min_in, d->max_in);
+  if (n->n_out != d->n_out) return bad(v, YRT_ERR_FORMAT, "%u outputs (want %u)", (unsigned)n->n_out, d->n_out);
   for (uint32_t k = 0; k < n->n_in; k++) {
-    const int optional = n->op == YRT_OP_CONV2D && k == 2;
+    const int optional = (d->optional_in >> k) & 1u;
     if (n->in[k] == YRT_NONE && optional) continue;
     if (n->in[k] >= m->n_tensors) return bad(v, YRT_ERR_FORMAT, "input %u is tensor %u of %u", (unsigned)k, (unsigned)n->in[k], (unsigned)m->n_tensors);
   }
-  if (n->out[0] >= m->n_tensors) return bad(v, YRT_ERR_FORMAT, "output is tensor %u of %u", (unsigned)n->out[0], (unsigned)m->n_tensors);
-  const uint32_t ok = m->tensors[n->out[0]].kind;
-  if (ok != YRT_TENSOR_ACT && ok != YRT_TENSOR_OUTPUT) return bad(v, YRT_ERR_FORMAT, "writes tensor %u of kind %u (not an activation)", (unsigned)n->out[0], (unsigned)ok);
-  switch ((enum yrt_op)n->op) {
-    case YRT_OP_CONV2D: return check_conv(v);
-    case YRT_OP_BINARY: return check_binary(v);
-    case YRT_OP_UNARY: return check_unary(v);
-    case YRT_OP_LUT: return check_lut(v);
-    case YRT_OP_CONCAT: return check_concat(v);
-    case YRT_OP_SLICE: return check_slice(v);
-    case YRT_OP_TRANSPOSE: return check_transpose(v);
-    case YRT_OP_RESHAPE: return check_reshape(v);
-    case YRT_OP_MAXPOOL: return check_maxpool(v);
-    case YRT_OP_RESIZE_NEAREST: return check_resize(v);
-    case YRT_OP_MATMUL: return check_matmul(v);
-    case YRT_OP_SOFTMAX: return check_softmax(v);
-    case YRT_OP_QUANTIZE: return check_quant(v, YRT_F32, YRT_I8);
-    case YRT_OP_DEQUANTIZE: return check_quant(v, YRT_I8, YRT_F32);
-    case YRT_OP_GATHER: return check_gather(v);
-    case YRT_OP_DETECT_DECODE: return check_detect(v);
-    case YRT_OP_COUNT_: break;
+  for (uint32_t k = 0; k < n->n_out; k++) {
+    if (n->out[k] >= m->n_tensors) return bad(v, YRT_ERR_FORMAT, "output is tensor %u of %u", (unsigned)n->out[k], (unsigned)m->n_tensors);
+    const uint32_t ok = m->tensors[n->out[k]].kind;
+    if (ok != YRT_TENSOR_ACT && ok != YRT_TENSOR_OUTPUT) return bad(v, YRT_ERR_FORMAT, "writes tensor %u of kind %u (not an activation)", (unsigned)n->out[k], (unsigned)ok);
   }
-  return bad(v, YRT_ERR_UNSUPPORTED, "unknown op");
+  return d->check(v);
 }
 
 yrt_status yrt_validate_nodes(const yrt_model *m, yrt_error *err) {
   for (uint32_t i = 0; i < m->n_nodes; i++) {
-    vctx v = {m, i, &m->nodes[i], err};
+    vctx v = {m, i, &m->nodes[i], NULL, err};
     yrt_status st = check_node(&v);
     if (st != YRT_OK) return st;
   }

@@ -1,10 +1,12 @@
-/* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. */
+/* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. Each
+ * node is prepared, run and released through its kind's row in the model's op table. */
 #include <cpuinfo.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "node_kind.h"
+#include "op_table.h"
 #include "session_internal.h"
 
 static void *tensor_ptr(const yrt_session *s, uint32_t t) {
@@ -30,11 +32,9 @@ static yrt_status prepare_node(yrt_session *s, uint32_t i, yrt_error *err) {
   }
   yrt_shape_of(y, &e->sh[2]);
   e->q[2] = yrt_qparams_of(y);
-  yrt_status st = n->op == YRT_OP_CONV2D          ? yrt_exec_prepare_conv(s, e, err)
-                  : n->op == YRT_OP_DETECT_DECODE ? yrt_exec_prepare_detect(s, e, err)
-                                                  : yrt_exec_prepare_op(s, e, err);
-  if (st != YRT_OK) return st;
-  return YRT_OK;
+  const yrt_op_def *d = yrt_op_lookup(m->ops, n->op); /* validated: never NULL */
+  e->run = d->run;
+  return d->prepare ? d->prepare(s, e, err) : YRT_OK;
 }
 
 /* Outputs that are not plain f32 get a per-session buffer for their logical float copy. */
@@ -55,8 +55,9 @@ void yrt_session_free(yrt_session *s) {
   if (!s) return;
   if (s->exec)
     for (uint32_t i = 0; i < s->n_exec; i++) {
-      yrt_exec_release(&s->exec[i]);
-      yrt_exec_release_detect(&s->exec[i]);
+      yrt_exec *e = &s->exec[i];
+      const yrt_op_def *d = e->node ? yrt_op_lookup(s->model->ops, e->node->op) : NULL;
+      if (d && d->release) d->release(e);
     }
   free(s->exec);
   if (s->out_buf)
@@ -250,10 +251,9 @@ int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n) {
 const char *yrt_session_node_kind(const yrt_session *s, int i) {
   if (!s || i < 0 || (uint32_t)i >= s->n_exec) return NULL;
   const yrt_node_rec *n = s->exec[i].node;
-  const uint32_t dt = s->model->tensors[n->out[0]].dtype;
-  /* an int8 conv with float output (the head's last convs) is its own kind in profiles */
-  if (n->op == YRT_OP_CONV2D && dt == YRT_F32 && s->model->tensors[n->in[0]].dtype == YRT_I8) return "conv2d.i8f32";
-  return yrt_node_kind_name(n->op, dt);
+  const yrt_op_def *d = yrt_op_lookup(s->model->ops, n->op);
+  const char *special = d && d->kind ? d->kind(s->model, n) : NULL;
+  return special ? special : yrt_op_table_kind_name(s->model->ops, n->op, s->model->tensors[n->out[0]].dtype);
 }
 
 const char *yrt_session_node_name(const yrt_session *s, int i) {

@@ -5,18 +5,18 @@
 #include <stdlib.h>
 
 #include "kernel_kinds.h"
+#include "op_table.h"
 #include "session_internal.h"
+#include "session_par.h"
 
-typedef struct act_task {
+typedef struct act_ctx {
   const yrt_session *s;
   int act;
   float *y;
-  size_t n, chunk;
-} act_task;
+} act_ctx;
 
-static void act_task_fn(void *ctx, size_t i) {
-  const act_task *t = ctx;
-  const size_t lo = i * t->chunk, hi = lo + t->chunk < t->n ? lo + t->chunk : t->n;
+static void act_range(const void *ctx, size_t lo, size_t hi) {
+  const act_ctx *t = ctx;
   yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + lo, t->y + lo, hi - lo);
 }
 
@@ -24,18 +24,16 @@ static void act_task_fn(void *ctx, size_t i) {
  * --float-stem layers: 1.6M values after the first conv at 640) costs as much as the conv on
  * one thread. Chunks of whole 64-value blocks; SIMD and scalar tails compute alike. */
 static void run_act_f32(const yrt_session *s, int act, float *y, size_t n) {
-  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
+  const size_t threads = yrt_par_threads(s->pool);
+  const act_ctx t = {s, act, y};
   if (threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS) {
-    yk_unary_f32(&s->isa, act, 0.0f, y, y, n);
+    act_range(&t, 0, n);
     return;
   }
-  const size_t tasks = 4 * threads;
-  const size_t chunk = ((n + tasks - 1) / tasks + 63) & ~(size_t)63;
-  act_task t = {s, act, y, n, chunk};
-  pthreadpool_parallelize_1d(s->pool, act_task_fn, &t, (n + chunk - 1) / chunk, 0);
+  yrt_par_ranges(s->pool, n, yrt_par_chunk(n, 4 * threads, 1, 64), act_range, &t);
 }
 
-static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
   if (c->op) {
     enum xnn_status xs = xnn_run_operator(c->op, s->pool);
@@ -48,33 +46,24 @@ static yrt_status run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_erro
   return YRT_OK;
 }
 
-typedef struct own_conv_task {
+typedef struct own_conv_ctx {
   const yrt_exec_conv *c;
   const int8_t *x;
   void *y;
-  int rows;
-} own_conv_task;
+} own_conv_ctx;
 
 /* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv). */
-static void own_conv_rows(const own_conv_task *t, int r0, int r1) {
-  if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, r0, r1);
-  else yk_dwconv_rows(&t->c->dw, t->x, t->y, r0, r1);
-}
-
-static void own_conv_task_fn(void *ctx, size_t i) {
-  const own_conv_task *t = ctx;
-  const int r0 = (int)(i * t->c->rows_per_task);
-  int r1 = r0 + (int)t->c->rows_per_task;
-  if (r1 > t->rows) r1 = t->rows;
-  own_conv_rows(t, r0, r1);
+static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
+  const own_conv_ctx *t = ctx;
+  if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, (int)r0, (int)r1);
+  else yk_dwconv_rows(&t->c->dw, t->x, t->y, (int)r0, (int)r1);
 }
 
 /* Our own kernel over all output rows, in rows_per_task ranges on the pool. */
 static void run_own_conv(const yrt_session *s, const yrt_exec_conv *c, const void *x, void *y) {
-  own_conv_task t = {c, x, y, c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh};
-  const size_t tasks = ((size_t)t.rows + c->rows_per_task - 1) / c->rows_per_task;
-  if (s->pool && tasks > 1) pthreadpool_parallelize_1d(s->pool, own_conv_task_fn, &t, tasks, 0);
-  else own_conv_rows(&t, 0, t.rows);
+  const own_conv_ctx t = {c, x, y};
+  const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
+  yrt_par_ranges(s->pool, rows, c->rows_per_task, own_conv_rows, &t);
 }
 
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
@@ -181,8 +170,7 @@ static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, yrt_error *err) {
                          yrt_model_string(s->model, e->node->name));
   yk_qconv_pack(q, mem);
   q->packed = mem;
-  const size_t per = (size_t)(c->g.n * c->g.oh + 15) / 16;
-  c->rows_per_task = per < 1 ? 1 : per;
+  c->rows_per_task = yrt_par_chunk((size_t)(c->g.n * c->g.oh), 16, 1, 1);
   c->own = 1;
   return YRT_OK;
 }
@@ -240,10 +228,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
     d->weights = c->dw_w;
     yk_dwconv_pack(d, (uint8_t *)mem + wbytes);
     /* ~8 tasks of an even number of rows (stride 1 computes row pairs) */
-    const int rows = g->n * g->oh;
-    size_t per = (size_t)(rows + 7) / 8;
-    per += per & 1;
-    c->rows_per_task = per < 2 ? 2 : per;
+    c->rows_per_task = yrt_par_chunk((size_t)(g->n * g->oh), 8, 2, 2);
     c->own = 2;
   }
   return YRT_OK;
@@ -334,7 +319,7 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return pack_own_qconv(s, e, err);
 }
 
-yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
+yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   fill_geom(s->model, e->node, &c->g);
   c->out_numel = e->numel;
@@ -346,6 +331,27 @@ yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
     e->run = run_conv_i8;
     return prepare_i8(s, e, err);
   }
-  e->run = run_conv_f32;
+  e->run = yrt_run_conv_f32;
   return prepare_f32(s, e);
+}
+
+void yrt_release_conv(yrt_exec *e) {
+  yrt_exec_conv *c = &e->u.conv;
+  if (c->op) xnn_delete_operator(c->op);
+  free(c->requant);
+  free(c->kscale);
+  free(c->zero_bias);
+  if (c->own == 1) free(c->qc.packed);
+  free(c->dw_w);
+  c->dw_w = NULL;
+  c->own = 0;
+  c->op = NULL;
+  c->requant = c->kscale = NULL;
+  c->zero_bias = NULL;
+}
+
+/* An int8 conv with float output (the head's last convs) is its own kind in profiles. */
+const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n) {
+  const int i8f32 = m->tensors[n->out[0]].dtype == YRT_F32 && m->tensors[n->in[0]].dtype == YRT_I8;
+  return i8f32 ? "conv2d.i8f32" : NULL;
 }

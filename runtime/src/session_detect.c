@@ -3,7 +3,9 @@
  * exp / sigmoid tables of int8 inputs. Runs threaded over anchors. */
 #include <stdlib.h>
 
+#include "op_table.h"
 #include "session_internal.h"
+#include "session_par.h"
 #include "yk_detect.h"
 #include "yk_inline.h"
 
@@ -18,38 +20,31 @@ typedef struct yrt_exec_detect {
   size_t chunk;                                /* anchors per pool task */
 } yrt_exec_detect;
 
-typedef struct detect_task {
+typedef struct detect_ctx {
   const yrt_session *s;
   const yrt_exec *e;
-} detect_task;
+} detect_ctx;
 
-static void detect_fn(void *ctx, size_t i) {
-  const detect_task *t = ctx;
-  const yrt_exec_detect *d = t->e->u.detect;
-  const size_t lo = i * d->chunk, hi = lo + d->chunk < d->p.n_anchors ? lo + d->chunk : d->p.n_anchors;
-  yk_detect_decode(&t->s->isa, &d->p, lo, hi, t->e->out);
+static void detect_range(const void *ctx, size_t lo, size_t hi) {
+  const detect_ctx *t = ctx;
+  yk_detect_decode(&t->s->isa, &t->e->u.detect->p, lo, hi, t->e->out);
 }
 
-static yrt_status run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_detect *d = e->u.detect;
-  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
-  if (threads < 2 || e->numel < DETECT_PAR_MIN) {
-    yk_detect_decode(&s->isa, &d->p, 0, d->p.n_anchors, e->out);
-    return YRT_OK;
-  }
-  detect_task t = {s, e};
-  pthreadpool_parallelize_1d(s->pool, detect_fn, &t, (d->p.n_anchors + d->chunk - 1) / d->chunk, 0);
+  const detect_ctx t = {s, e};
+  const int one = yrt_par_threads(s->pool) < 2 || e->numel < DETECT_PAR_MIN;
+  yrt_par_ranges(s->pool, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, detect_range, &t);
   return YRT_OK;
 }
 
-yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
+yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   yrt_exec_detect *d = calloc(1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for detect_decode node");
   e->u.detect = d;
-  e->run = run_detect;
   const int ns = n->p[YRT_DETECT_P_SCALES]; /* all validated on load */
   yk_detect_params *p = &d->p;
   p->n_scales = ns;
@@ -82,15 +77,11 @@ yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) 
     }
   }
   p->n_anchors = first;
-  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
-  size_t chunk = (first + 4 * threads - 1) / (4 * threads);
-  chunk = (chunk + DETECT_ALIGN - 1) / DETECT_ALIGN * DETECT_ALIGN;
-  d->chunk = chunk ? chunk : DETECT_ALIGN;
+  d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(s->pool), DETECT_ALIGN, DETECT_ALIGN);
   return YRT_OK;
 }
 
-void yrt_exec_release_detect(yrt_exec *e) {
-  if (!e->node || e->node->op != YRT_OP_DETECT_DECODE) return;
+void yrt_release_detect(yrt_exec *e) {
   free(e->u.detect);
   e->u.detect = NULL;
 }

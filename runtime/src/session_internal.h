@@ -17,7 +17,7 @@
 typedef struct yrt_session yrt_session;
 typedef struct yrt_exec yrt_exec;
 
-/* Runs one prepared node. Only XNNPACK can fail at run time. */
+/* Runs one prepared node (op_table.h). */
 typedef yrt_status (*yrt_exec_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
 typedef struct yrt_exec_conv {
@@ -94,15 +94,6 @@ struct yrt_session {
   uint64_t *times;          /* [n_nodes] ns of the last run */
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
 };
-
-/* Fill e for node i (pointers already resolved in e->in/e->out). */
-yrt_status yrt_exec_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_exec_prepare_op(yrt_session *s, yrt_exec *e, yrt_error *err);
-/* Release what prepare allocated (XNNPACK operator, tables). */
-void yrt_exec_release(yrt_exec *e);
-/* YRT_OP_DETECT_DECODE (session_detect.c): int8 tables built here, freed by the release. */
-yrt_status yrt_exec_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
-void yrt_exec_release_detect(yrt_exec *e);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

@@ -1,5 +1,5 @@
-/* yrt_view.h — tests only: read a .yrt image produced by the converter (no runtime needed),
- * and build small IR graphs. */
+/* yrt_view.h — tests only: read a .yrt image produced by the converter through the format
+ * module (no session needed), and build small IR graphs. */
 #ifndef YOLORT_TEST_YRT_VIEW_H
 #define YOLORT_TEST_YRT_VIEW_H
 
@@ -26,48 +26,24 @@ typedef struct yv {
   const yrt_meta_rec *meta;
 } yv;
 
-static inline uint32_t yv_crc32(const uint8_t *p, size_t n) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; i++) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
-
-/* 0 ok; -1 malformed. */
+/* 0 ok; -1 malformed (header, CRC or section table: the format module's yrt_file_open). */
 static inline int yv_open(yv *v, const void *data, size_t size) {
   memset(v, 0, sizeof *v);
   v->base = data;
   v->size = size;
-  if (size < 64 || ((uintptr_t)data & 63u)) return -1;
-  v->h = data;
-  if (v->h->magic != YRT_MAGIC || v->h->file_size != size) return -1;
-  if (yv_crc32(v->base + 64, size - 64) != v->h->crc32) return -1;
-  const yrt_section_rec *s = (const yrt_section_rec *)(v->base + v->h->section_table_offset);
-  for (uint32_t i = 0; i < v->h->n_sections; i++) {
-    if (s[i].offset % 64 || s[i].offset + s[i].size > size) return -1;
-    const uint8_t *p = v->base + s[i].offset;
-    switch (s[i].kind) {
-      case YRT_SEC_STRINGS: v->strings = (const char *)p; break;
-      case YRT_SEC_TENSORS:
-        v->t = (const yrt_tensor_rec *)p;
-        v->nt = (uint32_t)(s[i].size / sizeof(yrt_tensor_rec));
-        break;
-      case YRT_SEC_NODES:
-        v->n = (const yrt_node_rec *)p;
-        v->nn = (uint32_t)(s[i].size / sizeof(yrt_node_rec));
-        break;
-      case YRT_SEC_WEIGHTS: v->weights = p; break;
-      case YRT_SEC_PLAN:
-        v->plan = (const yrt_plan_rec *)p;
-        v->io = (const uint32_t *)(p + sizeof(yrt_plan_rec));
-        break;
-      case YRT_SEC_META: v->meta = (const yrt_meta_rec *)p; break;
-      default: return -1;
-    }
-  }
-  return v->strings && v->t && v->n && v->weights && v->plan && v->meta ? 0 : -1;
+  yrt_file_view im;
+  if (((uintptr_t)data & 63u) || yrt_file_open(data, size, &im, NULL) != YRT_OK) return -1;
+  v->h = im.hdr;
+  v->strings = im.strings;
+  v->t = im.tensors;
+  v->nt = im.n_tensors;
+  v->n = im.nodes;
+  v->nn = im.n_nodes;
+  v->weights = im.weights;
+  v->plan = im.plan;
+  v->io = im.plan_inputs;
+  v->meta = im.meta;
+  return 0;
 }
 
 static inline const char *yv_str(const yv *v, uint32_t off) { return v->strings + off; }

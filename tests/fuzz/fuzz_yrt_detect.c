@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
-#include "fuzz_common.h"
 #include "yolort_format.h"
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
 #include "fuzz_common.h"
 #include "yolort_format.h"
 

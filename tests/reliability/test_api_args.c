@@ -15,7 +15,6 @@
 
 #include <cmocka.h>
 
-#include "crc32.h"
 #include "rel_models.h"
 #include "yolort.h"
 #include "yolort_format.h"

@@ -14,7 +14,6 @@
 #include <cmocka.h>
 
 #include "convert.h"
-#include "crc32.h"
 #include "onnx_write.h"
 #include "rel_models.h"
 #include "yolort.h"

@@ -20,7 +20,6 @@
 #include <turbojpeg.h>
 
 #include "convert.h"
-#include "crc32.h"
 #include "detector.h"
 #include "file_write.h"
 #include "onnx_write.h"

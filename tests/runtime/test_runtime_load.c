@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "crc32.h"
+#include "yolort_format.h"
 #include "rt_mixed_model.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc32.h"
 
 struct ytb {
   char *str;
@@ -168,8 +167,6 @@ void ytb_set_arena_bytes(ytb *b, uint64_t bytes) {
   b->arena_bytes = bytes;
 }
 
-static uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
-
 void *ytb_serialize(ytb *b, size_t *size) {
   if (b->meta.source == 0) b->meta.source = ytb_string(b, "yrt_test_builder");
   /* META's letterbox size is input 0's, as the loader requires: H x W of a float 3-channel rank-4
@@ -181,65 +178,44 @@ void *ytb_serialize(ytb *b, size_t *size) {
     b->meta.input_h = image ? (uint32_t)in->dims[nhwc ? 1 : 2] : 1;
     b->meta.input_w = image ? (uint32_t)in->dims[nhwc ? 2 : 3] : 1;
   }
-  const uint32_t n_sec = 6;
-  yrt_section_rec sec[6];
-  memset(sec, 0, sizeof sec);
-  uint64_t off = align64(sizeof(yrt_file_header) + n_sec * sizeof(yrt_section_rec));
-  const uint64_t plan_size = sizeof(yrt_plan_rec) + 4ull * (b->n_in + b->n_out);
-  const uint64_t sizes[6] = {b->str_n, (uint64_t)b->n_t * sizeof(yrt_tensor_rec),
-                             (uint64_t)b->n_nodes * sizeof(yrt_node_rec), b->w_n, plan_size, sizeof(yrt_meta_rec)};
-  for (uint32_t i = 0; i < n_sec; i++) {
-    sec[i].kind = i + 1;
-    sec[i].offset = off;
-    sec[i].size = sizes[i];
-    off = align64(off + sizes[i]);
-  }
-  const uint64_t total = sec[5].offset + sec[5].size;
-  uint8_t *buf = aligned_alloc(64, (size_t)align64(total));
+  uint64_t sizes[YRT_SEC_COUNT_] = {0};
+  sizes[YRT_SEC_STRINGS] = b->str_n;
+  sizes[YRT_SEC_TENSORS] = (uint64_t)b->n_t * sizeof(yrt_tensor_rec);
+  sizes[YRT_SEC_NODES] = (uint64_t)b->n_nodes * sizeof(yrt_node_rec);
+  sizes[YRT_SEC_WEIGHTS] = b->w_n;
+  sizes[YRT_SEC_PLAN] = sizeof(yrt_plan_rec) + 4ull * (b->n_in + b->n_out);
+  sizes[YRT_SEC_META] = sizeof(yrt_meta_rec);
+  yrt_file_layout l;
+  yrt_file_plan(sizes, &l);
+  uint8_t *buf = aligned_alloc(64, (size_t)l.total);
   if (!buf) abort();
-  memset(buf, 0, (size_t)align64(total));
-  memcpy(buf + sec[0].offset, b->str, b->str_n);
-  if (b->n_t) memcpy(buf + sec[1].offset, b->t, sizes[1]);
-  if (b->n_nodes) memcpy(buf + sec[2].offset, b->nodes, sizes[2]);
-  if (b->w_n) memcpy(buf + sec[3].offset, b->w, b->w_n);
+  memset(buf, 0, (size_t)l.total);
+  memcpy(buf + l.offset[YRT_SEC_STRINGS], b->str, b->str_n);
+  if (b->n_t) memcpy(buf + l.offset[YRT_SEC_TENSORS], b->t, sizes[YRT_SEC_TENSORS]);
+  if (b->n_nodes) memcpy(buf + l.offset[YRT_SEC_NODES], b->nodes, sizes[YRT_SEC_NODES]);
+  if (b->w_n) memcpy(buf + l.offset[YRT_SEC_WEIGHTS], b->w, b->w_n);
   yrt_plan_rec plan = {b->arena_override ? b->arena_bytes : b->arena, b->n_in, b->n_out};
-  memcpy(buf + sec[4].offset, &plan, sizeof plan);
-  memcpy(buf + sec[4].offset + sizeof plan, b->inputs, 4 * b->n_in);
-  memcpy(buf + sec[4].offset + sizeof plan + 4 * b->n_in, b->outputs, 4 * b->n_out);
-  memcpy(buf + sec[5].offset, &b->meta, sizeof b->meta);
-  memcpy(buf + sizeof(yrt_file_header), sec, sizeof sec);
-  yrt_file_header h;
-  memset(&h, 0, sizeof h);
-  h.magic = YRT_MAGIC;
-  h.version = YRT_VERSION;
-  h.file_size = total;
-  h.n_sections = n_sec;
-  h.section_table_offset = sizeof(yrt_file_header);
-  memcpy(buf, &h, sizeof h);
-  ytb_fix_crc(buf, (size_t)total);
-  *size = (size_t)total;
+  uint8_t *pl = buf + l.offset[YRT_SEC_PLAN];
+  memcpy(pl, &plan, sizeof plan);
+  memcpy(pl + sizeof plan, b->inputs, 4 * b->n_in);
+  memcpy(pl + sizeof plan + 4 * b->n_in, b->outputs, 4 * b->n_out);
+  memcpy(buf + l.offset[YRT_SEC_META], &b->meta, sizeof b->meta);
+  yrt_file_finish(buf, &l, 0);
+  *size = (size_t)l.total;
   return buf;
 }
 
-void ytb_fix_crc(void *buf, size_t size) {
-  if (size < sizeof(yrt_file_header)) return;
-  uint32_t crc = yrt_crc32(0, (const uint8_t *)buf + sizeof(yrt_file_header), size - sizeof(yrt_file_header));
-  memcpy((uint8_t *)buf + offsetof(yrt_file_header, crc32), &crc, 4);
-}
+void ytb_fix_crc(void *buf, size_t size) { yrt_file_seal(buf, size); }
 
 uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size) {
-  yrt_file_header h;
-  memcpy(&h, buf, sizeof h);
-  for (uint32_t i = 0; i < h.n_sections; i++) {
-    yrt_section_rec s;
-    memcpy(&s, (const uint8_t *)buf + h.section_table_offset + i * sizeof s, sizeof s);
-    if (s.kind == kind) {
-      *size = s.size;
-      return s.offset;
-    }
+  yrt_file_view im;
+  const size_t n = (size_t)((const yrt_file_header *)buf)->file_size;
+  if (kind < 1 || kind >= YRT_SEC_COUNT_ || yrt_file_map(buf, n, &im, NULL) != YRT_OK) {
+    *size = 0;
+    return 0;
   }
-  *size = 0;
-  return 0;
+  *size = im.sec[kind]->size;
+  return im.sec[kind]->offset;
 }
 
 void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,

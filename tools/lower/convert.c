@@ -9,14 +9,6 @@
 #include "fuse_detect_head.h"
 #include "lower_internal.h"
 
-const char *yrt_convert_op_name(uint32_t op) {
-  static const char *const names[YRT_OP_COUNT_] = {
-      "?",       "conv2d", "binary",  "unary",   "lut",           "concat",
-      "slice",   "transpose", "reshape", "maxpool", "resize_nearest", "matmul",
-      "softmax", "quantize",  "dequantize", "gather", "detect_decode"};
-  return op < YRT_OP_COUNT_ ? names[op] : "?";
-}
-
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
  * else the metadata's imgsz. The error names the flag that fixes it. */
 static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_error *err) {
@@ -128,7 +120,7 @@ static void print_nodes(const lw_ctx *c, FILE *f) {
   for (int i = 0; i < c->nn; i++) {
     const lw_node *n = &c->n[i];
     const lw_tensor *o = &c->t[n->out[0]];
-    fprintf(f, "  [%3d] %-14s %-4s %s ->", i, yrt_convert_op_name(n->op),
+    fprintf(f, "  [%3d] %-14s %-4s %s ->", i, yrt_op_name(n->op),
             o->dtype == YRT_I8 ? "i8" : "f32", n->name);
     for (int k = 0; k < n->n_out; k++) {
       const lw_tensor *t = &c->t[n->out[k]];
@@ -208,15 +200,11 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   rep->synthetic = (flags & YRT_FLAG_SYNTHETIC) != 0;
   rep->int8 = (flags & YRT_FLAG_INT8) != 0;
   {
-    const yrt_meta_rec *m = NULL;
-    const yrt_file_header *h = *yrt;
-    const yrt_section_rec *sec = (const yrt_section_rec *)((const char *)*yrt + h->section_table_offset);
-    for (uint32_t s = 0; s < h->n_sections; s++)
-      if (sec[s].kind == YRT_SEC_META) m = (const yrt_meta_rec *)((const char *)*yrt + sec[s].offset);
-    if (m) {
-      rep->input_w = (int)m->input_w;
-      rep->input_h = (int)m->input_h;
-      rep->num_classes = (int)m->num_classes;
+    yrt_file_view im;
+    if (yrt_file_map(*yrt, *size, &im, NULL) == YRT_OK) {
+      rep->input_w = (int)im.meta->input_w;
+      rep->input_h = (int)im.meta->input_h;
+      rep->num_classes = (int)im.meta->num_classes;
     }
   }
   if (o && o->verbose) print_nodes(&c, stderr);
@@ -266,7 +254,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   fprintf(f, "  %-16s %6s %6s\n", "op", "int8", "fp32");
   for (int op = 1; op < YRT_OP_COUNT_; op++)
     if (r->n_int8[op] || r->n_fp32[op])
-      fprintf(f, "  %-16s %6d %6d\n", yrt_convert_op_name((uint32_t)op), r->n_int8[op],
+      fprintf(f, "  %-16s %6d %6d\n", yrt_op_name((uint32_t)op), r->n_int8[op],
               r->n_fp32[op]);
   fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d, Split+Concat re-joins removed: %d\n",
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);

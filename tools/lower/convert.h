@@ -78,7 +78,4 @@ yrt_status yrt_convert_onnx_file(const char *onnx_path, const yrt_convert_option
 /* Human-readable summary: ops by kind int8/fp32, float nodes and why, bytes. */
 void yrt_convert_report_print(const yrt_convert_report *r, FILE *f);
 
-/* Static lower-case name of a yrt_op ("conv2d"), "?" when out of range. */
-const char *yrt_convert_op_name(uint32_t op);
-
 #endif /* YOLORT_CONVERT_H */

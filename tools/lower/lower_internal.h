@@ -78,7 +78,6 @@ int lw_add_tensor(lw_ctx *c, const char *name, uint32_t dtype, uint32_t kind, ui
                   int rank, const int64_t *dims);
 /* New node named after c->cur. NULL on NOMEM (err set). Pointer valid until the next add. */
 lw_node *lw_add_node(lw_ctx *c, uint32_t op, const int *in, int n_in, const int *out, int n_out);
-size_t lw_dtype_size(uint32_t dtype);
 int64_t lw_numel(const lw_tensor *t);
 
 /* ---- layout.c */
@@ -151,7 +150,6 @@ yrt_status lw_plan_memory(lw_ctx *c);
 uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]);
 yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, size_t *size,
                     uint64_t *weight_bytes);
-uint32_t lw_crc32(const void *data, size_t n);
 
 /* ---- small helpers (lw_graph.c) */
 int lw_ir_const_i64(const ir_tensor *t, int64_t i, int64_t *v);

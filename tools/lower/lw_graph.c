@@ -13,15 +13,6 @@ char *lw_strdup(const char *s) {
   return d;
 }
 
-size_t lw_dtype_size(uint32_t dtype) {
-  switch (dtype) {
-    case YRT_F32: return 4;
-    case YRT_I8: return 1;
-    case YRT_I32: return 4;
-    default: return 0;
-  }
-}
-
 int64_t lw_numel(const lw_tensor *t) {
   int64_t n = 1;
   for (int i = 0; i < t->rank; i++) n *= t->dims[i];
@@ -77,7 +68,7 @@ int lw_add_tensor(lw_ctx *c, const char *name, uint32_t dtype, uint32_t kind, ui
   }
   /* The loader's limits (runtime/src/model_validate_tensors.c): hostile ONNX shapes stop here
    * instead of overflowing size arithmetic (fuzz finding). */
-  uint64_t bytes = lw_dtype_size(dtype) ? lw_dtype_size(dtype) : 1;
+  uint64_t bytes = yrt_dtype_size(dtype) ? yrt_dtype_size(dtype) : 1;
   for (int i = 0; i < rank; i++) {
     /* name the real cause: one dim out of range, or the whole tensor over 2 GiB (a 16384^2 image
      * input was "dim 3 = 3, too large") */
@@ -113,7 +104,7 @@ int lw_add_tensor(lw_ctx *c, const char *name, uint32_t dtype, uint32_t kind, ui
   t->layout = layout;
   t->rank = rank;
   for (int i = 0; i < rank; i++) t->dims[i] = dims[i];
-  t->nbytes = (size_t)lw_numel(t) * lw_dtype_size(dtype);
+  t->nbytes = (size_t)lw_numel(t) * yrt_dtype_size(dtype);
   t->first = t->last = -1;
   t->scale = 1.0f;
   return c->nt++;

@@ -102,7 +102,7 @@ yrt_status lw_plan_memory(lw_ctx *c) {
   }
   for (int i = 0; i < nt; i++) {
     lw_tensor *t = &c->t[i];
-    if (t->view_holder) t->offset = c->t[t->view_holder - 1].offset + (uint64_t)t->view_ch * lw_dtype_size(t->dtype);
+    if (t->view_holder) t->offset = c->t[t->view_holder - 1].offset + (uint64_t)t->view_ch * yrt_dtype_size(t->dtype);
   }
   free(items);
   free(placed);

@@ -1,21 +1,12 @@
 /* yrt_writer.c — serialise the lowered graph as a .yrt image (yolort_format.h): header, section
  * table, STRINGS, TENSORS, NODES, WEIGHTS (each constant and scale array 64-byte aligned),
- * PLAN, META; CRC32 over [64, end). */
+ * PLAN, META. The framing (layout, section table, header, CRC) is the format module's
+ * (yrt_file_plan / yrt_file_finish in runtime/src/yrt_format.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
-
-uint32_t lw_crc32(const void *data, size_t n) {
-  const uint8_t *p = data;
-  uint32_t crc = 0xFFFFFFFFu;
-  for (size_t i = 0; i < n; i++) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return crc ^ 0xFFFFFFFFu;
-}
 
 static uint64_t align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
 
@@ -102,48 +93,26 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
   }
   *weight_bytes = wsz;
 
-  /* file layout */
-  enum { NSEC = 6 };
-  uint64_t sec_off[NSEC], sec_size[NSEC];
-  uint32_t sec_kind[NSEC] = {YRT_SEC_STRINGS, YRT_SEC_TENSORS, YRT_SEC_NODES,
-                             YRT_SEC_WEIGHTS, YRT_SEC_PLAN,    YRT_SEC_META};
-  sec_size[0] = st.len;
-  sec_size[1] = sizeof(yrt_tensor_rec) * (uint64_t)c->nt;
-  sec_size[2] = sizeof(yrt_node_rec) * (uint64_t)c->nn;
-  sec_size[3] = wsz;
-  sec_size[4] = sizeof(yrt_plan_rec) + 4u * (uint64_t)(c->n_inputs + c->n_outputs);
-  sec_size[5] = sizeof(yrt_meta_rec);
-  uint64_t pos = align64(sizeof(yrt_file_header) + NSEC * sizeof(yrt_section_rec));
-  for (int s = 0; s < NSEC; s++) {
-    sec_off[s] = pos;
-    pos = align64(pos + sec_size[s]);
-  }
-  uint64_t total = pos;
+  /* file layout (the format module: header, section table, sections in kind order) */
+  uint64_t sec_size[YRT_SEC_COUNT_] = {0};
+  sec_size[YRT_SEC_STRINGS] = st.len;
+  sec_size[YRT_SEC_TENSORS] = sizeof(yrt_tensor_rec) * (uint64_t)c->nt;
+  sec_size[YRT_SEC_NODES] = sizeof(yrt_node_rec) * (uint64_t)c->nn;
+  sec_size[YRT_SEC_WEIGHTS] = wsz;
+  sec_size[YRT_SEC_PLAN] = sizeof(yrt_plan_rec) + 4u * (uint64_t)(c->n_inputs + c->n_outputs);
+  sec_size[YRT_SEC_META] = sizeof(yrt_meta_rec);
+  yrt_file_layout lay;
+  yrt_file_plan(sec_size, &lay);
+  const uint64_t *sec_off = lay.offset;
+  uint64_t total = lay.total;
   if (posix_memalign((void **)&img, YRT_ALIGN, (size_t)total) != 0 || !img) {
     img = NULL;
     goto nomem;
   }
   memset(img, 0, (size_t)total);
+  memcpy(img + sec_off[YRT_SEC_STRINGS], st.buf, st.len);
 
-  yrt_file_header h;
-  memset(&h, 0, sizeof h);
-  h.magic = YRT_MAGIC;
-  h.version = YRT_VERSION;
-  h.file_size = total;
-  h.n_sections = NSEC;
-  h.section_table_offset = sizeof(yrt_file_header);
-  h.flags = flags;
-  for (int s = 0; s < NSEC; s++) {
-    yrt_section_rec r;
-    memset(&r, 0, sizeof r);
-    r.kind = sec_kind[s];
-    r.offset = sec_off[s];
-    r.size = sec_size[s];
-    memcpy(img + sizeof h + (size_t)s * sizeof r, &r, sizeof r);
-  }
-  memcpy(img + sec_off[0], st.buf, st.len);
-
-  uint8_t *wbase = img + sec_off[3];
+  uint8_t *wbase = img + sec_off[YRT_SEC_WEIGHTS];
   for (int i = 0; i < c->nt; i++) {
     const lw_tensor *t = &c->t[i];
     yrt_tensor_rec r;
@@ -163,7 +132,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     r.scales_offset = t->n_scales > 1 ? soff[i] : 0;
     r.view_holder = (uint32_t)t->view_holder;
     r.view_channel = (uint32_t)t->view_ch;
-    memcpy(img + sec_off[1] + (size_t)i * sizeof r, &r, sizeof r);
+    memcpy(img + sec_off[YRT_SEC_TENSORS] + (size_t)i * sizeof r, &r, sizeof r);
     if (t->kind == YRT_TENSOR_CONST && t->nbytes) memcpy(wbase + woff[i], t->data, t->nbytes);
     if (t->n_scales > 1) memcpy(wbase + soff[i], t->scales, 4u * (size_t)t->n_scales);
   }
@@ -181,7 +150,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     }
     memcpy(r.p, n->p, sizeof r.p);
     memcpy(r.f, n->f, sizeof r.f);
-    memcpy(img + sec_off[2] + (size_t)i * sizeof r, &r, sizeof r);
+    memcpy(img + sec_off[YRT_SEC_NODES] + (size_t)i * sizeof r, &r, sizeof r);
   }
   {
     yrt_plan_rec p;
@@ -189,7 +158,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     p.arena_bytes = c->arena_bytes;
     p.n_inputs = (uint32_t)c->n_inputs;
     p.n_outputs = (uint32_t)c->n_outputs;
-    uint8_t *q = img + sec_off[4];
+    uint8_t *q = img + sec_off[YRT_SEC_PLAN];
     memcpy(q, &p, sizeof p);
     q += sizeof p;
     for (int i = 0; i < c->n_inputs; i++, q += 4) {
@@ -236,10 +205,9 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     m.pad_value = 114.0f;
     m.norm_scale = 1.0f / 255.0f;
     m.source = source_off;
-    memcpy(img + sec_off[5], &m, sizeof m);
+    memcpy(img + sec_off[YRT_SEC_META], &m, sizeof m);
   }
-  h.crc32 = lw_crc32(img + 64, (size_t)(total - 64));
-  memcpy(img, &h, sizeof h);
+  yrt_file_finish(img, &lay, flags);
   *out = img;
   *size = (size_t)total;
   img = NULL;

@@ -1,0 +1,51 @@
+/* op_table.c — the built-in node kinds, one row each (op_table.h says what a row holds).
+ * tests/runtime/test_runtime_op_table.c checks that every yrt_op in 1..YRT_OP_COUNT_-1 has a
+ * complete row; the assert below makes a new enum value fail to compile until it has one. */
+#include "op_table.h"
+
+_Static_assert(YRT_OP_COUNT_ == 17, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
+
+static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
+    [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
+                       .optional_in = 1u << 2, .per_channel_in = 1u << 1, .check = yrt_check_conv,
+                       .prepare = yrt_prepare_conv, .run = yrt_run_conv_f32, .release = yrt_release_conv,
+                       .kind = yrt_kind_conv},
+    [YRT_OP_BINARY] = {YRT_OP_NAMES("binary"), .min_in = 2, .max_in = 2, .n_out = 1,
+                       .check = yrt_check_binary, .run = yrt_run_binary},
+    [YRT_OP_UNARY] = {YRT_OP_NAMES("unary"), .min_in = 1, .max_in = 1, .n_out = 1, .check = yrt_check_unary,
+                      .prepare = yrt_prepare_unary, .run = yrt_run_unary},
+    [YRT_OP_LUT] = {YRT_OP_NAMES("lut"), .min_in = 2, .max_in = 2, .n_out = 1, .check = yrt_check_lut,
+                    .run = yrt_run_lut},
+    [YRT_OP_CONCAT] = {YRT_OP_NAMES("concat"), .min_in = 1, .max_in = 8, .n_out = 1,
+                       .check = yrt_check_concat, .prepare = yrt_prepare_concat, .run = yrt_run_concat},
+    [YRT_OP_SLICE] = {YRT_OP_NAMES("slice"), .min_in = 1, .max_in = 1, .n_out = 1, .check = yrt_check_slice,
+                      .prepare = yrt_prepare_slice, .run = yrt_run_slice},
+    [YRT_OP_TRANSPOSE] = {YRT_OP_NAMES("transpose"), .min_in = 1, .max_in = 1, .n_out = 1,
+                          .check = yrt_check_transpose, .prepare = yrt_prepare_transpose,
+                          .run = yrt_run_transpose},
+    /* a second input is accepted (and not read): the byte copy needs only the element count */
+    [YRT_OP_RESHAPE] = {YRT_OP_NAMES("reshape"), .min_in = 1, .max_in = 2, .n_out = 1,
+                        .check = yrt_check_reshape, .run = yrt_run_reshape},
+    [YRT_OP_MAXPOOL] = {YRT_OP_NAMES("maxpool"), .min_in = 1, .max_in = 1, .n_out = 1,
+                        .check = yrt_check_maxpool, .prepare = yrt_prepare_maxpool, .run = yrt_run_maxpool},
+    [YRT_OP_RESIZE_NEAREST] = {YRT_OP_NAMES("resize_nearest"), .min_in = 1, .max_in = 1, .n_out = 1,
+                               .check = yrt_check_resize, .prepare = yrt_prepare_resize,
+                               .run = yrt_run_resize},
+    [YRT_OP_MATMUL] = {YRT_OP_NAMES("matmul"), .min_in = 2, .max_in = 2, .n_out = 1,
+                       .check = yrt_check_matmul, .prepare = yrt_prepare_matmul, .run = yrt_run_matmul},
+    [YRT_OP_SOFTMAX] = {YRT_OP_NAMES("softmax"), .min_in = 1, .max_in = 1, .n_out = 1,
+                        .check = yrt_check_softmax, .prepare = yrt_prepare_softmax, .run = yrt_run_softmax},
+    [YRT_OP_QUANTIZE] = {YRT_OP_NAMES("quantize"), .min_in = 1, .max_in = 1, .n_out = 1,
+                         .check = yrt_check_quantize, .run = yrt_run_quantize},
+    [YRT_OP_DEQUANTIZE] = {YRT_OP_NAMES("dequantize"), .min_in = 1, .max_in = 1, .n_out = 1,
+                           .check = yrt_check_dequantize, .run = yrt_run_dequantize},
+    [YRT_OP_GATHER] = {YRT_OP_NAMES("gather"), .min_in = 2, .max_in = 2, .n_out = 1,
+                       .check = yrt_check_gather, .prepare = yrt_prepare_gather, .run = yrt_run_gather},
+    [YRT_OP_DETECT_DECODE] = {YRT_OP_NAMES("detect_decode"), .min_in = 3, .max_in = 7, .n_out = 1,
+                              .check = yrt_check_detect, .prepare = yrt_prepare_detect, .run = yrt_run_detect,
+                              .release = yrt_release_detect},
+};
+
+static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};
+
+const yrt_op_table *yrt_builtin_ops(void) { return &k_builtin_table; }

@@ -1,0 +1,144 @@
+/* op_table.h — the runtime's op registry: one row per node kind (yrt_op), in the spirit of
+ * TensorFlow Lite Micro's TfLiteRegistration and ncnn's layer registry. A row says what the kind
+ * is called, how many operands it takes, how its parameters are validated, how a session
+ * prepares it (kernel creation, packing, tables), runs it and releases it.
+ *
+ * Every reader goes through a yrt_op_table: the validator (model_validate_nodes.c), the session
+ * (session.c: prepare, run, release), the names in messages and profiles (node_kind.c). Nothing
+ * switches over yrt_op to pick behaviour, so an op is added by writing its functions and one
+ * row in op_table.c; a model may be loaded with another table (tests register a dummy kind
+ * that way, tests/runtime/test_runtime_op_table.c). */
+#ifndef YOLORT_OP_TABLE_H
+#define YOLORT_OP_TABLE_H
+
+#include <stdint.h>
+
+#include "model_internal.h"
+
+typedef struct yrt_session yrt_session;
+typedef struct yrt_exec yrt_exec;
+typedef struct yrt_op_def yrt_op_def;
+
+/* One node under validation: the model (tensors already validated), the node, its index and
+ * its row. Operand counts, tensor indices and the output's kind are checked before the row's
+ * check runs, so it may read in[0..n_in) (but an optional input may be YRT_NONE) and out[0]. */
+typedef struct yrt_node_check {
+  const yrt_model *m;
+  uint32_t idx;
+  const yrt_node_rec *n;
+  const yrt_op_def *def;
+  yrt_error *err;
+} yrt_node_check;
+
+/* Sets err to "yrt: node <idx> '<name>' (<op>): <what>" and returns s. */
+yrt_status yrt_node_fail(const yrt_node_check *v, yrt_status s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Validation of a kind's parameters and shapes: everything its prepare and run rely on. */
+typedef yrt_status (*yrt_op_check_fn)(const yrt_node_check *v);
+/* Session creation: e->in/out, shapes and quantization are filled and e->run is the row's run;
+ * prepare works out the kind's parameters once (and may pick a specialised runner). */
+typedef yrt_status (*yrt_op_prepare_fn)(yrt_session *s, yrt_exec *e, yrt_error *err);
+/* Runs one prepared node. Only XNNPACK can fail at run time. */
+typedef yrt_status (*yrt_op_run_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+/* Frees what prepare allocated; called once per node, also when prepare failed half way. */
+typedef void (*yrt_op_release_fn)(yrt_exec *e);
+/* The node's kind in profiles when "name.dtype" does not say enough, else NULL. */
+typedef const char *(*yrt_op_kind_fn)(const yrt_model *m, const yrt_node_rec *n);
+
+struct yrt_op_def {
+  const char *name;          /* "conv2d" */
+  const char *kind_names[3]; /* by out[0]'s dtype: "conv2d.f32", "conv2d.i8", "conv2d.i32" */
+  uint8_t min_in, max_in;    /* input count range */
+  uint8_t n_out;             /* output count */
+  uint8_t optional_in;       /* bit k: input k may be YRT_NONE */
+  uint8_t per_channel_in;    /* bit k: an int8 input k may have per-channel scales (weights) */
+  yrt_op_check_fn check;     /* required */
+  yrt_op_prepare_fn prepare; /* NULL: the run needs only the common yrt_exec fields */
+  yrt_op_run_fn run;         /* required: the runner unless prepare picks another */
+  yrt_op_release_fn release; /* NULL: prepare allocates nothing */
+  yrt_op_kind_fn kind;       /* NULL: always kind_names */
+};
+
+/* .name and .kind_names of a row. */
+#define YRT_OP_NAMES(s) .name = s, .kind_names = {s ".f32", s ".i8", s ".i32"}
+
+/* Rows indexed by op id; row 0 and rows without a check are not kinds. */
+typedef struct yrt_op_table {
+  const yrt_op_def *rows;
+  uint32_t count;
+} yrt_op_table;
+
+/* The built-in kinds (op_table.c). */
+const yrt_op_table *yrt_builtin_ops(void);
+
+/* The row of op, or NULL when the table has none. */
+static inline const yrt_op_def *yrt_op_lookup(const yrt_op_table *t, uint32_t op) {
+  if (!t || op < 1 || op >= t->count || !t->rows[op].check) return NULL;
+  return &t->rows[op];
+}
+
+/* yrt_model_load_memory with an op table other than the built-in one (tests). */
+yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
+                                     yrt_model **out, yrt_error *err);
+
+/* ---- the built-in kinds' functions, by file */
+
+/* model_validate_nodes.c */
+yrt_status yrt_check_conv(const yrt_node_check *v);
+yrt_status yrt_check_binary(const yrt_node_check *v);
+yrt_status yrt_check_unary(const yrt_node_check *v);
+yrt_status yrt_check_lut(const yrt_node_check *v);
+yrt_status yrt_check_concat(const yrt_node_check *v);
+yrt_status yrt_check_slice(const yrt_node_check *v);
+yrt_status yrt_check_transpose(const yrt_node_check *v);
+yrt_status yrt_check_reshape(const yrt_node_check *v);
+yrt_status yrt_check_maxpool(const yrt_node_check *v);
+yrt_status yrt_check_resize(const yrt_node_check *v);
+yrt_status yrt_check_matmul(const yrt_node_check *v);
+yrt_status yrt_check_softmax(const yrt_node_check *v);
+yrt_status yrt_check_quantize(const yrt_node_check *v);
+yrt_status yrt_check_dequantize(const yrt_node_check *v);
+yrt_status yrt_check_gather(const yrt_node_check *v);
+yrt_status yrt_check_detect(const yrt_node_check *v);
+
+/* session_conv.c */
+yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+void yrt_release_conv(yrt_exec *e);
+const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n);
+
+/* session_detect.c */
+yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+void yrt_release_detect(yrt_exec *e);
+
+/* session_ops.c */
+yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_maxpool(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_gather(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_reshape(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_gather(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+
+#endif
