@@ -39,11 +39,11 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err) {
   if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_fold_batchnorm: NULL graph");
   for (int bi = 0; bi < g->n_nodes; bi++) {
     ir_node *bn = &g->nodes[bi];
-    if (bn->dead || !ir_node_is(bn, "BatchNormalization") || bn->n_in < 5 || bn->n_out != 1) continue;
+    if (bn->dead || !ir_node_is_op(bn, ONNX_OP_BATCH_NORMALIZATION) || bn->n_in < 5 || bn->n_out != 1) continue;
     int y = bn->in[0];
     if (y < 0) continue;
     int ci = g->tensors[y].producer;
-    if (ci < 0 || g->nodes[ci].dead || !ir_node_is(&g->nodes[ci], "Conv") ||
+    if (ci < 0 || g->nodes[ci].dead || !ir_node_is_op(&g->nodes[ci], ONNX_OP_CONV) ||
         g->tensors[y].is_output || ir_consumers(g, y, NULL, 0) != 1)
       continue;
     ir_node *conv = &g->nodes[ci];

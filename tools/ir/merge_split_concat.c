@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "onnx_ops.h"
 
 static int same_quant(const ir_quant *a, const ir_quant *b) {
   if (a->on != b->on) return 0;
@@ -31,12 +32,12 @@ int ir_merge_split_concat(ir_graph *g) {
   int merged = 0;
   for (int ci = 0; ci < g->n_nodes; ci++) {
     ir_node *c = &g->nodes[ci];
-    if (c->dead || strcmp(c->op_type, "Concat") != 0 || c->n_out != 1) continue;
+    if (c->dead || !ir_node_is_op(c, ONNX_OP_CONCAT) || c->n_out != 1) continue;
     for (int k = 0; k < c->n_in; k++) {
       const int t = c->in[k];
       if (t < 0 || g->tensors[t].producer < 0) continue;
       const ir_node *s = &g->nodes[g->tensors[t].producer];
-      if (s->dead || strcmp(s->op_type, "Split") != 0 || s->n_out < 2 || s->n_in < 1 || s->out[0] != t) continue;
+      if (s->dead || !ir_node_is_op(s, ONNX_OP_SPLIT) || s->n_out < 2 || s->n_in < 1 || s->out[0] != t) continue;
       const ir_tensor *x = &g->tensors[s->in[0]];
       const int rank = x->rank;
       if (rank < 1 || g->tensors[c->out[0]].rank != rank) continue;

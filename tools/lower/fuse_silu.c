@@ -1,19 +1,14 @@
 /* fuse_silu.c — find Conv -> y; Sigmoid(y) -> s; Mul(y, s) -> z where y and s feed nothing
  * else: the Conv then writes z directly (f32: act SILU; int8: QDQ SiLU LUT). */
-#include <string.h>
-
 #include "lower_internal.h"
 
-static int is_op(const ir_node *n, const char *op) {
-  return !n->dead && n->op_type && strcmp(n->op_type, op) == 0 &&
-         (!n->domain || !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0);
-}
+static int is_op(const ir_node *n, onnx_op op) { return !n->dead && ir_node_is_op(n, op); }
 
 yrt_status lw_fuse_silu(lw_ctx *c) {
   ir_graph *g = c->g;
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *conv = &g->nodes[i];
-    if (!is_op(conv, "Conv") || conv->n_out != 1 || conv->out[0] < 0) continue;
+    if (!is_op(conv, ONNX_OP_CONV) || conv->n_out != 1 || conv->out[0] < 0) continue;
     int y = conv->out[0];
     if (g->tensors[y].is_output) continue;
     int cons[3];
@@ -21,8 +16,8 @@ yrt_status lw_fuse_silu(lw_ctx *c) {
     int sig = -1, mul = -1;
     for (int k = 0; k < 2; k++) {
       const ir_node *n = &g->nodes[cons[k]];
-      if (is_op(n, "Sigmoid") && n->n_in == 1 && n->n_out == 1) sig = cons[k];
-      else if (is_op(n, "Mul") && n->n_in == 2 && n->n_out == 1) mul = cons[k];
+      if (is_op(n, ONNX_OP_SIGMOID) && n->n_in == 1 && n->n_out == 1) sig = cons[k];
+      else if (is_op(n, ONNX_OP_MUL) && n->n_in == 2 && n->n_out == 1) mul = cons[k];
     }
     if (sig < 0 || mul < 0) continue;
     int s = g->nodes[sig].out[0];

@@ -70,7 +70,7 @@ static int find_sigmoid(const ir_graph *g, int y) {
   int cons[2];
   int k = ir_consumers(g, y, cons, 2);
   for (int i = 0; i < k && i < 2; i++)
-    if (strcmp(g->nodes[cons[i]].op_type, "Sigmoid") == 0) return cons[i];
+    if (ir_node_is_op(&g->nodes[cons[i]], ONNX_OP_SIGMOID)) return cons[i];
   return -1;
 }
 

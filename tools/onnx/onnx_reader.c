@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "onnx_ops.h"
 #include "onnx.pb-c.h"
 #include "onnx_reader.h"
 #include "onnx_wire_check.h"
@@ -479,7 +480,7 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
       if (st == YRT_ERR_NOMEM) NOMEM();
       goto fail;
     }
-    if (is_default_domain(np->domain) && strcmp(np->op_type, "Constant") == 0) {
+    if (is_default_domain(np->domain) && onnx_op_id(np->op_type) == ONNX_OP_CONSTANT) {
       free(ins);
       if (n_out != 1) { free(outs); FAIL(YRT_ERR_FORMAT, "onnx: Constant node '%s' needs one output", nname); }
       int ot = outs[0];

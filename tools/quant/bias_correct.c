@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_ops.h"
+
 #include "file_list.h"
 #include "observer.h"
 #include "onnx_reader.h"
@@ -32,7 +34,7 @@ static const Onnx__NodeProto *producer(const Onnx__GraphProto *g, const char *t)
 
 static int quantized_by(const Onnx__GraphProto *g, const char *t) {
   for (size_t i = 0; i < g->n_node; i++)
-    if (!strcmp(g->node[i]->op_type, "QuantizeLinear") && g->node[i]->n_input &&
+    if (onnx_op_id(g->node[i]->op_type) == ONNX_OP_QUANTIZE_LINEAR && g->node[i]->n_input &&
         !strcmp(g->node[i]->input[0], t))
       return 1;
   return 0;
@@ -41,16 +43,16 @@ static int quantized_by(const Onnx__GraphProto *g, const char *t) {
 /* The float tensor behind DequantizeLinear(QuantizeLinear(x)) feeding t, or NULL. */
 static const char *qdq_source(const Onnx__GraphProto *g, const char *t) {
   const Onnx__NodeProto *dq = producer(g, t);
-  if (!dq || strcmp(dq->op_type, "DequantizeLinear") || !dq->n_input) return NULL;
+  if (!dq || onnx_op_id(dq->op_type) != ONNX_OP_DEQUANTIZE_LINEAR || !dq->n_input) return NULL;
   const Onnx__NodeProto *q = producer(g, dq->input[0]);
-  if (!q || strcmp(q->op_type, "QuantizeLinear") || !q->n_input) return NULL;
+  if (!q || onnx_op_id(q->op_type) != ONNX_OP_QUANTIZE_LINEAR || !q->n_input) return NULL;
   return q->input[0];
 }
 
 /* Weight input t comes from DequantizeLinear of an int8 initializer. */
 static int int8_weight(const Onnx__ModelProto *m, const char *t) {
   const Onnx__NodeProto *dq = producer(m->graph, t);
-  if (!dq || strcmp(dq->op_type, "DequantizeLinear") || !dq->n_input) return 0;
+  if (!dq || onnx_op_id(dq->op_type) != ONNX_OP_DEQUANTIZE_LINEAR || !dq->n_input) return 0;
   const Onnx__TensorProto *w = onnx_model_find_initializer(m, dq->input[0]);
   return w && w->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
 }
@@ -213,7 +215,7 @@ static yrt_status requantize_bias(Onnx__ModelProto *qdq, const Onnx__NodeProto *
 static yrt_status dequantized(const Onnx__ModelProto *qdq, const char *t, size_t count, float **out,
                               yrt_error *err) {
   const Onnx__NodeProto *dq = producer(qdq->graph, t);
-  if (!dq || strcmp(dq->op_type, "DequantizeLinear") || dq->n_input < 2)
+  if (!dq || onnx_op_id(dq->op_type) != ONNX_OP_DEQUANTIZE_LINEAR || dq->n_input < 2)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "bias correction: '%s' is not dequantized", t);
   void *q = NULL, *sc = NULL, *zp = NULL;
   ir_dtype dq_t = IR_I8, ds_t = IR_F32, dz_t = IR_I8; /* read below even when a decode failed */
@@ -373,7 +375,7 @@ yrt_status bias_correct_apply(Onnx__ModelProto *qdq, const Onnx__ModelProto *ref
   int nc = 0;
   for (size_t i = 0; !st && i < g->n_node; i++) {
     const Onnx__NodeProto *n = g->node[i];
-    if (strcmp(n->op_type, "Conv") || n->n_input < 2 || n->n_output != 1 || !n->name || !n->name[0]) continue;
+    if (onnx_op_id(n->op_type) != ONNX_OP_CONV || n->n_input < 2 || n->n_output != 1 || !n->name || !n->name[0]) continue;
     const char *x = qdq_source(g, n->input[0]);
     if (!x || !int8_weight(qdq, n->input[1]) || !quantized_by(g, n->output[0])) continue;
     /* a conv without bias would need a new int32 initializer: qdq_write gives every int8 conv

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_ops.h"
+
 static int model_index(const char *name) {
   const char *p = name ? strstr(name, "model.") : NULL;
   if (!p) return -1;
@@ -17,7 +19,7 @@ static void block_bounds(const ir_graph *g, int *last_backbone, int *head_k) {
     if (n->dead) continue;
     int k = model_index(n->name);
     if (k > head) head = k;
-    if (k >= 0 && (!strcmp(n->op_type, "MaxPool") || !strcmp(n->op_type, "MatMul")) && k > bb) bb = k;
+    if (k >= 0 && (ir_node_is_op(n, ONNX_OP_MAX_POOL) || ir_node_is_op(n, ONNX_OP_MATMUL)) && k > bb) bb = k;
   }
   *last_backbone = bb;
   *head_k = head;
@@ -51,7 +53,7 @@ void census_print(const ir_graph *g, FILE *f) {
     const ir_node *n = &g->nodes[i];
     if (n->dead) continue;
     n_live++;
-    if (!strcmp(n->op_type, "QuantizeLinear") || !strcmp(n->op_type, "DequantizeLinear")) {
+    if (ir_node_is_op(n, ONNX_OP_QUANTIZE_LINEAR) || ir_node_is_op(n, ONNX_OP_DEQUANTIZE_LINEAR)) {
       n_qdq++;
       continue;
     }
@@ -77,9 +79,9 @@ void census_print(const ir_graph *g, FILE *f) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
     if (n->dead) continue;
-    if (!strcmp(n->op_type, "Conv") && n->n_out == 1) {
+    if (ir_node_is_op(n, ONNX_OP_CONV) && n->n_out == 1) {
       int t = n->out[0], c, bn = 0;
-      if (consumers1(g, t, &c) == 1 && !strcmp(g->nodes[c].op_type, "BatchNormalization")) {
+      if (consumers1(g, t, &c) == 1 && ir_node_is_op(&g->nodes[c], ONNX_OP_BATCH_NORMALIZATION)) {
         bn = 1;
         t = g->nodes[c].out[0];
       }
@@ -87,8 +89,8 @@ void census_print(const ir_graph *g, FILE *f) {
       int nc = ir_consumers(g, t, cs, 3);
       int sig = -1, mul = -1;
       for (int k = 0; k < nc && nc == 2; k++) {
-        if (!strcmp(g->nodes[cs[k]].op_type, "Sigmoid")) sig = cs[k];
-        if (!strcmp(g->nodes[cs[k]].op_type, "Mul")) mul = cs[k];
+        if (ir_node_is_op(&g->nodes[cs[k]], ONNX_OP_SIGMOID)) sig = cs[k];
+        if (ir_node_is_op(&g->nodes[cs[k]], ONNX_OP_MUL)) mul = cs[k];
       }
       if (sig >= 0 && mul >= 0) {
         if (bn) conv_bn_silu++;
@@ -97,11 +99,11 @@ void census_print(const ir_graph *g, FILE *f) {
         conv_bn++;
       }
     }
-    if (!strcmp(n->op_type, "Concat")) {
+    if (ir_node_is_op(n, ONNX_OP_CONCAT)) {
       int c;
-      if (consumers1(g, n->out[0], &c) == 1 && !strcmp(g->nodes[c].op_type, "Conv")) concat_conv++;
+      if (consumers1(g, n->out[0], &c) == 1 && ir_node_is_op(&g->nodes[c], ONNX_OP_CONV)) concat_conv++;
     }
-    if (!strcmp(n->op_type, "Split") && ir_attr_int(n, "axis", 0) == 1) split_free++;
+    if (ir_node_is_op(n, ONNX_OP_SPLIT) && ir_attr_int(n, "axis", 0) == 1) split_free++;
   }
   fprintf(f, "fusable patterns\n");
   fprintf(f, "  Conv+BN+SiLU   %4d   (BN folded into the weights, SiLU as the conv's output LUT)\n",
@@ -120,11 +122,11 @@ void census_print(const ir_graph *g, FILE *f) {
     if (n->dead) continue;
     const char *why = NULL;
     int b = census_block_of(g, i, &bb, &head);
-    if (!strcmp(n->op_type, "Softmax")) why = b == 2 ? "DFL softmax: int8 collapses the box distribution" : "attention softmax: needs float";
-    else if (!strcmp(n->op_type, "MatMul")) why = "attention matmul: wide dynamic range";
-    else if (!strcmp(n->op_type, "Sigmoid") && b == 2) why = "class scores: one shared scale with boxes rounds them to 0";
-    else if (!strcmp(n->op_type, "Concat") && b == 2) why = "head concat mixes boxes (pixels) and scores (0-1)";
-    else if ((!strcmp(n->op_type, "Div") || !strcmp(n->op_type, "Sub")) && b == 2) why = "box decode arithmetic";
+    if (ir_node_is_op(n, ONNX_OP_SOFTMAX)) why = b == 2 ? "DFL softmax: int8 collapses the box distribution" : "attention softmax: needs float";
+    else if (ir_node_is_op(n, ONNX_OP_MATMUL)) why = "attention matmul: wide dynamic range";
+    else if (ir_node_is_op(n, ONNX_OP_SIGMOID) && b == 2) why = "class scores: one shared scale with boxes rounds them to 0";
+    else if (ir_node_is_op(n, ONNX_OP_CONCAT) && b == 2) why = "head concat mixes boxes (pixels) and scores (0-1)";
+    else if ((ir_node_is_op(n, ONNX_OP_DIV) || ir_node_is_op(n, ONNX_OP_SUB)) && b == 2) why = "box decode arithmetic";
     if (why) {
       fprintf(f, "  %-36.36s %-8s %s\n", n->name, n->op_type, why);
       shown++;

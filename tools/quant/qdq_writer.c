@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_ops.h"
+
 #include "onnx_reader.h"
 #include "onnx_write.h"
 #include "weight_scale.h"
@@ -73,11 +75,11 @@ yrt_status qdq_fold_batchnorm(Onnx__ModelProto *m, yrt_error *err) {
   Onnx__GraphProto *g = m->graph;
   for (size_t bi = 0; bi < g->n_node; bi++) {
     Onnx__NodeProto *bn = g->node[bi];
-    if (strcmp(bn->op_type, "BatchNormalization") || bn->n_input < 5) continue;
+    if (onnx_op_id(bn->op_type) != ONNX_OP_BATCH_NORMALIZATION || bn->n_input < 5) continue;
     int ci = find_producer(g, bn->input[0]);
     if (ci < 0) continue;
     Onnx__NodeProto *conv = g->node[ci];
-    if (strcmp(conv->op_type, "Conv") || count_consumers(g, bn->input[0]) != 1) continue;
+    if (onnx_op_id(conv->op_type) != ONNX_OP_CONV || count_consumers(g, bn->input[0]) != 1) continue;
     float *w = NULL, *b = NULL, *par[4] = {NULL, NULL, NULL, NULL};
     int rank;
     int64_t dims[IR_MAX_RANK];
@@ -179,8 +181,8 @@ yrt_status qdq_upgrade_opset13(Onnx__ModelProto *m, yrt_error *err) {
   for (size_t i = 0; i < g->n_node; i++) {
     Onnx__NodeProto *n = g->node[i];
     yrt_status st = YRT_OK;
-    if (!strcmp(n->op_type, "Split")) st = attr_to_input(m, n, "split", 1, err);
-    else if (!strcmp(n->op_type, "Squeeze") || !strcmp(n->op_type, "Unsqueeze"))
+    if (onnx_op_id(n->op_type) == ONNX_OP_SPLIT) st = attr_to_input(m, n, "split", 1, err);
+    else if (onnx_op_id(n->op_type) == ONNX_OP_SQUEEZE || onnx_op_id(n->op_type) == ONNX_OP_UNSQUEEZE)
       st = attr_to_input(m, n, "axes", 1, err);
     else if (!strncmp(n->op_type, "Reduce", 6) && strcmp(n->op_type, "ReduceSum"))
       continue; /* axes stay attributes until opset 18 */
@@ -385,7 +387,7 @@ yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err) 
      * arithmetic with a float output (the converter's int8 -> f32 conv): ~4x faster than a float
      * conv after a dequantize, and per-channel int8 weights cost no measurable accuracy
      * (docs/accuracy.md) */
-    if (!st && !strcmp(n->op_type, "Conv") && ax && n->n_input >= 2 && n->n_output == 1 &&
+    if (!st && onnx_op_id(n->op_type) == ONNX_OP_CONV && ax && n->n_input >= 2 && n->n_output == 1 &&
         (find_act(plan, n->output[0]) || !plan->float_out_float_weights) &&
         !listed(plan->skip_weights, n->name) && onnx_model_find_initializer(m, n->input[1]))
       st = quantize_conv(m, &l, n, ax->scale, plan->weight_mse, err);

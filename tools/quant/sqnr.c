@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "onnx_ops.h"
+
 #include "file_list.h"
 #include "observer.h"
 
@@ -39,7 +41,8 @@ static double to_db(double s, double n) {
 }
 
 static int is_qdq(const Onnx__NodeProto *n) {
-  return !strcmp(n->op_type, "QuantizeLinear") || !strcmp(n->op_type, "DequantizeLinear");
+  const onnx_op op = onnx_op_id(n->op_type);
+  return op == ONNX_OP_QUANTIZE_LINEAR || op == ONNX_OP_DEQUANTIZE_LINEAR;
 }
 
 /* All non-Q/DQ node names: converting with these kept in float gives the float reference. */
@@ -132,7 +135,7 @@ yrt_status sqnr_measure(const Onnx__ModelProto *m, const sqnr_options *o, sqnr_r
   memset(r, 0, sizeof *r);
   const Onnx__GraphProto *g = m->graph;
   int cap = 0;
-  for (size_t i = 0; i < g->n_node; i++) cap += !strcmp(g->node[i]->op_type, "QuantizeLinear");
+  for (size_t i = 0; i < g->n_node; i++) cap += onnx_op_id(g->node[i]->op_type) == ONNX_OP_QUANTIZE_LINEAR;
   if (cap == 0)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
                          "sqnr: the model has no QuantizeLinear: quantize it first (yolort-quantize)");
@@ -141,7 +144,7 @@ yrt_status sqnr_measure(const Onnx__ModelProto *m, const sqnr_options *o, sqnr_r
   yrt_status st = (!r->l || !names) ? yrt_set_error(err, YRT_ERR_NOMEM, "sqnr: out of memory") : YRT_OK;
   for (size_t i = 0; !st && i < g->n_node; i++) {
     const Onnx__NodeProto *q = g->node[i];
-    if (strcmp(q->op_type, "QuantizeLinear") || !q->n_input || is_initializer(g, q->input[0])) continue;
+    if (onnx_op_id(q->op_type) != ONNX_OP_QUANTIZE_LINEAR || !q->n_input || is_initializer(g, q->input[0])) continue;
     const Onnx__NodeProto *pr = producer(g, q->input[0]);
     sqnr_layer *l = &r->l[r->n];
     l->tensor = xdup(q->input[0]);
@@ -178,9 +181,9 @@ yrt_status sqnr_measure(const Onnx__ModelProto *m, const sqnr_options *o, sqnr_r
     for (size_t j = 0; pr && j < pr->n_input; j++) {
       const char *in = pr->input[j];
       const Onnx__NodeProto *dq = producer(g, in);
-      if (dq && !strcmp(dq->op_type, "DequantizeLinear")) {
+      if (dq && onnx_op_id(dq->op_type) == ONNX_OP_DEQUANTIZE_LINEAR) {
         const Onnx__NodeProto *qq = producer(g, dq->input[0]);
-        if (qq && !strcmp(qq->op_type, "QuantizeLinear")) in = qq->input[0];
+        if (qq && onnx_op_id(qq->op_type) == ONNX_OP_QUANTIZE_LINEAR) in = qq->input[0];
       }
       for (int t = 0; t < r->n; t++)
         if (!strcmp(r->l[t].tensor, in) && r->l[t].db < in_db) in_db = r->l[t].db;
@@ -215,12 +218,11 @@ static int group_of(const Onnx__GraphProto *g, const char *t, const char **out, 
   const Onnx__NodeProto *pr = producer(g, t);
   if (!pr || !pr->name[0]) return 0;
   out[n++] = pr->name;
-  if (!strcmp(pr->op_type, "Mul")) {
+  if (onnx_op_id(pr->op_type) == ONNX_OP_MUL) {
     for (size_t j = 0; j < pr->n_input && n < cap; j++) {
       const Onnx__NodeProto *a = producer(g, pr->input[j]);
-      while (a && (!strcmp(a->op_type, "DequantizeLinear") || !strcmp(a->op_type, "QuantizeLinear")))
-        a = producer(g, a->input[0]);
-      if (a && (!strcmp(a->op_type, "Sigmoid") || !strcmp(a->op_type, "Conv"))) {
+      while (a && is_qdq(a)) a = producer(g, a->input[0]);
+      if (a && (onnx_op_id(a->op_type) == ONNX_OP_SIGMOID || onnx_op_id(a->op_type) == ONNX_OP_CONV)) {
         int dup = 0;
         for (int k = 0; k < n; k++) dup |= !strcmp(out[k], a->name);
         if (!dup && n < cap) out[n++] = a->name;
