@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fuse_detect_head.h"
+#include "onnx_ops.h"
 
 #define MAX_CANDIDATES 16 /* non-output [1, C, N] tensors tried as the head output */
 
@@ -38,10 +39,11 @@ static int producer(const ir_graph *g, int t) {
 /* Ops that only move data: the walk goes through them even when they make a grid-shaped tensor
  * (a per-scale Concat of box and class logits, a Split of one conv's channels). */
 static int moves_data(const ir_node *n) {
-  static const char *const ops[] = {"Concat", "Split", "Slice", "Reshape", "Transpose", "Identity",
-                                    "Flatten", "Squeeze", "Unsqueeze", NULL};
-  for (int i = 0; ops[i]; i++)
-    if (ir_node_is(n, ops[i])) return 1;
+  static const onnx_op ops[] = {ONNX_OP_CONCAT,   ONNX_OP_SPLIT,   ONNX_OP_SLICE,
+                                ONNX_OP_RESHAPE,  ONNX_OP_TRANSPOSE, ONNX_OP_IDENTITY,
+                                ONNX_OP_FLATTEN,  ONNX_OP_SQUEEZE, ONNX_OP_UNSQUEEZE};
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (ir_node_is_op(n, ops[i])) return 1;
   return 0;
 }
 
@@ -202,7 +204,7 @@ static void find_proj(const ir_graph *g, lw_head *h) {
   for (int j = 0; j < h->reg; j++) h->proj[j] = (float)j;
   for (int q = 0; q < h->n_nodes; q++) {
     const ir_node *n = &g->nodes[h->nodes[q]];
-    if (!ir_node_is(n, "Conv") || n->n_in < 2 || n->in[1] < 0) continue;
+    if (!ir_node_is_op(n, ONNX_OP_CONV) || n->n_in < 2 || n->in[1] < 0) continue;
     const ir_tensor *w = &g->tensors[n->in[1]];
     if (!w->data || ir_numel(w) != h->reg || w->rank != 4 || w->dims[0] != 1) continue;
     for (int j = 0; j < h->reg; j++) h->proj[j] = (float)ir_const_f64(w, j);
