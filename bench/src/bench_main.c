@@ -180,6 +180,11 @@ static int bench_model(const bench_opts *o, opened_model *om, const bench_input 
 }
 
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--version")) {
+      printf("yolort-bench yolort %s\n", yrt_version());
+      return 0;
+    }
   bench_opts o;
   char msg[512];
   int prc = bench_parse_args(argc, argv, &o, msg, sizeof msg);

@@ -5,7 +5,7 @@
 #include "bench_convs.h"
 #include "bench_opts.h"
 #include "bench_util.h"
-#include "yolort.h"
+#include "yolort_image.h"
 
 typedef struct bench_kind_time {
   char kind[48];

@@ -17,6 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "yolort_version.h"
+
+/* Marks the public API: the only symbols a shared libyolort exports (it is built with
+ * -fvisibility=hidden). */
+#if defined(__GNUC__) || defined(__clang__)
+#define YRT_API __attribute__((visibility("default")))
+#else
+#define YRT_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,28 +48,31 @@ typedef struct yrt_error {
 } yrt_error;
 
 /* Static name of a status ("YRT_ERR_FORMAT"). */
-const char *yrt_status_name(yrt_status s);
+YRT_API const char *yrt_status_name(yrt_status s);
 
 /* Write a formatted message into err (if non-NULL) and return s. */
-yrt_status yrt_set_error(yrt_error *err, yrt_status s, const char *fmt, ...)
+YRT_API yrt_status yrt_set_error(yrt_error *err, yrt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Version of the library linked ("0.1.0"); YOLORT_VERSION_STRING is the header's. */
+YRT_API const char *yrt_version(void);
 
 /* ------------------------------------------------------------------ model */
 
 typedef struct yrt_model yrt_model;
 
 /* Map a .yrt file read-only and validate it. */
-yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err);
+YRT_API yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err);
 
 /* Validate a .yrt image in memory. With copy == 0 the buffer is used in place and must stay
  * valid (and unchanged) until yrt_model_free; it must be YRT_ALIGN (64) byte aligned. */
-yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
+YRT_API yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
                                  yrt_error *err);
 
-void yrt_model_free(yrt_model *model);
+YRT_API void yrt_model_free(yrt_model *model);
 
 typedef struct yrt_model_info {
   int input_w, input_h;     /* network input size (letterbox target) */
@@ -73,15 +86,15 @@ typedef struct yrt_model_info {
   size_t file_bytes;
 } yrt_model_info;
 
-yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info);
+YRT_API yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info);
 
 /* Class name for id, or NULL when out of range / unnamed. */
-const char *yrt_model_class_name(const yrt_model *model, int class_id);
+YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
 /* The model's task from its Ultralytics metadata: "detect", "segment" (output 0 then carries
  * the mask coefficients after the class scores, output 1 the mask prototypes) or "" when the
  * export did not record it. Never NULL (model NULL -> ""). */
-const char *yrt_model_task(const yrt_model *model);
+YRT_API const char *yrt_model_task(const yrt_model *model);
 
 /* ---------------------------------------------------------------- session */
 
@@ -102,9 +115,9 @@ typedef struct yrt_session_options {
 } yrt_session_options;
 
 /* Creates kernels once (XNNPACK operators, packed weights). opts may be NULL. */
-yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
+YRT_API yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
                               yrt_session **out, yrt_error *err);
-void yrt_session_free(yrt_session *s);
+YRT_API void yrt_session_free(yrt_session *s);
 
 /* A view of a float tensor in LOGICAL (ONNX) order. */
 typedef struct yrt_tensor_view {
@@ -115,28 +128,28 @@ typedef struct yrt_tensor_view {
 } yrt_tensor_view;
 
 /* Copy a logical NCHW float input [1,3,H,W] into the session. */
-yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count,
+YRT_API yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count,
                                  yrt_error *err);
 /* Direct pointer to input `index` stored NHWC float [1,H,W,3] (write in place, e.g. by
  * yrt_letterbox). NULL if out of range. */
-float *yrt_session_input_nhwc(yrt_session *s, int index);
+YRT_API float *yrt_session_input_nhwc(yrt_session *s, int index);
 /* Number of floats of input `index` (0 if out of range or not NHWC float): the size to check
  * before writing through yrt_session_input_nhwc. */
-size_t yrt_session_input_count(const yrt_session *s, int index);
+YRT_API size_t yrt_session_input_count(const yrt_session *s, int index);
 
-yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
+YRT_API yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
 
 /* Output `index` in logical order, valid until the next run. */
-yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);
+YRT_API yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);
 
 /* Per-node wall time of the last run in nanoseconds, when profiling is enabled. */
-void yrt_session_set_profiling(yrt_session *s, int enable);
+YRT_API void yrt_session_set_profiling(yrt_session *s, int enable);
 /* Fills ns[i] for node i, up to n; returns the node count. */
-int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n);
+YRT_API int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n);
 /* Op name of node i ("conv2d.i8", "concat.f32"...), NULL if out of range. */
-const char *yrt_session_node_kind(const yrt_session *s, int i);
+YRT_API const char *yrt_session_node_kind(const yrt_session *s, int i);
 /* ONNX node name of node i. */
-const char *yrt_session_node_name(const yrt_session *s, int i);
+YRT_API const char *yrt_session_node_name(const yrt_session *s, int i);
 
 /* ------------------------------------------------------- pre-processing */
 
@@ -146,31 +159,7 @@ typedef struct yrt_image {
   uint8_t *rgb;
 } yrt_image;
 
-/* What a JPEG may cost before decoding starts (checked from the header and markers, so a
- * hostile file is refused early with YRT_ERR_FORMAT naming the limit). A progressive scan is a
- * pass over the whole image: scans x pixels is the decode time, and a progressive image keeps a
- * coefficient buffer of about 2 bytes per sample. 0 in a field means its default. */
-#define YRT_JPEG_DEFAULT_MAX_SIDE 16384
-#define YRT_JPEG_DEFAULT_MAX_PIXELS ((uint64_t)50 << 20) /* 50 Mpx: 8192x6144, 48 MP phones */
-#define YRT_JPEG_DEFAULT_MAX_SCANS 64 /* libjpeg's progressive scripts use about 10 */
-typedef struct yrt_jpeg_limits {
-  int max_side;        /* width and height */
-  uint64_t max_pixels; /* width * height */
-  int max_scans;       /* SOS markers (1 for a baseline JPEG) */
-} yrt_jpeg_limits;
-
-/* Decode a JPEG (libjpeg-turbo) into a new RGB image. Corrupt data, or an image over the default
- * limits above -> YRT_ERR_FORMAT. */
-yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, yrt_error *err);
-yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err);
-/* The same with the caller's limits (NULL = defaults). */
-yrt_status yrt_image_decode_jpeg_limited(const void *data, size_t size, const yrt_jpeg_limits *limits,
-                                         yrt_image *out, yrt_error *err);
-yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *limits, yrt_image *out,
-                                       yrt_error *err);
-yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality,
-                               yrt_error *err);
-void yrt_image_free(yrt_image *img);
+/* JPEG decode and encode live in the optional image library: yolort_image.h. */
 
 /* How an image was placed into the network input. */
 typedef struct yrt_letterbox {
@@ -178,6 +167,7 @@ typedef struct yrt_letterbox {
   float pad_left, pad_top;
   int src_w, src_h;
   int dst_w, dst_h;
+  float offset_x, offset_y; /* added to mapped boxes (a frame's crop origin), else 0 */
 } yrt_letterbox;
 
 /* Resize keeping aspect (bilinear, antialiased like PIL when shrinking), pad with 114, centre,
@@ -185,16 +175,59 @@ typedef struct yrt_letterbox {
  * holds: fewer than dst_w * dst_h * 3 is YRT_ERR_INVALID_ARG (nothing written). For a session's
  * input pass yrt_session_input_nhwc and yrt_session_input_count. scratch must hold
  * yrt_letterbox_scratch_bytes(...) bytes (no allocation here). */
-size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
-yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
-                             size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
+YRT_API size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
+YRT_API yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
+                                     size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
+
+/* --------------------------------------------------------- camera frames */
+
+/* Pixel layouts a frame may have. Planes: packed formats use plane[0]; NV12 / NV21 use plane[0] =
+ * Y and plane[1] = interleaved UV (NV12) or VU (NV21) at half resolution; I420 uses Y, U, V. */
+typedef enum yrt_pixel_format {
+  YRT_PIX_RGB888 = 1, /* R, G, B bytes */
+  YRT_PIX_BGR888 = 2,
+  YRT_PIX_RGBA8888 = 3, /* R, G, B, A bytes (alpha ignored) */
+  YRT_PIX_BGRA8888 = 4,
+  YRT_PIX_NV12 = 5,
+  YRT_PIX_NV21 = 6,
+  YRT_PIX_I420 = 7,
+  YRT_PIX_GRAY8 = 8, /* luminance, used for all three channels */
+} yrt_pixel_format;
+
+/* YUV -> RGB matrix of the YUV formats. */
+typedef enum yrt_color_range {
+  YRT_COLOR_BT601_LIMITED = 0, /* video range Y 16..235 (camera ISPs, default) */
+  YRT_COLOR_BT601_FULL = 1,    /* full range (JPEG / JFIF) */
+} yrt_color_range;
+
+/* A frame as the camera delivers it; nothing is copied. Widths and heights of YUV 4:2:0 frames
+ * may be odd (chroma covers ceil(w/2) x ceil(h/2)); crops of them start on even coordinates. */
+typedef struct yrt_frame {
+  yrt_pixel_format format;
+  int width, height;        /* pixels of plane 0 */
+  const uint8_t *plane[3];  /* see yrt_pixel_format */
+  size_t stride[3];         /* bytes from one row of a plane to the next */
+  yrt_color_range color;
+  int crop_x, crop_y;       /* region of interest; crop_w == 0 or crop_h == 0: the whole frame */
+  int crop_w, crop_h;
+} yrt_frame;
+
+/* Letterbox the frame (or its crop) straight into the session's input: colour conversion,
+ * bilinear resize (OpenCV INTER_LINEAR geometry, 11-bit fixed-point weights), padding with 114,
+ * centring as Ultralytics does and the input's scaling/quantization in one pass over the output
+ * rows, threaded over the session's pool; no intermediate image, no allocation. lb (may be NULL)
+ * receives the placement; its boxes map back to frame pixels (crop offset included). */
+YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
+                                         yrt_error *err);
 
 /* ------------------------------------------------------ post-processing */
+/* (yrt_detection and yrt_postprocess_params below; yrt_session_detect at the end.) */
 
 typedef struct yrt_detection {
   float x0, y0, x1, y1; /* in source-image pixels */
   float score;
   int class_id;
+  const char *name; /* class name from the model (yrt_session_detect), NULL when unnamed */
 } yrt_detection;
 
 typedef struct yrt_postprocess_params {
@@ -202,23 +235,33 @@ typedef struct yrt_postprocess_params {
   float iou_threshold;  /* default 0.45 (0.7 for mAP evaluation) */
   int max_detections;   /* default 300 */
   int class_agnostic;   /* 0: class-aware NMS */
+  const int *classes;   /* keep only anchors whose best class is one of these (NULL: all) */
+  int num_classes;      /* entries in classes */
 } yrt_postprocess_params;
 
-void yrt_postprocess_defaults(yrt_postprocess_params *p);
+YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
 
 /* Scratch bytes for yrt_postprocess with this many anchors. */
-size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections);
+YRT_API size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections);
 
 /* output0 is logical [1, 4 + num_classes, num_anchors] (cx, cy, w, h in input pixels, then
  * class scores). Writes at most cap detections sorted by score; boxes mapped back through lb
  * (NULL lb: input pixels). */
-yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors,
+YRT_API yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors,
                            const yrt_letterbox *lb, const yrt_postprocess_params *params,
                            void *scratch, yrt_detection *dets, int cap, int *n_dets,
                            yrt_error *err);
 
-/* Draw boxes onto img (2 px outline, one colour per class). */
-void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int n);
+/* ------------------------------------------------------ frame to boxes */
+
+/* One call from a camera frame to detections: yrt_session_set_frame, yrt_session_run, decode of
+ * output0 [1, 4 + classes, anchors] and NMS with params (NULL: yrt_postprocess_defaults). Writes
+ * at most cap detections sorted by score, boxes in frame pixels, each with its class name. The
+ * session keeps the scratch memory (made at creation): nothing is allocated. output0 stays
+ * readable with yrt_session_output until the next run. YRT_ERR_UNSUPPORTED when the model has
+ * no image input or its output0 is not a detection tensor. */
+YRT_API yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
+                                      yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
 
 #ifdef __cplusplus
 }

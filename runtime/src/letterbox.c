@@ -17,13 +17,9 @@
 #define LB_PAD_VALUE 114
 #define LB_ALIGN 16
 
-typedef struct lb_geometry {
-  double ratio;
-  int new_w, new_h;
-  int pad_left, pad_top;
-} lb_geometry;
+#include "letterbox_geometry.h"
 
-static void lb_compute_geometry(int src_w, int src_h, int dst_w, int dst_h, lb_geometry *g) {
+void yrt_letterbox_geometry(int src_w, int src_h, int dst_w, int dst_h, lb_geometry *g) {
   double rw = (double)dst_w / src_w, rh = (double)dst_h / src_h;
   g->ratio = rw < rh ? rw : rh;
   /* rint: round half to even under the default rounding mode, like Python's round(). */
@@ -160,7 +156,7 @@ size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
   if (src_w <= 0 || src_h <= 0 || dst_w <= 0 || dst_h <= 0) return 0;
   lb_geometry g;
   lb_layout L;
-  lb_compute_geometry(src_w, src_h, dst_w, dst_h, &g);
+  yrt_letterbox_geometry(src_w, src_h, dst_w, dst_h, &g);
   lb_plan(src_w, src_h, g.new_w, g.new_h, &L);
   return L.total;
 }
@@ -179,7 +175,7 @@ yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *
   const int sw = img->w, sh = img->h;
   lb_geometry g;
   lb_layout L;
-  lb_compute_geometry(sw, sh, dst_w, dst_h, &g);
+  yrt_letterbox_geometry(sw, sh, dst_w, dst_h, &g);
   lb_plan(sw, sh, g.new_w, g.new_h, &L);
 
   uint8_t *base = (uint8_t *)(((uintptr_t)scratch + LB_ALIGN - 1) & ~(uintptr_t)(LB_ALIGN - 1));
@@ -212,6 +208,7 @@ yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *
     lb->src_h = sh;
     lb->dst_w = dst_w;
     lb->dst_h = dst_h;
+    lb->offset_x = lb->offset_y = 0.0f;
   }
   return YRT_OK;
 }

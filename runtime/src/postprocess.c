@@ -27,6 +27,15 @@ void yrt_postprocess_defaults(yrt_postprocess_params *p) {
   p->iou_threshold = 0.45f;
   p->max_detections = 300;
   p->class_agnostic = 0;
+  p->classes = NULL;
+  p->num_classes = 0;
+}
+
+static int pp_class_kept(const yrt_postprocess_params *p, int c) {
+  if (!p->classes) return 1;
+  for (int i = 0; i < p->num_classes; i++)
+    if (p->classes[i] == c) return 1;
+  return 0;
 }
 
 static size_t pp_align(size_t n) { return (n + PP_ALIGN - 1) & ~(size_t)(PP_ALIGN - 1); }
@@ -114,6 +123,9 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
   if (!(params->iou_threshold >= 0.0f && params->iou_threshold <= 1.0f) || isnan(params->conf_threshold))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: iou_threshold %g / conf_threshold %g out of range",
                          (double)params->iou_threshold, (double)params->conf_threshold);
+  if (params->num_classes < 0 || (params->num_classes > 0 && !params->classes))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: classes %p with num_classes %d",
+                         (const void *)params->classes, params->num_classes);
   if (lb && !(lb->ratio > 0.0f))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: letterbox ratio %g is not positive",
                          (double)lb->ratio);
@@ -136,7 +148,7 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
       float v = s[(size_t)c * N];
       if (v > best) { best = v; best_c = c; }
     }
-    if (!(best > conf)) continue;
+    if (!(best > conf) || !pp_class_kept(params, best_c)) continue;
     float cx = output0[i], cy = output0[N + i], hw = output0[2 * N + i] / 2, hh = output0[3 * N + i] / 2;
     pp_cand *k = &cand[n];
     k->x0 = cx - hw; k->y0 = cy - hh; k->x1 = cx + hw; k->y1 = cy + hh;
@@ -172,12 +184,13 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
     d->x0 = k->x0; d->y0 = k->y0; d->x1 = k->x1; d->y1 = k->y1;
     d->score = k->score;
     d->class_id = k->class_id;
+    d->name = NULL;
     if (lb) {
       float w = (float)lb->src_w, h = (float)lb->src_h;
-      d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w);
-      d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w);
-      d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h);
-      d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h);
+      d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
+      d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
+      d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
+      d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
     }
   }
   *n_dets = n_keep;

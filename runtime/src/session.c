@@ -64,6 +64,8 @@ void yrt_session_free(yrt_session *s) {
     for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) free(s->out_buf[k]);
   free(s->out_buf);
   free(s->times);
+  yrt_frame_state_free(s->frame);
+  free(s->pp_scratch);
   if (s->pool) pthreadpool_destroy(s->pool);
   free(s->arena_owned);
   free(s);
@@ -86,9 +88,8 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   if (opts && (opts->num_threads < 0 || opts->num_threads > YRT_MAX_THREADS))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d, must be in [0, %d]",
                          opts->num_threads, YRT_MAX_THREADS);
-  enum xnn_status xs = xnn_initialize(NULL);
-  if (xs != xnn_status_success)
-    return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", (int)xs);
+  const int xs = yrt_xnn_init();
+  if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);
 
   yrt_session *s = calloc(1, sizeof *s);
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
@@ -128,6 +129,8 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   for (uint32_t i = 0; i < model->n_nodes; i++)
     if ((st = prepare_node(s, i, err)) != YRT_OK) goto fail;
   if ((st = alloc_outputs(s, err)) != YRT_OK) goto fail;
+  if ((st = yrt_frame_state_create(s, err)) != YRT_OK) goto fail;
+  if ((st = yrt_detect_scratch_create(s, err)) != YRT_OK) goto fail;
   *out = s;
   return YRT_OK;
 fail:

@@ -1,4 +1,4 @@
-/* session_conv.c — CONV2D nodes: an XNNPACK operator created and set up once on the arena
+/* session_conv.c — CONV2D nodes: an XNNPACK operator (xnn_backend.h) created and set up once on the arena
  * pointers (f32, or qc8 with per-channel weight scales), else the scalar reference; fused
  * activation through the output clamp (relu) or a post pass (others); int8 LUT after requant. */
 #include <math.h>
@@ -36,9 +36,8 @@ static void run_act_f32(const yrt_session *s, int act, float *y, size_t n) {
 yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   const yrt_exec_conv *c = &e->u.conv;
   if (c->op) {
-    enum xnn_status xs = xnn_run_operator(c->op, s->pool);
-    if (xs != xnn_status_success)
-      return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", (int)xs);
+    const int xs = yrt_xnn_conv_run(c->op, s->pool);
+    if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", xs);
   } else {
     yrt_conv_ref_f32(&c->g, e->in[0], e->in[1], e->in[2], c->f_min, c->f_max, e->out);
   }
@@ -83,9 +82,8 @@ static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error
     return YRT_OK;
   }
   if (c->op) {
-    enum xnn_status xs = xnn_run_operator(c->op, s->pool);
-    if (xs != xnn_status_success)
-      return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv qc8) failed: %d", (int)xs);
+    const int xs = yrt_xnn_conv_run(c->op, s->pool);
+    if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv qc8) failed: %d", xs);
   } else {
     yrt_conv_ref_i8(&c->g, e->in[0], c->x_zp, e->in[1], e->in[2] ? e->in[2] : c->zero_bias, c->requant,
                     c->y_zp, c->i_min, c->i_max, e->out);
@@ -129,6 +127,16 @@ static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *
   g->ys = (int)yrt_pixel_stride(m, y);
 }
 
+/* The conv's geometry as XNNPACK takes it. */
+static yrt_xnn_conv_desc xnn_desc(const yrt_node_rec *n, const yrt_conv_geom *g, size_t x_stride, size_t y_stride) {
+  yrt_xnn_conv_desc d = {
+      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
+      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
+      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
+      (size_t)(g->cout / g->groups), x_stride, y_stride, (size_t)g->n, (size_t)g->h, (size_t)g->w};
+  return d;
+}
+
 static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   yrt_exec_conv *c = &e->u.conv;
   const yrt_node_rec *n = e->node;
@@ -139,21 +147,9 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   if (act == YRT_UNARY_RELU) c->f_min = 0.0f;
   else if (act != YRT_UNARY_NONE && act != YRT_UNARY_IDENTITY) c->act = act;
   const yrt_conv_geom *g = &c->g;
-  xnn_operator_t op = NULL;
-  enum xnn_status xs = xnn_create_convolution2d_nhwc_f32(
-      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
-      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
-      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
-      (size_t)(g->cout / g->groups), (size_t)g->cin, (size_t)g->cout, e->in[1], e->in[2], c->f_min, c->f_max, 0,
-      &op);
-  if (xs == xnn_status_success) {
-    xs = xnn_setup_convolution2d_nhwc_f32(op, (size_t)g->n, (size_t)g->h, (size_t)g->w, e->in[0], e->out, s->pool);
-    if (xs == xnn_status_success) {
-      c->op = op;
-      return YRT_OK;
-    }
-    xnn_delete_operator(op);
-  }
+  const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->cin, (size_t)g->cout);
+  c->op = yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, s->pool);
+  if (c->op) return YRT_OK;
   c->op = NULL; /* the reference handles any validated shape */
   return YRT_OK;
 }
@@ -269,21 +265,10 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     yrt_status st = prepare_own_i8(s, e, bias, 1, err);
     if (st != YRT_OK || c->own) return st;
   }
-  xnn_operator_t op = NULL;
-  enum xnn_status xs = xnn_create_convolution2d_nhwc_qc8(
-      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
-      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
-      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
-      (size_t)(g->cout / g->groups), (size_t)g->xs, (size_t)g->ys, (int8_t)c->x_zp, x->scale, c->kscale,
-      e->in[1], bias, (int8_t)c->y_zp, y->scale, c->i_min, c->i_max, 0, &op);
-  if (xs == xnn_status_success) {
-    xs = xnn_setup_convolution2d_nhwc_qc8(op, (size_t)g->n, (size_t)g->h, (size_t)g->w, e->in[0], e->out, s->pool);
-    if (xs == xnn_status_success) {
-      c->op = op;
-      return YRT_OK;
-    }
-    xnn_delete_operator(op);
-  }
+  const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->xs, (size_t)g->ys);
+  c->op = yrt_xnn_conv_qs8(&d, (int8_t)c->x_zp, x->scale, c->kscale, e->in[1], bias, (int8_t)c->y_zp, y->scale,
+                           c->i_min, c->i_max, e->in[0], e->out, s->pool);
+  if (c->op) return YRT_OK;
   c->op = NULL;
   /* XNNPACK refused the shape: our depthwise kernel if it fits, else the scalar reference */
   if (c->i_min == -128 && c->i_max == 127) return prepare_own_i8(s, e, bias, 1, err);
@@ -337,7 +322,7 @@ yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
 
 void yrt_release_conv(yrt_exec *e) {
   yrt_exec_conv *c = &e->u.conv;
-  if (c->op) xnn_delete_operator(c->op);
+  yrt_xnn_conv_free(c->op);
   free(c->requant);
   free(c->kscale);
   free(c->zero_bias);

@@ -6,10 +6,10 @@
 
 #include <pthreadpool.h>
 #include <stdint.h>
-#include <xnnpack.h>
 
 #include "conv_ref.h"
 #include "model_internal.h"
+#include "xnn_backend.h"
 #include "yk.h"
 #include "yk_dwconv.h"
 #include "yk_qconv.h"
@@ -21,7 +21,7 @@ typedef struct yrt_exec yrt_exec;
 typedef yrt_status (*yrt_exec_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
 typedef struct yrt_exec_conv {
-  xnn_operator_t op;        /* NULL: use the scalar reference */
+  yrt_xnn_conv *op;         /* NULL: our kernels or the scalar reference */
   yrt_conv_geom g;
   int act;                  /* unary kind applied after the conv (f32), NONE if fused/none */
   float f_min, f_max;       /* f32 clamp */
@@ -93,7 +93,15 @@ struct yrt_session {
   int profiling;
   uint64_t *times;          /* [n_nodes] ns of the last run */
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
+  struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
+  void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
 };
+
+/* frame.c: built at creation when input 0 is an NHWC image, freed with the session. */
+yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err);
+void yrt_frame_state_free(struct yrt_frame_state *f);
+/* frame_detect.c: the NMS scratch of yrt_session_detect (freed with the session). */
+yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

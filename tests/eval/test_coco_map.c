@@ -16,9 +16,10 @@
 
 #include "coco_map.h"
 #include "test_data.h"
+#include "yolort_image.h"
 
 static yrt_detection det(float x0, float y0, float x1, float y1, float score, int cls) {
-  yrt_detection d = {x0, y0, x1, y1, score, cls};
+  yrt_detection d = {x0, y0, x1, y1, score, cls, NULL};
   return d;
 }
 static coco_gt_box gt(float x0, float y0, float x1, float y1, int cls) {

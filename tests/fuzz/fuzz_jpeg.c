@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#include "yolort_image.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

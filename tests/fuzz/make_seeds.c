@@ -13,6 +13,7 @@
 
 #include "convert.h"
 #include "rel_models.h"
+#include "yolort_image.h"
 
 static int write_file(const char *dir, const char *name, const void *data, size_t n) {
   char path[4096];

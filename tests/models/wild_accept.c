@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "yolort.h"
+#include "yolort_image.h"
 
 #define MAXD 300
 #define CONF 0.25f

@@ -12,7 +12,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "yolort.h"
+#include "yolort_image.h"
 
 static yrt_image make_pattern(int w, int h) {
   yrt_image im = {w, h, malloc((size_t)w * h * 3)};

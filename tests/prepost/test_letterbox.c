@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "test_data.h"
-#include "yolort.h"
+#include "yolort_image.h"
 
 typedef struct lb_run {
   float *out;

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "rel_models.h"
-#include "yolort.h"
+#include "yolort_image.h"
 #include "yolort_format.h"
 
 /* call must return code and leave a message in err. */
@@ -539,12 +539,12 @@ static void test_draw_args(void **state) {
   assert_non_null(img.rgb);
   memset(img.rgb, 0, 9 * 7 * 3);
   yrt_detection d[6] = {
-      {-1e30f, -1e30f, 1e30f, 1e30f, 0.9f, 0},
-      {NAN, 1, 2, 3, 0.9f, 1},
-      {1, 1, INFINITY, 3, 0.9f, INT_MAX},
-      {5, 5, 2, 2, 0.9f, -5}, /* inverted */
-      {8, 6, 8, 6, 0.9f, INT_MIN},
-      {3e9f, -3e9f, 4e9f, 2, 0.9f, 79},
+      {-1e30f, -1e30f, 1e30f, 1e30f, 0.9f, 0, NULL},
+      {NAN, 1, 2, 3, 0.9f, 1, NULL},
+      {1, 1, INFINITY, 3, 0.9f, INT_MAX, NULL},
+      {5, 5, 2, 2, 0.9f, -5, NULL}, /* inverted */
+      {8, 6, 8, 6, 0.9f, INT_MIN, NULL},
+      {3e9f, -3e9f, 4e9f, 2, 0.9f, 79, NULL},
   };
   yrt_draw_detections(NULL, d, 6);
   yrt_draw_detections(&img, NULL, 6);

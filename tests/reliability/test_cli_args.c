@@ -20,7 +20,7 @@
 #include "file_write.h"
 #include "onnx_write.h"
 #include "rel_models.h"
-#include "yolort.h"
+#include "yolort_image.h"
 
 /* Cross builds run the programs through qemu-user (YOLORT_EMULATOR, see toolchains/qemu-run.sh). */
 static const char *emulator(void) {

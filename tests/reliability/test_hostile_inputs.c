@@ -24,7 +24,7 @@
 #include "file_write.h"
 #include "onnx_write.h"
 #include "rel_models.h"
-#include "yolort.h"
+#include "yolort_image.h"
 #include "yolort_format.h"
 
 static void *model_yrt(rel_model_kind k, size_t *n) {

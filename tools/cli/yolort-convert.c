@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "cli_version.h"
 #include "file_write.h"
 
 static void usage(FILE *f) {
@@ -28,6 +29,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  if (cli_version_requested(argc, argv, "yolort-convert")) return 0;
   const char *in = NULL, *out = NULL;
   const char **keep = calloc((size_t)argc + 1, sizeof(char *));
   int n_keep = 0;

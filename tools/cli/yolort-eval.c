@@ -10,6 +10,7 @@
 #include "coco_map.h"
 #include "detector.h"
 #include "file_list.h"
+#include "cli_version.h"
 
 #define PROG "yolort-eval"
 
@@ -109,6 +110,7 @@ static void print_report(run *runs, int n_runs) {
 }
 
 int main(int argc, char **argv) {
+  if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
   int max_images = 0, threads = 2, quiet = 0;
   yrt_postprocess_params pp;

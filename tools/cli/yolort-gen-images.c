@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <turbojpeg.h>
+#include "cli_version.h"
 
 #include "cli_num.h"
 
@@ -145,6 +146,7 @@ static void usage(void) {
 }
 
 int main(int argc, char **argv) {
+  if (cli_version_requested(argc, argv, "yolort-gen-images")) return 0;
   const char *out_dir = NULL;
   int count = 16, seed = 1, quality = 90;
   for (int i = 1; i < argc; i++) {

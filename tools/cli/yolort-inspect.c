@@ -15,6 +15,7 @@
 #include "onnx_reader.h"
 #include "onnx_write.h"
 #include "sqnr.h"
+#include "cli_version.h"
 
 #define PROG "yolort-inspect"
 
@@ -61,6 +62,7 @@ static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char
 }
 
 int main(int argc, char **argv) {
+  if (cli_version_requested(argc, argv, "yolort-inspect")) return 0;
   const char *model = NULL, *out = NULL;
   sqnr_options so = {NULL, 8, 2, 0};
   double budget = 0;

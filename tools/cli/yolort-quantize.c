@@ -32,6 +32,7 @@
 #include "convert.h"
 #include "file_write.h"
 #include "onnx_write.h"
+#include "cli_version.h"
 
 static int usage(void) {
   fprintf(stderr,
@@ -155,6 +156,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 }
 
 int main(int argc, char **argv) {
+  if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL;
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;

@@ -4,7 +4,7 @@
 #ifndef YOLORT_DETECTOR_H
 #define YOLORT_DETECTOR_H
 
-#include "yolort.h"
+#include "yolort_image.h"
 
 typedef struct detector {
   yrt_model *model;

@@ -7,6 +7,7 @@
 #include "convert.h"
 #include "ir.h"
 #include "onnx_write.h"
+#include "yolort_image.h"
 
 yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *names, int n,
                          const char *const *keep_fp32, int threads, yrt_error *err) {

@@ -1,7 +1,7 @@
 /* draw.c — overlay detections on an RGB image: 2-px box outline in a per-class colour and the
  * class id in a tiny built-in 5x7 digit font on a filled tag above the box. Everything is
  * clipped to the image; non-finite boxes are skipped. */
-#include "yolort.h"
+#include "yolort_image.h"
 
 #include <math.h>
 

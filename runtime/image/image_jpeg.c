@@ -3,7 +3,7 @@
  * PIL does, so decoded pixels match the reference pre-processing. EXIF orientation is ignored
  * (as PIL's Image.open does). Any libjpeg warning (truncated or corrupt data) is an error:
  * silently returning a half-grey image would poison accuracy numbers. */
-#include "yolort.h"
+#include "yolort_image.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,113 @@
+/* frame_bench MODEL.yrt [--size WxH] [--format nv12|rgb|...] [--threads 1,2] [--runs N]
+ * Times yrt_session_set_frame (frame -> the session's input) on a synthetic frame (default
+ * 1920x1080 NV12), per thread count: min and median of N runs, in ms. Also the whole
+ * yrt_session_detect with --detect, and the float letterbox of the JPEG path
+ * (yrt_letterbox_f32 on an RGB image of the same size, one thread) with --letterbox. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "yolort.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return 1e3 * (double)ts.tv_sec + 1e-6 * (double)ts.tv_nsec;
+}
+static int cmp(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    printf("usage: frame_bench MODEL.yrt [--size WxH] [--format nv12|nv21|i420|rgb|bgr|rgba|bgra|gray]\n"
+           "                  [--threads 1,2] [--runs N] [--detect] [--letterbox]\n"
+           "times a synthetic frame (default 1920x1080 NV12) into the session's input\n");
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) return printf("frame_bench yolort %s\n", yrt_version()), 0;
+  int w = 1920, h = 1080, runs = 50, detect = 0, letterbox = 0;
+  yrt_pixel_format fmt = YRT_PIX_NV12;
+  const char *threads_list = "1,2";
+  static const char *names[] = {"", "rgb", "bgr", "rgba", "bgra", "nv12", "nv21", "i420", "gray"};
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &w, &h) == 2) i++;
+    else if (!strcmp(argv[i], "--runs") && i + 1 < argc && (runs = atoi(argv[++i])) > 0) {
+    } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads_list = argv[++i];
+    else if (!strcmp(argv[i], "--detect")) detect = 1;
+    else if (!strcmp(argv[i], "--letterbox")) letterbox = 1;
+    else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+      int k = 1;
+      while (k <= 8 && strcmp(names[k], argv[i + 1])) k++;
+      if (k > 8) return fprintf(stderr, "frame_bench: unknown format %s\n", argv[i + 1]), 2;
+      fmt = (yrt_pixel_format)k, i++;
+    } else return fprintf(stderr, "frame_bench: bad argument %s\n", argv[i]), 2;
+  }
+  if (w < 1 || h < 1 || w > 16384 || h > 16384 || runs < 1) return fprintf(stderr, "frame_bench: bad size/runs\n"), 2;
+  const int bpp = fmt <= YRT_PIX_BGR888 ? 3 : fmt <= YRT_PIX_BGRA8888 ? 4 : 1;
+  const size_t cw = (size_t)(w + 1) / 2, ch = (size_t)(h + 1) / 2;
+  const size_t size = (size_t)w * h * bpp + 2 * cw * ch;
+  uint8_t *buf = malloc(size);
+  double *t = malloc(sizeof(double) * (size_t)runs);
+  if (!buf || !t) return 1;
+  for (size_t i = 0; i < size; i++) buf[i] = (uint8_t)(i * 2654435761u >> 24); /* busy texture */
+  yrt_frame f;
+  memset(&f, 0, sizeof f);
+  f.format = fmt, f.width = w, f.height = h;
+  f.plane[0] = buf, f.stride[0] = (size_t)w * bpp;
+  f.plane[1] = buf + (size_t)w * h, f.stride[1] = fmt == YRT_PIX_I420 ? cw : 2 * cw;
+  f.plane[2] = buf + (size_t)w * h + cw * ch, f.stride[2] = cw;
+  yrt_error err;
+  yrt_model *m = NULL;
+  if (yrt_model_load_file(argv[1], &m, &err)) return fprintf(stderr, "frame_bench: %s\n", err.msg), 1;
+  yrt_model_info info;
+  yrt_model_get_info(m, &info);
+  if (letterbox) { /* the JPEG path's PIL-exact float letterbox of an RGB image, for a ratio */
+    yrt_session *s = NULL;
+    if (yrt_session_create(m, NULL, &s, &err)) return fprintf(stderr, "frame_bench: %s\n", err.msg), 1;
+    uint8_t *rgb = malloc((size_t)w * h * 3);
+    void *scratch = malloc(yrt_letterbox_scratch_bytes(w, h, info.input_w, info.input_h));
+    if (!rgb || !scratch) return 1;
+    for (size_t i = 0; i < (size_t)w * h * 3; i++) rgb[i] = (uint8_t)(i * 2654435761u >> 24);
+    yrt_image im = {w, h, rgb};
+    for (int r = -3; r < runs; r++) {
+      const double t0 = now_ms();
+      if (yrt_letterbox_f32(&im, info.input_w, info.input_h, yrt_session_input_nhwc(s, 0), yrt_session_input_count(s, 0),
+                            scratch, NULL, &err))
+        return fprintf(stderr, "frame_bench: %s\n", err.msg), 1;
+      if (r >= 0) t[r] = now_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp);
+    printf("letterbox_f32 %dx%d rgb -> %dx%d input, 1 thread: min %.3f ms, median %.3f ms (%d runs)\n", w, h,
+           info.input_w, info.input_h, t[0], t[runs / 2], runs);
+    free(rgb), free(scratch);
+    yrt_session_free(s);
+  }
+  for (const char *p = threads_list; *p;) {
+    const int th = atoi(p);
+    yrt_session *s = NULL;
+    yrt_session_options o = {.num_threads = th};
+    if (yrt_session_create(m, &o, &s, &err)) return fprintf(stderr, "frame_bench: %s\n", err.msg), 1;
+    yrt_detection d[300];
+    int n;
+    for (int r = -3; r < runs; r++) { /* 3 warm-up runs */
+      const double t0 = now_ms();
+      yrt_status st = detect ? yrt_session_detect(s, &f, NULL, d, 300, &n, &err) : yrt_session_set_frame(s, &f, NULL, &err);
+      if (st) return fprintf(stderr, "frame_bench: %s\n", err.msg), 1;
+      if (r >= 0) t[r] = now_ms() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp);
+    printf("%s %dx%d %s -> %dx%d input, %d thread(s): min %.3f ms, median %.3f ms (%d runs)\n",
+           detect ? "detect" : "frame", w, h, names[fmt], info.input_w, info.input_h, th, t[0], t[runs / 2], runs);
+    yrt_session_free(s);
+    p = strchr(p, ',');
+    if (!p) break;
+    p++;
+  }
+  yrt_model_free(m);
+  free(buf);
+  free(t);
+  return 0;
+}

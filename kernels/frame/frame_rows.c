@@ -1,0 +1,41 @@
+/* frame_rows.c — dispatcher of the frame -> input kernel, and the tap tables every variant reads. */
+#include <math.h>
+
+#include "yk_frame.h"
+
+void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a) {
+  /* OpenCV INTER_LINEAR: source position (d + 0.5) * scale - 0.5, clamped at both edges. For a
+   * chroma plane (sub = 2) the destination is in luma units: its chroma position is halved. */
+  const double scale = (double)in / out;
+  const int in_s = (in + sub - 1) / sub;
+  for (int d = 0; d < out; d++) {
+    double f = ((d + 0.5) * scale) / sub - 0.5;
+    int s = (int)floor(f);
+    f -= s;
+    int step = 1;
+    if (s < 0) {
+      s = 0;
+      f = 0;
+    }
+    if (s >= in_s - 1) {
+      s = in_s - 1;
+      f = 0;
+      step = 0;
+    }
+    int w = (int)lrint(f * (1 << YK_FRAME_WBITS));
+    if (step == 0) w = 0;
+    a->ofs[d] = s;
+    a->wt[d] = (int16_t)w;
+  }
+}
+
+void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1) {
+#if defined(YK_ARCH_X86_64)
+  if (isa->avx2) {
+    yk_frame_rows__avx2(j, r0, r1);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_frame_rows__scalar(j, r0, r1);
+}

@@ -1,0 +1,108 @@
+/* frame_rows_avx2.c — AVX2 variant of yk_frame_rows, bit-exact to frame_rows_scalar.c: YUV rows
+ * (NV12, NV21, I420) 8 pixels at a time — 32-bit gathers fetch both horizontal taps of a pixel,
+ * vpmaddwd applies the 11-bit weights exactly, int32 vertical pass and BT.601 conversion — and
+ * the float table store through vgatherdps. Pixels whose taps reach the last bytes of a row, and
+ * the packed / gray layouts, use the scalar functions. */
+#include <immintrin.h>
+
+#include "frame_rows_internal.h"
+
+#define WB YK_FRAME_WBITS
+#define ONE (1 << WB)
+
+/* (a, b) bytes of each 32-bit lane at byte positions lo, hi -> int16 pair a | b << 16. */
+static inline __m256i pair(__m256i g, int lo, int hi) {
+  const __m256i ff = _mm256_set1_epi32(0xFF);
+  const __m256i a = _mm256_and_si256(_mm256_srli_epi32(g, 8 * lo), ff);
+  const __m256i b = _mm256_and_si256(_mm256_srli_epi32(g, 8 * hi), ff);
+  return _mm256_or_si256(a, _mm256_slli_epi32(b, 16));
+}
+
+/* Vertical pass of two horizontal results (each < 2^19) with weight wy, rounded to 8 bits. */
+static inline __m256i vert(__m256i h0, __m256i h1, int wy) {
+  const __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(h0, _mm256_set1_epi32(ONE - wy)),
+                                     _mm256_mullo_epi32(h1, _mm256_set1_epi32(wy)));
+  return _mm256_srai_epi32(_mm256_add_epi32(s, _mm256_set1_epi32(1 << (2 * WB - 1))), 2 * WB);
+}
+
+static inline __m256i clamp8(__m256i v) {
+  return _mm256_min_epi32(_mm256_srai_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()), 8), _mm256_set1_epi32(255));
+}
+
+void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  const yk_frame_job *j = r->j;
+  const int cw = (j->src_w + 1) / 2, fmt = j->fmt, i420 = fmt == YK_PIX_I420, full = j->full_range;
+  /* 4-byte gathers stay inside the row: luma tap + 3 < src_w, chroma (NV: 2 * tap + 3 < 2 * cw) */
+  const int cmax = i420 ? cw - 3 : cw - 1;
+  int i = 0;
+  for (; i + 8 <= n && j->x.ofs[x + i + 7] + 3 < j->src_w && j->cx.ofs[x + i + 7] < cmax; i += 8) {
+    const __m256i ofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->x.ofs + x + i));
+    const __m256i wx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->x.wt + x + i)));
+    const __m256i w = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wx), _mm256_slli_epi32(wx, 16));
+    const __m256i g0 = _mm256_i32gather_epi32((const int *)(const void *)r->p0, ofs, 1);
+    const __m256i g1 = _mm256_i32gather_epi32((const int *)(const void *)r->p1, ofs, 1);
+    const __m256i y = vert(_mm256_madd_epi16(pair(g0, 0, 1), w), _mm256_madd_epi16(pair(g1, 0, 1), w), r->wy);
+
+    const __m256i cofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->cx.ofs + x + i));
+    const __m256i wcx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->cx.wt + x + i)));
+    const __m256i wc = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wcx), _mm256_slli_epi32(wcx, 16));
+    __m256i u, v;
+    if (i420) {
+      const __m256i a0 = _mm256_i32gather_epi32((const int *)(const void *)r->u0, cofs, 1);
+      const __m256i a1 = _mm256_i32gather_epi32((const int *)(const void *)r->u1, cofs, 1);
+      const __m256i b0 = _mm256_i32gather_epi32((const int *)(const void *)r->v0, cofs, 1);
+      const __m256i b1 = _mm256_i32gather_epi32((const int *)(const void *)r->v1, cofs, 1);
+      u = vert(_mm256_madd_epi16(pair(a0, 0, 1), wc), _mm256_madd_epi16(pair(a1, 0, 1), wc), r->wcy);
+      v = vert(_mm256_madd_epi16(pair(b0, 0, 1), wc), _mm256_madd_epi16(pair(b1, 0, 1), wc), r->wcy);
+    } else {
+      const __m256i c2 = _mm256_add_epi32(cofs, cofs);
+      const __m256i a0 = _mm256_i32gather_epi32((const int *)(const void *)r->u0, c2, 1);
+      const __m256i a1 = _mm256_i32gather_epi32((const int *)(const void *)r->u1, c2, 1);
+      const __m256i first = vert(_mm256_madd_epi16(pair(a0, 0, 2), wc), _mm256_madd_epi16(pair(a1, 0, 2), wc), r->wcy);
+      const __m256i second = vert(_mm256_madd_epi16(pair(a0, 1, 3), wc), _mm256_madd_epi16(pair(a1, 1, 3), wc), r->wcy);
+      u = fmt == YK_PIX_NV12 ? first : second;
+      v = fmt == YK_PIX_NV12 ? second : first;
+    }
+    const __m256i d = _mm256_sub_epi32(u, _mm256_set1_epi32(128)), e = _mm256_sub_epi32(v, _mm256_set1_epi32(128));
+    const __m256i c = full ? _mm256_add_epi32(_mm256_slli_epi32(y, 8), _mm256_set1_epi32(128))
+                           : _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(y, _mm256_set1_epi32(16)),
+                                                                 _mm256_set1_epi32(298)),
+                                              _mm256_set1_epi32(128));
+    const __m256i R = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 359 : 409))));
+    const __m256i G = clamp8(_mm256_sub_epi32(
+        _mm256_sub_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 88 : 100))),
+        _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 183 : 208))));
+    const __m256i B = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 454 : 516))));
+    int32_t rr[8], gg[8], bb[8];
+    _mm256_storeu_si256((__m256i *)(void *)rr, R);
+    _mm256_storeu_si256((__m256i *)(void *)gg, G);
+    _mm256_storeu_si256((__m256i *)(void *)bb, B);
+    for (int k = 0; k < 8; k++) {
+      rgb[3 * (i + k)] = (uint8_t)rr[k];
+      rgb[3 * (i + k) + 1] = (uint8_t)gg[k];
+      rgb[3 * (i + k) + 2] = (uint8_t)bb[k];
+    }
+  }
+  if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
+}
+
+void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {
+  if (j->out_i8) {
+    yk_frame_store__scalar(j, at, rgb, n);
+    return;
+  }
+  float *o = (float *)j->dst + at;
+  const int m = 3 * n;
+  int i = 0;
+  for (; i + 8 <= m; i += 8) {
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(rgb + i)));
+    _mm256_storeu_ps(o + i, _mm256_i32gather_ps(j->lut_f32, idx, 4));
+  }
+  for (; i < m; i++) o[i] = j->lut_f32[rgb[i]];
+}
+
+void yk_frame_rows__avx2(const yk_frame_job *j, int r0, int r1) {
+  static const yk_frame_ops ops = {yk_frame_row_packed__scalar, yk_frame_row_gray__scalar, yk_frame_row_yuv__avx2,
+                                   yk_frame_store__avx2};
+  yk_frame_drive(j, r0, r1, &ops);
+}

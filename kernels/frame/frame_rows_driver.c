@@ -1,0 +1,47 @@
+/* frame_rows_driver.c — the row loop every yk_frame_rows variant shares (frame_rows_internal.h):
+ * padding rows and columns, the source rows of each output row, chunks through the variant's
+ * row and store functions. */
+#include "frame_rows_internal.h"
+
+static void pad_run(const yk_frame_job *j, const yk_frame_ops *ops, size_t at, int n) {
+  uint8_t pad[3 * YK_FRAME_CHUNK];
+  for (int i = 0; i < 3 * YK_FRAME_CHUNK; i++) pad[i] = YK_FRAME_PAD;
+  for (int x = 0; x < n; x += YK_FRAME_CHUNK)
+    ops->store(j, at + 3 * (size_t)x, pad, n - x < YK_FRAME_CHUNK ? n - x : YK_FRAME_CHUNK);
+}
+
+void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *ops) {
+  const int fmt = j->fmt, ch = (j->src_h + 1) / 2;
+  const int yuv = fmt == YK_PIX_NV12 || fmt == YK_PIX_NV21 || fmt == YK_PIX_I420;
+  const yk_frame_row_fn row_fn = yuv ? ops->yuv : fmt == YK_PIX_GRAY ? ops->gray : ops->packed;
+  for (int r = r0; r < r1; r++) {
+    const size_t row = (size_t)r * (size_t)j->dst_w * 3;
+    const int yy = r - j->pad_t;
+    if (yy < 0 || yy >= j->new_h) {
+      pad_run(j, ops, row, j->dst_w);
+      continue;
+    }
+    pad_run(j, ops, row, j->pad_l);
+    yk_frame_row rc = {j, NULL, NULL, NULL, NULL, NULL, NULL, j->y.wt[yy], 0};
+    const int sy0 = j->y.ofs[yy], sy1 = sy0 + 1 < j->src_h ? sy0 + 1 : sy0;
+    rc.p0 = j->plane[0] + (size_t)sy0 * j->stride[0];
+    rc.p1 = j->plane[0] + (size_t)sy1 * j->stride[0];
+    if (yuv) {
+      const int cy0 = j->cy.ofs[yy], cy1 = cy0 + 1 < ch ? cy0 + 1 : cy0;
+      rc.wcy = j->cy.wt[yy];
+      rc.u0 = j->plane[1] + (size_t)cy0 * j->stride[1];
+      rc.u1 = j->plane[1] + (size_t)cy1 * j->stride[1];
+      if (fmt == YK_PIX_I420) {
+        rc.v0 = j->plane[2] + (size_t)cy0 * j->stride[2];
+        rc.v1 = j->plane[2] + (size_t)cy1 * j->stride[2];
+      }
+    }
+    uint8_t rgb[3 * YK_FRAME_CHUNK];
+    for (int x = 0; x < j->new_w; x += YK_FRAME_CHUNK) {
+      const int n = j->new_w - x < YK_FRAME_CHUNK ? j->new_w - x : YK_FRAME_CHUNK;
+      row_fn(&rc, x, n, rgb);
+      ops->store(j, row + 3 * (size_t)(j->pad_l + x), rgb, n);
+    }
+    pad_run(j, ops, row + 3 * (size_t)(j->pad_l + j->new_w), j->dst_w - j->pad_l - j->new_w);
+  }
+}

@@ -1,0 +1,37 @@
+/* frame_rows_internal.h — the pieces a yk_frame_rows variant is made of: one output row is cut
+ * into chunks of at most YK_FRAME_CHUNK pixels, each sampled into 8-bit RGB by a per-layout row
+ * function, then stored through the table. The row driver (frame_rows_driver.c) is written once;
+ * a variant supplies the functions it speeds up and the scalar ones for the rest. */
+#ifndef YOLORT_FRAME_ROWS_INTERNAL_H
+#define YOLORT_FRAME_ROWS_INTERNAL_H
+
+#include "yk_frame.h"
+
+#define YK_FRAME_CHUNK 64
+
+/* Source rows and vertical weights of one output row. */
+typedef struct yk_frame_row {
+  const yk_frame_job *j;
+  const uint8_t *p0, *p1;           /* plane 0, rows y0 and y1 */
+  const uint8_t *u0, *u1, *v0, *v1; /* chroma rows (NV12/NV21: u = the interleaved plane) */
+  int wy, wcy;
+} yk_frame_row;
+
+/* Pixels [x, x + n) of the resized row into rgb[3n]. */
+typedef void (*yk_frame_row_fn)(const yk_frame_row *r, int x, int n, uint8_t *rgb);
+/* n RGB pixels through the table into the input at element `at`. */
+typedef void (*yk_frame_store_fn)(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
+
+typedef struct yk_frame_ops {
+  yk_frame_row_fn packed, gray, yuv;
+  yk_frame_store_fn store;
+} yk_frame_ops;
+
+void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *ops);
+
+void yk_frame_row_packed__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
+void yk_frame_row_gray__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
+void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
+void yk_frame_store__scalar(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
+
+#endif

@@ -1,0 +1,55 @@
+/* yk_frame.h — camera frame -> network input rows in one pass: colour conversion (packed RGB/BGR/
+ * RGBA/BGRA, NV12/NV21/I420 BT.601, GRAY8), bilinear resize with OpenCV INTER_LINEAR geometry and
+ * 11-bit fixed-point weights, 114 padding, then each 8-bit level mapped through a 256-entry table
+ * to the input's value (float v/255 or its int8 quantization). Entirely integer up to the table,
+ * so every variant is bit-exact to the scalar reference. The caller builds the tables
+ * (yk_frame_plan_axis) and splits the output rows over threads. */
+#ifndef YOLORT_YK_FRAME_H
+#define YOLORT_YK_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yk.h"
+
+enum { YK_PIX_RGB = 1, YK_PIX_BGR, YK_PIX_RGBA, YK_PIX_BGRA, YK_PIX_NV12, YK_PIX_NV21, YK_PIX_I420, YK_PIX_GRAY };
+
+#define YK_FRAME_WBITS 11 /* interpolation weights in 1/2048 */
+#define YK_FRAME_PAD 114
+
+/* Taps along one axis for each of n output positions: first source index (the second is
+ * ofs + step, 0 at the clamped edge) and the second tap's weight. */
+typedef struct yk_frame_axis {
+  int32_t *ofs;
+  int16_t *wt;
+} yk_frame_axis;
+
+/* Fill n taps for a resize of `in` source samples to `out` destination samples, where the
+ * destination positions [0, n) cover source samples through `ratio` (= in/out of the luma
+ * plane; chroma uses the same ratio and half-pixel centres of its own grid: sub = 2). */
+void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a);
+
+typedef struct yk_frame_job {
+  int fmt;                   /* YK_PIX_* */
+  int full_range;            /* YUV: 1 = BT.601 full, 0 = limited */
+  const uint8_t *plane[3];   /* already offset to the crop origin (chroma: crop / 2) */
+  size_t stride[3];
+  int src_w, src_h;          /* crop size */
+  int dst_w, dst_h;          /* network input */
+  int new_w, new_h, pad_l, pad_t; /* the resized image inside it */
+  yk_frame_axis x, y;        /* luma / packed taps: new_w, new_h entries */
+  yk_frame_axis cx, cy;      /* chroma taps (YUV formats) */
+  int out_i8;                /* 1: int8 output through lut_i8, else float through lut_f32 */
+  const int8_t *lut_i8;      /* [256] */
+  const float *lut_f32;      /* [256] */
+  void *dst;                 /* NHWC [dst_h][dst_w][3] */
+} yk_frame_job;
+
+/* Output rows [r0, r1) of the whole input (padding rows included). */
+void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1);
+void yk_frame_rows__scalar(const yk_frame_job *j, int r0, int r1);
+#if defined(YK_ARCH_X86_64)
+void yk_frame_rows__avx2(const yk_frame_job *j, int r0, int r1);
+#endif
+
+#endif

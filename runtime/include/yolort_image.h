@@ -1,0 +1,48 @@
+/*
+ * yolort_image.h — the optional image library (libyolort_image, CMake target yolort::image,
+ * pkg-config yolort-image): JPEG decode/encode through libjpeg-turbo and drawing detections.
+ * The runtime (yolort.h) needs neither: camera frames go in through yrt_frame.
+ */
+#ifndef YOLORT_IMAGE_H
+#define YOLORT_IMAGE_H
+
+#include "yolort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a JPEG may cost before decoding starts (checked from the header and markers, so a
+ * hostile file is refused early with YRT_ERR_FORMAT naming the limit). A progressive scan is a
+ * pass over the whole image: scans x pixels is the decode time, and a progressive image keeps a
+ * coefficient buffer of about 2 bytes per sample. 0 in a field means its default. */
+#define YRT_JPEG_DEFAULT_MAX_SIDE 16384
+#define YRT_JPEG_DEFAULT_MAX_PIXELS ((uint64_t)50 << 20) /* 50 Mpx: 8192x6144, 48 MP phones */
+#define YRT_JPEG_DEFAULT_MAX_SCANS 64 /* libjpeg's progressive scripts use about 10 */
+typedef struct yrt_jpeg_limits {
+  int max_side;        /* width and height */
+  uint64_t max_pixels; /* width * height */
+  int max_scans;       /* SOS markers (1 for a baseline JPEG) */
+} yrt_jpeg_limits;
+
+/* Decode a JPEG (libjpeg-turbo) into a new RGB image. Corrupt data, or an image over the default
+ * limits above -> YRT_ERR_FORMAT. */
+YRT_API yrt_status yrt_image_decode_jpeg(const void *data, size_t size, yrt_image *out, yrt_error *err);
+YRT_API yrt_status yrt_image_load_jpeg(const char *path, yrt_image *out, yrt_error *err);
+/* The same with the caller's limits (NULL = defaults). */
+YRT_API yrt_status yrt_image_decode_jpeg_limited(const void *data, size_t size,
+                                                 const yrt_jpeg_limits *limits, yrt_image *out,
+                                                 yrt_error *err);
+YRT_API yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *limits,
+                                               yrt_image *out, yrt_error *err);
+YRT_API yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality, yrt_error *err);
+/* Frees an image made by the decoders above (img->rgb) and zeroes it. */
+YRT_API void yrt_image_free(yrt_image *img);
+
+/* Draw boxes onto img (2 px outline, one colour per class, the class id on a tag). */
+YRT_API void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* YOLORT_IMAGE_H */

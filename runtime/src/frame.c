@@ -1,0 +1,166 @@
+/* frame.c — yrt_session_set_frame: a camera frame letterboxed straight into the session's input
+ * by the yk_frame kernel (kernels/frame), threaded over output rows. The tap tables live in the
+ * session (sized for the input at creation), so setting a frame never allocates. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "letterbox_geometry.h"
+#include "session_internal.h"
+#include "yk_frame.h"
+#include "yk_inline.h"
+
+#define FRAME_MAX_SIDE 16384
+
+struct yrt_frame_state {
+  int dst_w, dst_h;
+  int32_t *ofs;  /* 2 * (dst_w + dst_h) entries: x, cx, y, cy */
+  int16_t *wt;
+  int out_i8;
+  void *dst;
+  float lut_f32[256];
+  int8_t lut_i8[256];
+};
+
+yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
+  const yrt_model *m = s->model;
+  if (m->plan->n_inputs < 1) return YRT_OK;
+  const yrt_tensor_rec *t = &m->tensors[m->plan_inputs[0]];
+  /* only an image input takes frames: NHWC [1, H, W, 3] */
+  if (t->layout != YRT_LAYOUT_NHWC || t->rank != 4 || t->dims[0] != 1 || t->dims[3] != 3 ||
+      (t->dtype != YRT_F32 && t->dtype != YRT_I8))
+    return YRT_OK;
+  struct yrt_frame_state *f = calloc(1, sizeof *f);
+  if (!f) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
+  f->dst_h = (int)t->dims[1];
+  f->dst_w = (int)t->dims[2];
+  const size_t n = 2 * ((size_t)f->dst_w + (size_t)f->dst_h);
+  f->ofs = malloc(n * sizeof *f->ofs);
+  f->wt = malloc(n * sizeof *f->wt);
+  s->frame = f;
+  if (!f->ofs || !f->wt) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
+  f->out_i8 = t->dtype == YRT_I8;
+  f->dst = s->arena + t->offset;
+  for (int v = 0; v < 256; v++) {
+    f->lut_f32[v] = (float)v / 255.0f; /* as yrt_letterbox_f32 */
+    f->lut_i8[v] = f->out_i8 ? yk_quantize1((float)v / 255.0f, t->scale, t->zero_point) : 0;
+  }
+  return YRT_OK;
+}
+
+void yrt_frame_state_free(struct yrt_frame_state *f) {
+  if (!f) return;
+  free(f->ofs);
+  free(f->wt);
+  free(f);
+}
+
+static int is_yuv420(yrt_pixel_format p) { return p == YRT_PIX_NV12 || p == YRT_PIX_NV21 || p == YRT_PIX_I420; }
+
+/* Everything about the frame that can be wrong, with the field named. */
+static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, int *ch, yrt_error *err) {
+  static const int bpp[] = {0, 3, 3, 4, 4, 1, 1, 1, 1};
+  if (fr->format < YRT_PIX_RGB888 || fr->format > YRT_PIX_GRAY8)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: unknown pixel format %d", (int)fr->format);
+  if (fr->width < 1 || fr->height < 1 || fr->width > FRAME_MAX_SIDE || fr->height > FRAME_MAX_SIDE)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: frame size %dx%d (1..%d per side)",
+                         fr->width, fr->height, FRAME_MAX_SIDE);
+  if (fr->color != YRT_COLOR_BT601_LIMITED && fr->color != YRT_COLOR_BT601_FULL)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: unknown colour range %d", (int)fr->color);
+  const int yuv = is_yuv420(fr->format);
+  const int planes = fr->format == YRT_PIX_I420 ? 3 : yuv ? 2 : 1;
+  const size_t cwid = ((size_t)fr->width + 1) / 2;
+  const size_t need[3] = {(size_t)fr->width * (size_t)bpp[fr->format], fr->format == YRT_PIX_I420 ? cwid : 2 * cwid,
+                          cwid};
+  for (int p = 0; p < planes; p++) {
+    if (!fr->plane[p]) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: plane[%d] is NULL", p);
+    if (fr->stride[p] < need[p])
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: stride[%d] = %zu < %zu bytes of a row",
+                           p, fr->stride[p], need[p]);
+  }
+  *cx = fr->crop_x, *cy = fr->crop_y, *cw = fr->crop_w, *ch = fr->crop_h;
+  if (*cw == 0 || *ch == 0) *cx = *cy = 0, *cw = fr->width, *ch = fr->height;
+  if (*cx < 0 || *cy < 0 || *cw < 1 || *ch < 1 || *cx > fr->width - *cw || *cy > fr->height - *ch)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: crop %d,%d %dx%d outside the %dx%d frame",
+                         fr->crop_x, fr->crop_y, fr->crop_w, fr->crop_h, fr->width, fr->height);
+  if (yuv && ((*cx | *cy) & 1))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: a 4:2:0 crop starts on even coordinates (%d,%d)",
+                         *cx, *cy);
+  return YRT_OK;
+}
+
+typedef struct frame_task {
+  const yrt_session *s;
+  const yk_frame_job *job;
+  int rows;
+} frame_task;
+
+static void frame_task_fn(void *ctx, size_t i) {
+  const frame_task *t = ctx;
+  const int r0 = (int)i * t->rows;
+  const int r1 = r0 + t->rows < t->job->dst_h ? r0 + t->rows : t->job->dst_h;
+  yk_frame_rows(&t->s->isa, t->job, r0, r1);
+}
+
+yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letterbox *lb, yrt_error *err) {
+  if (!s || !fr) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: NULL argument");
+  struct yrt_frame_state *f = s->frame;
+  if (!f)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_set_frame: the model's input 0 is not an NHWC image");
+  int cx = 0, cy = 0, cw = 0, ch = 0;
+  yrt_status st = check_frame(fr, &cx, &cy, &cw, &ch, err);
+  if (st != YRT_OK) return st;
+  lb_geometry g;
+  yrt_letterbox_geometry(cw, ch, f->dst_w, f->dst_h, &g);
+  yk_frame_job j;
+  memset(&j, 0, sizeof j);
+  j.fmt = fr->format; /* yrt_pixel_format and YK_PIX_* share their numbering */
+  j.full_range = fr->color == YRT_COLOR_BT601_FULL;
+  static const int bpp[] = {0, 3, 3, 4, 4, 1, 1, 1, 1};
+  j.plane[0] = fr->plane[0] + (size_t)cy * fr->stride[0] + (size_t)cx * (size_t)bpp[fr->format];
+  j.stride[0] = fr->stride[0];
+  if (is_yuv420(fr->format)) {
+    const size_t cbpp = fr->format == YRT_PIX_I420 ? 1 : 2;
+    for (int p = 1; p < (fr->format == YRT_PIX_I420 ? 3 : 2); p++) {
+      j.plane[p] = fr->plane[p] + (size_t)(cy / 2) * fr->stride[p] + (size_t)(cx / 2) * cbpp;
+      j.stride[p] = fr->stride[p];
+    }
+  }
+  j.src_w = cw, j.src_h = ch;
+  j.dst_w = f->dst_w, j.dst_h = f->dst_h;
+  j.new_w = g.new_w, j.new_h = g.new_h, j.pad_l = g.pad_left, j.pad_t = g.pad_top;
+  j.x = (yk_frame_axis){f->ofs, f->wt};
+  j.cx = (yk_frame_axis){f->ofs + f->dst_w, f->wt + f->dst_w};
+  j.y = (yk_frame_axis){f->ofs + 2 * f->dst_w, f->wt + 2 * f->dst_w};
+  j.cy = (yk_frame_axis){f->ofs + 2 * f->dst_w + f->dst_h, f->wt + 2 * f->dst_w + f->dst_h};
+  yk_frame_plan_axis(cw, g.new_w, 1, &j.x);
+  yk_frame_plan_axis(ch, g.new_h, 1, &j.y);
+  if (is_yuv420(fr->format)) {
+    yk_frame_plan_axis(cw, g.new_w, 2, &j.cx);
+    yk_frame_plan_axis(ch, g.new_h, 2, &j.cy);
+  }
+  j.out_i8 = f->out_i8;
+  j.lut_i8 = f->lut_i8;
+  j.lut_f32 = f->lut_f32;
+  j.dst = f->dst;
+  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
+  if (threads < 2) {
+    yk_frame_rows(&s->isa, &j, 0, j.dst_h);
+  } else {
+    const int rows = (int)((size_t)j.dst_h / (4 * threads)) + 1;
+    frame_task t = {s, &j, rows};
+    pthreadpool_parallelize_1d(s->pool, frame_task_fn, &t, (size_t)((j.dst_h + rows - 1) / rows), 0);
+  }
+  if (lb) {
+    lb->ratio = (float)g.ratio;
+    lb->pad_left = (float)g.pad_left;
+    lb->pad_top = (float)g.pad_top;
+    lb->src_w = cw;
+    lb->src_h = ch;
+    lb->dst_w = f->dst_w;
+    lb->dst_h = f->dst_h;
+    lb->offset_x = (float)cx;
+    lb->offset_y = (float)cy;
+  }
+  return YRT_OK;
+}

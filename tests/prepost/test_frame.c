@@ -1,0 +1,263 @@
+/* test_frame.c — camera frames through a session: yrt_session_set_frame's argument checks,
+ * threaded rows equal to one thread, every format of the same picture landing close to the
+ * RGB one, crops mapping boxes back to frame pixels, and yrt_session_detect on the shared
+ * yolo11n-320 with an NV12 frame made from a val JPEG finding the JPEG path's detections
+ * (same class, IoU > 0.9). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "convert.h"
+#include "test_data.h"
+#include "yolort_image.h"
+
+typedef struct ctx {
+  yrt_model *m;
+  yrt_session *s1, *s2; /* 1 and 2 threads */
+} ctx;
+
+static void open_model(ctx *c, const char *rel) {
+  char path[1024];
+  YT_REQUIRE_DATA(path, rel);
+  yrt_error err = {{0}};
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_convert_options o = {0};
+  if (yrt_convert_onnx_file(path, &o, &buf, &size, NULL, &err) != YRT_OK) fail_msg("convert %s: %s", rel, err.msg);
+  if (yrt_model_load_memory(buf, size, 1, &c->m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  free(buf);
+  yrt_session_options o1 = {1, NULL, 0, 0}, o2 = {2, NULL, 0, 0};
+  if (yrt_session_create(c->m, &o1, &c->s1, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  if (yrt_session_create(c->m, &o2, &c->s2, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+}
+
+static void close_model(ctx *c) {
+  yrt_session_free(c->s1);
+  yrt_session_free(c->s2);
+  yrt_model_free(c->m);
+}
+
+/* RGB -> NV12, BT.601 limited range (what a camera ISP hands over), chroma averaged over 2x2. */
+static uint8_t *rgb_to_nv12(const yrt_image *im) {
+  const int w = im->w, h = im->h, cw = (w + 1) / 2, ch = (h + 1) / 2;
+  uint8_t *out = malloc((size_t)w * h + 2 * (size_t)cw * ch);
+  assert_non_null(out);
+  uint8_t *uv = out + (size_t)w * h;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++) {
+      const uint8_t *p = im->rgb + ((size_t)y * w + x) * 3;
+      out[(size_t)y * w + x] = (uint8_t)lrint(16 + (65.738 * p[0] + 129.057 * p[1] + 25.064 * p[2]) / 256);
+    }
+  for (int y = 0; y < ch; y++)
+    for (int x = 0; x < cw; x++) {
+      double r = 0, g = 0, b = 0;
+      int k = 0;
+      for (int dy = 0; dy < 2; dy++)
+        for (int dx = 0; dx < 2; dx++) {
+          const int sx = 2 * x + dx < w ? 2 * x + dx : w - 1, sy = 2 * y + dy < h ? 2 * y + dy : h - 1;
+          const uint8_t *p = im->rgb + ((size_t)sy * w + sx) * 3;
+          r += p[0], g += p[1], b += p[2], k++;
+        }
+      r /= k, g /= k, b /= k;
+      uv[((size_t)y * cw + x) * 2] = (uint8_t)lrint(128 + (-37.945 * r - 74.494 * g + 112.439 * b) / 256);
+      uv[((size_t)y * cw + x) * 2 + 1] = (uint8_t)lrint(128 + (112.439 * r - 94.154 * g - 18.285 * b) / 256);
+    }
+  return out;
+}
+
+static float iou(const yrt_detection *a, const yrt_detection *b) {
+  const float ix = fmaxf(0, fminf(a->x1, b->x1) - fmaxf(a->x0, b->x0));
+  const float iy = fmaxf(0, fminf(a->y1, b->y1) - fmaxf(a->y0, b->y0));
+  const float in = ix * iy;
+  const float u = (a->x1 - a->x0) * (a->y1 - a->y0) + (b->x1 - b->x0) * (b->y1 - b->y0) - in;
+  return u > 0 ? in / u : 0;
+}
+
+static yrt_frame rgb_frame(const yrt_image *im) {
+  yrt_frame f;
+  memset(&f, 0, sizeof f);
+  f.format = YRT_PIX_RGB888;
+  f.width = im->w, f.height = im->h;
+  f.plane[0] = im->rgb;
+  f.stride[0] = (size_t)im->w * 3;
+  return f;
+}
+
+static void test_bad_frames(void **state) {
+  ctx *c = *state;
+  if (!c->s1) skip(); /* test_open skipped: no shared data */
+  uint8_t px[64 * 3] = {0};
+  yrt_error err = {{0}};
+  yrt_frame ok;
+  memset(&ok, 0, sizeof ok);
+  ok.format = YRT_PIX_RGB888, ok.width = 8, ok.height = 8, ok.plane[0] = px, ok.stride[0] = 24;
+  assert_int_equal(yrt_session_set_frame(c->s1, &ok, NULL, &err), YRT_OK);
+  assert_int_equal(yrt_session_set_frame(NULL, &ok, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_session_set_frame(c->s1, NULL, NULL, &err), YRT_ERR_INVALID_ARG);
+  yrt_frame f = ok;
+  f.format = (yrt_pixel_format)99;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "pixel format"));
+  f = ok, f.stride[0] = 23;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "stride[0]"));
+  f = ok, f.plane[0] = NULL;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  f = ok, f.width = 0;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  f = ok, f.height = 1 << 20;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  f = ok, f.crop_x = 4, f.crop_w = 5, f.crop_h = 2;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "crop"));
+  f = ok, f.format = YRT_PIX_NV12, f.stride[0] = 8, f.plane[1] = px + 64, f.stride[1] = 8;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_OK);
+  f.crop_x = 1, f.crop_w = 4, f.crop_h = 4;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG); /* odd 4:2:0 crop */
+  f.crop_x = 0, f.plane[1] = NULL;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  f = ok, f.color = (yrt_color_range)7;
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_ERR_INVALID_ARG);
+  int n = -1;
+  yrt_detection d[4];
+  assert_int_equal(yrt_session_detect(c->s1, &ok, NULL, NULL, 4, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_session_detect(c->s1, NULL, NULL, d, 4, &n, &err), YRT_ERR_INVALID_ARG);
+}
+
+/* The JPEG path and an NV12 frame of the same picture find the same objects; 1 and 2 threads
+ * give the same input bytes; a crop maps boxes back into frame pixels. */
+static void test_nv12_matches_jpeg(void **state) {
+  ctx *c = *state;
+  if (!c->s1) skip();
+  char path[1024];
+  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
+  yrt_error err = {{0}};
+  yrt_image im;
+  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  yrt_model_info info;
+  assert_int_equal(yrt_model_get_info(c->m, &info), YRT_OK);
+
+  /* JPEG path: PIL-exact letterbox, run, postprocess */
+  void *lbs = malloc(yrt_letterbox_scratch_bytes(im.w, im.h, info.input_w, info.input_h));
+  assert_non_null(lbs);
+  yrt_letterbox lb;
+  assert_int_equal(yrt_letterbox_f32(&im, info.input_w, info.input_h, yrt_session_input_nhwc(c->s1, 0),
+                                     yrt_session_input_count(c->s1, 0), lbs, &lb, &err),
+                   YRT_OK);
+  assert_int_equal(yrt_session_run(c->s1, &err), YRT_OK);
+  yrt_tensor_view out;
+  assert_int_equal(yrt_session_output(c->s1, 0, &out, &err), YRT_OK);
+  yrt_postprocess_params pp;
+  yrt_postprocess_defaults(&pp);
+  void *pps = malloc(yrt_postprocess_scratch_bytes(out.dims[2], pp.max_detections));
+  assert_non_null(pps);
+  yrt_detection ref[300], got[300];
+  int n_ref = 0, n_got = 0;
+  assert_int_equal(yrt_postprocess(out.data, out.dims[1] - 4, out.dims[2], &lb, &pp, pps, ref, 300, &n_ref, &err),
+                   YRT_OK);
+  assert_true(n_ref > 0);
+
+  /* NV12 frame through yrt_session_detect */
+  uint8_t *nv12 = rgb_to_nv12(&im);
+  yrt_frame f;
+  memset(&f, 0, sizeof f);
+  f.format = YRT_PIX_NV12, f.width = im.w, f.height = im.h;
+  f.plane[0] = nv12, f.stride[0] = (size_t)im.w;
+  f.plane[1] = nv12 + (size_t)im.w * im.h, f.stride[1] = 2 * (size_t)((im.w + 1) / 2);
+  assert_int_equal(yrt_session_detect(c->s2, &f, &pp, got, 300, &n_got, &err), YRT_OK);
+  int matched = 0, strong = 0;
+  for (int i = 0; i < n_ref; i++) {
+    if (ref[i].score < 0.5f) continue; /* borderline scores may cross the threshold either way */
+    strong++;
+    for (int k = 0; k < n_got; k++)
+      if (got[k].class_id == ref[i].class_id && iou(&ref[i], &got[k]) > 0.9f) {
+        matched++;
+        assert_non_null(got[k].name);
+        break;
+      }
+  }
+  print_message("jpeg path %d detections (%d >= 0.5), nv12 frame %d, matched %d\n", n_ref, strong, n_got, matched);
+  assert_true(strong > 0);
+  assert_int_equal(matched, strong);
+
+  /* 1 and 2 threads write the same input */
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_OK);
+  assert_int_equal(yrt_session_set_frame(c->s2, &f, NULL, &err), YRT_OK);
+  const size_t nin = (size_t)info.input_w * info.input_h * 3;
+  assert_memory_equal(yrt_session_input_nhwc(c->s1, 0), yrt_session_input_nhwc(c->s2, 0), nin * sizeof(float));
+
+  /* every format of the same picture lands close to the RGB frame */
+  yrt_frame rf = rgb_frame(&im);
+  assert_int_equal(yrt_session_set_frame(c->s1, &rf, NULL, &err), YRT_OK);
+  float *rgb_in = malloc(nin * sizeof(float));
+  assert_non_null(rgb_in);
+  memcpy(rgb_in, yrt_session_input_nhwc(c->s1, 0), nin * sizeof(float));
+  const size_t npx = (size_t)im.w * im.h;
+  uint8_t *bgra = malloc(npx * 4);
+  assert_non_null(bgra);
+  for (size_t i = 0; i < npx; i++) {
+    const uint8_t *p = im.rgb + 3 * i;
+    bgra[4 * i] = p[2], bgra[4 * i + 1] = p[1], bgra[4 * i + 2] = p[0], bgra[4 * i + 3] = 255;
+  }
+  yrt_frame bf = rf;
+  bf.format = YRT_PIX_BGRA8888, bf.plane[0] = bgra, bf.stride[0] = (size_t)im.w * 4;
+  assert_int_equal(yrt_session_set_frame(c->s1, &bf, NULL, &err), YRT_OK);
+  assert_memory_equal(rgb_in, yrt_session_input_nhwc(c->s1, 0), nin * sizeof(float));
+  /* NV12 vs RGB: chroma subsampling and limited range cost a few levels, never more on average */
+  assert_int_equal(yrt_session_set_frame(c->s1, &f, NULL, &err), YRT_OK);
+  double sum = 0;
+  for (size_t i = 0; i < nin; i++) sum += fabs(yrt_session_input_nhwc(c->s1, 0)[i] - rgb_in[i]);
+  print_message("mean |nv12 - rgb| = %.2f levels\n", 255.0 * sum / (double)nin);
+  assert_true(255.0 * sum / (double)nin < 6.0);
+
+  /* a crop: boxes come back in frame pixels (offset by the crop origin) */
+  yrt_frame cf = f;
+  cf.crop_x = 2 * (im.w / 8), cf.crop_y = 2 * (im.h / 8), cf.crop_w = im.w - cf.crop_x, cf.crop_h = im.h - cf.crop_y;
+  yrt_letterbox clb;
+  assert_int_equal(yrt_session_set_frame(c->s1, &cf, &clb, &err), YRT_OK);
+  assert_true(clb.offset_x == (float)cf.crop_x && clb.offset_y == (float)cf.crop_y);
+  assert_int_equal(clb.src_w, cf.crop_w);
+  assert_int_equal(yrt_session_detect(c->s1, &cf, &pp, got, 300, &n_got, &err), YRT_OK);
+  for (int k = 0; k < n_got; k++) {
+    assert_true(got[k].x0 >= (float)cf.crop_x && got[k].y0 >= (float)cf.crop_y);
+    assert_true(got[k].x1 <= (float)im.w && got[k].y1 <= (float)im.h);
+  }
+  /* class filter inside the decode */
+  const int only = ref[0].class_id;
+  pp.classes = &only, pp.num_classes = 1;
+  assert_int_equal(yrt_session_detect(c->s2, &f, &pp, got, 300, &n_got, &err), YRT_OK);
+  assert_true(n_got > 0);
+  for (int k = 0; k < n_got; k++) assert_int_equal(got[k].class_id, only);
+  free(rgb_in), free(bgra), free(nv12), free(lbs), free(pps);
+  yrt_image_free(&im);
+}
+
+static int setup(void **state) {
+  ctx *c = calloc(1, sizeof *c);
+  if (!c) return -1;
+  *state = c;
+  return 0;
+}
+static int teardown(void **state) {
+  close_model(*state);
+  free(*state);
+  return 0;
+}
+
+static void test_open(void **state) { open_model(*state, "models/yolo11n-320.qdq.onnx"); }
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_open),
+      cmocka_unit_test(test_bad_frames),
+      cmocka_unit_test(test_nv12_matches_jpeg),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
