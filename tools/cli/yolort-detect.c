@@ -1,72 +1,143 @@
-/* yolort-detect MODEL IMAGE.jpg [-o out.jpg] [--conf 0.25] [--iou 0.45] [--threads N]
- * Runs one image through a model (.yrt, or .onnx converted in memory), prints the detections
- * (class name, score, box in image pixels) and optionally writes an annotated JPEG. */
+/* yolort-detect MODEL IMAGE.jpg... [-o out.jpg] [--json] [--conf 0.25] [--iou 0.45] [--threads N]
+ * Runs images through a model (.yrt, or .onnx converted in memory), prints the detections
+ * (class name, score, box in image pixels; or one JSON object per image with --json) and
+ * optionally writes an annotated JPEG. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_num.h"
 #include "detector.h"
+#include "cli_version.h"
 
 #define PROG "yolort-detect"
 
-static int usage(void) {
-  fprintf(stderr,
-          "usage: yolort-detect MODEL(.yrt|.onnx) IMAGE.jpg [-o out.jpg] [--conf C] [--iou T]\n"
-          "                     [--threads N]\n");
+static void help(FILE *f) {
+  fprintf(f,
+          "usage: yolort-detect MODEL(.yrt|.onnx) IMAGE.jpg [IMAGE.jpg...] [options]\n"
+          "Detects objects in JPEG images and prints them (boxes in image pixels).\n"
+          "  -o OUT.jpg     write the (single) image annotated with boxes (colour and tag per class id)\n"
+          "  --json         one JSON object per image on stdout:\n"
+          "                 {\"image\": path, \"width\": w, \"height\": h, \"task\": \"detect\",\n"
+          "                  \"detections\": [{\"class\": id, \"name\": \"...\", \"score\": s,\n"
+          "                  \"box\": [x1, y1, x2, y2]}]}\n"
+          "  --conf C       confidence threshold in [0, 1] (default 0.25)\n"
+          "  --iou T        NMS IoU threshold in [0, 1] (default 0.45)\n"
+          "  --max-det N    keep at most N detections per image (default 300)\n"
+          "  --threads N    worker threads (default 1; capped at the online CPUs)\n"
+          "  --version      print the version and exit\n"
+          "  -h, --help     print this help and exit\n");
+}
+
+static int usage(const char *why) {
+  fprintf(stderr, "yolort-detect: %s\n", why);
+  help(stderr);
   return 2;
 }
 
+static void json_string(const char *s) {
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') printf("\\%c", *p);
+    else if (*p < 0x20) printf("\\u%04x", *p);
+    else putchar(*p);
+  }
+  putchar('"');
+}
+
+static void print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
+  printf("{\"image\": ");
+  json_string(path);
+  const char *task = yrt_model_task(d->model); /* "" when the export did not record it */
+  printf(", \"width\": %d, \"height\": %d, \"task\": ", img->w, img->h);
+  json_string(*task ? task : "detect");
+  printf(", \"detections\": [");
+  for (int i = 0; i < n; i++) {
+    const char *name = yrt_model_class_name(d->model, dets[i].class_id);
+    char fallback[32];
+    if (!name || !*name) {
+      snprintf(fallback, sizeof fallback, "class%d", dets[i].class_id);
+      name = fallback;
+    }
+    printf("%s{\"class\": %d, \"name\": ", i ? ", " : "", dets[i].class_id);
+    json_string(name);
+    printf(", \"score\": %.5f, \"box\": [%.2f, %.2f, %.2f, %.2f]}", dets[i].score, dets[i].x0, dets[i].y0,
+           dets[i].x1, dets[i].y1);
+  }
+  printf("]}\n");
+}
+
+static void print_text(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
+  printf("%d detections in %s (%dx%d)\n", n, path, img->w, img->h);
+  for (int i = 0; i < n; i++) {
+    const char *name = yrt_model_class_name(d->model, dets[i].class_id);
+    char fallback[32];
+    if (!name || !*name) {
+      snprintf(fallback, sizeof fallback, "class%d", dets[i].class_id);
+      name = fallback;
+    }
+    printf("  %-16s %.3f  [%.1f, %.1f, %.1f, %.1f]\n", name, dets[i].score, dets[i].x0, dets[i].y0, dets[i].x1,
+           dets[i].y1);
+  }
+  if (d->info.synthetic) printf("(synthetic model: these detections are meaningless)\n");
+}
+
 int main(int argc, char **argv) {
-  const char *model_path = NULL, *image_path = NULL, *out_path = NULL;
+  if (cli_version_requested(argc, argv, "yolort-detect")) return 0;
+  const char *model_path = NULL, *out_path = NULL;
+  const char **images = calloc((size_t)argc, sizeof *images);
+  int n_images = 0, json = 0, threads = 1;
+  if (!images) return 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
-  int threads = 1;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "-o") && i + 1 < argc) out_path = argv[++i];
-    else if (!strcmp(argv[i], "--conf") && i + 1 < argc) {
-      if (!cli_parse_float(PROG, "--conf", argv[++i], 0, 1, &pp.conf_threshold)) return 2;
-    } else if (!strcmp(argv[i], "--iou") && i + 1 < argc) {
-      if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return 2;
-    } else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-      if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return 2;
-    }
-    else if (argv[i][0] == '-') return usage();
-    else if (!model_path) model_path = argv[i];
-    else if (!image_path) image_path = argv[i];
-    else return usage();
+    const char *a = argv[i];
+    const int has = i + 1 < argc;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      help(stdout);
+      free(images);
+      return 0;
+    } else if (!strcmp(a, "-o") && has) out_path = argv[++i];
+    else if (!strcmp(a, "--json")) json = 1;
+    else if (!strcmp(a, "--conf") && has) {
+      if (!cli_parse_float(PROG, "--conf", argv[++i], 0, 1, &pp.conf_threshold)) return free(images), 2;
+    } else if (!strcmp(a, "--iou") && has) {
+      if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return free(images), 2;
+    } else if (!strcmp(a, "--max-det") && has) {
+      if (!cli_parse_int(PROG, "--max-det", argv[++i], 1, 100000, &pp.max_detections)) return free(images), 2;
+    } else if (!strcmp(a, "--threads") && has) {
+      if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return free(images), 2;
+    } else if (a[0] == '-') {
+      free(images);
+      return usage("unknown option or missing value");
+    } else if (!model_path) model_path = a;
+    else images[n_images++] = a;
   }
-  if (!model_path || !image_path) return usage();
+  if (!model_path || !n_images) return free(images), usage("needs a model and at least one image");
+  if (out_path && n_images > 1) return free(images), usage("-o annotates a single image");
 
   yrt_error err = {{0}};
   detector d;
-  yrt_image img = {0, 0, NULL};
-  const yrt_detection *dets = NULL;
-  int n = 0;
   yrt_status st = detector_open(&d, model_path, threads, 0, &err);
-  if (!st) st = yrt_image_load_jpeg(image_path, &img, &err);
-  if (!st) st = detector_run(&d, &img, &pp, &dets, &n, &err);
-  if (!st) {
-    printf("%d detections in %s (%dx%d)\n", n, image_path, img.w, img.h);
-    for (int i = 0; i < n; i++) {
-      const char *name = yrt_model_class_name(d.model, dets[i].class_id);
-      char fallback[32];
-      if (!name || !*name) {
-        snprintf(fallback, sizeof fallback, "class%d", dets[i].class_id);
-        name = fallback;
-      }
-      printf("  %-16s %.3f  [%.1f, %.1f, %.1f, %.1f]\n", name, dets[i].score, dets[i].x0,
-             dets[i].y0, dets[i].x1, dets[i].y1);
+  for (int k = 0; !st && k < n_images; k++) {
+    yrt_image img = {0, 0, NULL};
+    const yrt_detection *dets = NULL;
+    int n = 0;
+    st = yrt_image_load_jpeg(images[k], &img, &err);
+    if (!st) st = detector_run(&d, &img, &pp, &dets, &n, &err);
+    if (!st) {
+      if (json) print_json(images[k], &img, &d, dets, n);
+      else print_text(images[k], &img, &d, dets, n);
     }
-    if (d.info.synthetic) printf("(synthetic model: these detections are meaningless)\n");
+    if (!st && out_path) {
+      yrt_draw_detections(&img, dets, n);
+      st = yrt_image_save_jpeg(&img, out_path, 90, &err);
+      if (!st && !json) printf("wrote %s\n", out_path);
+    }
+    yrt_image_free(&img);
   }
-  if (!st && out_path) {
-    yrt_draw_detections(&img, dets, n);
-    st = yrt_image_save_jpeg(&img, out_path, 90, &err);
-    if (!st) printf("wrote %s\n", out_path);
-  }
-  yrt_image_free(&img);
-  detector_close(&d);
+  detector_close(&d); /* also fine after a failed open (it zeroes d) */
+  free(images);
   if (st) {
     fprintf(stderr, "yolort-detect: %s\n", err.msg);
     return 1;

@@ -1,0 +1,45 @@
+#!/bin/sh
+# check_cli.sh BUILD_DIR WORK_DIR [DEFAULT_DATA] — CLI conventions: every program answers --version (exit 0,
+# "yolort X.Y.Z" on stdout); yolort-detect's --help goes to stdout with exit 0, a malformed
+# number is refused with exit 2, and --json prints one parseable object per image with the
+# documented keys (on the shared yolo11n-320 and a val image; skipped without YOLORT_DATA,
+# failed under CI=true).
+set -eu
+B=$1; W=$2; DEFAULT_DATA=${3:-}
+rm -rf "$W" && mkdir -p "$W"
+for exe in "$B"/tools/yolort-* "$B"/bench/yolort-bench; do
+  [ -x "$exe" ] || continue
+  out=$("$exe" --version) || { echo "FAIL: $exe --version exit $?"; exit 1; }
+  echo "$out" | grep -Eq "yolort [0-9]+\.[0-9]+\.[0-9]+" || { echo "FAIL: $exe --version printed '$out'"; exit 1; }
+done
+D="$B/tools/yolort-detect"
+"$D" --help > "$W/help.txt" 2> "$W/help.err"
+grep -q -- "--json" "$W/help.txt" && [ ! -s "$W/help.err" ] || { echo "FAIL: --help not on stdout"; exit 1; }
+set +e
+"$D" m.yrt x.jpg --conf abc > /dev/null 2> "$W/bad.err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- "--conf" "$W/bad.err" || { echo "FAIL: --conf abc gave exit $rc"; exit 1; }
+DATA=${YOLORT_DATA:-$DEFAULT_DATA}
+if [ -z "$DATA" ] || [ ! -f "$DATA/models/yolo11n-320.qdq.onnx" ]; then
+  if [ "${CI:-}" = true ]; then echo "FAIL: CI=true and YOLORT_DATA is missing"; exit 1; fi
+  echo "skipping --json: no YOLORT_DATA"; exit 0
+fi
+"$B/tools/yolort-convert" "$DATA/models/yolo11n-320.qdq.onnx" -o "$W/m.yrt" > /dev/null 2>&1
+"$D" "$W/m.yrt" "$DATA/data/coco/val/images/000000000632.jpg" "$DATA/data/coco/val/images/000000000285.jpg" \
+  --json --conf 0.3 --iou 0.5 > "$W/out.jsonl"
+python3 - "$W/out.jsonl" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 2, lines
+for l in lines:
+    o = json.loads(l)
+    assert set(o) == {"image", "width", "height", "task", "detections"}, o.keys()
+    assert o["task"] == "detect" and o["width"] > 0 and o["height"] > 0
+    assert o["detections"], "no detections"
+    for d in o["detections"]:
+        assert set(d) == {"class", "name", "score", "box"}, d
+        assert d["score"] > 0.3 and len(d["box"]) == 4 and isinstance(d["name"], str) and d["name"]
+        x0, y0, x1, y1 = d["box"]
+        assert 0 <= x0 <= x1 <= o["width"] and 0 <= y0 <= y1 <= o["height"], d
+print("json ok:", [len(json.loads(l)["detections"]) for l in lines])
+PY
