@@ -40,6 +40,7 @@ typedef enum yrt_status {
   YRT_ERR_NOMEM = 5,
   YRT_ERR_BACKEND = 6,     /* XNNPACK / pthreadpool failure */
   YRT_ERR_SHAPE = 7,       /* shapes do not agree */
+  YRT_ERR_CANCELLED = 8,   /* yrt_session_cancel stopped the run */
 } yrt_status;
 
 /* Caller-provided message buffer. */
@@ -138,6 +139,12 @@ YRT_API float *yrt_session_input_nhwc(yrt_session *s, int index);
 YRT_API size_t yrt_session_input_count(const yrt_session *s, int index);
 
 YRT_API yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
+
+/* Ask the session's current (or next) run to stop: the executor checks between nodes and returns
+ * YRT_ERR_CANCELLED (outputs are then incomplete). Safe to call from any thread, e.g. a watchdog
+ * or a UI thread while another thread is inside yrt_session_run / yrt_session_detect; the
+ * request is consumed by the run it stops. */
+YRT_API void yrt_session_cancel(yrt_session *s);
 
 /* Output `index` in logical order, valid until the next run. */
 YRT_API yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);

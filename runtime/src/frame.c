@@ -1,6 +1,10 @@
 /* frame.c — yrt_session_set_frame: a camera frame letterboxed straight into the session's input
  * by the yk_frame kernel (kernels/frame), threaded over output rows. The tap tables live in the
- * session (sized for the input at creation), so setting a frame never allocates. */
+ * session (sized for the input at creation), so setting a frame never allocates. When the float
+ * input's only reader is a QUANTIZE node (every int8 model whose first conv is int8), the frame
+ * goes straight into that node's int8 output — the table holds quantize(v / 255), the values
+ * the node would compute — and the next runs skip the node (s->skip_node) until another input
+ * call writes the float input again. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@ struct yrt_frame_state {
   int16_t *wt;
   int out_i8;
   void *dst;
+  uint32_t quant_node;  /* QUANTIZE node the int8 path replaces, YRT_NONE if none */
   float lut_f32[256];
   int8_t lut_i8[256];
 };
@@ -41,9 +46,26 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
   if (!f->ofs || !f->wt) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
   f->out_i8 = t->dtype == YRT_I8;
   f->dst = s->arena + t->offset;
+  f->quant_node = YRT_NONE;
+  const yrt_tensor_rec *q = t;
+  if (!f->out_i8) { /* a float input read only by one QUANTIZE to an int8 tensor of its shape */
+    const uint32_t in_id = m->plan_inputs[0];
+    uint32_t readers = 0, qn = YRT_NONE;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+      for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
+        if (m->nodes[i].in[k] == in_id) readers++, qn = i;
+    const yrt_tensor_rec *o = readers == 1 ? &m->tensors[m->nodes[qn].out[0]] : NULL;
+    if (o && m->nodes[qn].op == YRT_OP_QUANTIZE && o->dtype == YRT_I8 && o->layout == YRT_LAYOUT_NHWC &&
+        o->kind != YRT_TENSOR_CONST && yrt_tensor_numel(o) == yrt_tensor_numel(t)) {
+      f->quant_node = qn;
+      f->out_i8 = 1;
+      f->dst = s->arena + o->offset;
+      q = o;
+    }
+  }
   for (int v = 0; v < 256; v++) {
     f->lut_f32[v] = (float)v / 255.0f; /* as yrt_letterbox_f32 */
-    f->lut_i8[v] = f->out_i8 ? yk_quantize1((float)v / 255.0f, t->scale, t->zero_point) : 0;
+    f->lut_i8[v] = f->out_i8 ? yk_quantize1((float)v / 255.0f, q->scale, q->zero_point) : 0;
   }
   return YRT_OK;
 }
@@ -151,6 +173,7 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
     frame_task t = {s, &j, rows};
     pthreadpool_parallelize_1d(s->pool, frame_task_fn, &t, (size_t)((j.dst_h + rows - 1) / rows), 0);
   }
+  s->skip_node = f->quant_node; /* the frame already holds the quantized input */
   if (lb) {
     lb->ratio = (float)g.ratio;
     lb->pad_left = (float)g.pad_left;

@@ -94,6 +94,7 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   yrt_session *s = calloc(1, sizeof *s);
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
   s->model = model;
+  s->skip_node = YRT_NONE;
   cpuinfo_initialize(); /* idempotent; yk_isa_detect leaves all-zero caps if it failed */
   yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
@@ -148,12 +149,20 @@ yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
   if (!s) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_run: session is NULL");
   for (uint32_t i = 0; i < s->n_exec; i++) {
     const yrt_exec *e = &s->exec[i];
+    if (atomic_exchange_explicit(&s->cancel, 0, memory_order_relaxed))
+      return yrt_set_error(err, YRT_ERR_CANCELLED, "yrt_session_run: cancelled before node %u of %u", (unsigned)i,
+                           (unsigned)s->n_exec);
+    if (i == s->skip_node) continue; /* its output came from yrt_session_set_frame */
     const uint64_t t0 = s->profiling ? now_ns() : 0;
     yrt_status st = e->run(s, e, err);
     if (st != YRT_OK) return st;
     if (s->profiling) s->times[i] = now_ns() - t0;
   }
   return YRT_OK;
+}
+
+void yrt_session_cancel(yrt_session *s) {
+  if (s) atomic_store_explicit(&s->cancel, 1, memory_order_relaxed);
 }
 
 yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count, yrt_error *err) {
@@ -164,6 +173,7 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
                          (unsigned)m->plan->n_inputs);
   const yrt_tensor_rec *t = &m->tensors[m->plan_inputs[index]];
   const size_t numel = yrt_tensor_numel(t);
+  s->skip_node = YRT_NONE; /* the float input is written again */
   if (count != numel)
     return yrt_set_error(err, YRT_ERR_SHAPE, "yrt_session_set_input: %zu values for input %d of %zu", count, index,
                          numel);
@@ -184,6 +194,7 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
 
 float *yrt_session_input_nhwc(yrt_session *s, int index) {
   if (!s || index < 0 || (uint32_t)index >= s->model->plan->n_inputs) return NULL;
+  s->skip_node = YRT_NONE; /* the caller writes the float input */
   const yrt_tensor_rec *t = &s->model->tensors[s->model->plan_inputs[index]];
   if (t->layout != YRT_LAYOUT_NHWC) return NULL;
   return (float *)(void *)(s->arena + t->offset);

@@ -5,6 +5,7 @@
 #define YOLORT_SESSION_INTERNAL_H
 
 #include <pthreadpool.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "conv_ref.h"
@@ -95,6 +96,8 @@ struct yrt_session {
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
   struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
   void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
+  uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
+  atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
 };
 
 /* frame.c: built at creation when input 0 is an NHWC image, freed with the session. */

@@ -14,6 +14,7 @@ const char *yrt_status_name(yrt_status s) {
     case YRT_ERR_NOMEM: return "YRT_ERR_NOMEM";
     case YRT_ERR_BACKEND: return "YRT_ERR_BACKEND";
     case YRT_ERR_SHAPE: return "YRT_ERR_SHAPE";
+    case YRT_ERR_CANCELLED: return "YRT_ERR_CANCELLED";
   }
   return "YRT_ERR_UNKNOWN";
 }

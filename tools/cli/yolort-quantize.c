@@ -34,17 +34,45 @@
 #include "onnx_write.h"
 #include "cli_version.h"
 
+static void help(FILE *f) {
+  fprintf(f,
+          "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [options]\n"
+          "Post-training quantization: calibrates activation ranges on the JPEGs of CALIB_DIR and writes\n"
+          "a QDQ ONNX (onnxruntime's layout), optionally converted to .yrt. Accuracy of each option:\n"
+          "docs/accuracy.md.\n"
+          "  -o OUT.qdq.onnx          the quantized model (required)\n"
+          "  --yrt OUT.yrt            also convert it to a .yrt\n"
+          "  --method M               range calibration: minmax, percentile (default), entropy, mse, or all\n"
+          "                           (all: one model per method, the method's name inserted in OUT)\n"
+          "  --percentile P           percentile of |x| kept by --method percentile, in (50, 100]\n"
+          "                           (default 99.999)\n"
+          "  --activations T          int8 (default) or uint8 activations\n"
+          "  --exclude NODE|PREFIX*   keep this node (or every node whose name starts with PREFIX) in float;\n"
+          "                           repeatable; an exclusion matching no node is an error\n"
+          "  --float-stem S           keep in float the nodes computed only from maps of stride <= S\n"
+          "                           (1..64; 8 = the accuracy setting, ~1.6x slower; 0 = off, default)\n"
+          "  --no-silu-range          plain ranges for conv outputs only a SiLU reads (default: SiLU-aware)\n"
+          "  --no-concat-ties         do not give a Concat's inputs the Concat's parameters\n"
+          "  --float-head-weights     float weights for the head's last convs (default: int8 weights)\n"
+          "  -n N                     calibrate on at most N images (default: all)\n"
+          "  --threads N              threads for calibration runs\n"
+          "  -q                       quiet: no progress on stderr\n"
+          "  --bias-correct           correct conv biases for the int8 error (local, one pass; default off)\n"
+          "  --no-bias-correct        no bias correction (the default)\n"
+          "  --bias-correct-passes N  passes of bias correction, 0..10 (the residual re-measured each pass)\n"
+          "  --bias-correct-images N  images used to measure the correction (default: the calibration set)\n"
+          "  --bias-correct-output    measure on the observed int8 output instead of the accumulator\n"
+          "  --bias-correct-global    correct against the float network, one conv level per wave\n"
+          "  --bias-correct-local     correct each conv on its own int8 inputs (the default kind)\n"
+          "  --bias-correct-wave L    conv levels corrected per wave with --bias-correct-global\n"
+          "  --weight-scale K         per-channel weight scale: max (default) or mse (clip minimising the\n"
+          "                           squared error)\n"
+          "  --version                print the version and exit\n"
+          "  -h, --help               print this help and exit\n");
+}
+
 static int usage(void) {
-  fprintf(stderr,
-          "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]\n"
-          "         [--method minmax|percentile|entropy|mse|all] [--percentile P]\n"
-          "         [--activations int8|uint8] [--exclude NODE|PREFIX*]...\n"
-          "         [--float-stem STRIDE] [--no-silu-range] [--no-concat-ties] [--float-head-weights]\n"
-          "         [-n MAX_IMAGES] [--threads N] [-q]\n"
-          "         [--bias-correct | --no-bias-correct] [--bias-correct-passes N]\n"
-          "         [--bias-correct-images N] [--bias-correct-output]\n"
-          "         [--bias-correct-global | --bias-correct-local] [--bias-correct-wave LEVELS]\n"
-          "         [--weight-scale max|mse]\n");
+  help(stderr);
   return 2;
 }
 
@@ -166,7 +194,11 @@ int main(int argc, char **argv) {
   if (!excl) return 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      help(stdout);
+      free(excl);
+      return 0;
+    } else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
       if (!strcmp(argv[++i], "all")) all = 1;
