@@ -113,7 +113,21 @@ typedef struct yrt_session_options {
   size_t arena_bytes;
   size_t max_arena_bytes; /* 0: no cap; else a model whose arena (info.arena_bytes) is larger is
                              refused with YRT_ERR_NOMEM before anything is allocated */
+  /* Growth without breaking callers: sizeof(yrt_session_options) as the caller was compiled,
+   * set by yrt_session_options_init. Fields after this one are read only when struct_size covers
+   * them; 0 (an initializer that leaves it out, e.g. {.num_threads = 2}) means the four fields
+   * above only. A struct_size beyond what this library knows is accepted when the unknown bytes
+   * are zero, else refused (YRT_ERR_INVALID_ARG: the program was built for a newer yolort). */
+  size_t struct_size;
 } yrt_session_options;
+
+/* Zeroes o (defaults: calling thread only, own arena, no cap) and sets o->struct_size. Inline so
+ * that the size recorded is the caller's. */
+static inline void yrt_session_options_init(yrt_session_options *o) {
+  const yrt_session_options zero = {0};
+  *o = zero;
+  o->struct_size = sizeof *o;
+}
 
 /* Creates kernels once (XNNPACK operators, packed weights). opts may be NULL. */
 YRT_API yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,

@@ -2,6 +2,7 @@
  * node is prepared, run and released through its kind's row in the model's op table. */
 #include <cpuinfo.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,10 +72,37 @@ void yrt_session_free(yrt_session *s) {
   free(s);
 }
 
+/* Copies the fields of the caller's options that its struct_size covers; the rest stay zero. */
+static yrt_status read_options(const yrt_session_options *in, yrt_session_options *o, yrt_error *err) {
+  const size_t v1 = offsetof(yrt_session_options, struct_size); /* before struct_size existed */
+  const size_t size = in->struct_size ? in->struct_size : v1;
+  if (size < v1 + sizeof in->struct_size && in->struct_size)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_create: options struct_size %zu is too small (0, or at least %zu)",
+                         in->struct_size, v1 + sizeof in->struct_size);
+  const unsigned char *b = (const unsigned char *)in;
+  for (size_t i = sizeof *o; i < size; i++)
+    if (b[i])
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "yrt_session_create: options of %zu bytes set a field at byte %zu that this "
+                           "library (%zu-byte options) does not know: built for a newer yolort?",
+                           size, i, sizeof *o);
+  memset(o, 0, sizeof *o);
+  memcpy(o, in, size < sizeof *o ? size : sizeof *o);
+  o->struct_size = sizeof *o;
+  return YRT_OK;
+}
+
 yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
                               yrt_error *err) {
   if (!model || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: NULL argument");
   *out = NULL;
+  yrt_session_options known;
+  if (opts) { /* the caller's struct as this library knows it (struct_size: see yolort.h) */
+    yrt_status ost = read_options(opts, &known, err);
+    if (ost != YRT_OK) return ost;
+    opts = &known;
+  }
   const size_t need = yrt_model_arena_bytes(model);
   if (opts && opts->arena) {
     if ((uintptr_t)opts->arena % YRT_ALIGN != 0 || opts->arena_bytes < need)

@@ -54,7 +54,7 @@ static void open_model_ex(ctx *c, const char *rel, int exact) {
   if (yrt_convert_onnx_file(path, &o, &buf, &size, NULL, &err) != YRT_OK) fail_msg("convert %s: %s", rel, err.msg);
   if (yrt_model_load_memory(buf, size, 1, &c->m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
   free(buf);
-  yrt_session_options so = {2, NULL, 0, 0};
+  yrt_session_options so = {.num_threads = 2};
   if (yrt_session_create(c->m, &so, &c->s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
 }
 

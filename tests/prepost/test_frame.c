@@ -33,7 +33,7 @@ static void open_model(ctx *c, const char *rel) {
   if (yrt_convert_onnx_file(path, &o, &buf, &size, NULL, &err) != YRT_OK) fail_msg("convert %s: %s", rel, err.msg);
   if (yrt_model_load_memory(buf, size, 1, &c->m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
   free(buf);
-  yrt_session_options o1 = {1, NULL, 0, 0}, o2 = {2, NULL, 0, 0};
+  yrt_session_options o1 = {.num_threads = 1}, o2 = {.num_threads = 2};
   if (yrt_session_create(c->m, &o1, &c->s1, &err) != YRT_OK) fail_msg("session: %s", err.msg);
   if (yrt_session_create(c->m, &o2, &c->s2, &err) != YRT_OK) fail_msg("session: %s", err.msg);
 }

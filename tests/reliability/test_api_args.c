@@ -279,6 +279,46 @@ static void test_session_create_args(void **state) {
   yrt_model_free(m);
 }
 
+/* Options that can grow (issue 16): struct_size from yrt_session_options_init; 0 = the first
+ * four fields; a newer caller's larger struct is read when its unknown tail is zero. */
+static void test_session_options_growth(void **state) {
+  (void)state;
+  yrt_error err;
+  yrt_model *m = load_model(REL_MODEL_QDQ_YOLO);
+  yrt_session *s = NULL;
+  yrt_session_options o;
+  o.num_threads = 7; /* init must reset every field */
+  yrt_session_options_init(&o);
+  assert_int_equal(o.struct_size, sizeof o);
+  assert_int_equal(o.num_threads, 0);
+  assert_null(o.arena);
+  o.num_threads = 2;
+  assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_OK);
+  yrt_session_free(s);
+  o.struct_size = 0; /* an old caller's designated initializer */
+  assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_OK);
+  yrt_session_free(s);
+  o.struct_size = 3; /* inside the old fields */
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_session_create(m, &o, &s, &err));
+  assert_null(s);
+  /* a program built against a newer header: more fields, zero here (defaults) */
+  struct {
+    yrt_session_options o;
+    uint64_t newer[4];
+  } big;
+  memset(&big, 0, sizeof big);
+  big.o.num_threads = 1;
+  big.o.struct_size = sizeof big;
+  assert_int_equal(yrt_session_create(m, &big.o, &s, &err), YRT_OK);
+  yrt_session_free(s);
+  s = NULL;
+  big.newer[2] = 1; /* a field this library cannot honour */
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_session_create(m, &big.o, &s, &err));
+  assert_non_null(strstr(err.msg, "newer"));
+  assert_null(s);
+  yrt_model_free(m);
+}
+
 static void test_session_io_args(void **state) {
   (void)state;
   yrt_error err;
@@ -563,7 +603,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_and_error),       cmocka_unit_test(test_model_load_args),
       cmocka_unit_test(test_model_load_errors),      cmocka_unit_test(test_model_info_args),
-      cmocka_unit_test(test_session_create_args),    cmocka_unit_test(test_session_io_args),
+      cmocka_unit_test(test_session_create_args),    cmocka_unit_test(test_session_options_growth),
+      cmocka_unit_test(test_session_io_args),
       cmocka_unit_test(test_session_accessors_args), cmocka_unit_test(test_jpeg_args),
       cmocka_unit_test(test_letterbox_args),         cmocka_unit_test(test_postprocess_args),
       cmocka_unit_test(test_draw_args),

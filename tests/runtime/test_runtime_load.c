@@ -111,7 +111,7 @@ static void test_session_api(void **state) {
   /* caller arena: too small, misaligned, then right */
   uint8_t *arena = aligned_alloc(64, info.arena_bytes + 64);
   assert_non_null(arena);
-  yrt_session_options o = {1, arena, info.arena_bytes - 1, 0};
+  yrt_session_options o = {.num_threads = 1, .arena = arena, .arena_bytes = info.arena_bytes - 1};
   yrt_session *s = NULL;
   assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_ERR_INVALID_ARG);
   o.arena = arena + 8;

@@ -23,7 +23,7 @@ static void *worker(void *arg) {
   job *j = arg;
   yrt_error err;
   yrt_session *s = NULL;
-  yrt_session_options o = {j->pool_threads, NULL, 0, 0};
+  yrt_session_options o = {.num_threads = j->pool_threads};
   j->st = yrt_session_create(j->m, &o, &s, &err);
   if (j->st != YRT_OK) return NULL;
   float x[48];

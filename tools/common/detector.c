@@ -11,7 +11,9 @@ yrt_status detector_open(detector *d, const char *model_path, int threads, int q
   memset(d, 0, sizeof *d);
   yrt_status st = yrt_open_model(model_path, quiet, &d->model, err);
   if (!st) st = yrt_model_get_info(d->model, &d->info);
-  yrt_session_options so = {threads, NULL, 0, 0};
+  yrt_session_options so;
+  yrt_session_options_init(&so);
+  so.num_threads = threads;
   if (!st) st = yrt_session_create(d->model, &so, &d->session, err);
   /* the whole-image path needs input 0 to be the RGB image META names (one, float NHWC) */
   if (!st && yrt_session_input_count(d->session, 0) != (size_t)d->info.input_w * (size_t)d->info.input_h * 3)

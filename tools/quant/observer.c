@@ -52,7 +52,9 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   if (!st && o->info.num_outputs != n_out)
     st = yrt_set_error(err, YRT_ERR_SHAPE, "observer: model has %d outputs, expected %d",
                        o->info.num_outputs, n_out);
-  yrt_session_options so = {threads, NULL, 0, 0};
+  yrt_session_options so;
+  yrt_session_options_init(&so);
+  so.num_threads = threads;
   if (!st) st = yrt_session_create(o->model, &so, &o->session, err);
   o->n = n;
   if (st) observer_close(o);
