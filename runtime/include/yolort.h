@@ -119,6 +119,12 @@ typedef struct yrt_session_options {
    * above only. A struct_size beyond what this library knows is accepted when the unknown bytes
    * are zero, else refused (YRT_ERR_INVALID_ARG: the program was built for a newer yolort). */
   size_t struct_size;
+  /* A thread pool of the caller's (a pthreadpool_t from pthreadpool_create) used instead of a
+   * session-owned one: sessions given the same pool share its threads (their parallel parts
+   * take turns on it), so N sessions on a 2-core SoC need not make N pools. The session never
+   * destroys it: free the sessions first. NULL: num_threads decides. Set with num_threads > 1 is
+   * YRT_ERR_INVALID_ARG (one or the other). */
+  struct pthreadpool *thread_pool;
 } yrt_session_options;
 
 /* Zeroes o (defaults: calling thread only, own arena, no cap) and sets o->struct_size. Inline so

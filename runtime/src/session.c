@@ -67,7 +67,7 @@ void yrt_session_free(yrt_session *s) {
   free(s->times);
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
-  if (s->pool) pthreadpool_destroy(s->pool);
+  if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   free(s->arena_owned);
   free(s);
 }
@@ -116,6 +116,10 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   if (opts && (opts->num_threads < 0 || opts->num_threads > YRT_MAX_THREADS))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: num_threads = %d, must be in [0, %d]",
                          opts->num_threads, YRT_MAX_THREADS);
+  if (opts && opts->thread_pool && opts->num_threads > 1)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_create: thread_pool and num_threads = %d both given (one or the other)",
+                         opts->num_threads);
   const int xs = yrt_xnn_init();
   if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);
 
@@ -140,7 +144,10 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
     memset(s->arena_owned, 0, need);
     s->arena = s->arena_owned;
   }
-  if (opts && opts->num_threads > 1) {
+  if (opts && opts->thread_pool) {
+    s->pool = opts->thread_pool; /* the caller's: not destroyed with the session */
+  } else if (opts && opts->num_threads > 1) {
+    s->pool_owned = 1;
     s->pool = pthreadpool_create((size_t)opts->num_threads);
     if (!s->pool) {
       st = yrt_set_error(err, YRT_ERR_BACKEND, "yrt: cannot create a pool of %d threads", opts->num_threads);

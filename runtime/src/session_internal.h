@@ -88,6 +88,7 @@ struct yrt_session {
   uint8_t *arena;
   void *arena_owned;
   pthreadpool_t pool;       /* NULL: calling thread */
+  int pool_owned;           /* 1: made for this session (destroyed with it); 0: the caller's thread_pool */
   yk_isa isa;
   yrt_exec *exec;
   uint32_t n_exec;

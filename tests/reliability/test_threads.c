@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthreadpool.h>
 
 #include "convert.h"
 #include "rel_models.h"
@@ -28,6 +29,7 @@ typedef struct ref_runs {
   float *out[N_INPUTS]; /* single-threaded results */
   int session_threads;  /* num_threads of each worker's session */
   int runs;             /* per worker */
+  pthreadpool_t shared_pool; /* non-NULL: every worker's session runs on this caller pool */
   pthread_barrier_t start;
 } ref_runs;
 
@@ -71,8 +73,10 @@ static void *worker_main(void *arg) {
   worker *w = arg;
   ref_runs *r = w->r;
   pthread_barrier_wait(&r->start); /* all sessions are created at the same moment */
-  yrt_session_options o = {0};
+  yrt_session_options o;
+  yrt_session_options_init(&o);
   o.num_threads = r->session_threads;
+  o.thread_pool = r->shared_pool;
   yrt_session *s = NULL;
   w->st = yrt_session_create(r->model, &o, &s, &w->err);
   if (w->st != YRT_OK) return NULL;
@@ -88,9 +92,11 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-static void check_concurrent(const yrt_model *m, int n_threads, int session_threads, int runs) {
+static void check_concurrent_on(const yrt_model *m, int n_threads, int session_threads, int runs,
+                               pthreadpool_t shared_pool) {
   ref_runs r;
   memset(&r, 0, sizeof r);
+  r.shared_pool = shared_pool;
   r.model = m;
   r.in_numel = input_numel(m);
   r.session_threads = session_threads;
@@ -136,6 +142,10 @@ static void check_concurrent(const yrt_model *m, int n_threads, int session_thre
   }
 }
 
+static void check_concurrent(const yrt_model *m, int n_threads, int session_threads, int runs) {
+  check_concurrent_on(m, n_threads, session_threads, runs, NULL);
+}
+
 static yrt_model *tiny_model(rel_model_kind k) {
   void *buf = NULL;
   size_t n = 0;
@@ -169,6 +179,28 @@ static void test_threads_pooled_sessions(void **state) {
   yrt_model_free(m);
 }
 
+/* Sessions on several threads sharing one caller-provided pool (issue 16 item 5): the same outputs
+ * as a single-threaded session; the pool outlives them and is not destroyed by them (a double
+ * destroy would show under ASan). Both given: refused. */
+static void test_threads_shared_pool(void **state) {
+  (void)state;
+  yrt_model *m = tiny_model(REL_MODEL_QDQ_YOLO);
+  pthreadpool_t pool = pthreadpool_create(2);
+  assert_non_null(pool);
+  check_concurrent_on(m, 3, 0, 4, pool);
+  check_concurrent_on(m, 1, 0, 2, pool); /* the pool still works after those sessions were freed */
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.thread_pool = pool;
+  o.num_threads = 2;
+  yrt_session *s = NULL;
+  yrt_error err;
+  assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_ERR_INVALID_ARG);
+  assert_null(s);
+  pthreadpool_destroy(pool);
+  yrt_model_free(m);
+}
+
 /* The real YOLO11n QDQ model at 320: every kernel family of the product. */
 static void test_threads_yolo11n(void **state) {
   (void)state;
@@ -190,6 +222,7 @@ int main(void) {
       cmocka_unit_test(test_threads_int8_sessions),
       cmocka_unit_test(test_threads_f32_sessions),
       cmocka_unit_test(test_threads_pooled_sessions),
+      cmocka_unit_test(test_threads_shared_pool),
       cmocka_unit_test(test_threads_yolo11n),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
