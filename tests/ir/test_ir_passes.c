@@ -395,6 +395,71 @@ static void test_qdq_errors(void **state) {
   ir_graph_free(g);
 }
 
+/* Q(constant) -> DQ -> Add (exporters quantize the head's anchors so): the Q folds into the
+ * integer constant (round half to even, saturate), the DQ into a float constant with q + qdata;
+ * per-axis scales and opset 21's output_dtype too; block_size and 16-bit types are refused. */
+static Onnx__ModelProto *q_const_model(int variant) {
+  Onnx__ModelProto *m = onnx_model_new(variant == 1 ? 21 : 13);
+  onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){2, 3});
+  onnx_model_add_initializer(m, "k", IR_F32, 2, (int64_t[]){2, 3},
+                             (float[]){0.25f, 0.75f, -0.25f, 100.0f, -100.0f, 1.25f});
+  onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.5f});
+  onnx_model_add_initializer(m, "sc", IR_F32, 1, (int64_t[]){2}, (float[]){0.5f, 0.25f});
+  onnx_model_add_initializer(m, "z", IR_I8, 0, NULL, (int8_t[]){-128});
+  onnx_model_add_initializer(m, "zu", IR_U8, 0, NULL, (uint8_t[]){10});
+  Onnx__NodeProto *q = NULL;
+  if (variant == 0) q = N(m, "QuantizeLinear", "q_k", "k,s,z", "kq");
+  if (variant == 1) { /* opset 21: no zero point, output type from output_dtype (int8) */
+    q = N(m, "QuantizeLinear", "q_k", "k,s", "kq");
+    onnx_node_attr_int(q, "output_dtype", IR_I8);
+  }
+  if (variant == 2) { q = N(m, "QuantizeLinear", "q_k", "k,sc,zu", "kq"); onnx_node_attr_int(q, "axis", 0); }
+  if (variant == 3) { q = N(m, "QuantizeLinear", "q_k", "k,s,z", "kq"); onnx_node_attr_int(q, "block_size", 2); }
+  if (variant == 4) { q = N(m, "QuantizeLinear", "q_k", "k,s", "kq"); onnx_node_attr_int(q, "output_dtype", 5); }
+  (void)q;
+  Onnx__NodeProto *d = N(m, "DequantizeLinear", "dq_k", variant == 2 ? "kq,sc,zu" : variant == 0 ? "kq,s,z" : "kq,s", "kd");
+  if (variant == 2) onnx_node_attr_int(d, "axis", 0);
+  N(m, "Add", "add", "x,kd", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  return m;
+}
+
+static void test_qdq_q_of_constant(void **state) {
+  (void)state;
+  /* x / s: 0.5 1.5 -0.5 200 -200 2.5 -> half-even 0 2 -0 200 -200 2 (+ zp, saturated) */
+  const int8_t want0[6] = {-128, -126, -128, 72, -128, -126};   /* zp -128 */
+  const int8_t want1[6] = {0, 2, 0, 127, -128, 2};               /* zp 0 */
+  const int8_t want2[6] = {10 - 128, 12 - 128, 10 - 128, 127, -128, 15 - 128}; /* uint8 zp 10 - 128 */
+  const int8_t *want[3] = {want0, want1, want2};
+  for (int v = 0; v < 3; v++) {
+    ir_graph *g = build(q_const_model(v), 1);
+    yrt_error err = {{0}};
+    if (ir_qdq_annotate(g, &err)) fail_msg("variant %d: %s", v, err.msg);
+    assert_int_equal(ir_compact(g, &err), YRT_OK);
+    assert_int_equal(g->n_nodes, 1);
+    const ir_tensor *k = &g->tensors[g->nodes[0].in[1]];
+    assert_non_null(k->data);
+    assert_non_null(k->qdata);
+    assert_int_equal(k->q.on, 1);
+    for (int i = 0; i < 6; i++) {
+      if (((const int8_t *)k->qdata)[i] != want[v][i])
+        fail_msg("variant %d: q[%d] = %d, expected %d", v, i, ((const int8_t *)k->qdata)[i], want[v][i]);
+      const float s = v == 2 ? (i < 3 ? 0.5f : 0.25f) : 0.5f;
+      const float f = (float)(want[v][i] - k->q.zero_point) * s;
+      assert_true(((const float *)k->data)[i] == f);
+    }
+    ir_graph_free(g);
+  }
+  for (int v = 3; v < 5; v++) {
+    ir_graph *g = build(q_const_model(v), 1);
+    yrt_error err = {{0}};
+    assert_int_equal(ir_qdq_annotate(g, &err), YRT_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "q_k"));
+    assert_non_null(strstr(err.msg, v == 3 ? "block_size" : "int16"));
+    ir_graph_free(g);
+  }
+}
+
 /* conv(4-D) -> Reshape to 3-D -> Sigmoid -> output; attention-like 4-D reshape stays int8 */
 static void test_fp32_region(void **state) {
   (void)state;
@@ -500,6 +565,7 @@ int main(void) {
       cmocka_unit_test(test_shapes_ops),       cmocka_unit_test(test_split_variants),
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
+      cmocka_unit_test(test_qdq_q_of_constant),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),
   };

@@ -193,7 +193,8 @@ yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err);
 yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
 /* Turn every QuantizeLinear->DequantizeLinear pair into a quantization annotation on the
  * float tensor (tensor.q) and every DequantizeLinear of an initializer into a constant with
- * q + qdata; removes the Q/DQ nodes. A graph without QDQ is left unchanged.
+ * q + qdata; removes the Q/DQ nodes. A QuantizeLinear of a float constant is folded first (its
+ * output becomes the integer constant). A graph without QDQ is left unchanged.
  * When a DQ output was a graph output, the float tensor takes over its name ("output0").
  * Unsupported (error naming the node): Q/DQ pairs with different parameters, a Q read by
  * anything but DQ, DQ of a non-constant tensor not produced by Q, per-channel activations,

@@ -1,8 +1,10 @@
 /* qdq_annotate.c — QuantizeLinear/DequantizeLinear pairs become quantization annotations:
  *   X -Q(s,zp)-> Xq -DQ-> X'   : consumers of X' read X, X.q = (s, zp) as int8
  *   DQ(initializer)            : a constant with the dequantized float data + raw int qdata
+ *   Q(constant)                : folded first into the integer constant the DQ then reads
  * uint8 is normalised to int8 (value - 128, zp - 128), which keeps (q - zp) * s unchanged. */
 #include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,21 @@ typedef struct qparams {
   int axis;        /* normalised, -1 for per-tensor */
 } qparams;
 
+/* ONNX TensorProto.DataType names of the quantized types met in the wild, for errors. */
+static const char *qtype_name(int t) {
+  switch (t) {
+  case 2: return "uint8";
+  case 3: return "int8";
+  case 4: return "uint16";
+  case 5: return "int16";
+  case 6: return "int32";
+  case 17: case 18: case 19: case 20: return "float8";
+  case 21: return "uint4";
+  case 22: return "int4";
+  default: return "unknown";
+  }
+}
+
 static void qp_free(qparams *p) { free(p->scales); p->scales = NULL; }
 
 static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_rank, ir_dtype qtype,
@@ -32,24 +49,31 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
   if (!s->data || s->dtype != IR_F32 || ns < 1 || ns > (1 << 20) || s->nbytes < (size_t)ns * 4)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale '%s' must be a constant "
                          "float tensor", n->name, s->name);
+  /* opset 21+: blocked quantization and explicit output types */
+  if (ir_attr_int(n, "block_size", 0) != 0)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': blocked quantization (block_size "
+                         "%lld) is not supported", n->name, (long long)ir_attr_int(n, "block_size", 0));
+  const int64_t odt = ir_attr_int(n, "output_dtype", 0);
+  if (odt) p->qtype = (ir_dtype)odt;
   const ir_tensor *z = (n->n_in > 2 && n->in[2] >= 0) ? &g->tensors[n->in[2]] : NULL;
   if (z) {
-    if (!z->data || ir_numel(z) != ns)
+    const int64_t nz = ir_numel(z); /* one per scale, or one for all (lenient) */
+    if (!z->data || (nz != ns && nz != 1))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point '%s' must be a "
                            "constant with one value per scale", n->name, z->name);
     if (z->dtype != IR_U8 && z->dtype != IR_I8 && z->dtype != IR_I32)
-      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point type %d is not "
-                           "supported (int8/uint8/int32 only)", n->name, (int)z->dtype);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point type %s is not "
+                           "supported (int8/uint8/int32 only)", n->name, qtype_name(z->dtype));
     p->qtype = z->dtype;
     p->zp = (int32_t)ir_const_i64(z, 0);
-    for (int64_t i = 1; i < ns; i++)
+    for (int64_t i = 1; i < nz; i++)
       if (ir_const_i64(z, i) != p->zp)
         return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': per-channel zero points "
                              "that differ are not supported", n->name);
   }
   if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32)
-    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': quantized type %d is not "
-                         "supported", n->name, (int)p->qtype);
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': quantized type %s is not "
+                         "supported (int8/uint8/int32 only)", n->name, qtype_name(p->qtype));
   p->scales = malloc(sizeof(float) * (size_t)ns);
   if (!p->scales) return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
   p->n = (int)ns;
@@ -157,9 +181,77 @@ static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
   return YRT_OK;
 }
 
+/* Q(constant float x) -> its output becomes the constant saturate(round_half_even(x / s) + zp)
+ * in the Q's type, so the DQ that reads it is a DQ of a constant (exporters quantize the
+ * head's anchor / stride constants this way). */
+static yrt_status fold_q_constant(ir_graph *g, int qi, yrt_error *err) {
+  const ir_node *q = &g->nodes[qi];
+  const ir_tensor *x = &g->tensors[q->in[0]];
+  int64_t n = ir_numel(x);
+  if (x->dtype != IR_F32 || n < 0 || x->nbytes != (size_t)n * 4)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' of constant '%s': "
+                         "only float32 constants are folded", q->name, x->name);
+  qparams p;
+  yrt_status st = read_qparams(g, q, x->rank, IR_U8, &p, err);
+  if (st) return st;
+  if (p.qtype != IR_U8 && p.qtype != IR_I8) {
+    qp_free(&p);
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s': output type %s",
+                         q->name, qtype_name(p.qtype));
+  }
+  int64_t inner = 1, nch = 1;
+  if (p.axis >= 0) {
+    nch = x->dims[p.axis];
+    for (int i = p.axis + 1; i < x->rank; i++) inner *= x->dims[i];
+    if (nch != p.n) {
+      qp_free(&p);
+      return yrt_set_error(err, YRT_ERR_SHAPE, "qdq: QuantizeLinear '%s': %d scales for axis %d "
+                           "of size %lld", q->name, p.n, p.axis, (long long)nch);
+    }
+  }
+  const double lo = p.qtype == IR_U8 ? 0 : -128, hi = p.qtype == IR_U8 ? 255 : 127;
+  uint8_t *d = malloc((size_t)(n ? n : 1));
+  if (!d) {
+    qp_free(&p);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+  }
+  for (int64_t i = 0; i < n; i++) {
+    float v;
+    memcpy(&v, (const char *)x->data + i * 4, 4);
+    const float s = p.axis >= 0 ? p.scales[(i / inner) % nch] : p.scales[0];
+    double r = nearbyint((double)(v / s)) + p.zp; /* ONNX: round half to even, then saturate */
+    if (!(r >= lo)) r = lo; /* NaN too */
+    if (r > hi) r = hi;
+    if (p.qtype == IR_U8) d[i] = (uint8_t)r;
+    else { int8_t sv = (int8_t)r; memcpy(&d[i], &sv, 1); }
+  }
+  qp_free(&p);
+  int64_t dims[IR_MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  const int rank = x->rank;
+  ir_tensor *y = &g->tensors[q->out[0]];
+  free(y->data);
+  ir_tensor_clear_quant(y);
+  y->data = d;
+  y->nbytes = (size_t)n;
+  y->dtype = p.qtype;
+  y->producer = -1;
+  ir_tensor_set_shape(y, rank, dims);
+  g->nodes[qi].dead = 1;
+  return YRT_OK;
+}
+
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
   if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_qdq_annotate: NULL graph");
   yrt_status st = YRT_OK;
+  for (int qi = 0; qi < g->n_nodes && !st; qi++) {
+    const ir_node *q = &g->nodes[qi];
+    if (q->dead || !ir_node_is(q, "QuantizeLinear") || q->n_in < 2 || q->in[0] < 0 || q->n_out != 1 ||
+        q->out[0] < 0 || !g->tensors[q->in[0]].data || g->tensors[q->out[0]].is_output)
+      continue;
+    st = fold_q_constant(g, qi, err);
+  }
+  if (st) return st;
   for (int di = 0; di < g->n_nodes && !st; di++) {
     ir_node *d = &g->nodes[di];
     if (d->dead || !ir_node_is_op(d, ONNX_OP_DEQUANTIZE_LINEAR)) continue;
@@ -203,9 +295,6 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
     if (xt->q.on && (xt->q.scale != nq.scale || xt->q.zero_point != nq.zero_point))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: tensor '%s' is quantized twice with "
                            "different parameters (QuantizeLinear '%s')", xt->name, q->name);
-    if (xt->data)
-      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s' of a constant",
-                           q->name);
     xt->q = nq;
     int y = d->out[0];
     g->nodes[di].dead = 1;

@@ -31,10 +31,16 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
     case IR_F32: case IR_U8: case IR_I8: case IR_I32: case IR_I64: case IR_BOOL: case IR_F64:
       dt = (ir_dtype)tp->data_type;
       break;
-    default:
+    default: {
+      static const char *const kind[] = {[4] = " (uint16)", [5] = " (int16)", [10] = " (float16)",
+                                         [16] = " (bfloat16)", [17] = " (float8)", [18] = " (float8)",
+                                         [19] = " (float8)", [20] = " (float8)", [21] = " (uint4)",
+                                         [22] = " (int4)", [23] = " (float4)"};
+      const char *k = tp->data_type >= 0 && tp->data_type < 24 && kind[tp->data_type] ? kind[tp->data_type] : "";
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                           "onnx: tensor '%s' has unsupported data type %d", name,
-                           (int)tp->data_type);
+                           "onnx: tensor '%s' has unsupported data type %d%s (yolort reads float32, "
+                           "int8, uint8, int32, int64, bool, float64)", name, (int)tp->data_type, k);
+    }
   }
   if ((tp->has_data_location &&
        tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
