@@ -29,9 +29,11 @@ static ir_graph *graph(int quant, float *w, float *b) {
     tb_quant(g, t.x, 1.0f / 255.0f, -128);
     tb_quant_weights(g, t.w);
     memcpy(w, g->tensors[t.w].data, sizeof(float) * CO * CI * 9); /* dequantized weights */
-    tb_quant(g, t.y, 0.02f, 0);
-    tb_quant(g, t.s, 1.0f / 256.0f, -128);
-    tb_quant(g, t.z, 0.02f, -12);
+    if (quant == 1) { /* onnxruntime's layout: every tensor quantized */
+      tb_quant(g, t.y, 0.02f, 0);
+      tb_quant(g, t.s, 1.0f / 256.0f, -128);
+    }
+    tb_quant(g, t.z, 0.02f, quant == 1 ? -12 : 0); /* QAT layout (2): conv input and z only */
   }
   return g;
 }
@@ -72,14 +74,18 @@ static float run(const void *buf, size_t size, const float *x, size_t nx, float 
 }
 
 static void conv_silu(int quant, float tol) {
+  yrt_convert_report rep;
   float w[CO * CI * 9], b[CO], x[CI * H * W], want[CO * H * W], got[CO * H * W];
   ir_graph *g = graph(quant, w, b);
   for (int i = 0; i < CI * H * W; i++) x[i] = (float)((i * 29) % 256) / 255.0f;
   void *buf = NULL;
   size_t size = 0;
   yrt_error err;
-  if (yrt_convert_graph(g, NULL, &buf, &size, NULL, &err) != YRT_OK)
+  if (yrt_convert_graph(g, NULL, &buf, &size, &rep, &err) != YRT_OK)
     fail_msg("convert: %s", err.msg);
+  /* QAT: the conv output takes the SiLU-input quantization derived from z's: one int8 conv */
+  assert_int_equal(rep.n_int8[YRT_OP_CONV2D], quant ? 1 : 0);
+  assert_int_equal(rep.n_qat_propagated, quant == 2 ? 1 : 0);
   run(buf, size, x, CI * H * W, got, CO * H * W);
   reference(x, w, b, want);
   float worst = 0;
@@ -87,7 +93,7 @@ static void conv_silu(int quant, float tol) {
     float d = fabsf(got[i] - want[i]);
     if (d > worst) worst = d;
   }
-  print_message("conv+silu %s: max |diff| %g\n", quant ? "int8" : "f32", worst);
+  print_message("conv+silu %s: max |diff| %g\n", quant == 2 ? "int8 (QAT)" : quant ? "int8" : "f32", worst);
   assert_true(worst <= tol);
   free(buf);
   ir_graph_free(g);
@@ -102,6 +108,12 @@ static void test_conv_silu_i8(void **state) {
   (void)state;
   /* QDQ rounding: y at 0.02, sigmoid at 1/256, z at 0.02 -> a few LSB of 0.02 */
   conv_silu(1, 0.07f);
+}
+
+static void test_conv_silu_qat(void **state) {
+  (void)state;
+  /* z at 0.02 (symmetric), y at the derived scale: a few LSB of 0.02 */
+  conv_silu(2, 0.07f);
 }
 
 /* Concat(v, u) along channels, v = conv2(u), u = conv1(x) (or Concat(u, v)), all int8 with the
@@ -161,7 +173,7 @@ static void test_views_never_self_holding(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_silu_f32),
-      cmocka_unit_test(test_conv_silu_i8),
+      cmocka_unit_test(test_conv_silu_i8), cmocka_unit_test(test_conv_silu_qat),
       cmocka_unit_test(test_views_never_self_holding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -460,6 +460,89 @@ static void test_qdq_q_of_constant(void **state) {
   }
 }
 
+/* QAT / TensorRT layout: Q/DQ (zero point 0) on conv inputs only.
+ *   images -Q/DQ-> conv1 -> SiLU -> z1 -> MaxPool -> m1; Concat(z1, m1) -Q/DQ(0.05)-> conv2 -> SiLU
+ *   -> z2; Add(z2, m1) -Q/DQ(0.08)-> conv3 -> y3 (graph output)
+ * After propagation: z1, m1 take the Concat's quantization, z2 the Add's, the conv outputs the
+ * SiLU-input quantization of theirs; the Sigmoid outputs and the graph output stay float. */
+static Onnx__ModelProto *qat_model(void) {
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "images", IR_F32, 4, (int64_t[]){1, 2, 4, 4});
+  onnx_model_add_initializer(m, "s_in", IR_F32, 0, NULL, (float[]){1.0f / 127.0f});
+  onnx_model_add_initializer(m, "s_c", IR_F32, 0, NULL, (float[]){0.05f});
+  onnx_model_add_initializer(m, "s_a", IR_F32, 0, NULL, (float[]){0.08f});
+  onnx_model_add_initializer(m, "z0", IR_I8, 0, NULL, (int8_t[]){0});
+  onnx_model_add_initializer(m, "ws", IR_F32, 0, NULL, (float[]){0.01f});
+  onnx_model_add_initializer(m, "w1", IR_I8, 4, (int64_t[]){2, 2, 1, 1}, (int8_t[]){10, -20, 30, 40});
+  onnx_model_add_initializer(m, "w2", IR_I8, 4, (int64_t[]){2, 4, 1, 1}, (int8_t[]){1, 2, 3, 4, -5, 6, 7, 8});
+  onnx_model_add_initializer(m, "w3", IR_I8, 4, (int64_t[]){2, 2, 1, 1}, (int8_t[]){5, 6, -7, 8});
+  N(m, "QuantizeLinear", "q_in", "images,s_in,z0", "xq");
+  N(m, "DequantizeLinear", "dq_in", "xq,s_in,z0", "x");
+  const char *w[3] = {"w1", "w2", "w3"};
+  for (int k = 0; k < 3; k++) {
+    char in[64], out[32], name[32];
+    snprintf(in, sizeof in, "%s,ws,z0", w[k]);
+    snprintf(out, sizeof out, "%s_dq", w[k]);
+    snprintf(name, sizeof name, "dq_%s", w[k]);
+    N(m, "DequantizeLinear", name, in, out);
+  }
+  N(m, "Conv", "conv1", "x,w1_dq", "y1");
+  N(m, "Sigmoid", "sig1", "y1", "s1");
+  N(m, "Mul", "mul1", "y1,s1", "z1");
+  Onnx__NodeProto *mp = N(m, "MaxPool", "pool", "z1", "m1");
+  onnx_node_attr_ints(mp, "kernel_shape", (int64_t[]){3, 3}, 2);
+  onnx_node_attr_ints(mp, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+  Onnx__NodeProto *cc = N(m, "Concat", "cat", "z1,m1", "c");
+  onnx_node_attr_int(cc, "axis", 1);
+  N(m, "QuantizeLinear", "q_c", "c,s_c,z0", "cq");
+  N(m, "DequantizeLinear", "dq_c", "cq,s_c,z0", "c_dq");
+  N(m, "Conv", "conv2", "c_dq,w2_dq", "y2");
+  N(m, "Sigmoid", "sig2", "y2", "s2");
+  N(m, "Mul", "mul2", "s2,y2", "z2");
+  N(m, "Add", "add", "z2,m1", "a");
+  N(m, "QuantizeLinear", "q_a", "a,s_a,z0", "aq");
+  N(m, "DequantizeLinear", "dq_a", "aq,s_a,z0", "a_dq");
+  N(m, "Conv", "conv3", "a_dq,w3_dq", "y3");
+  onnx_model_add_output(m, "y3", IR_F32, -1, NULL);
+  return m;
+}
+
+static void expect_q(const ir_graph *g, const char *name, float scale, int32_t zp) {
+  const int t = ir_find_tensor(g, name);
+  if (t < 0) fail_msg("no tensor %s", name);
+  const ir_quant *q = &g->tensors[t].q;
+  if (!q->on || q->scale != scale || q->zero_point != zp)
+    fail_msg("%s: q %d scale %g zp %d, expected %g %d", name, q->on, (double)q->scale, q->zero_point,
+             (double)scale, zp);
+}
+
+static void test_qdq_propagate(void **state) {
+  (void)state;
+  ir_graph *g = build(qat_model(), 1);
+  yrt_error err = {{0}};
+  if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(ir_qdq_propagate(g), 5); /* z1, m1, z2, y1, y2 */
+  expect_q(g, "z1", 0.05f, 0);
+  expect_q(g, "m1", 0.05f, 0);
+  expect_q(g, "z2", 0.08f, 0);
+  float s;
+  int32_t zp;
+  ir_silu_input_quant(0.05f, 0, &s, &zp);
+  expect_q(g, "y1", s, zp);
+  assert_true(zp > -128 && zp < 127 && s > 0.05f * 0.5f && s < 0.05f * 2); /* reaches below 0 */
+  ir_silu_input_quant(0.08f, 0, &s, &zp);
+  expect_q(g, "y2", s, zp);
+  assert_false(g->tensors[ir_find_tensor(g, "s1")].q.on);
+  assert_false(g->tensors[ir_find_tensor(g, "s2")].q.on);
+  assert_false(g->tensors[ir_find_tensor(g, "y3")].q.on);
+  ir_graph_free(g);
+  /* onnxruntime's layout (conv outputs quantized) is left alone */
+  g = build(qdq_model(0, 0), 1);
+  if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(ir_qdq_propagate(g), 0);
+  ir_graph_free(g);
+}
+
 /* conv(4-D) -> Reshape to 3-D -> Sigmoid -> output; attention-like 4-D reshape stays int8 */
 static void test_fp32_region(void **state) {
   (void)state;
@@ -565,7 +648,7 @@ int main(void) {
       cmocka_unit_test(test_shapes_ops),       cmocka_unit_test(test_split_variants),
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
-      cmocka_unit_test(test_qdq_q_of_constant),
+      cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),
   };

@@ -1,6 +1,6 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
- *                  [--no-fuse-head] [--no-views] [--size N|HxW] [-v]
+ *                  [--no-fuse-head] [--no-views] [--size N|HxW] [--no-qat-propagate] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -14,7 +14,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
-          "                      [--no-fuse-head] [--no-views] [--size N|HxW] [-v]\n"
+          "                      [--no-fuse-head] [--no-views] [--size N|HxW] [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -25,6 +25,9 @@ static void usage(FILE *f) {
           "                    Concat buffers and read Split halves in place where they can)\n"
           "  --size N|HxW      input size of a model exported with dynamic axes (default: the\n"
           "                    model's imgsz metadata); e.g. --size 640, --size 480x864\n"
+          "  --no-qat-propagate  in a QAT / TensorRT-style QDQ graph (Q/DQ on conv inputs only), keep\n"
+          "                    the float tensors between convs float (default: they take the\n"
+          "                    quantization of the Q their consumers apply, as TensorRT does)\n"
           "  -v                list every lowered node\n");
 }
 
@@ -68,6 +71,8 @@ int main(int argc, char **argv) {
       }
       opt.input_h = (int)h;
       opt.input_w = (int)w;
+    } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
+      opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
       opt.verbose = 1;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {

@@ -200,6 +200,19 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
  * anything but DQ, DQ of a non-constant tensor not produced by Q, per-channel activations,
  * per-channel zero points that differ. */
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
+/* QAT / TensorRT-style layout (Q/DQ on conv inputs only, float between convs; detected as: most
+ * convs with a quantized input have a float output): conv outputs take the quantization their
+ * consumers apply, as TensorRT does — a Conv -> SiLU whose output z is quantized gets the int8
+ * range whose SiLU covers z's (ir_silu_input_quant), quantization moves backwards across
+ * Concat / Add / data movement (MaxPool, Resize, Reshape, Transpose, Slice, Split...) to inputs
+ * without one, and forwards across data movement and Concat. Graphs of other layouts (onnxruntime's,
+ * yolort-quantize's) are untouched. Returns how many tensors got a quantization
+ * (tools/ir/qdq_propagate.c). */
+int ir_qdq_propagate(ir_graph *g);
+/* The int8 quantization (scale, zero point) of a SiLU's input when its output is quantized with
+ * (sz, zz): covers up to silu^-1 of z's largest value, and down to the lower bound that
+ * minimises the larger of the clamping and rounding errors. */
+void ir_silu_input_quant(float sz, int32_t zz, float *sy, int32_t *zy);
 /* Mark the FP32 region: every node reachable from an op that turns a rank-4 activation into
  * another rank (the detection head's flatten), and from head Sigmoid/Softmax/Gather/Slice.
  * Quantization annotations on tensors produced and consumed only inside the region are

@@ -53,6 +53,8 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
+  /* not under --exact-qdq: onnxruntime computes a QAT graph's in-between tensors in float */
+  if (!(o && (o->no_qat_propagate || o->exact_qdq))) rep->n_qat_propagated = ir_qdq_propagate(g);
   /* Before the fp32 region: the quantization of the head's constants is still known here. */
   if (o && o->exact_qdq)
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (--exact-qdq keeps onnxruntime's QDQ head)");
@@ -260,6 +262,9 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_qat_propagated)
+    fprintf(f, "QAT layout (Q/DQ on conv inputs only): quantization propagated to %d tensors\n",
+            r->n_qat_propagated);
   if (r->n_i8f32)
     fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
             r->n_i8f32);

@@ -28,6 +28,8 @@ typedef struct yrt_convert_options {
                                    reproduce onnxruntime (default 0: head in float) */
   int no_fuse_head;             /* 1: keep the Detect head's decode as separate nodes (default 0:
                                    one detect_decode node; never under exact_qdq) */
+  int no_qat_propagate;         /* 1: keep a QAT-layout graph's float tensors float (default 0:
+                                   quantization propagated as TensorRT does, qdq_propagate.c) */
   int no_views;                 /* 1: every Concat / Split copies (default 0: zero-copy views
                                    where the kernels allow, plan_views.c) */
   int input_h, input_w;         /* image input size for a model exported with dynamic axes
@@ -55,6 +57,7 @@ typedef struct yrt_convert_report {
   char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
+  int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int n_i8f32;                /* convs run int8 with a float output (input, weights int8) */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
