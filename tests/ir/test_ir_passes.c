@@ -460,6 +460,58 @@ static void test_qdq_q_of_constant(void **state) {
   }
 }
 
+/* Conv weights as exporters write them: uint8 per-channel with differing zero points (variant 0:
+ * every value - zp fits int8 -> centred exactly; variant 1: full range -> requantized symmetric per
+ * channel), and int8 per-axis on the input-channel axis (variant 2 -> per output channel). The
+ * float data stays the exact dequantized value; the int8 data is symmetric on axis 0. */
+static Onnx__ModelProto *weights_model(int v) {
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 2, 2, 2});
+  onnx_model_add_initializer(m, "ws", IR_F32, 1, (int64_t[]){2}, (float[]){0.1f, 0.2f});
+  if (v == 0) {
+    onnx_model_add_initializer(m, "wq", IR_U8, 4, (int64_t[]){2, 2, 1, 1}, (uint8_t[]){100, 130, 60, 70});
+    onnx_model_add_initializer(m, "wz", IR_U8, 1, (int64_t[]){2}, (uint8_t[]){110, 64});
+  } else if (v == 1) {
+    onnx_model_add_initializer(m, "wq", IR_U8, 4, (int64_t[]){2, 2, 1, 1}, (uint8_t[]){0, 255, 10, 250});
+    onnx_model_add_initializer(m, "wz", IR_U8, 1, (int64_t[]){2}, (uint8_t[]){128, 5});
+  } else {
+    onnx_model_add_initializer(m, "wq", IR_I8, 4, (int64_t[]){2, 2, 1, 1}, (int8_t[]){127, -50, 10, 100});
+    onnx_model_add_initializer(m, "wz", IR_I8, 1, (int64_t[]){2}, (int8_t[]){0, 0});
+  }
+  Onnx__NodeProto *d = N(m, "DequantizeLinear", "dq_w", "wq,ws,wz", "w");
+  onnx_node_attr_int(d, "axis", v == 2 ? 1 : 0);
+  N(m, "Conv", "conv", "x,w", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  return m;
+}
+
+static void test_qdq_weight_variants(void **state) {
+  (void)state;
+  const float want_f[3][4] = {{-1.0f, 2.0f, -0.8f, 1.2f}, {-12.8f, 12.7f, 1.0f, 49.0f},
+                              {12.7f, -10.0f, 1.0f, 20.0f}};
+  const int8_t want_q[3][4] = {{-10, 20, -4, 6}, {-127, 126, 3, 127}, {127, -100, 6, 127}};
+  for (int v = 0; v < 3; v++) {
+    ir_graph *g = build(weights_model(v), 1);
+    yrt_error err = {{0}};
+    if (ir_qdq_annotate(g, &err)) fail_msg("variant %d: %s", v, err.msg);
+    const ir_tensor *w = &g->tensors[ir_find_tensor(g, "w")];
+    assert_int_equal(w->q.on, 1);
+    assert_int_equal(w->q.dtype, IR_I8);
+    assert_int_equal(w->q.zero_point, 0);
+    assert_int_equal(w->q.axis, 0);
+    assert_int_equal(w->q.n_scales, 2);
+    for (int i = 0; i < 4; i++) {
+      const float f = ((const float *)w->data)[i];
+      if (fabsf(f - want_f[v][i]) > 1e-5f) fail_msg("variant %d: w[%d] = %g, expected %g", v, i, f, want_f[v][i]);
+      const int8_t q = ((const int8_t *)w->qdata)[i];
+      if (q != want_q[v][i]) fail_msg("variant %d: q[%d] = %d, expected %d", v, i, q, want_q[v][i]);
+      /* the int8 data times its scale is the float value, up to half a step */
+      assert_true(fabsf(q * w->q.scales[i / 2] - f) <= 0.5f * w->q.scales[i / 2] + 1e-6f);
+    }
+    ir_graph_free(g);
+  }
+}
+
 /* QAT / TensorRT layout: Q/DQ (zero point 0) on conv inputs only.
  *   images -Q/DQ-> conv1 -> SiLU -> z1 -> MaxPool -> m1; Concat(z1, m1) -Q/DQ(0.05)-> conv2 -> SiLU
  *   -> z2; Add(z2, m1) -Q/DQ(0.08)-> conv3 -> y3 (graph output)
@@ -649,6 +701,7 @@ int main(void) {
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
+      cmocka_unit_test(test_qdq_weight_variants),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),
   };

@@ -198,7 +198,9 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
  * When a DQ output was a graph output, the float tensor takes over its name ("output0").
  * Unsupported (error naming the node): Q/DQ pairs with different parameters, a Q read by
  * anything but DQ, DQ of a non-constant tensor not produced by Q, per-channel activations,
- * per-channel zero points that differ. */
+ * per-channel zero points that differ on activations (constants: conv weights are centred to
+ * symmetric int8 per output channel, exactly when the values fit), blocked quantization
+ * (block_size), types other than int8/uint8 (int32 for biases). */
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
 /* QAT / TensorRT-style layout (Q/DQ on conv inputs only, float between convs; detected as: most
  * convs with a quantized input have a float output): conv outputs take the quantization their

@@ -15,7 +15,8 @@
 typedef struct qparams {
   int n;           /* number of scales (1 = per-tensor) */
   float *scales;   /* owned */
-  int32_t zp;      /* common zero point in the ORIGINAL type */
+  int32_t zp;      /* common zero point in the ORIGINAL type (the first one when they differ) */
+  int32_t *zps;    /* owned: per-axis zero points when they differ (constants only), else NULL */
   ir_dtype qtype;  /* U8, I8 or I32 */
   int axis;        /* normalised, -1 for per-tensor */
 } qparams;
@@ -35,7 +36,14 @@ static const char *qtype_name(int t) {
   }
 }
 
-static void qp_free(qparams *p) { free(p->scales); p->scales = NULL; }
+static void qp_free(qparams *p) {
+  free(p->scales);
+  free(p->zps);
+  p->scales = NULL;
+  p->zps = NULL;
+}
+
+static int32_t qp_zp(const qparams *p, int64_t c) { return p->zps ? p->zps[c] : p->zp; }
 
 static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_rank, ir_dtype qtype,
                                qparams *p, yrt_error *err) {
@@ -66,16 +74,24 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
                            "supported (int8/uint8/int32 only)", n->name, qtype_name(z->dtype));
     p->qtype = z->dtype;
     p->zp = (int32_t)ir_const_i64(z, 0);
-    for (int64_t i = 1; i < nz; i++)
-      if (ir_const_i64(z, i) != p->zp)
-        return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': per-channel zero points "
-                             "that differ are not supported", n->name);
+    int differ = 0;
+    for (int64_t i = 1; i < nz; i++) differ |= ir_const_i64(z, i) != p->zp;
+    if (differ) { /* asymmetric per-channel weights (uint8 per_channel exports) */
+      p->zps = malloc(sizeof(int32_t) * (size_t)nz);
+      if (!p->zps) return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+      for (int64_t i = 0; i < nz; i++) p->zps[i] = (int32_t)ir_const_i64(z, i);
+    }
   }
-  if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32)
+  if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32) {
+    qp_free(p);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': quantized type %s is not "
                          "supported (int8/uint8/int32 only)", n->name, qtype_name(p->qtype));
+  }
   p->scales = malloc(sizeof(float) * (size_t)ns);
-  if (!p->scales) return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+  if (!p->scales) {
+    qp_free(p);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+  }
   p->n = (int)ns;
   for (int64_t i = 0; i < ns; i++) {
     memcpy(&p->scales[i], (const char *)s->data + i * 4, 4);
@@ -100,6 +116,7 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
 }
 
 static int qp_equal(const qparams *a, const qparams *b) {
+  if (a->zps || b->zps) return 0; /* only constants carry differing zero points */
   return a->n == b->n && a->zp == b->zp && a->qtype == b->qtype && a->axis == b->axis &&
          memcmp(a->scales, b->scales, sizeof(float) * (size_t)a->n) == 0;
 }
@@ -117,6 +134,15 @@ static void to_ir_quant(qparams *p, ir_quant *q) {
     q->axis = p->axis;
     p->scales = NULL;
   }
+}
+
+/* 1 if tensor t is the weight input of a live Conv. */
+static int feeds_conv_weights(const ir_graph *g, int t) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    if (!n->dead && ir_node_is(n, "Conv") && n->n_in > 1 && n->in[1] == t) return 1;
+  }
+  return 0;
 }
 
 /* DQ(constant x) -> constant output y with float data, qdata and q. */
@@ -147,6 +173,11 @@ static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
                            "%d of size %lld", d->name, p.n, p.axis, (long long)nch);
     }
   }
+  if (p.zps && x->dtype == IR_I32) {
+    qp_free(&p);
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: DequantizeLinear '%s': int32 data with "
+                         "per-channel zero points that differ", d->name);
+  }
   size_t qes = x->dtype == IR_I32 ? 4 : 1;
   float *f = malloc((size_t)(n ? n : 1) * 4);
   void *qd = malloc((size_t)(n ? n : 1) * qes);
@@ -158,10 +189,73 @@ static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
   }
   for (int64_t i = 0; i < n; i++) {
     int64_t v = ir_const_i64(x, i);
-    float s = p.axis >= 0 ? p.scales[(i / inner) % nch] : p.scales[0];
-    f[i] = (float)(v - p.zp) * s;
+    const int64_t c = p.axis >= 0 ? (i / inner) % nch : 0;
+    float s = p.scales[c];
+    f[i] = (float)(v - qp_zp(&p, c)) * s;
     if (x->dtype == IR_I32) { int32_t w = (int32_t)v; memcpy((char *)qd + i * 4, &w, 4); }
     else ((int8_t *)qd)[i] = (int8_t)(x->dtype == IR_U8 ? v - 128 : v);
+  }
+  /* The int8 kernels take symmetric weights (zero point 0); differing per-channel zero points fit
+   * no single one. Centre such data: exactly (v - zp) when every value fits int8 (7-bit reduced
+   * range, uint8 with zp 128...), else requantized symmetric per channel (scale * max|v - zp| / 127;
+   * the float data stays exact). */
+  if (x->dtype != IR_I32 && (p.zps || (feeds_conv_weights(g, d->out[0]) &&
+                                       (x->dtype == IR_U8 ? p.zp != 128 : p.zp != 0)))) {
+    int fits = 1;
+    for (int64_t i = 0; i < n && fits; i++) {
+      const int64_t dv = ir_const_i64(x, i) - qp_zp(&p, p.axis >= 0 ? (i / inner) % nch : 0);
+      fits = dv >= -128 && dv <= 127;
+    }
+    for (int64_t c = 0; c < nch && !fits; c++) {
+      int64_t m = 0;
+      for (int64_t i = 0; i < n; i++)
+        if ((p.axis >= 0 ? (i / inner) % nch : 0) == c) {
+          const int64_t dv = ir_const_i64(x, i) - qp_zp(&p, c);
+          if (llabs(dv) > m) m = llabs(dv);
+        }
+      if (m > 127) p.scales[c] = (float)((double)p.scales[c] * (double)m / 127.0);
+    }
+    for (int64_t i = 0; i < n; i++) {
+      const int64_t c = p.axis >= 0 ? (i / inner) % nch : 0;
+      const int64_t dv = ir_const_i64(x, i) - qp_zp(&p, c);
+      double r = fits ? (double)dv : nearbyint((double)f[i] / (double)p.scales[c]);
+      if (r > 127) r = 127;
+      if (r < (fits ? -128 : -127)) r = fits ? -128 : -127;
+      ((int8_t *)qd)[i] = (int8_t)r;
+    }
+    free(p.zps);
+    p.zps = NULL;
+    p.zp = 0;
+    p.qtype = IR_I8;
+  }
+  /* Conv weights quantized along another axis than the output channels: requantized symmetric
+   * per output channel from the exact float data (the kernels scale per output channel). */
+  if (x->dtype != IR_I32 && p.axis > 0 && x->rank >= 1 && x->dims[0] > 0 && feeds_conv_weights(g, d->out[0])) {
+    const int64_t no = x->dims[0], per = n / no;
+    float *ns = malloc(sizeof(float) * (size_t)no);
+    if (!ns) {
+      free(f);
+      free(qd);
+      qp_free(&p);
+      return yrt_set_error(err, YRT_ERR_NOMEM, "qdq: out of memory");
+    }
+    for (int64_t o = 0; o < no; o++) {
+      float m = 0;
+      for (int64_t i = o * per; i < (o + 1) * per; i++) m = fmaxf(m, fabsf(f[i]));
+      ns[o] = m / 127.0f >= FLT_MIN ? m / 127.0f : p.scales[0];
+      for (int64_t i = o * per; i < (o + 1) * per; i++) {
+        double r = nearbyint((double)f[i] / (double)ns[o]);
+        ((int8_t *)qd)[i] = (int8_t)(r > 127 ? 127 : r < -127 ? -127 : r);
+      }
+    }
+    free(p.scales);
+    free(p.zps);
+    p.zps = NULL;
+    p.scales = ns;
+    p.n = (int)no;
+    p.axis = 0;
+    p.zp = 0;
+    p.qtype = IR_I8;
   }
   int64_t dims[IR_MAX_RANK];
   int rank = x->rank;
@@ -219,7 +313,7 @@ static yrt_status fold_q_constant(ir_graph *g, int qi, yrt_error *err) {
     float v;
     memcpy(&v, (const char *)x->data + i * 4, 4);
     const float s = p.axis >= 0 ? p.scales[(i / inner) % nch] : p.scales[0];
-    double r = nearbyint((double)(v / s)) + p.zp; /* ONNX: round half to even, then saturate */
+    double r = nearbyint((double)(v / s)) + qp_zp(&p, p.axis >= 0 ? (i / inner) % nch : 0); /* ONNX: round half to even, then saturate */
     if (!(r >= lo)) r = lo; /* NaN too */
     if (r > hi) r = hi;
     if (p.qtype == IR_U8) d[i] = (uint8_t)r;

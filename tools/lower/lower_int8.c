@@ -35,7 +35,7 @@ static int conv_weights_ok(const ir_graph *g, int w) {
   if (w < 0) return 0;
   const ir_tensor *t = &g->tensors[w];
   return t->q.on && t->qdata && t->q.dtype == IR_I8 && t->q.zero_point == 0 && t->rank == 4 &&
-         (!t->q.scales || t->q.n_scales == t->dims[0] || t->q.n_scales == 1);
+         (!t->q.scales || (t->q.axis == 0 && t->q.n_scales == t->dims[0]) || t->q.n_scales == 1);
 }
 
 int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
