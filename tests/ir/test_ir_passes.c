@@ -9,6 +9,7 @@
 #include <math.h>
 #include <cmocka.h>
 
+#include "convert.h"
 #include "ir.h"
 #include "ir_test_util.h"
 #include "onnx_write.h"
@@ -512,6 +513,160 @@ static void test_qdq_weight_variants(void **state) {
   }
 }
 
+/* onnxruntime's QOperator layout: images -Q-> QLinearConv -> QLinearSigmoid, QLinearMul (a SiLU)
+ * -> QLinearLeakyRelu -> QLinearAdd(., silu) -> QLinearConcat(., silu) -DQ-> output, written
+ * (qop = 1) as QLinear nodes or (qop = 0) as the QDQ graph they mean. Both convert to models
+ * whose outputs are bit-identical. */
+static void qop_node(Onnx__ModelProto *m, int qop, const char *op, const char *fop, const char *name,
+                     const char *const *x, int nx, const char *y, const char *bias, float alpha) {
+  char ins[512] = "", buf[512];
+  if (qop) {
+    const int concat = strcmp(fop, "Concat") == 0;
+    if (concat) snprintf(ins, sizeof ins, "%s_s,%s_z", y, y);
+    for (int k = 0; k < nx; k++) {
+      snprintf(buf, sizeof buf, "%s%s%s,%s_s,%s_z", ins, ins[0] ? "," : "", x[k], x[k], x[k]);
+      memcpy(ins, buf, sizeof ins);
+    }
+    if (!concat) {
+      snprintf(buf, sizeof buf, "%s,%s_s,%s_z%s%s", ins, y, y, bias ? "," : "", bias ? bias : "");
+      memcpy(ins, buf, sizeof ins);
+    }
+    Onnx__NodeProto *n = N(m, op, name, ins, y);
+    if (strcmp(op, "QLinearConv") != 0) onnx_node_set_domain(n, "com.microsoft");
+    if (concat) onnx_node_attr_int(n, "axis", 1);
+    if (alpha != 0) onnx_node_attr_float(n, "alpha", alpha);
+    if (strcmp(op, "QLinearConv") == 0) onnx_node_attr_ints(n, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+    return;
+  }
+  for (int k = 0; k < nx; k++) {
+    char o[64], nm[64];
+    snprintf(o, sizeof o, "%s_f_%s", x[k], name);
+    snprintf(nm, sizeof nm, "dq_%s_%s", x[k], name);
+    snprintf(buf, sizeof buf, "%s,%s_s,%s_z", x[k], x[k], x[k]);
+    Onnx__NodeProto *d = N(m, "DequantizeLinear", nm, buf, o);
+    if (k == 1 && bias) onnx_node_attr_int(d, "axis", 0);
+    snprintf(buf, sizeof buf, "%s%s%s", ins, ins[0] ? "," : "", o);
+    memcpy(ins, buf, sizeof ins);
+  }
+  if (bias) {
+    onnx_node_attr_int(N(m, "DequantizeLinear", "dq_bias", "b,b_s", "b_f"), "axis", 0);
+    snprintf(buf, sizeof buf, "%s,b_f", ins);
+    memcpy(ins, buf, sizeof ins);
+  }
+  char yf[64];
+  snprintf(yf, sizeof yf, "%s_float", y);
+  Onnx__NodeProto *n = N(m, fop, name, ins, yf);
+  if (strcmp(fop, "Concat") == 0) onnx_node_attr_int(n, "axis", 1);
+  if (alpha != 0) onnx_node_attr_float(n, "alpha", alpha);
+  if (strcmp(fop, "Conv") == 0) onnx_node_attr_ints(n, "pads", (int64_t[]){1, 1, 1, 1}, 4);
+  snprintf(buf, sizeof buf, "%s,%s_s,%s_z", yf, y, y);
+  char qn[64];
+  snprintf(qn, sizeof qn, "q_%s", name);
+  N(m, "QuantizeLinear", qn, buf, y);
+}
+
+static Onnx__ModelProto *qop_model(int qop) {
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "images", IR_F32, 4, (int64_t[]){1, 2, 5, 4});
+  const char *names[] = {"xq", "cq", "sq", "mq", "lq", "aq", "kq"};
+  const float sc[] = {1.0f / 255.0f, 0.02f, 1.0f / 256.0f, 0.015f, 0.01f, 0.03f, 0.03f};
+  const uint8_t zp[] = {0, 120, 0, 20, 30, 10, 10};
+  for (int k = 0; k < 7; k++) {
+    char s[32], z[32];
+    snprintf(s, sizeof s, "%s_s", names[k]);
+    snprintf(z, sizeof z, "%s_z", names[k]);
+    onnx_model_add_initializer(m, s, IR_F32, 0, NULL, &sc[k]);
+    onnx_model_add_initializer(m, z, IR_U8, 0, NULL, &zp[k]);
+  }
+  int8_t w[3 * 2 * 9];
+  for (int i = 0; i < 3 * 2 * 9; i++) w[i] = (int8_t)((i * 37) % 91 - 45);
+  onnx_model_add_initializer(m, "w", IR_I8, 4, (int64_t[]){3, 2, 3, 3}, w);
+  const float ws[3] = {0.01f, 0.02f, 0.015f}, bs[3] = {ws[0] / 255.0f, ws[1] / 255.0f, ws[2] / 255.0f};
+  onnx_model_add_initializer(m, "w_s", IR_F32, 1, (int64_t[]){3}, ws);
+  onnx_model_add_initializer(m, "w_z", IR_I8, 1, (int64_t[]){3}, (int8_t[]){0, 0, 0});
+  onnx_model_add_initializer(m, "b", IR_I32, 1, (int64_t[]){3}, (int32_t[]){1000, -2000, 300});
+  if (!qop) onnx_model_add_initializer(m, "b_s", IR_F32, 1, (int64_t[]){3}, bs);
+  N(m, "QuantizeLinear", "q_images", "images,xq_s,xq_z", "xq");
+  qop_node(m, qop, "QLinearConv", "Conv", "conv", (const char *[]){"xq", "w"}, 2, "cq", "b", 0);
+  qop_node(m, qop, "QLinearSigmoid", "Sigmoid", "sig", (const char *[]){"cq"}, 1, "sq", NULL, 0);
+  qop_node(m, qop, "QLinearMul", "Mul", "mul", (const char *[]){"cq", "sq"}, 2, "mq", NULL, 0);
+  qop_node(m, qop, "QLinearLeakyRelu", "LeakyRelu", "lrelu", (const char *[]){"mq"}, 1, "lq", NULL, 0.1f);
+  qop_node(m, qop, "QLinearAdd", "Add", "add", (const char *[]){"lq", "mq"}, 2, "aq", NULL, 0);
+  qop_node(m, qop, "QLinearConcat", "Concat", "cat", (const char *[]){"aq", "mq"}, 2, "kq", NULL, 0);
+  N(m, "DequantizeLinear", "dq_out", "kq,kq_s,kq_z", "out");
+  onnx_model_add_output(m, "out", IR_F32, -1, NULL);
+  return m;
+}
+
+static void run_converted(ir_graph *g, const float *x, size_t nx, float *y, size_t ny, int *n_qop) {
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err = {{0}};
+  yrt_convert_report rep;
+  if (yrt_convert_graph(g, NULL, &buf, &size, &rep, &err)) fail_msg("convert: %s", err.msg);
+  *n_qop = rep.n_qoperators;
+  assert_true(rep.n_int8_nodes >= 4);
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  if (yrt_model_load_memory(buf, size, 1, &m, &err) || yrt_session_create(m, NULL, &s, &err) ||
+      yrt_session_set_input(s, 0, x, nx, &err) || yrt_session_run(s, &err))
+    fail_msg("run: %s", err.msg);
+  yrt_tensor_view v;
+  if (yrt_session_output(s, 0, &v, &err)) fail_msg("output: %s", err.msg);
+  assert_int_equal(v.count, ny);
+  memcpy(y, v.data, ny * sizeof(float));
+  yrt_session_free(s);
+  yrt_model_free(m);
+  free(buf);
+}
+
+static void test_qoperator_layout(void **state) {
+  (void)state;
+  enum { NX = 2 * 5 * 4, NY = 6 * 5 * 4 };
+  float x[NX], a[NY], b[NY];
+  for (int i = 0; i < NX; i++) x[i] = (float)((i * 53) % 256) / 255.0f;
+  int nq_a = 0, nq_b = 0;
+  ir_graph *g = build(qop_model(1), 0);
+  run_converted(g, x, NX, a, NY, &nq_a);
+  ir_graph_free(g);
+  g = build(qop_model(0), 0);
+  run_converted(g, x, NX, b, NY, &nq_b);
+  ir_graph_free(g);
+  assert_int_equal(nq_a, 6);
+  assert_int_equal(nq_b, 0);
+  int nonzero = 0;
+  for (int i = 0; i < NY; i++) {
+    if (memcmp(&a[i], &b[i], sizeof(float)) != 0) fail_msg("out[%d]: QOperator %g, QDQ %g", i, a[i], b[i]);
+    nonzero += a[i] != 0;
+  }
+  assert_true(nonzero > NY / 4);
+  /* QLinearGlobalAveragePool becomes DQ -> GlobalAveragePool -> Q; channels_last is refused */
+  for (int cl = 0; cl < 2; cl++) {
+    Onnx__ModelProto *m = onnx_model_new(13);
+    onnx_model_add_input(m, "x", IR_U8, 4, (int64_t[]){1, 2, 3, 3});
+    onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.1f});
+    onnx_model_add_initializer(m, "z", IR_U8, 0, NULL, (uint8_t[]){3});
+    Onnx__NodeProto *n = N(m, "QLinearGlobalAveragePool", "gap", "x,s,z,s,z", "y");
+    onnx_node_set_domain(n, "com.microsoft");
+    if (cl) onnx_node_attr_int(n, "channels_last", 1);
+    onnx_model_add_output(m, "y", IR_U8, -1, NULL);
+    g = build(m, 0);
+    yrt_error err = {{0}};
+    int nl = 0;
+    if (cl) {
+      assert_int_equal(ir_lower_qoperators(g, &nl, &err), YRT_ERR_UNSUPPORTED);
+      assert_non_null(strstr(err.msg, "gap"));
+    } else {
+      if (ir_lower_qoperators(g, &nl, &err)) fail_msg("%s", err.msg);
+      assert_int_equal(nl, 1);
+      int found = 0;
+      for (int i = 0; i < g->n_nodes; i++) found += !g->nodes[i].dead && ir_node_is(&g->nodes[i], "GlobalAveragePool");
+      assert_int_equal(found, 1);
+    }
+    ir_graph_free(g);
+  }
+}
+
 /* QAT / TensorRT layout: Q/DQ (zero point 0) on conv inputs only.
  *   images -Q/DQ-> conv1 -> SiLU -> z1 -> MaxPool -> m1; Concat(z1, m1) -Q/DQ(0.05)-> conv2 -> SiLU
  *   -> z2; Add(z2, m1) -Q/DQ(0.08)-> conv3 -> y3 (graph output)
@@ -701,7 +856,7 @@ int main(void) {
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
-      cmocka_unit_test(test_qdq_weight_variants),
+      cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),
   };

@@ -202,6 +202,12 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
  * symmetric int8 per output channel, exactly when the values fit), blocked quantization
  * (block_size), types other than int8/uint8 (int32 for biases). */
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
+/* onnxruntime's QOperator layout (QLinearConv, QLinearAdd, QLinearMul, QLinearConcat,
+ * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool) rewritten as QDQ: each becomes
+ * DequantizeLinear of its inputs -> the float op -> QuantizeLinear of its output, for
+ * ir_qdq_annotate (QLinearConv's int32 bias: a DQ at x_scale * w_scale). Run first. *n_lowered
+ * (may be NULL) counts the rewritten nodes (tools/ir/qop_lower.c). */
+yrt_status ir_lower_qoperators(ir_graph *g, int *n_lowered, yrt_error *err);
 /* QAT / TensorRT-style layout (Q/DQ on conv inputs only, float between convs; detected as: most
  * convs with a quantized input have a float output): conv outputs take the quantization their
  * consumers apply, as TensorRT does — a Conv -> SiLU whose output z is quantized gets the int8

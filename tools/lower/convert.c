@@ -49,6 +49,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
                              yrt_error *err) {
   yrt_status st;
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
+  if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
@@ -262,6 +263,9 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_qoperators)
+    fprintf(f, "QOperator layout: %d QLinear nodes read as DequantizeLinear -> float op -> QuantizeLinear\n",
+            r->n_qoperators);
   if (r->n_qat_propagated)
     fprintf(f, "QAT layout (Q/DQ on conv inputs only): quantization propagated to %d tensors\n",
             r->n_qat_propagated);

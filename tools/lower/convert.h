@@ -57,6 +57,7 @@ typedef struct yrt_convert_report {
   char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
+  int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int n_i8f32;                /* convs run int8 with a float output (input, weights int8) */
