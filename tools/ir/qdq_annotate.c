@@ -10,6 +10,7 @@
 
 #include "ir.h"
 #include "ir_passes.h"
+#include "onnx_ops.h"
 
 /* Quantization parameters of a Q or DQ node, read from its constant inputs. */
 typedef struct qparams {
@@ -140,7 +141,7 @@ static void to_ir_quant(qparams *p, ir_quant *q) {
 static int feeds_conv_weights(const ir_graph *g, int t) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
-    if (!n->dead && ir_node_is(n, "Conv") && n->n_in > 1 && n->in[1] == t) return 1;
+    if (!n->dead && ir_node_is_op(n, ONNX_OP_CONV) && n->n_in > 1 && n->in[1] == t) return 1;
   }
   return 0;
 }
@@ -340,7 +341,7 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
   yrt_status st = YRT_OK;
   for (int qi = 0; qi < g->n_nodes && !st; qi++) {
     const ir_node *q = &g->nodes[qi];
-    if (q->dead || !ir_node_is(q, "QuantizeLinear") || q->n_in < 2 || q->in[0] < 0 || q->n_out != 1 ||
+    if (q->dead || !ir_node_is_op(q, ONNX_OP_QUANTIZE_LINEAR) || q->n_in < 2 || q->in[0] < 0 || q->n_out != 1 ||
         q->out[0] < 0 || !g->tensors[q->in[0]].data || g->tensors[q->out[0]].is_output)
       continue;
     st = fold_q_constant(g, qi, err);

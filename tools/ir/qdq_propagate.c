@@ -18,6 +18,7 @@
 
 #include "ir.h"
 #include "ir_passes.h"
+#include "onnx_ops.h"
 
 static int is_act(const ir_graph *g, int t) { return t >= 0 && !g->tensors[t].data; }
 
@@ -27,14 +28,12 @@ static int has_q(const ir_graph *g, int t) {
   return q->on && q->dtype == IR_I8 && (!q->scales || q->n_scales <= 1) && q->scale > 0.0f;
 }
 
-/* Movers: one data input whose values the output only rearranges or selects (the same
- * quantization is exact on both sides). Resize's interpolation stays within its inputs' range. */
+/* Movers (the op table's data movement with one data input: MaxPool, Resize, Reshape, Split,
+ * Slice, Transpose...): the output only rearranges or selects its input's values, so the same
+ * quantization is exact on both sides. */
 static int is_mover(const ir_node *n) {
-  static const char *const ops[] = {"MaxPool", "Resize", "Upsample", "Reshape", "Flatten", "Squeeze",
-                                    "Unsqueeze", "Transpose", "Identity", "Slice", "Split", NULL};
-  for (int i = 0; ops[i]; i++)
-    if (ir_node_is(n, ops[i])) return 1;
-  return 0;
+  const onnx_op_row *r = ir_node_op(n);
+  return r && r->qclass == ONNX_Q_MOVE && r->q_inputs == 1;
 }
 
 /* Can t take a new quantization? An activation without one, not a graph input or output. */
@@ -90,8 +89,8 @@ static int silu_output(const ir_graph *g, int y) {
   if (ir_consumers(g, y, c, 3) != 2) return -1;
   int sig = -1, mul = -1;
   for (int k = 0; k < 2; k++) {
-    if (ir_node_is(&g->nodes[c[k]], "Sigmoid")) sig = c[k];
-    else if (ir_node_is(&g->nodes[c[k]], "Mul")) mul = c[k];
+    if (ir_node_is_op(&g->nodes[c[k]], ONNX_OP_SIGMOID)) sig = c[k];
+    else if (ir_node_is_op(&g->nodes[c[k]], ONNX_OP_MUL)) mul = c[k];
   }
   if (sig < 0 || mul < 0 || g->nodes[sig].n_out != 1 || g->nodes[mul].n_in != 2) return -1;
   const int s = g->nodes[sig].out[0], *mi = g->nodes[mul].in;
@@ -106,7 +105,7 @@ static int qat_layout(const ir_graph *g) {
   int in_only = 0, both = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
-    if (n->dead || !ir_node_is(n, "Conv") || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
+    if (n->dead || !ir_node_is_op(n, ONNX_OP_CONV) || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
       continue;
     if (!has_q(g, n->in[0])) continue;
     if (g->tensors[n->out[0]].q.on) both++;
@@ -121,7 +120,7 @@ static int sweep(ir_graph *g) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
     if (n->dead || n->n_out < 1 || n->n_in < 1) continue;
-    if (ir_node_is(n, "Conv") && n->out[0] >= 0 && open_t(g, n->out[0])) {
+    if (ir_node_is_op(n, ONNX_OP_CONV) && n->out[0] >= 0 && open_t(g, n->out[0])) {
       const int z = silu_output(g, n->out[0]);
       if (z >= 0 && has_q(g, z)) {
         float s;
@@ -156,14 +155,14 @@ static int sweep(ir_graph *g) {
     }
     const int y = n->out[0];
     if (y < 0) continue;
-    if (ir_node_is(n, "Concat") || ir_node_is(n, "Add")) {
+    if (ir_node_is_op(n, ONNX_OP_CONCAT) || ir_node_is_op(n, ONNX_OP_ADD)) {
       if (has_q(g, y)) { /* backwards: every open input takes the output's */
         for (int j = 0; j < n->n_in; j++)
           if (open_t(g, n->in[j])) {
             copy_q(g, n->in[j], y);
             changed++;
           }
-      } else if (ir_node_is(n, "Concat") && open_t(g, y)) { /* forwards: the union of the inputs' ranges */
+      } else if (ir_node_is_op(n, ONNX_OP_CONCAT) && open_t(g, y)) { /* forwards: the union of the inputs' ranges */
         double lo = 0, hi = 0;
         int all = 1;
         for (int j = 0; j < n->n_in && all; j++) {
