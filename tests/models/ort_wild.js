@@ -8,7 +8,11 @@ const ort = require(path.resolve(process.argv[2], 'node_modules', 'onnxruntime-n
 (async () => {
   const [model, dir] = [process.argv[3], process.argv[4]];
   const [n, h, w] = process.argv.slice(5, 8).map(Number);
-  const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 1 });
+  // ORT_WILD_NO_OPT=1: the graph as written (DQ -> float op -> Q), without onnxruntime's fusion
+  // into its own int8 kernels (whose u8s8 AVX2 path saturates int16 pair sums)
+  const opts = { intraOpNumThreads: 1 };
+  if (process.env.ORT_WILD_NO_OPT === '1') opts.graphOptimizationLevel = 'disabled';
+  const s = await ort.InferenceSession.create(model, opts);
   for (let k = 0; k < n; k++) {
     const buf = fs.readFileSync(path.join(dir, `in_${k}.f32`));
     const x = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
