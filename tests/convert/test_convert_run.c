@@ -1,5 +1,6 @@
-/* test_convert_run.c — converted bytes run through the runtime: a Conv+SiLU graph (float and
- * int8) against a naive reference, and yolo11n-320 against onnxruntime's output0. */
+/* test_convert_run.c — converted bytes run through the runtime: a Conv+SiLU graph (float, int8,
+ * and int8 conv with a float SiLU) against a naive reference, and yolo11n-320 against
+ * onnxruntime's output0. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -116,6 +117,56 @@ static void test_conv_silu_qat(void **state) {
   conv_silu(2, 0.07f);
 }
 
+/* Q/DQ on the conv's input and output only, the SiLU float (onnxruntime quantize_static on
+ * YOLOv8: Conv -> Q -> DQ -> Sigmoid/Mul -> Split): z = silu(dq(q(conv(x)))). The conv output's
+ * grid is coarse on purpose; skipping its rounding (a float conv with the SiLU fused) moves z by
+ * up to half a step. */
+static void test_conv_int8_silu_float(void **state) {
+  (void)state;
+  const float sx = 1.0f / 255.0f, sy = 0.25f;
+  const int32_t zx = -128, zy = 3;
+  float w[CO * CI * 9], b[CO], x[CI * H * W], want[CO * H * W], got[CO * H * W];
+  ir_graph *g = graph(0, w, b);
+  const int tx = ir_find_tensor(g, "x"), tw = ir_find_tensor(g, "w"), ty = ir_find_tensor(g, "y");
+  assert_true(tx >= 0 && tw >= 0 && ty >= 0);
+  tb_quant(g, tx, sx, zx);
+  tb_quant_weights(g, tw);
+  tb_quant(g, ty, sy, zy);
+  const float *wd = g->tensors[tw].data, *sw = g->tensors[tw].q.scales;
+  for (int i = 0; i < CI * H * W; i++) x[i] = (float)((i * 29) % 256) / 255.0f;
+  for (int o = 0; o < CO; o++) {
+    const double bs = (double)sx * sw[o], bq = nearbyint(b[o] / bs) * bs; /* int32 bias */
+    for (int yy = 0; yy < H; yy++)
+      for (int xx = 0; xx < W; xx++) {
+        double acc = bq;
+        for (int i = 0; i < CI; i++)
+          for (int ky = 0; ky < 3; ky++)
+            for (int kx = 0; kx < 3; kx++) {
+              int iy = yy + ky - 1, ix = xx + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              acc += (double)x[(i * H + iy) * W + ix] * wd[((o * CI + i) * 3 + ky) * 3 + kx];
+            }
+        double q = nearbyint(acc / sy) + zy;
+        q = q < -128 ? -128 : (q > 127 ? 127 : q);
+        const double v = (q - zy) * sy;
+        want[(o * H + yy) * W + xx] = (float)(v / (1.0 + exp(-v)));
+      }
+  }
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  yrt_convert_report rep;
+  if (yrt_convert_graph(g, NULL, &buf, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  run(buf, size, x, CI * H * W, got, CO * H * W);
+  float worst = 0;
+  for (int i = 0; i < CO * H * W; i++) worst = fmaxf(worst, fabsf(got[i] - want[i]));
+  print_message("int8 conv, float silu: max |diff| %g\n", worst);
+  assert_true(worst <= 1e-5f);
+  assert_int_equal(rep.n_int8[YRT_OP_CONV2D], 1); /* the conv itself runs int8 */
+  free(buf);
+  ir_graph_free(g);
+}
+
 /* Concat(v, u) along channels, v = conv2(u), u = conv1(x) (or Concat(u, v)), all int8 with the
  * Concat's parameters: u and v could each be written into the Concat's buffer, but not both (conv2
  * would read and write one buffer, which the loader rejects). Converted with and without views,
@@ -173,7 +224,9 @@ static void test_views_never_self_holding(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_silu_f32),
-      cmocka_unit_test(test_conv_silu_i8), cmocka_unit_test(test_conv_silu_qat),
+      cmocka_unit_test(test_conv_silu_i8),
+      cmocka_unit_test(test_conv_silu_qat),
+      cmocka_unit_test(test_conv_int8_silu_float),
       cmocka_unit_test(test_views_never_self_holding),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

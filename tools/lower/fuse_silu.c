@@ -1,5 +1,9 @@
 /* fuse_silu.c — find Conv -> y; Sigmoid(y) -> s; Mul(y, s) -> z where y and s feed nothing
- * else: the Conv then writes z directly (f32: act SILU; int8: QDQ SiLU LUT). */
+ * else: the Conv then writes z directly (f32: act SILU; int8: QDQ SiLU LUT).
+ * Not fused: an int8 conv (y quantized) whose z stays float, as onnxruntime's quantize_static
+ * writes Conv -> Q -> DQ -> Sigmoid/Mul -> Split. The graph rounds y to its grid before the
+ * SiLU; a float conv with the SiLU fused would skip that rounding (at such coarse scales the
+ * detections move), so the conv runs int8 onto q(y) and Sigmoid/Mul read its dequantized form. */
 #include "lower_internal.h"
 
 static int is_op(const ir_node *n, onnx_op op) { return !n->dead && ir_node_is_op(n, op); }
@@ -26,6 +30,8 @@ yrt_status lw_fuse_silu(lw_ctx *c) {
     if (!((m->in[0] == y && m->in[1] == s) || (m->in[0] == s && m->in[1] == y))) continue;
     int scons[2];
     if (ir_consumers(g, s, scons, 2) != 1) continue;
+    const char *why = NULL;
+    if (!lw_q_ok(g, m->out[0]) && lw_node_int8(c, i, &why)) continue;
     c->fuse_mul[i] = mul;
     c->absorbed[sig] = 1;
     c->absorbed[mul] = 1;
