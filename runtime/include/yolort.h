@@ -284,9 +284,12 @@ YRT_API yrt_status yrt_postprocess(const float *output0, int num_classes, int nu
 /* One call from a camera frame to detections: yrt_session_set_frame, yrt_session_run, decode of
  * output0 [1, 4 + classes, anchors] and NMS with params (NULL: yrt_postprocess_defaults). Writes
  * at most cap detections sorted by score, boxes in frame pixels, each with its class name. The
- * session keeps the scratch memory (made at creation): nothing is allocated. output0 stays
- * readable with yrt_session_output until the next run. YRT_ERR_UNSUPPORTED when the model has
- * no image input or its output0 is not a detection tensor. */
+ * session keeps the scratch memory (made at creation): nothing is allocated. When output0 comes
+ * from the fused decode node, thresholds apply inside the decode: anchors whose best class score
+ * cannot pass conf_threshold get no DFL / sigmoid work (same detections as decoding them all);
+ * output0 read afterwards then holds only those anchors' columns: call yrt_session_run for the
+ * whole tensor (evaluation). YRT_ERR_UNSUPPORTED when the model has no image input or its output0
+ * is not a detection tensor. */
 YRT_API yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
                                       yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
 

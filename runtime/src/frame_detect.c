@@ -1,7 +1,9 @@
 /* frame_detect.c — yrt_session_detect: frame -> input, run, decode + NMS, names; the NMS scratch
  * is made once at session creation (yrt_detect_scratch_create) so a detect call never allocates. */
+#include <math.h>
 #include <stdlib.h>
 
+#include "postprocess_listed.h"
 #include "session_internal.h"
 
 /* output0's logical shape when it is a detection tensor [1, 4 + classes, anchors], else 0. */
@@ -14,11 +16,32 @@ static int detect_shape(const yrt_model *m, int *classes, int *anchors) {
   return 1;
 }
 
+/* The fused decode node that writes output0 straight into the arena (what yrt_session_output
+ * returns as is), else YRT_NONE: then yrt_session_detect decodes every anchor. */
+static uint32_t output_decode_node(const yrt_session *s) {
+  const yrt_model *m = s->model;
+  const uint32_t out0 = m->plan_outputs[0];
+  if (s->out_buf[0] || m->tensors[out0].dtype != YRT_F32) return YRT_NONE;
+  uint32_t found = YRT_NONE;
+  for (uint32_t i = 0; i < s->n_exec; i++) {
+    const yrt_node_rec *n = s->exec[i].node;
+    if (!n) continue;
+    if (n->op == YRT_OP_DETECT_DECODE && n->out[0] == out0) found = i;
+    for (uint32_t k = 0; k < n->n_in; k++)
+      if (n->in[k] == out0) return YRT_NONE; /* another node reads all of output0 */
+  }
+  return found;
+}
+
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   int classes, anchors;
+  s->detect_node = YRT_NONE;
   if (!detect_shape(s->model, &classes, &anchors)) return YRT_OK;
   s->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
-  if (!s->pp_scratch) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
+  s->detect_list = malloc((size_t)anchors * sizeof *s->detect_list);
+  if (!s->pp_scratch || !s->detect_list)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
+  s->detect_node = output_decode_node(s);
   return YRT_OK;
 }
 
@@ -37,11 +60,18 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   }
   yrt_letterbox lb;
   yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
-  if (st == YRT_OK) st = yrt_session_run(s, err);
+  /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best
+   * class score can pass conf get DFL + sigmoid; same detections as decoding every anchor. */
+  const int sparse = s->detect_node != YRT_NONE && !isnan(params->conf_threshold);
+  if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
   yrt_tensor_view out;
   if (st == YRT_OK) st = yrt_session_output(s, 0, &out, err);
+  size_t n_list = 0;
+  if (st == YRT_OK && sparse)
+    n_list = yrt_detect_decode_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
   if (st == YRT_OK)
-    st = yrt_postprocess(out.data, classes, anchors, &lb, params, s->pp_scratch, dets, cap, n_dets, err);
+    st = yrt_postprocess_listed(out.data, classes, anchors, sparse ? s->detect_list : NULL, n_list, &lb, params,
+                                s->pp_scratch, dets, cap, n_dets, err);
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

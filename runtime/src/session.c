@@ -67,6 +67,7 @@ void yrt_session_free(yrt_session *s) {
   free(s->times);
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
+  free(s->detect_list);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   free(s->arena_owned);
   free(s);
@@ -182,12 +183,16 @@ static uint64_t now_ns(void) {
 
 yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
   if (!s) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_run: session is NULL");
+  return yrt_session_run_except(s, YRT_NONE, err);
+}
+
+yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err) {
   for (uint32_t i = 0; i < s->n_exec; i++) {
     const yrt_exec *e = &s->exec[i];
     if (atomic_exchange_explicit(&s->cancel, 0, memory_order_relaxed))
       return yrt_set_error(err, YRT_ERR_CANCELLED, "yrt_session_run: cancelled before node %u of %u", (unsigned)i,
                            (unsigned)s->n_exec);
-    if (i == s->skip_node) continue; /* its output came from yrt_session_set_frame */
+    if (i == s->skip_node || i == skip) continue; /* output from yrt_session_set_frame, or left to the caller */
     const uint64_t t0 = s->profiling ? now_ns() : 0;
     yrt_status st = e->run(s, e, err);
     if (st != YRT_OK) return st;

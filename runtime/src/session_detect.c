@@ -1,6 +1,7 @@
 /* session_detect.c — YRT_OP_DETECT_DECODE: the Detect head's decode as one node. Everything
  * but the decode itself is done at session creation: the kernel parameters, and the 256-entry
  * exp / sigmoid tables of int8 inputs. Runs threaded over anchors. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "op_table.h"
@@ -18,6 +19,8 @@ typedef struct yrt_exec_detect {
   yk_detect_params p;
   float tables[2 * YK_DETECT_MAX_SCALES][256]; /* box exp / class sigmoid per scale */
   size_t chunk;                                /* anchors per pool task */
+  uint8_t sig_monotonic[YK_DETECT_MAX_SCALES]; /* int8 cls: table non-decreasing, so the best
+                                                  score is the table at the largest q */
 } yrt_exec_detect;
 
 typedef struct detect_ctx {
@@ -74,11 +77,55 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
     if (c->dtype == YRT_I8) {
       yk_detect_sigmoid_table(&s->isa, c->scale, c->zero_point, d->tables[2 * k + 1]);
       sc->cls_sig = d->tables[2 * k + 1];
+      d->sig_monotonic[k] = 1;
+      for (int i = 1; i < 256; i++)
+        if (sc->cls_sig[i] < sc->cls_sig[i - 1]) d->sig_monotonic[k] = 0;
     }
   }
   p->n_anchors = first;
   d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(s->pool), DETECT_ALIGN, DETECT_ALIGN);
   return YRT_OK;
+}
+
+/* Best class score of an int8 anchor, exactly as the full decode's table gives it. */
+static float best_score_i8(const int8_t *q, int nc, const float *sig, int monotonic) {
+  if (monotonic) {
+    int8_t m = q[0];
+    for (int c = 1; c < nc; c++) m = q[c] > m ? q[c] : m;
+    return sig[m + 128];
+  }
+  float b = sig[q[0] + 128];
+  for (int c = 1; c < nc; c++) b = sig[q[c] + 128] > b ? sig[q[c] + 128] : b;
+  return b;
+}
+
+size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
+  const yrt_exec_detect *d = e->u.detect;
+  const yk_detect_params *p = &d->p;
+  /* float logits: sigmoid(x) > conf  <=>  x > logit(conf); a margin keeps anchors the float
+   * sigmoid might round either way, and the exact test is postprocess's on the decoded score */
+  const float logit = conf <= 0.0f ? -INFINITY : conf >= 1.0f ? INFINITY : logf(conf / (1.0f - conf)) - 1e-3f;
+  size_t n = 0;
+  for (int k = 0; k < p->n_scales; k++) {
+    const yk_detect_scale *sc = &p->s[k];
+    const size_t count = (size_t)sc->h * (size_t)sc->w;
+    for (size_t a = 0; a < count; a++) {
+      int keep;
+      if (sc->cls_sig) {
+        keep = best_score_i8((const int8_t *)sc->cls + a * (size_t)p->nc, p->nc, sc->cls_sig, d->sig_monotonic[k]) > conf;
+      } else {
+        const float *x = (const float *)sc->cls + a * (size_t)p->nc;
+        float m = x[0];
+        for (int c = 1; c < p->nc; c++) m = x[c] > m ? x[c] : m;
+        keep = !(m < logit); /* NaN logits are kept: the full decode decides */
+      }
+      if (!keep) continue;
+      const size_t g = sc->first + a;
+      yk_detect_decode(&s->isa, p, g, g + 1, e->out);
+      list[n++] = (int32_t)g;
+    }
+  }
+  return n;
 }
 
 void yrt_release_detect(yrt_exec *e) {

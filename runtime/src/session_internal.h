@@ -97,6 +97,8 @@ struct yrt_session {
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
   struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
   void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
+  int32_t *detect_list;     /* frame_detect.c: anchors over the threshold, [anchors] */
+  uint32_t detect_node;     /* the DETECT_DECODE node writing output0 (threshold-aware decode), else YRT_NONE */
   uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
 };
@@ -106,6 +108,13 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err);
 void yrt_frame_state_free(struct yrt_frame_state *f);
 /* frame_detect.c: the NMS scratch of yrt_session_detect (freed with the session). */
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
+/* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
+yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
+/* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class
+ * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are decoded into the
+ * node's output exactly as the full decode does, and listed in increasing order. Returns the
+ * count. Other anchors' columns of the output are left as they were. */
+size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

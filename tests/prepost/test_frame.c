@@ -267,6 +267,62 @@ static void test_nv12_matches_jpeg(void **state) {
   yrt_image_free(&im);
 }
 
+/* yrt_session_detect's threshold-aware decode (issue 16 item 4): anchors whose best class score
+ * cannot pass conf skip DFL and sigmoid, yet the detections equal a full run + yrt_postprocess
+ * bit for bit at every threshold; the undecoded columns of output0 show the skip happened. */
+static void test_detect_threshold_aware(void **state) {
+  ctx *c = *state;
+  if (!c->s1) skip();
+  char path[1024];
+  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
+  yrt_error err = {{0}};
+  yrt_image im;
+  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  uint8_t *nv12 = rgb_to_nv12(&im);
+  yrt_frame f;
+  memset(&f, 0, sizeof f);
+  f.format = YRT_PIX_NV12, f.width = im.w, f.height = im.h;
+  f.plane[0] = nv12, f.stride[0] = (size_t)im.w;
+  f.plane[1] = nv12 + (size_t)im.w * im.h, f.stride[1] = 2 * (size_t)((im.w + 1) / 2);
+  yrt_tensor_view out;
+  assert_int_equal(yrt_session_output(c->s1, 0, &out, &err), YRT_OK);
+  void *pps = malloc(yrt_postprocess_scratch_bytes(out.dims[2], 0));
+  assert_non_null(pps);
+  static yrt_detection ref[1000], got[1000];
+  const float confs[] = {0.0f, 0.001f, 0.1f, 0.25f, 0.6f, 0.95f, 1.0f};
+  for (size_t t = 0; t < sizeof confs / sizeof *confs; t++) {
+    yrt_postprocess_params pp;
+    yrt_postprocess_defaults(&pp);
+    pp.conf_threshold = confs[t];
+    pp.max_detections = 1000;
+    int n_ref = 0, n_got = 0;
+    yrt_session *ss[2] = {c->s1, c->s2};
+    for (int k = 0; k < 2; k++) {
+      yrt_letterbox lb;
+      assert_int_equal(yrt_session_set_frame(ss[k], &f, &lb, &err), YRT_OK);
+      assert_int_equal(yrt_session_run(ss[k], &err), YRT_OK);
+      assert_int_equal(yrt_session_output(ss[k], 0, &out, &err), YRT_OK);
+      assert_int_equal(yrt_postprocess(out.data, out.dims[1] - 4, out.dims[2], &lb, &pp, pps, ref, 1000, &n_ref, &err),
+                       YRT_OK);
+      for (size_t i = 0; i < out.count; i++) out.data[i] = NAN; /* what the decode leaves stays NaN */
+      assert_int_equal(yrt_session_detect(ss[k], &f, &pp, got, 1000, &n_got, &err), YRT_OK);
+      size_t undecoded = 0;
+      for (size_t i = 0; i < out.count; i++) undecoded += isnan(out.data[i]);
+      print_message("conf %.3f, %d thread(s): %d detections, %zu of %zu output0 values not decoded\n",
+                    (double)confs[t], k + 1, n_got, undecoded, out.count);
+      assert_int_equal(n_got, n_ref);
+      for (int i = 0; i < n_ref; i++) {
+        assert_true(got[i].class_id == ref[i].class_id && got[i].score == ref[i].score);
+        assert_true(got[i].x0 == ref[i].x0 && got[i].y0 == ref[i].y0 && got[i].x1 == ref[i].x1 &&
+                    got[i].y1 == ref[i].y1);
+      }
+      if (confs[t] >= 0.25f) assert_true(undecoded > out.count / 2);
+    }
+  }
+  free(pps), free(nv12);
+  yrt_image_free(&im);
+}
+
 static int setup(void **state) {
   ctx *c = calloc(1, sizeof *c);
   if (!c) return -1;
@@ -286,6 +342,7 @@ int main(void) {
       cmocka_unit_test(test_open),
       cmocka_unit_test(test_bad_frames),
       cmocka_unit_test(test_nv12_matches_jpeg),
+      cmocka_unit_test(test_detect_threshold_aware),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "session_internal.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"
 
@@ -128,6 +129,51 @@ static void test_decode_matches_reference(void **state) {
   R = 16;
   decode_matches_reference(0.5f);
   XYXY = 0;
+}
+
+/* The threshold-aware decode yrt_session_detect uses (issue 16 item 4), on both the int8 (table)
+ * and float scales: every anchor whose best score passes conf is listed and decoded exactly as the
+ * full decode, no listed column differs, and an unlisted anchor never passes conf. */
+static void test_decode_over_threshold(void **state) {
+  (void)state;
+  uint32_t node, t[8];
+  ytb_loaded l;
+  yrt_error err;
+  if (ytb_load(build(&node, t), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  const int hh[2] = {H0, H1};
+  for (int k = 0; k < 4; k++) {
+    const int n = hh[k / 2] * hh[k / 2] * (k % 2 ? NC : 4 * R);
+    float *dst = yrt_session_input_nhwc(l.s, k);
+    for (int i = 0; i < n; i++) dst[i] = logit(k, i);
+  }
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  static float full[(4 + NC) * N];
+  memcpy(full, v.data, sizeof full);
+  const float confs[] = {0.0f, 0.2f, 0.5f, 0.8f, 0.95f, 1.0f};
+  for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
+    for (size_t i = 0; i < v.count; i++) v.data[i] = NAN;
+    assert_int_equal(yrt_session_run_except(l.s, node, &err), YRT_OK);
+    for (size_t i = 0; i < v.count; i++) assert_true(isnan(v.data[i])); /* the decode was left out */
+    int32_t list[N];
+    const size_t n = yrt_detect_decode_over(l.s, &l.s->exec[node], confs[c], list);
+    size_t li = 0;
+    for (int a = 0; a < N; a++) {
+      float best = full[4 * N + a];
+      for (int k = 1; k < NC; k++) best = fmaxf(best, full[(4 + k) * N + a]);
+      const int listed = li < n && list[li] == a;
+      if (best > confs[c]) assert_true(listed);
+      if (listed) {
+        for (int r = 0; r < 4 + NC; r++) assert_memory_equal(&v.data[r * N + a], &full[r * N + a], sizeof(float));
+        li++;
+      }
+    }
+    assert_int_equal(li, n); /* increasing, in range */
+    print_message("conf %.2f: %zu of %d anchors decoded\n", (double)confs[c], n, N);
+    if (confs[c] >= 0.8f) assert_true(n < N);
+  }
+  ytb_unload(&l);
 }
 
 /* ---- hostile edits */
@@ -260,6 +306,7 @@ static void test_hostile_words(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_matches_reference),
+      cmocka_unit_test(test_decode_over_threshold),
       cmocka_unit_test(test_hostile_params),
       cmocka_unit_test(test_hostile_words),
   };
