@@ -135,7 +135,9 @@ static inline void yrt_session_options_init(yrt_session_options *o) {
   o->struct_size = sizeof *o;
 }
 
-/* Creates kernels once (XNNPACK operators, packed weights). opts may be NULL. */
+/* Creates kernels once (XNNPACK operators, packed weights). Our int8 kernels' packed weights are
+ * made once per model, by its first session, and shared by the others (free the sessions before
+ * the model). opts may be NULL. */
 YRT_API yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
                               yrt_session **out, yrt_error *err);
 YRT_API void yrt_session_free(yrt_session *s);

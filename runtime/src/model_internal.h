@@ -46,6 +46,10 @@ struct yrt_model {
   char *class_name_buf;
   const char **class_names;
   int n_class_names;
+
+  /* packed conv weights shared by the sessions (model_packs.h); the only part of a loaded model
+   * that changes, under its own mutex */
+  struct yrt_model_packs *packs;
 };
 
 /* Bytes of slack after the planned arena: SIMD kernels (XNNPACK) may read up to 16 bytes past a

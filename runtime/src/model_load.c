@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model_internal.h"
+#include "model_packs.h"
 #include "op_table.h"
 
 int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
@@ -127,11 +128,15 @@ void yrt_model_free(yrt_model *m) {
   free(m->owned);
   free(m->class_name_buf);
   free((void *)m->class_names);
+  yrt_model_packs_free(m->packs);
   free(m);
 }
 
 static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
   yrt_status st = validate(m, err);
+  if (st == YRT_OK && !(m->packs = yrt_model_packs_create(m->n_nodes)))
+    st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the packed-weight table of %u nodes",
+                       (unsigned)m->n_nodes);
   if (st != YRT_OK) {
     yrt_model_free(m);
     return st;

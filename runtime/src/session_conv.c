@@ -6,6 +6,7 @@
 
 #include "kernel_kinds.h"
 #include "op_table.h"
+#include "model_packs.h"
 #include "session_internal.h"
 #include "session_par.h"
 
@@ -160,12 +161,19 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
 static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   yk_qconv *q = &c->qc;
-  void *mem = NULL;
-  if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0)
+  /* the model's copy, packed by its first session */
+  const int shared = yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q);
+  if (shared == 0) { /* the model's copy has another layout: a private one */
+    void *mem = NULL;
+    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) == 0) {
+      yk_qconv_pack(q, mem);
+      q->packed = mem;
+    }
+  }
+  if (shared < 0 || !q->packed)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
                          yrt_model_string(s->model, e->node->name));
-  yk_qconv_pack(q, mem);
-  q->packed = mem;
+  c->packed_shared = shared == 1;
   c->rows_per_task = yrt_par_chunk((size_t)(c->g.n * c->g.oh), 16, 1, 1);
   c->own = 1;
   return YRT_OK;
@@ -326,7 +334,7 @@ void yrt_release_conv(yrt_exec *e) {
   free(c->requant);
   free(c->kscale);
   free(c->zero_bias);
-  if (c->own == 1) free(c->qc.packed);
+  if (c->own == 1 && !c->packed_shared) free(c->qc.packed);
   free(c->dw_w);
   c->dw_w = NULL;
   c->own = 0;

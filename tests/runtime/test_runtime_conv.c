@@ -11,6 +11,7 @@
 
 #include "conv_ref.h"
 #include "yolort.h"
+#include "session_internal.h"
 #include "yrt_test_builder.h"
 
 typedef struct conv_case {
@@ -120,6 +121,36 @@ static void test_conv_f32(void **state) {
 
 /* int8: input f32 values exactly on the quantization grid (power-of-two scale), so QUANTIZE is
  * exact; conv i8 (+ optional LUT, relu) is the graph output, dequantized by the session. */
+/* Packed weights are made once per model (issue 16 item 6): a second session on the model points
+ * at the first one's packed copy, computes the same output, and freeing it leaves the copy to
+ * the first (ASan would see a use after free). v: the first session's output of input x. */
+static int g_shared_checked; /* cases where our kernel ran, so sharing was checked */
+static void check_packs_shared(ytb_loaded *l, const float *x, size_t nx, const yrt_tensor_view *v) {
+  const uint32_t node = 1; /* quantize, conv */
+  const yrt_exec_conv *c1 = &l->s->exec[node].u.conv;
+  if (c1->own != 1) return; /* XNNPACK or the reference: nothing of ours packed */
+  g_shared_checked++;
+  float *y1 = malloc(v->count * sizeof(float));
+  assert_non_null(y1);
+  memcpy(y1, v->data, v->count * sizeof(float));
+  yrt_error err = {{0}};
+  yrt_session *s2 = NULL;
+  assert_int_equal(yrt_session_create(l->m, NULL, &s2, &err), YRT_OK);
+  const yrt_exec_conv *c2 = &s2->exec[node].u.conv;
+  assert_true(c1->packed_shared && c2->packed_shared);
+  assert_ptr_equal(c1->qc.packed, c2->qc.packed);
+  memcpy(yrt_session_input_nhwc(s2, 0), x, nx * 4);
+  assert_int_equal(yrt_session_run(s2, &err), YRT_OK);
+  yrt_tensor_view v2;
+  assert_int_equal(yrt_session_output(s2, 0, &v2, &err), YRT_OK);
+  assert_memory_equal(y1, v2.data, v->count * sizeof(float));
+  yrt_session_free(s2);
+  memcpy(yrt_session_input_nhwc(l->s, 0), x, nx * 4);
+  assert_int_equal(yrt_session_run(l->s, &err), YRT_OK);
+  assert_memory_equal(y1, v->data, v->count * sizeof(float));
+  free(y1);
+}
+
 static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_override) {
   yrt_conv_geom g;
   geom_of(c, &g);
@@ -190,6 +221,7 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
             fail_msg("i8 conv cin %d cout %d g %d lut %d act %d at (%d,%d,%d,%d): %ld vs ref %d", c->cin, c->cout,
                      c->groups, use_lut, act, bb, yy, xx, cc, got, r);
         }
+  check_packs_shared(&l, xf, nx, &v);
   ytb_unload(&l);
   free(xf), free(sw), free(requant), free(xq), free(w), free(ref), free(bias);
 }
@@ -201,6 +233,7 @@ static void test_conv_i8(void **state) {
     run_i8_case(&k_cases[i], 1, YRT_UNARY_NONE, 0);
     run_i8_case(&k_cases[i], 0, YRT_UNARY_RELU, 0);
   }
+  print_message("packed weights shared between two sessions: checked in %d cases\n", g_shared_checked);
 }
 
 /* int8 input and weights, float output (the head's last convs): y = (float)acc * s_x * s_w[c],
