@@ -837,6 +837,57 @@ static void test_stem_nodes(void **state) {
   ir_graph_free(g);
 }
 
+
+/* onnxruntime quantize_dynamic: DynamicQuantizeLinear -> ConvInteger (u8 per-channel weight zero
+ * points) -> Cast -> Mul(., Mul(x_scale, w_scale)) -> Add(bias [1,C,1,1]) becomes one float Conv
+ * with weights (Wq - Wzp) * w_scale and the bias; a second form it does not know is named. */
+static void test_recover_integer_ops(void **state) {
+  (void)state;
+  for (int broken = 0; broken < 2; broken++) {
+    Onnx__ModelProto *m = onnx_model_new(13);
+    onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 1, 2, 2});
+    onnx_model_add_initializer(m, "wq", IR_U8, 4, (int64_t[]){2, 1, 1, 1}, (uint8_t[]){130, 7});
+    onnx_model_add_initializer(m, "wz", IR_U8, 1, (int64_t[]){2}, (uint8_t[]){128, 10});
+    onnx_model_add_initializer(m, "ws", IR_F32, 1, (int64_t[]){2}, (float[]){0.5f, 0.25f});
+    onnx_model_add_initializer(m, "b", IR_F32, 4, (int64_t[]){1, 2, 1, 1}, (float[]){1, -1});
+    N(m, "DynamicQuantizeLinear", "dq", "x", "xq,xs,xz");
+    N(m, "Mul", "smul", "xs,ws", "s");
+    N(m, "ConvInteger", "conv", broken ? "xq,wq,,wz" : "xq,wq,xz,wz", "ci");
+    Onnx__NodeProto *c = N(m, "Cast", "cast", "ci", "cf");
+    onnx_node_attr_int(c, "to", 1);
+    N(m, "Mul", "scale", "cf,s", "cs");
+    N(m, "Add", "bias", "cs,b", "y");
+    onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+    ir_graph *g = build(m, 0);
+    yrt_error err = {{0}};
+    assert_int_equal(ir_fold_constants(g, &err), YRT_OK);
+    int n = -1;
+    yrt_status st = ir_recover_integer_ops(g, &n, &err);
+    if (broken) {
+      assert_int_equal(st, YRT_ERR_UNSUPPORTED);
+      assert_non_null(strstr(err.msg, "conv"));
+      ir_graph_free(g);
+      continue;
+    }
+    assert_int_equal(st, YRT_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ir_compact(g, &err), YRT_OK);
+    assert_int_equal(g->n_nodes, 1);
+    const ir_node *cv = &g->nodes[0];
+    assert_true(ir_node_is(cv, "Conv"));
+    assert_int_equal(ir_attr_int(cv, "yolort.dynamic_quant", 0), 1);
+    assert_string_equal(g->tensors[cv->in[0]].name, "x");
+    assert_string_equal(g->tensors[cv->out[0]].name, "y");
+    const ir_tensor *w = &g->tensors[cv->in[1]], *bt = &g->tensors[cv->in[2]];
+    assert_true(fabs(ir_const_f64(w, 0) - 1.0) < 1e-6);  /* (130 - 128) * 0.5 */
+    assert_true(fabs(ir_const_f64(w, 1) + 0.75) < 1e-6); /* (7 - 10) * 0.25 */
+    assert_true(fabs(ir_const_f64(bt, 1) + 1.0) < 1e-6);
+    assert_int_equal(ir_infer_shapes(g, &err), YRT_OK);
+    SHAPE(g, "y", 1, 2, 2, 2);
+    ir_graph_free(g);
+  }
+}
+
 static void test_name_matches(void **state) {
   (void)state;
   assert_true(ir_name_matches("/model.10/cv1/conv/Conv", "/model.10/*"));
@@ -858,7 +909,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
-      cmocka_unit_test(test_stem_nodes),
+      cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

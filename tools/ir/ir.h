@@ -180,6 +180,13 @@ yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_e
 /* Constant nodes -> constant tensors; nodes with all-constant inputs evaluated (Shape, Gather,
  * Concat, Unsqueeze, Cast, Reshape, arithmetic on small int/float tensors, ...). */
 yrt_status ir_fold_constants(ir_graph *g, yrt_error *err);
+/* onnxruntime quantize_dynamic chains (DynamicQuantizeLinear -> ConvInteger / MatMulInteger ->
+ * Cast -> Mul by input scale x weight scale [-> Add of a per-channel bias]) become float Conv /
+ * MatMul nodes reading the float input, with weights (Wq - Wzp) * w_scale recovered exactly;
+ * each gets attribute "yolort.dynamic_quant" = 1. *n_recovered (may be NULL) counts them. An
+ * integer op in another form -> YRT_ERR_UNSUPPORTED naming it. Run after ir_fold_constants
+ * (the bias Reshapes fold) and before ir_infer_shapes. (tools/ir/recover_integer_ops.c) */
+yrt_status ir_recover_integer_ops(ir_graph *g, int *n_recovered, yrt_error *err);
 /* Infer every tensor's rank/dims from the graph input shapes. Unsupported op -> error naming
  * the op and node. Constant-input nodes met on the way are folded (as ir_fold_constants).
  * Attributes are normalised for the lowering: Conv/MaxPool get explicit kernel_shape,

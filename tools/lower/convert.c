@@ -51,6 +51,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
+  if ((st = ir_recover_integer_ops(g, &rep->n_dynamic, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
@@ -272,6 +273,13 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   if (r->n_i8f32)
     fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
             r->n_i8f32);
+  if (r->n_dynamic)
+    fprintf(f,
+            "dynamic quantization (onnxruntime quantize_dynamic): %d ConvInteger/MatMulInteger with "
+            "their float weights recovered; %d convs run int8 with activation ranges measured on "
+            "every run. A static calibration is faster and more accurate: run yolort-quantize on "
+            "the float model with calibration images.\n",
+            r->n_dynamic, r->n_dynconv);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8) {

@@ -1,7 +1,7 @@
 /*
  * convert.h — the converter back end: ONNX / IR graph -> .yrt bytes.
  *
- *   onnx_read -> ir_fold_constants -> ir_infer_shapes -> ir_fold_batchnorm -> ir_qdq_annotate
+ *   onnx_read -> ir_fold_constants -> ir_recover_integer_ops -> ir_infer_shapes -> ir_fold_batchnorm -> ir_qdq_annotate
  *   -> Detect head fusion (fuse_detect_head.c) -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU
  *   fusion -> layout + int8 selection + lowering to yrt nodes -> memory plan -> .yrt writer.
  *
@@ -60,6 +60,9 @@ typedef struct yrt_convert_report {
   int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
+  int n_dynamic;              /* ConvInteger / MatMulInteger recovered from a quantize_dynamic
+                                 export (recover_integer_ops.c) */
+  int n_dynconv;              /* of those, convs run int8 with per-run input ranges */
   int n_i8f32;                /* convs run int8 with a float output (input, weights int8) */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
