@@ -82,6 +82,7 @@ typedef struct yrt_model_info {
   int num_nodes, num_tensors;
   int num_int8_nodes;       /* nodes with int8 output */
   int synthetic;            /* 1: generated weights, detections are meaningless */
+  int end2end;              /* 1: output 0 is [1, K, 6] final detections (yrt_postprocess_e2e) */
   size_t arena_bytes;       /* activation memory a session needs */
   size_t weight_bytes;
   size_t file_bytes;
@@ -280,6 +281,14 @@ YRT_API yrt_status yrt_postprocess(const float *output0, int num_classes, int nu
                            const yrt_letterbox *lb, const yrt_postprocess_params *params,
                            void *scratch, yrt_detection *dets, int cap, int *n_dets,
                            yrt_error *err);
+
+/* An end-to-end (NMS-free) model's output (yrt_model_info.end2end): dets6 is [k][6] rows x1, y1,
+ * x2, y2 (input pixels), score, class, sorted by score. Keeps rows with score > conf and a class
+ * in [0, num_classes), at most min(max_detections, cap), mapped back through lb (NULL: input
+ * pixels). No NMS (the model already made its choice); iou_threshold is ignored. */
+YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
+                                       const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                                       int *n_dets, yrt_error *err);
 
 /* ------------------------------------------------------ frame to boxes */
 

@@ -58,6 +58,7 @@ typedef struct yrt_file_header {
 enum yrt_file_flags {
   YRT_FLAG_SYNTHETIC = 1u << 0, /* weights are generated: detections meaningless */
   YRT_FLAG_INT8 = 1u << 1,      /* at least one int8 node */
+  YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6] final detections (DETECT_TOPK): no NMS */
 };
 
 enum yrt_section_kind {
@@ -164,6 +165,12 @@ enum yrt_op {
    * rows cx, cy, w, h (pixels; x1, y1, x2, y2 with p[YRT_DETECT_P_XYXY]) then the scores. Anchor
    * (col + 0.5, row + 0.5) * stride. reg_max 1: no DFL, the box logits are the distances. */
   YRT_OP_DETECT_DECODE = 16,
+  /* The end-to-end (NMS-free) head's selection (YOLOv10 / YOLO26 / YOLO11 end2end exports):
+   * in[0] f32 PLAIN [1, 4+nc, N] (4 box rows, then class scores); out f32 PLAIN [1, K, 6]:
+   * x1, y1, x2, y2, score, class of the K best (anchor, class) pairs among the K anchors with
+   * the best class score, by score (ties: lower index first). p[0] = nc, p[1] = K (<= N).
+   * See kernels/include/yk_topk.h. */
+  YRT_OP_DETECT_TOPK = 17,
   YRT_OP_COUNT_
 };
 

@@ -243,6 +243,7 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   for (uint32_t i = 0; i < m->n_nodes; i++)
     info->num_int8_nodes += m->tensors[m->nodes[i].out[0]].dtype == YRT_I8;
   info->synthetic = (m->hdr->flags & YRT_FLAG_SYNTHETIC) ? 1 : 0;
+  info->end2end = (m->hdr->flags & YRT_FLAG_END2END) ? 1 : 0;
   info->arena_bytes = yrt_model_arena_bytes(m);
   info->weight_bytes = m->weights_size;
   info->file_bytes = m->size;

@@ -396,6 +396,20 @@ yrt_status yrt_check_detect(const vctx *v) {
   return require_per_tensor(v);
 }
 
+/* End-to-end selection: [1, 4+nc, N] f32 in, [1, K, 6] f32 out, K <= N. */
+yrt_status yrt_check_topk(const vctx *v) {
+  const int32_t nc = v->n->p[0], k = v->n->p[1];
+  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  if (!range_ok(nc, 1, YRT_MAX_CLASSES)) return bad(v, YRT_ERR_FORMAT, "classes p[0] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
+  if (x->dtype != YRT_F32 || x->rank != 3 || x->layout != YRT_LAYOUT_PLAIN || x->dims[0] != 1 || x->dims[1] != 4 + nc)
+    return bad(v, YRT_ERR_SHAPE, "input must be f32 [1, %d, N]", (int)(4 + nc));
+  if (!range_ok(k, 1, x->dims[2])) return bad(v, YRT_ERR_FORMAT, "k p[1] = %d (1..%d anchors)", (int)k, (int)x->dims[2]);
+  if ((int64_t)k * nc > INT32_MAX / 2) return bad(v, YRT_ERR_FORMAT, "k x classes = %lld too large", (long long)k * nc);
+  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 || y->dims[1] != k || y->dims[2] != 6)
+    return bad(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, 6]", (int)k);
+  return YRT_OK;
+}
+
 /* What holds for every kind, from its row: operand counts and indices, the output an
  * activation; then the row's own check. */
 static yrt_status check_node(vctx *v) {

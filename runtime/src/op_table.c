@@ -3,7 +3,7 @@
  * complete row; the assert below makes a new enum value fail to compile until it has one. */
 #include "op_table.h"
 
-_Static_assert(YRT_OP_COUNT_ == 17, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
+_Static_assert(YRT_OP_COUNT_ == 18, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
 
 static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
@@ -44,6 +44,9 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_DETECT_DECODE] = {YRT_OP_NAMES("detect_decode"), .min_in = 3, .max_in = 7, .n_out = 1,
                               .check = yrt_check_detect, .prepare = yrt_prepare_detect, .run = yrt_run_detect,
                               .release = yrt_release_detect},
+    [YRT_OP_DETECT_TOPK] = {YRT_OP_NAMES("detect_topk"), .min_in = 1, .max_in = 1, .n_out = 1,
+                            .check = yrt_check_topk, .prepare = yrt_prepare_topk, .run = yrt_run_topk,
+                            .release = yrt_release_topk},
 };
 
 static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};

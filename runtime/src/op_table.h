@@ -104,6 +104,7 @@ yrt_status yrt_check_quantize(const yrt_node_check *v);
 yrt_status yrt_check_dequantize(const yrt_node_check *v);
 yrt_status yrt_check_gather(const yrt_node_check *v);
 yrt_status yrt_check_detect(const yrt_node_check *v);
+yrt_status yrt_check_topk(const yrt_node_check *v);
 
 /* session_conv.c */
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
@@ -115,6 +116,11 @@ const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n);
 yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 void yrt_release_detect(yrt_exec *e);
+
+/* session_topk.c */
+yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_run_topk(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+void yrt_release_topk(yrt_exec *e);
 
 /* session_ops.c */
 yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err);

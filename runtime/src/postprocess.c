@@ -111,6 +111,16 @@ static int pp_nms(const pp_cand *c, const int *order, int n, int agnostic, float
   return n_keep;
 }
 
+/* Input pixels -> source-image pixels (Ultralytics scale_boxes + clip_boxes); NULL lb: as is. */
+static void pp_unletterbox(yrt_detection *d, const yrt_letterbox *lb) {
+  if (!lb) return;
+  float w = (float)lb->src_w, h = (float)lb->src_h;
+  d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
+  d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
+  d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
+  d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
+}
+
 yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
                            const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                            int *n_dets, yrt_error *err) {
@@ -196,14 +206,39 @@ yrt_status yrt_postprocess_listed(const float *output0, int num_classes, int num
     d->score = k->score;
     d->class_id = k->class_id;
     d->name = NULL;
-    if (lb) {
-      float w = (float)lb->src_w, h = (float)lb->src_h;
-      d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
-      d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
-      d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
-      d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
-    }
+    pp_unletterbox(d, lb);
   }
   *n_dets = n_keep;
+  return YRT_OK;
+}
+
+yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
+                               const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                               int *n_dets, yrt_error *err) {
+  if (n_dets) *n_dets = 0;
+  if (!dets6 || !params || !n_dets || (!dets && cap > 0))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: NULL argument");
+  if (k < 0 || num_classes <= 0 || cap < 0 || params->max_detections < 0 || isnan(params->conf_threshold))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: bad sizes (k %d, classes %d, cap %d)", k,
+                         num_classes, cap);
+  if (lb && !(lb->ratio > 0.0f))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: letterbox ratio %g is not positive",
+                         (double)lb->ratio);
+  int n = 0;
+  const int limit = params->max_detections < cap ? params->max_detections : cap;
+  for (int i = 0; i < k && n < limit; i++) {
+    const float *r = dets6 + (size_t)i * 6;
+    /* a class outside the model's range or a non-finite row is dropped, never reported */
+    if (!(r[4] > params->conf_threshold) || !(r[5] >= 0.0f && r[5] < (float)num_classes)) continue;
+    if (!isfinite(r[0]) || !isfinite(r[1]) || !isfinite(r[2]) || !isfinite(r[3])) continue;
+    yrt_detection *d = &dets[n++];
+    d->x0 = r[0]; d->y0 = r[1]; d->x1 = r[2]; d->y1 = r[3];
+    d->score = r[4];
+    d->class_id = (int)r[5];
+    d->name = NULL;
+    pp_unletterbox(d, lb);
+  }
+  /* rows come sorted by score from the model; keep that order stable for equal scores */
+  *n_dets = n;
   return YRT_OK;
 }

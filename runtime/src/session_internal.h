@@ -81,6 +81,7 @@ struct yrt_exec {
     struct { size_t outer, len, inner; } softmax;
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
+    struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
   } u;
 };
 

@@ -56,6 +56,19 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
   yrt_tensor_view out;
   if (!st) st = yrt_session_output(d->session, 0, &out, err);
   if (st) return st;
+  if (d->info.end2end) { /* final detections: no decode, no NMS */
+    if (out.rank != 3 || out.dims[0] != 1 || out.dims[2] != 6)
+      return yrt_set_error(err, YRT_ERR_SHAPE, "detector: end-to-end output0 is not [1, K, 6]");
+    if (d->dets_cap < pp->max_detections) {
+      yrt_detection *p = realloc(d->dets, sizeof(yrt_detection) * (size_t)(pp->max_detections ? pp->max_detections : 1));
+      if (!p) return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
+      d->dets = p;
+      d->dets_cap = pp->max_detections;
+    }
+    st = yrt_postprocess_e2e(out.data, out.dims[1], d->info.num_classes, &lb, pp, d->dets, d->dets_cap, n, err);
+    *dets = d->dets;
+    return st;
+  }
   if (out.rank != 3 || out.dims[0] != 1 || out.dims[1] < 5)
     return yrt_set_error(err, YRT_ERR_SHAPE, "detector: output0 is not [1, 4+classes, anchors]");
   const int nc = out.dims[1] - 4, na = out.dims[2];

@@ -169,6 +169,16 @@ int ir_get_axes(const ir_graph *g, const ir_node *n, int k, int64_t *axes) {
 
 yrt_status ir_infer_node(ir_graph *g, int node, yrt_error *err) {
   const ir_node *n = &g->nodes[node];
+  if (n->domain && strcmp(n->domain, "yolort") == 0 && strcmp(n->op_type, "DetectTopK") == 0 &&
+      n->n_in == 1 && n->n_out == 1 && n->in[0] >= 0) { /* tools/lower/fuse_e2e_head.c: [1, 4+nc, N] -> [1, k, 6] */
+    const ir_tensor *x = &g->tensors[n->in[0]];
+    const int64_t k = ir_attr_int(n, "k", 0), nc = ir_attr_int(n, "nc", 0);
+    if (x->rank != 3 || x->dims[0] != 1 || x->dims[1] != 4 + nc || k < 1 || x->dims[2] < k)
+      return SERR("shape: node '%s' (end-to-end top-k): input is not [1, %lld, >= %lld]", n->name,
+                  (long long)(4 + nc), (long long)k);
+    ir_set_out(g, n, 0, IR_F32, 3, (int64_t[]){1, k, 6});
+    return YRT_OK;
+  }
   if (n->domain && *n->domain) return onnx_op_unsupported(n, err);
   if (n->n_out < 1) return SERR("shape: node '%s' (%s) has no output", n->name, n->op_type);
   const onnx_op_row *row = ir_node_op(n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fuse_detect_head.h"
+#include "fuse_e2e_head.h"
 #include "lower_internal.h"
 
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
@@ -45,6 +46,19 @@ static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_
   return YRT_OK;
 }
 
+/* The fused nodes of domain "yolort", one row each; every other node goes through the ONNX op
+ * table (lw_lower_node). */
+static const struct {
+  int (*is)(const ir_node *n);
+  yrt_status (*lower)(lw_ctx *c, int ni);
+} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_e2e_node, lw_lower_e2e}};
+
+static yrt_status lower_any(lw_ctx *c, int ni) {
+  for (size_t k = 0; k < sizeof k_yolort_nodes / sizeof k_yolort_nodes[0]; k++)
+    if (k_yolort_nodes[k].is(&c->g->nodes[ni])) return k_yolort_nodes[k].lower(c, ni);
+  return lw_lower_node(c, ni);
+}
+
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
                              yrt_error *err) {
   yrt_status st;
@@ -52,6 +66,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_recover_integer_ops(g, &rep->n_dynamic, err)) != YRT_OK) return st;
+  if ((st = lw_fuse_e2e_head(g, &rep->e2e, rep->e2e_note, sizeof rep->e2e_note, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
@@ -173,9 +188,7 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
   if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
   for (int i = 0; i < n_order; i++)
-    if ((st = lw_is_detect_node(&g->nodes[order[i]]) ? lw_lower_detect(&c, order[i])
-                                                      : lw_lower_node(&c, order[i])) != YRT_OK)
-      goto done;
+    if ((st = lower_any(&c, order[i])) != YRT_OK) goto done;
   if ((st = add_outputs(&c)) != YRT_OK) goto done;
   if (c.nn > YRT_MAX_NODES || c.nt > YRT_MAX_TENSORS) { /* before the planners, which are not linear */
     st = yrt_set_error(err, YRT_ERR_UNSUPPORTED, "convert: %d nodes and %d tensors, more than a .yrt holds (%d, %d)",
@@ -193,6 +206,9 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
     if (i8) rep->n_int8_nodes++;
   }
   if (rep->n_int8_nodes) flags |= YRT_FLAG_INT8;
+  if (c.n_outputs > 0)
+    for (int i = 0; i < c.nn; i++)
+      if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
   uint64_t wbytes = 0;
   st = lw_write(&c, o && o->source ? o->source : "onnx", flags, yrt, size, &wbytes);
   if (st != YRT_OK) goto done;
@@ -273,6 +289,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   if (r->n_i8f32)
     fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
             r->n_i8f32);
+  if (r->e2e) fprintf(f, "end-to-end head: %s\n", r->e2e_note);
   if (r->n_dynamic)
     fprintf(f,
             "dynamic quantization (onnxruntime quantize_dynamic): %d ConvInteger/MatMulInteger with "

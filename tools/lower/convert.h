@@ -60,6 +60,8 @@ typedef struct yrt_convert_report {
   int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
+  int e2e;                    /* 1: the end-to-end head's selection became one DETECT_TOPK node */
+  char e2e_note[128];
   int n_dynamic;              /* ConvInteger / MatMulInteger recovered from a quantize_dynamic
                                  export (recover_integer_ops.c) */
   int n_dynconv;              /* of those, convs run int8 with per-run input ranges */

@@ -1,9 +1,11 @@
-/* lower_detect.c — the DetectDecode IR node (fuse_detect_head.c) -> YRT_OP_DETECT_DECODE. The
+/* lower_detect.c — the fused head nodes of domain "yolort": DetectDecode (fuse_detect_head.c)
+ * -> YRT_OP_DETECT_DECODE, DetectTopK (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK. DetectDecode's
  * logits are read in the form their convs wrote: int8 NHWC stays int8 (the runtime decodes it
  * through tables), float NHWC stays float; nothing is dequantized or transposed first. */
 #include <string.h>
 
 #include "fuse_detect_head.h"
+#include "fuse_e2e_head.h"
 
 yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
@@ -32,5 +34,21 @@ yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   nd->p[YRT_DETECT_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
   nd->p[YRT_DETECT_P_XYXY] = (int32_t)ir_attr_int(n, "xyxy", 0);
   for (int s = 0; s < ns; s++) nd->p[YRT_DETECT_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  return YRT_OK;
+}
+
+yrt_status lw_lower_e2e(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  c->cur = n->name ? n->name : "?";
+  if (c->rep) c->rep->n_onnx_nodes++;
+  if (n->n_in != 1 || n->n_out != 1) return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed DetectTopK", c->cur);
+  int x = lw_get(c, n->in[0], 0, YRT_LAYOUT_PLAIN);
+  if (x < 0) return c->status;
+  int y = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (y < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_DETECT_TOPK, &x, 1, &y, 1);
+  if (!nd) return c->status;
+  nd->p[0] = (int32_t)ir_attr_int(n, "nc", 0);
+  nd->p[1] = (int32_t)ir_attr_int(n, "k", 0);
   return YRT_OK;
 }

@@ -37,6 +37,9 @@ static uint32_t str_add(strtab *st, const char *s) {
  * has room for them, else output0's rows after the 4 box rows less a segment model's mask
  * coefficients (one per channel of output 1, the prototypes). Never more than YRT_MAX_CLASSES. */
 uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]) {
+  for (int i = 0; i < c->nn; i++) /* an end-to-end output [1, K, 6]: the selection's nc */
+    if (c->n_outputs > 0 && c->n[i].op == YRT_OP_DETECT_TOPK && c->n[i].out[0] == c->outputs[0])
+      return (uint32_t)c->n[i].p[0];
   for (int i = 0; i < c->nn; i++) {
     const lw_node *n = &c->n[i];
     if (n->op != YRT_OP_DETECT_DECODE) continue;

@@ -1,0 +1,178 @@
+/* fuse_e2e_head.c — the end-to-end (NMS-free) head's selection as one DetectTopK node.
+ *
+ * YOLOv10, YOLO26 and YOLO11 exported with end2end finish with Ultralytics' postprocess:
+ *   X [1, 4+nc, N] -> Transpose(0,2,1) -> split into boxes [1,N,4] / scores [1,N,nc]
+ *   -> ReduceMax(scores, last axis) -> TopK(k) -> gathers (GatherElements / Gather with Tile,
+ *   Unsqueeze, Flatten...) -> TopK(k) over the k*nc pairs -> Div / Mod by nc -> Concat [1,k,6].
+ * Recognised by what the subgraph is made of, not by names: the output is a Concat whose
+ * backward cone, cut at the boxes and scores, holds one ReduceMax, two TopK with the same
+ * constant k, and only index / gather / shape ops; the boxes and scores are the [4, nc] split of
+ * a transposed [1, 4+nc, N] tensor. The cone (and the split / transpose when nothing else reads
+ * them) is replaced by DetectTopK(X) (domain "yolort", attributes k and nc), lowered to
+ * YRT_OP_DETECT_TOPK. Anything else is left alone (shape inference then names the op). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuse_e2e_head.h"
+#include "ir_passes.h"
+
+#define E2E_MAX_CONE 64
+
+static int is_const(const ir_graph *g, int t) { return t >= 0 && g->tensors[t].data != NULL; }
+
+static int allowed(const ir_node *n) {
+  static const char *const ops[] = {"TopK", "ReduceMax", "Unsqueeze", "Squeeze", "Flatten", "Reshape",
+                                    "Tile", "Expand", "GatherElements", "Gather", "Div", "Mod",
+                                    "Cast", "Concat", "Add", "Mul", "Identity", NULL};
+  for (const char *const *o = ops; *o; o++)
+    if (ir_node_is(n, *o)) return 1;
+  return 0;
+}
+
+/* Boxes and scores as outputs 0 and 1 of a Split([4, nc], last axis) of Transpose(X, 0 2 1):
+ * returns X and fills *nc, *split, *transpose; -1 if not that form. */
+static int split_source(const ir_graph *g, int boxes, int scores, int64_t *nc, int *split, int *tr) {
+  int sp = g->tensors[boxes].producer;
+  if (sp < 0 || sp != g->tensors[scores].producer) return -1;
+  const ir_node *s = &g->nodes[sp];
+  if (!ir_node_is(s, "Split") || s->n_out != 2 || s->out[0] != boxes || s->out[1] != scores || s->n_in < 1)
+    return -1;
+  int64_t sizes[2];
+  const ir_attr *a = ir_attr_get(s, "split");
+  if (a && a->type == IR_ATTR_INTS && a->n_ints == 2) {
+    sizes[0] = a->ints[0];
+    sizes[1] = a->ints[1];
+  } else if (s->n_in < 2 || ir_const_ints(g, s->in[1], sizes, 2) != 2) {
+    return -1;
+  }
+  int64_t axis = ir_attr_int(s, "axis", 0);
+  if ((axis != -1 && axis != 2) || sizes[0] != 4 || sizes[1] < 1) return -1;
+  int t = s->in[0], tp = g->tensors[t].producer;
+  if (tp < 0 || !ir_node_is(&g->nodes[tp], "Transpose")) return -1;
+  const ir_attr *perm = ir_attr_get(&g->nodes[tp], "perm");
+  if (!perm || perm->n_ints != 3 || perm->ints[0] != 0 || perm->ints[1] != 2 || perm->ints[2] != 1) return -1;
+  *nc = sizes[1];
+  *split = sp;
+  *tr = tp;
+  return g->nodes[tp].in[0];
+}
+
+/* Try graph output index oi. 1 fused, 0 not this form, -1 no memory. */
+static int try_output(ir_graph *g, int oi, char *note, size_t cap) {
+  const int out = g->outputs[oi];
+  const int cp = g->tensors[out].producer;
+  if (cp < 0 || !ir_node_is(&g->nodes[cp], "Concat") || g->nodes[cp].n_in != 3) return 0;
+  int cone[E2E_MAX_CONE], nn = 0, stack[E2E_MAX_CONE], ns = 0;
+  stack[ns++] = cp;
+  int reduce = -1, topk[2], ntopk = 0, ngather = 0;
+  int leaves[4], nleaves = 0;
+  while (ns) {
+    const int ni = stack[--ns];
+    int seen = 0;
+    for (int k = 0; k < nn; k++) seen |= cone[k] == ni;
+    if (seen) continue;
+    const ir_node *n = &g->nodes[ni];
+    if (n->dead || !allowed(n) || nn == E2E_MAX_CONE) return 0;
+    cone[nn++] = ni;
+    if (ir_node_is(n, "ReduceMax")) {
+      if (reduce >= 0) return 0;
+      reduce = ni;
+    }
+    if (ir_node_is(n, "TopK")) {
+      if (ntopk == 2) return 0;
+      topk[ntopk++] = ni;
+    }
+    const int data_only = ir_node_is(n, "GatherElements") || ir_node_is(n, "ReduceMax");
+    ngather += ir_node_is(n, "GatherElements") || ir_node_is(n, "Gather");
+    for (int k = 0; k < n->n_in; k++) {
+      const int t = n->in[k];
+      if (t < 0 || is_const(g, t)) continue;
+      const int p = g->tensors[t].producer;
+      /* the data input of a GatherElements / ReduceMax coming from a Split is a leaf (boxes or
+       * scores); everything else must be computed inside the cone */
+      if (data_only && k == 0 && p >= 0 && ir_node_is(&g->nodes[p], "Split")) {
+        int dup = 0;
+        for (int l = 0; l < nleaves; l++) dup |= leaves[l] == t;
+        if (!dup) {
+          if (nleaves == 4) return 0;
+          leaves[nleaves++] = t;
+        }
+        continue;
+      }
+      if (p < 0 || ns == E2E_MAX_CONE) return 0;
+      stack[ns++] = p;
+    }
+  }
+  if (reduce < 0 || ntopk != 2 || ngather < 2 || nleaves != 2) return 0;
+  int64_t k0, k1;
+  if (g->nodes[topk[0]].n_in < 2 || g->nodes[topk[1]].n_in < 2 ||
+      ir_const_ints(g, g->nodes[topk[0]].in[1], &k0, 1) != 1 ||
+      ir_const_ints(g, g->nodes[topk[1]].in[1], &k1, 1) != 1 || k0 != k1 || k0 < 1)
+    return 0;
+  for (int t = 0; t < 2; t++)
+    if (ir_attr_int(&g->nodes[topk[t]], "largest", 1) != 1) return 0;
+  const int scores = g->nodes[reduce].in[0];
+  const int boxes = leaves[0] == scores ? leaves[1] : leaves[0];
+  if (boxes == scores || (leaves[0] != scores && leaves[1] != scores)) return 0;
+  int64_t nc;
+  int split, tr;
+  const int x = split_source(g, boxes, scores, &nc, &split, &tr);
+  if (x < 0) return 0;
+  /* nothing outside the cone may read what the cone computes */
+  for (int c = 0; c < nn; c++) {
+    const ir_node *n = &g->nodes[cone[c]];
+    for (int o = 0; o < n->n_out; o++) {
+      const int t = n->out[o];
+      if (t == out) continue;
+      if (g->tensors[t].is_output) return 0;
+      int readers[E2E_MAX_CONE];
+      const int nr = ir_consumers(g, t, readers, E2E_MAX_CONE);
+      if (nr > E2E_MAX_CONE) return 0;
+      for (int r = 0; r < nr; r++) {
+        int in = 0;
+        for (int q = 0; q < nn; q++) in |= cone[q] == readers[r];
+        if (!in) return 0;
+      }
+    }
+  }
+  int in1[1] = {x}, out1[1] = {out};
+  const int fused = ir_add_node(g, "detect_topk", "DetectTopK", in1, 1, out1, 1);
+  if (fused < 0) return -1;
+  char *dom = ir_strdup("yolort");
+  if (!dom || ir_set_attr_int(g, fused, "k", k0) || ir_set_attr_int(g, fused, "nc", nc)) {
+    free(dom);
+    return -1;
+  }
+  free(g->nodes[fused].domain);
+  g->nodes[fused].domain = dom;
+  for (int c = 0; c < nn; c++) g->nodes[cone[c]].dead = 1;
+  g->tensors[out].producer = fused;
+  /* the split and transpose go when only the cone read them */
+  int sr = 0;
+  for (int o = 0; o < 2; o++) sr += ir_consumers(g, g->nodes[split].out[o], NULL, 0);
+  if (!sr) {
+    g->nodes[split].dead = 1;
+    if (!ir_consumers(g, g->nodes[tr].out[0], NULL, 0)) g->nodes[tr].dead = 1;
+  }
+  snprintf(note, cap, "fused, %d nodes -> detect_topk (top %lld of %lld classes, no NMS)", nn,
+           (long long)k0, (long long)nc);
+  return 1;
+}
+
+yrt_status lw_fuse_e2e_head(ir_graph *g, int *fused, char *note, size_t cap, yrt_error *err) {
+  *fused = 0;
+  for (int oi = 0; oi < g->n_outputs; oi++) {
+    const int r = try_output(g, oi, note, cap);
+    if (r < 0) return yrt_set_error(err, YRT_ERR_NOMEM, "e2e head: out of memory");
+    if (r) {
+      *fused = 1;
+      break;
+    }
+  }
+  return YRT_OK;
+}
+
+int lw_is_e2e_node(const ir_node *n) {
+  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "DetectTopK") == 0 && strcmp(n->domain, "yolort") == 0;
+}
