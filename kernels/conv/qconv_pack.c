@@ -62,22 +62,39 @@ size_t yk_qconv_packed_size(yk_qconv *c) {
   return align64(qconv_weights_offset(c, L) + (size_t)nblocks * qconv_block_stride(c, L));
 }
 
-/* The head: bias with xoff * sum(w) folded in, scales, the row of x_zp bytes. */
-static void pack_head(const yk_qconv *c, int cpad, int32_t xoff, uint8_t *base) {
-  const int taps = c->kh * c->kw;
+/* Sum of each output channel's weights. */
+void yk_qconv_weight_sums(const yk_qconv *c, int32_t *wsum) {
+  const size_t k = (size_t)c->kh * c->kw * c->cin;
+  for (int oc = 0; oc < c->cout; oc++) {
+    int32_t sum = 0;
+    for (size_t i = 0; i < k; i++) sum += c->weights[(size_t)oc * k + i];
+    wsum[oc] = sum;
+  }
+}
+
+/* The head: bias with xoff * sum(w) folded in, scales, the row of x_zp bytes. wsum: the weight
+ * sums, or NULL to add them up here. */
+static void pack_head(const yk_qconv *c, int cpad, int32_t xoff, uint8_t *base, const int32_t *wsum) {
+  const size_t k = (size_t)c->kh * c->kw * c->cin;
   int32_t *bias = (int32_t *)base;
   float *scale = (float *)(base + align64((size_t)cpad * 4));
   int8_t *pad = (int8_t *)(base + 2 * align64((size_t)cpad * 4));
   for (int oc = 0; oc < cpad; oc++) {
     int32_t sum = 0;
-    if (oc < c->cout) {
-      const int8_t *wo = c->weights + (size_t)oc * taps * c->cin;
-      for (int k = 0; k < taps * c->cin; k++) sum += wo[k];
-    }
+    if (oc < c->cout && wsum) sum = wsum[oc];
+    else if (oc < c->cout)
+      for (size_t i = 0; i < k; i++) sum += c->weights[(size_t)oc * k + i];
     bias[oc] = oc < c->cout ? (c->bias ? c->bias[oc] : 0) - xoff * sum : 0;
     scale[oc] = oc < c->cout ? c->scale[oc] : 0.0f;
   }
   memset(pad, (int8_t)c->x_zp, (size_t)c->seg_bytes);
+}
+
+void yk_qconv_set_input(yk_qconv *c, int32_t x_zp, const int32_t *wsum) {
+  c->x_zp = x_zp; /* the scalar variant and the clipped-segment copies read it from here */
+  const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
+  if (!L || !c->packed) return;
+  pack_head(c, qconv_cpad(c, L), L->u8 ? 128 + x_zp : x_zp, c->packed, wsum);
 }
 
 void yk_qconv_pack(yk_qconv *c, void *mem) {
@@ -89,7 +106,7 @@ void yk_qconv_pack(yk_qconv *c, void *mem) {
   const int span = c->seg_span, spk = c->kw / span, steps = c->seg_bytes / 4;
   int8_t *w8 = (int8_t *)(base + qconv_weights_offset(c, L));
   int16_t *w16 = (int16_t *)(base + qconv_weights_offset(c, L));
-  pack_head(c, cpad, L->u8 ? 128 + c->x_zp : c->x_zp, base);
+  pack_head(c, cpad, L->u8 ? 128 + c->x_zp : c->x_zp, base, NULL);
   /* NEON sums two steps' int16 products when no weight is -128 */
   c->w_sym = 1;
   for (size_t k = 0; k < (size_t)c->cout * taps * c->cin; k++)

@@ -94,6 +94,13 @@ void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int ro
  * mr x nz or cannot run the shape. init calls it; set c->packed_bytes to it before packing. */
 size_t yk_qconv_packed_bytes(yk_qconv *c);
 
+/* Dynamic input quantization (activation range measured on every run, onnxruntime
+ * quantize_dynamic models): after pack, a new x_zp and new c->bias / c->scale contents take
+ * effect by rewriting only the packed head (bias with x_zp * sum(w) folded, scales, padding
+ * row): O(cout), never the weights. wsum[cout] comes from yk_qconv_weight_sums (once). */
+void yk_qconv_weight_sums(const yk_qconv *c, int32_t *wsum);
+void yk_qconv_set_input(yk_qconv *c, int32_t x_zp, const int32_t *wsum);
+
 /* Variants, exposed for tests. yk_qconv_packed_bytes__<v> is yk_qconv_packed_bytes for c->variant
  * <v> (0 for any other variant); yk_qconv_blocking__<v> is the MR x NZ init chooses for cout. */
 void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);

@@ -101,6 +101,16 @@ yrt_status yrt_check_conv(const vctx *v) {
       return bad(v, YRT_ERR_UNSUPPORTED, "an int8 conv with float output must have groups 1");
     if (w->zero_point != 0) return bad(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
     if (w->n_scales > 1 && w->q_axis != 0) return bad(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
+  } else if (y->dtype == YRT_F32 && x->dtype == YRT_F32 && w->dtype == YRT_I8) {
+    /* dynamic quantization: x quantized on every run with its measured range, int8 weights,
+     * f32 bias and output (groups 1: our conv kernel's float-output mode) */
+    if ((b && b->dtype != YRT_F32) || p[YRT_CONV_P_GROUPS] != 1)
+      return bad(v, YRT_ERR_UNSUPPORTED, "a dynamically quantized conv needs an f32 bias and groups 1");
+    if (w->zero_point != 0) return bad(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
+    if (w->n_scales > 1 && w->q_axis != 0) return bad(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
+    const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * x->dims[3] * 255 * 128;
+    if (span > INT32_MAX / 2)
+      return bad(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32", (long long)(span / (255 * 128)));
   } else if (y->dtype == YRT_F32) {
     if (x->dtype != YRT_F32 || w->dtype != YRT_F32 || (b && b->dtype != YRT_F32))
       return bad(v, YRT_ERR_UNSUPPORTED, "float conv needs f32 x/w/bias/y");

@@ -68,6 +68,7 @@ void yrt_session_free(yrt_session *s) {
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
   free(s->detect_list);
+  free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   free(s->arena_owned);
   free(s);
@@ -163,6 +164,21 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
     goto fail;
   }
   s->n_exec = model->n_nodes;
+  { /* one int8 buffer for every dynamically quantized conv's input: they run one at a time */
+    size_t dyn = 0;
+    for (uint32_t i = 0; i < model->n_nodes; i++) {
+      const yrt_node_rec *n = &model->nodes[i];
+      if (n->op == YRT_OP_CONV2D && model->tensors[n->in[0]].dtype == YRT_F32 &&
+          model->tensors[n->in[1]].dtype == YRT_I8) {
+        const size_t k = yrt_tensor_numel(&model->tensors[n->in[0]]);
+        dyn = k > dyn ? k : dyn;
+      }
+    }
+    if (dyn && !(s->dynq = aligned_alloc(YRT_ALIGN, (dyn + 2 * YRT_ALIGN) & ~(size_t)(YRT_ALIGN - 1)))) {
+      st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for dynamic quantization");
+      goto fail;
+    }
+  }
   for (uint32_t i = 0; i < model->n_nodes; i++)
     if ((st = prepare_node(s, i, err)) != YRT_OK) goto fail;
   if ((st = alloc_outputs(s, err)) != YRT_OK) goto fail;

@@ -2,6 +2,7 @@
  * pointers (f32, or qc8 with per-channel weight scales), else the scalar reference; fused
  * activation through the output clamp (relu) or a post pass (others); int8 LUT after requant. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "kernel_kinds.h"
@@ -312,10 +313,124 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return pack_own_qconv(s, e, err);
 }
 
+/* ---- dynamic quantization (onnxruntime quantize_dynamic models) */
+
+#define DYN_MAX_RANGES 64
+
+typedef struct dyn_ctx {
+  const yrt_session *s;
+  const float *x;
+  int8_t *q;
+  size_t chunk;
+  float scale;
+  int32_t zp;
+  float *lohi; /* [2 * DYN_MAX_RANGES]: each range's min and max */
+} dyn_ctx;
+
+static void dyn_minmax_range(const void *ctx, size_t lo, size_t hi) {
+  const dyn_ctx *t = ctx;
+  const size_t i = lo / t->chunk;
+  yk_minmax_f32(t->x + lo, hi - lo, &t->lohi[2 * i], &t->lohi[2 * i + 1]);
+}
+
+static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
+  const dyn_ctx *t = ctx;
+  yk_quantize_f32_i8(&t->s->isa, t->x + lo, t->q + lo, hi - lo, t->scale, t->zp);
+}
+
+/* onnxruntime's DynamicQuantizeLinear, shifted to int8: range [min(0, lo), max(0, hi)] over
+ * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). Both passes
+ * over x run on the pool in up to DYN_MAX_RANGES ranges; no allocation. */
+static void dyn_quantize(const yrt_session *s, const float *x, size_t n, int8_t *q, float *scale, int32_t *zp) {
+  const size_t threads = yrt_par_threads(s->pool);
+  const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
+  float lohi[2 * DYN_MAX_RANGES] = {0};
+  dyn_ctx t = {.s = s, .x = x, .q = q, .lohi = lohi};
+  t.chunk = yrt_par_chunk(n, tasks, (n + DYN_MAX_RANGES - 1) / DYN_MAX_RANGES, 64);
+  if (!t.chunk) t.chunk = 1;
+  const size_t ranges = (n + t.chunk - 1) / t.chunk;
+  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_minmax_range, &t);
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t i = 0; i < ranges; i++) {
+    lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
+    hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
+  }
+  float sc = (hi - lo) / 255.0f;
+  if (!(sc > 0.0f) || !isfinite(sc)) sc = 1.0f; /* all zeros (or non-finite): any scale is exact */
+  float z = yk_round_half_even(-lo / sc);
+  z = z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z;
+  t.scale = sc;
+  t.zp = (int32_t)z - 128;
+  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_quant_range, &t);
+  *scale = sc;
+  *zp = t.zp;
+}
+
+static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  /* the per-run input quantization is state of this prepared node (a session runs one frame at
+   * a time): its scales, bias and the kernel's packed head follow the measured range */
+  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
+  float sx;
+  int32_t zp;
+  dyn_quantize(s, e->in[0], c->x_numel, s->dynq, &sx, &zp);
+  for (int oc = 0; oc < c->g.cout; oc++) {
+    const float sc = sx * c->kscale[oc];
+    c->requant[oc] = sc;
+    double b = c->fbias && sc > 0.0f ? (double)c->fbias[oc] / (double)sc : 0.0;
+    b = b > c->bias_lim ? c->bias_lim : b < -c->bias_lim ? -c->bias_lim : b;
+    c->zero_bias[oc] = (int32_t)lrint(b);
+  }
+  yk_qconv_set_input(&c->qc, zp, c->wsum);
+  run_own_conv(s, c, s->dynq, e->out);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
+  return YRT_OK;
+}
+
+static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = &e->u.conv;
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
+  const yrt_conv_geom *g = &c->g;
+  const int act = n->p[YRT_CONV_P_ACT];
+  c->dyn = 1;
+  c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
+  c->fbias = e->in[2];
+  c->x_numel = yrt_tensor_numel(x);
+  const int64_t span = (int64_t)g->kh * g->kw * g->cin * 255 * 128; /* validated < INT32_MAX / 2 */
+  c->bias_lim = (int32_t)(INT32_MAX - span);
+  c->requant = malloc((size_t)g->cout * sizeof(float));
+  c->kscale = malloc((size_t)g->cout * sizeof(float));
+  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
+  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
+  if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
+  const float *ws = yrt_tensor_scales(m, w);
+  for (int oc = 0; oc < g->cout; oc++) {
+    c->kscale[oc] = ws ? ws[oc] : w->scale;
+    c->requant[oc] = c->kscale[oc];
+  }
+  yk_qconv *q = &c->qc;
+  *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
+                  .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
+                  .dh = g->dh, .dw = g->dw, .x_zp = 0, .weights = e->in[1], .bias = c->zero_bias,
+                  .scale = c->requant, .y_stride = g->ys, .out_f32 = 1};
+  if (yk_qconv_init(q, &s->isa) != 0)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
+                         yrt_model_string(m, n->name));
+  yk_qconv_weight_sums(q, c->wsum);
+  return pack_own_qconv(s, e, err);
+}
+
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   fill_geom(s->model, e->node, &c->g);
   c->out_numel = e->numel;
+  if (s->model->tensors[e->node->in[0]].dtype == YRT_F32 && s->model->tensors[e->node->in[1]].dtype == YRT_I8) {
+    e->run = run_conv_dyn;
+    return prepare_dyn(s, e, err);
+  }
   if (s->model->tensors[e->node->in[0]].dtype == YRT_I8 && s->model->tensors[e->node->out[0]].dtype == YRT_F32) {
     e->run = run_conv_i8f32;
     return prepare_i8f32(s, e, err);
@@ -336,6 +451,8 @@ void yrt_release_conv(yrt_exec *e) {
   free(c->zero_bias);
   if (c->own == 1 && !c->packed_shared) free(c->qc.packed);
   free(c->dw_w);
+  free(c->wsum);
+  c->wsum = NULL;
   c->dw_w = NULL;
   c->own = 0;
   c->op = NULL;

@@ -40,6 +40,13 @@ typedef struct yrt_exec_conv {
   yk_dwconv dw;             /* dw.packed points inside the dw_w block */
   int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
   size_t rows_per_task;     /* output rows per thread-pool task */
+  /* dynamic quantization (f32 x, i8 w, f32 bias and y): x is quantized into the session's
+   * dynq buffer with the range measured on each run; the kernel's packed head follows it */
+  int dyn;
+  const float *fbias;       /* f32 bias or NULL */
+  int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
+  int32_t bias_lim;         /* |bias in accumulator units| kept below this (no int32 overflow) */
+  size_t x_numel;
 } yrt_exec_conv;
 
 typedef struct yrt_exec_concat {
@@ -103,6 +110,7 @@ struct yrt_session {
   uint32_t detect_node;     /* the DETECT_DECODE node writing output0 (threshold-aware decode), else YRT_NONE */
   uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
+  int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
 };
 
 /* frame.c: built at creation when input 0 is an NHWC image, freed with the session. */

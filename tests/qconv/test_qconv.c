@@ -52,7 +52,8 @@ typedef struct qcase {
 /* Scalar reference vs yk_qconv_rows (whatever init picked, or a forced blocking; on AArch64 the
  * NEON and the SDOT variant), rows split unevenly in several calls as threads would. Returns the
  * variant init picked. */
-static int run_qcase(rng *r, qcase q) {
+/* dyn: pack with another x_zp and bias, then yk_qconv_set_input the real ones. */
+static int run_qcase_ex(rng *r, qcase q, int dyn) {
   yk_isa isa;
   yk_isa_detect(&isa);
   const int oh = (q.h + q.pt + q.pb - q.dh * (q.kh - 1) - 1) / q.sh + 1;
@@ -177,7 +178,20 @@ static int run_qcase(rng *r, qcase q) {
     c.packed = NULL;
     void *mem = aligned_alloc(64, (c.packed_bytes + 63) & ~(size_t)63);
     assert_non_null(mem);
-    yk_qconv_pack(&c, mem);
+    if (dyn) { /* dynamic quantization: only the packed head changes between runs */
+      const int32_t real = c.x_zp;
+      c.x_zp = real > 0 ? real - 101 : real + 99;
+      for (int i = 0; i < q.cout; i++) bias[i] += 5;
+      yk_qconv_pack(&c, mem);
+      for (int i = 0; i < q.cout; i++) bias[i] -= 5;
+      int32_t *wsum = malloc(sizeof(int32_t) * (size_t)q.cout);
+      assert_non_null(wsum);
+      yk_qconv_weight_sums(&c, wsum);
+      yk_qconv_set_input(&c, real, wsum);
+      free(wsum);
+    } else {
+      yk_qconv_pack(&c, mem);
+    }
     memset(y1, 0x55, ny * es);
     /* split rows unevenly, as threads would: [0, 1), [1, rows/3), [rows/3, rows) */
     const int rows = q.n * oh, a = rows > 1 ? 1 : rows, b = rows / 3 > a ? rows / 3 : a;
@@ -202,6 +216,8 @@ static int run_qcase(rng *r, qcase q) {
   free(scale);
   return variant;
 }
+
+static int run_qcase(rng *r, qcase q) { return run_qcase_ex(r, q, 0); }
 
 /* The variant a plain cin=4 conv gets on this machine: every shape below must get it too (the
  * SIMD kernels take any cin; only machines without AVX2 or NEON run scalar). */
@@ -525,6 +541,28 @@ static void float_output(void **state) {
 #endif
 }
 
+/* yk_qconv_set_input after pack == packing with those parameters (float and int8 outputs, with
+ * padding so the padding row matters, every variant). */
+static void dynamic_input(void **state) {
+  (void)state;
+  rng r = {777};
+  static const int couts[] = {1, 5, 16, 17, 40, 65};
+  for (int i = 0; i < (int)(sizeof couts / sizeof couts[0]); i++) {
+    qcase q = {1, 6, 7, 3 + i * 7, couts[i], 3, 3, 1 + (i & 1), 1 + (i & 1), 1, 1, 1, 1, 1, 1,
+               0, 0, 999, 999, 0, 0, 0, 0, 0, i & 1};
+    run_qcase_ex(&r, q, 1);
+#if YK_ARCH_X86_64
+    q.only = YK_QCONV_AVXVNNI;
+    run_qcase_ex(&r, q, 1);
+    q.only = YK_QCONV_AVX2;
+    run_qcase_ex(&r, q, 1);
+#elif YK_ARCH_AARCH64
+    q.only = YK_QCONV_NEON;
+    run_qcase_ex(&r, q, 1);
+#endif
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -537,6 +575,7 @@ int main(void) {
       cmocka_unit_test(masked_isa_chain),
       cmocka_unit_test(strided_views),
       cmocka_unit_test(float_output),
+      cmocka_unit_test(dynamic_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,7 +205,7 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
     if (n->op < YRT_OP_COUNT_) (i8 ? rep->n_int8 : rep->n_fp32)[n->op]++;
     if (i8) rep->n_int8_nodes++;
   }
-  if (rep->n_int8_nodes) flags |= YRT_FLAG_INT8;
+  if (rep->n_int8_nodes || rep->n_dynconv) flags |= YRT_FLAG_INT8;
   if (c.n_outputs > 0)
     for (int i = 0; i < c.nn; i++)
       if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
@@ -299,7 +299,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
             r->n_dynamic, r->n_dynconv);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
-  if (!r->int8) {
+  if (!r->int8 && !r->n_dynconv) {
     fprintf(f, "float model (no int8 node): all %d ONNX nodes run in fp32\n", r->n_fp32_onnx);
   } else if (r->n_fp32_onnx) {
     fprintf(f, "ONNX nodes in fp32: %d%s\n", r->n_fp32_onnx,

@@ -185,6 +185,41 @@ static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float 
   return t;
 }
 
+/* Weights of a dynamically quantized conv (recover_integer_ops.c): int8 symmetric per output
+ * channel from the recovered float weights, as the int8 kernels take them (the export's uint8
+ * weights with a zero point do not fit int8 as they are). Sets W's q / qdata. 0 ok, -1 error. */
+static int quantize_weights_sym(lw_ctx *c, int w) {
+  ir_tensor *W = &c->g->tensors[w];
+  if (W->q.on && W->qdata && W->q.dtype == IR_I8 && W->q.zero_point == 0) return 0; /* shared, done */
+  const int64_t co = W->dims[0], n = ir_numel(W), per = co > 0 ? n / co : 0;
+  if (W->dtype != IR_F32 || co < 1 || per < 1 || W->nbytes < (size_t)n * 4) {
+    lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': weights '%s' are not float32", c->cur, W->name);
+    return -1;
+  }
+  int8_t *q = malloc((size_t)n);
+  float *sc = malloc(sizeof(float) * (size_t)co);
+  if (!q || !sc) {
+    free(q);
+    free(sc);
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return -1;
+  }
+  const float *f = W->data;
+  for (int64_t o = 0; o < co; o++) {
+    float m = 0.0f;
+    for (int64_t i = 0; i < per; i++) m = fabsf(f[o * per + i]) > m ? fabsf(f[o * per + i]) : m;
+    sc[o] = m > 0.0f ? m / 127.0f : 1.0f;
+    for (int64_t i = 0; i < per; i++) {
+      float v = nearbyintf(f[o * per + i] / sc[o]);
+      q[o * per + i] = (int8_t)(v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v);
+    }
+  }
+  ir_tensor_clear_quant(W);
+  W->qdata = q;
+  W->q = (ir_quant){.on = 1, .dtype = IR_I8, .scale = sc[0], .scales = sc, .n_scales = (int)co, .axis = 0};
+  return 0;
+}
+
 yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   ir_graph *g = c->g;
   const ir_node *n = &g->nodes[ni];
@@ -216,7 +251,13 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   }
   /* int8 input and weights, float output (no activation): int8 arithmetic, float result */
   const int i8f32 = !i8 && mul < 0 && lw_conv_i8_float_out(c, ni);
+  /* onnxruntime quantize_dynamic: int8 with the input's range measured on every run (float in,
+   * float out; the runtime quantizes x) unless kept in float or grouped (depthwise: float) */
+  const int dyn = !i8 && !i8f32 && ir_attr_int(n, "yolort.dynamic_quant", 0) == 1 && !n->fp32 &&
+                  !X->q.on && ir_attr_int(n, "group", 1) == 1 &&
+                  W->dims[1] * W->dims[2] * W->dims[3] * 255 * 128 <= INT32_MAX / 2;
   if (i8f32 && c->rep) c->rep->n_i8f32++;
+  else if (dyn && c->rep) c->rep->n_dynconv++;
   else if (!i8) lw_note_fp32(c, n, why);
   const int qarith = i8 || i8f32; /* weights, bias and input int8 */
   int64_t group = ir_attr_int(n, "group", 1);
@@ -235,7 +276,9 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                                     Y->dims[3], 0, geo);
   if (st != YRT_OK) return st;
 
-  int wt = add_weights(c, W, qarith);
+  if (dyn && quantize_weights_sym(c, w)) return c->status;
+  W = &g->tensors[w];
+  int wt = add_weights(c, W, qarith || dyn);
   if (wt < 0) return c->status;
   const int64_t span = kh * kw * cig * 255 * 128;
   if (qarith && span > INT32_MAX)
