@@ -16,16 +16,22 @@
 
 #include "fuse_e2e_head.h"
 #include "ir_passes.h"
+#include "onnx_ops.h"
 
 #define E2E_MAX_CONE 64
 
 static int is_const(const ir_graph *g, int t) { return t >= 0 && g->tensors[t].data != NULL; }
 
+/* The selection's ops: those of the converter op table by id, the others (which the converter
+ * does not take on their own: TopK, ReduceMax, Tile, Expand, GatherElements, Mod) by name. */
 static int allowed(const ir_node *n) {
-  static const char *const ops[] = {"TopK", "ReduceMax", "Unsqueeze", "Squeeze", "Flatten", "Reshape",
-                                    "Tile", "Expand", "GatherElements", "Gather", "Div", "Mod",
-                                    "Cast", "Concat", "Add", "Mul", "Identity", NULL};
-  for (const char *const *o = ops; *o; o++)
+  static const onnx_op table_ops[] = {ONNX_OP_UNSQUEEZE, ONNX_OP_SQUEEZE, ONNX_OP_FLATTEN, ONNX_OP_RESHAPE,
+                                      ONNX_OP_GATHER,    ONNX_OP_DIV,     ONNX_OP_CAST,    ONNX_OP_CONCAT,
+                                      ONNX_OP_ADD,       ONNX_OP_MUL,     ONNX_OP_IDENTITY};
+  static const char *const other_ops[] = {"TopK", "ReduceMax", "Tile", "Expand", "GatherElements", "Mod", NULL};
+  for (size_t k = 0; k < sizeof table_ops / sizeof table_ops[0]; k++)
+    if (ir_node_is_op(n, table_ops[k])) return 1;
+  for (const char *const *o = other_ops; *o; o++)
     if (ir_node_is(n, *o)) return 1;
   return 0;
 }
@@ -36,7 +42,7 @@ static int split_source(const ir_graph *g, int boxes, int scores, int64_t *nc, i
   int sp = g->tensors[boxes].producer;
   if (sp < 0 || sp != g->tensors[scores].producer) return -1;
   const ir_node *s = &g->nodes[sp];
-  if (!ir_node_is(s, "Split") || s->n_out != 2 || s->out[0] != boxes || s->out[1] != scores || s->n_in < 1)
+  if (!ir_node_is_op(s, ONNX_OP_SPLIT) || s->n_out != 2 || s->out[0] != boxes || s->out[1] != scores || s->n_in < 1)
     return -1;
   int64_t sizes[2];
   const ir_attr *a = ir_attr_get(s, "split");
@@ -49,7 +55,7 @@ static int split_source(const ir_graph *g, int boxes, int scores, int64_t *nc, i
   int64_t axis = ir_attr_int(s, "axis", 0);
   if ((axis != -1 && axis != 2) || sizes[0] != 4 || sizes[1] < 1) return -1;
   int t = s->in[0], tp = g->tensors[t].producer;
-  if (tp < 0 || !ir_node_is(&g->nodes[tp], "Transpose")) return -1;
+  if (tp < 0 || !ir_node_is_op(&g->nodes[tp], ONNX_OP_TRANSPOSE)) return -1;
   const ir_attr *perm = ir_attr_get(&g->nodes[tp], "perm");
   if (!perm || perm->n_ints != 3 || perm->ints[0] != 0 || perm->ints[1] != 2 || perm->ints[2] != 1) return -1;
   *nc = sizes[1];
@@ -62,7 +68,7 @@ static int split_source(const ir_graph *g, int boxes, int scores, int64_t *nc, i
 static int try_output(ir_graph *g, int oi, char *note, size_t cap) {
   const int out = g->outputs[oi];
   const int cp = g->tensors[out].producer;
-  if (cp < 0 || !ir_node_is(&g->nodes[cp], "Concat") || g->nodes[cp].n_in != 3) return 0;
+  if (cp < 0 || !ir_node_is_op(&g->nodes[cp], ONNX_OP_CONCAT) || g->nodes[cp].n_in != 3) return 0;
   int cone[E2E_MAX_CONE], nn = 0, stack[E2E_MAX_CONE], ns = 0;
   stack[ns++] = cp;
   int reduce = -1, topk[2], ntopk = 0, ngather = 0;
@@ -84,14 +90,14 @@ static int try_output(ir_graph *g, int oi, char *note, size_t cap) {
       topk[ntopk++] = ni;
     }
     const int data_only = ir_node_is(n, "GatherElements") || ir_node_is(n, "ReduceMax");
-    ngather += ir_node_is(n, "GatherElements") || ir_node_is(n, "Gather");
+    ngather += ir_node_is(n, "GatherElements") || ir_node_is_op(n, ONNX_OP_GATHER);
     for (int k = 0; k < n->n_in; k++) {
       const int t = n->in[k];
       if (t < 0 || is_const(g, t)) continue;
       const int p = g->tensors[t].producer;
       /* the data input of a GatherElements / ReduceMax coming from a Split is a leaf (boxes or
        * scores); everything else must be computed inside the cone */
-      if (data_only && k == 0 && p >= 0 && ir_node_is(&g->nodes[p], "Split")) {
+      if (data_only && k == 0 && p >= 0 && ir_node_is_op(&g->nodes[p], ONNX_OP_SPLIT)) {
         int dup = 0;
         for (int l = 0; l < nleaves; l++) dup |= leaves[l] == t;
         if (!dup) {
