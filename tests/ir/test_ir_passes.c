@@ -876,6 +876,10 @@ static void test_recover_integer_ops(void **state) {
     const ir_node *cv = &g->nodes[0];
     assert_true(ir_node_is(cv, "Conv"));
     assert_int_equal(ir_attr_int(cv, "yolort.dynamic_quant", 0), 1);
+    const ir_attr *wsa = ir_attr_get(cv, "yolort.dynamic_wscale"); /* the lowering's exact int8 grid */
+    assert_non_null(wsa);
+    assert_int_equal(wsa->n_floats, 2);
+    assert_true(wsa->floats[0] == 0.5f && wsa->floats[1] == 0.25f);
     assert_string_equal(g->tensors[cv->in[0]].name, "x");
     assert_string_equal(g->tensors[cv->out[0]].name, "y");
     const ir_tensor *w = &g->tensors[cv->in[1]], *bt = &g->tensors[cv->in[2]];

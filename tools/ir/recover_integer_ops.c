@@ -5,7 +5,8 @@
  *   -> Mul(., Mul(s, w_scale)) [-> Add(., bias)]
  * and MatMul alike with MatMulInteger. The weights are recovered as (Wq - Wzp) * w_scale (the
  * exact values onnxruntime multiplies with) and the chain becomes one float Conv / MatMul
- * reading x, tagged "yolort.dynamic_quant" = 1: the lowering then runs it in int8 with an
+ * reading x, tagged "yolort.dynamic_quant" = 1 and "yolort.dynamic_wscale" = w_scale (one, or one
+ * per output channel / column): the lowering then runs it in int8 with an
  * activation range measured on each run, and yolort-quantize can calibrate the float graph. */
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,16 @@ static int recover_one(ir_graph *g, int ci) {
   g->nodes[mu].dead = 1;
   if (bias >= 0) g->nodes[ad].dead = 1;
   if (ir_set_attr_int(g, ci, "yolort.dynamic_quant", 1)) return -1;
+  { /* the weight scale(s) onnxruntime multiplies with: the lowering keeps (Wq - Wzp) exact
+     * wherever it fits int8 (conv: per output channel) */
+    const int nws = ws >= 0 ? (int)ir_numel(&g->tensors[ws]) : 1;
+    float *wsv = malloc(sizeof(float) * (size_t)nws);
+    if (!wsv) return -1;
+    for (int k = 0; k < nws; k++) wsv[k] = ws >= 0 ? (float)ir_const_f64(&g->tensors[ws], k) : 1.0f;
+    const int bad = ir_set_attr_floats(g, ci, "yolort.dynamic_wscale", wsv, nws);
+    free(wsv);
+    if (bad) return -1;
+  }
   /* the s * w_scale Mul and the DynamicQuantizeLinear go when nothing reads them any more */
   int sp = g->tensors[scale_t].producer;
   if (ws >= 0 && sp >= 0 && ir_consumers(g, scale_t, NULL, 0) == 0 && !g->tensors[scale_t].is_output)

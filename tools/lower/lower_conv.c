@@ -186,9 +186,11 @@ static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float 
 }
 
 /* Weights of a dynamically quantized conv (recover_integer_ops.c): int8 symmetric per output
- * channel from the recovered float weights, as the int8 kernels take them (the export's uint8
- * weights with a zero point do not fit int8 as they are). Sets W's q / qdata. 0 ok, -1 error. */
-static int quantize_weights_sym(lw_ctx *c, int w) {
+ * channel. A channel whose export integers (Wq - Wzp) fit [-127, 127] keeps them and the export's
+ * weight scale (wscale: the node's yolort.dynamic_wscale, one or one per channel), so the int8
+ * products are onnxruntime's own; another (uint8 weights with a zero point reach -255..255) is
+ * requantized to max|w| / 127. Sets W's q / qdata. 0 ok, -1 error. */
+static int quantize_weights_sym(lw_ctx *c, int w, const ir_attr *wscale) {
   ir_tensor *W = &c->g->tensors[w];
   if (W->q.on && W->qdata && W->q.dtype == IR_I8 && W->q.zero_point == 0) return 0; /* shared, done */
   const int64_t co = W->dims[0], n = ir_numel(W), per = co > 0 ? n / co : 0;
@@ -205,12 +207,24 @@ static int quantize_weights_sym(lw_ctx *c, int w) {
     return -1;
   }
   const float *f = W->data;
+  const int nws = wscale && wscale->type == IR_ATTR_FLOATS ? wscale->n_floats : 0;
   for (int64_t o = 0; o < co; o++) {
-    float m = 0.0f;
-    for (int64_t i = 0; i < per; i++) m = fabsf(f[o * per + i]) > m ? fabsf(f[o * per + i]) : m;
-    sc[o] = m > 0.0f ? m / 127.0f : 1.0f;
+    const float *fo = f + o * per;
+    const float s0 = nws == 1 ? wscale->floats[0] : nws == co ? wscale->floats[o] : 0.0f;
+    int exact = s0 > 0.0f && isfinite(s0);
+    for (int64_t i = 0; i < per && exact; i++) {
+      const float v = nearbyintf(fo[i] / s0);
+      exact = fabsf(v) <= 127.0f && fabsf(v * s0 - fo[i]) <= 1e-6f * fabsf(fo[i]);
+    }
+    if (exact) {
+      sc[o] = s0;
+    } else {
+      float m = 0.0f;
+      for (int64_t i = 0; i < per; i++) m = fabsf(fo[i]) > m ? fabsf(fo[i]) : m;
+      sc[o] = m > 0.0f ? m / 127.0f : 1.0f;
+    }
     for (int64_t i = 0; i < per; i++) {
-      float v = nearbyintf(f[o * per + i] / sc[o]);
+      const float v = nearbyintf(fo[i] / sc[o]);
       q[o * per + i] = (int8_t)(v > 127.0f ? 127.0f : v < -127.0f ? -127.0f : v);
     }
   }
@@ -276,7 +290,7 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                                     Y->dims[3], 0, geo);
   if (st != YRT_OK) return st;
 
-  if (dyn && quantize_weights_sym(c, w)) return c->status;
+  if (dyn && quantize_weights_sym(c, w, ir_attr_get(n, "yolort.dynamic_wscale"))) return c->status;
   W = &g->tensors[w];
   int wt = add_weights(c, W, qarith || dyn);
   if (wt < 0) return c->status;
