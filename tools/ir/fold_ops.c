@@ -108,6 +108,32 @@ IR_FOLD_FN(ir_fold_constant_of_shape) {
   return 1;
 }
 
+IR_FOLD_FN(ir_fold_range) {
+  (void)row, (void)st, (void)err;
+  OUT();
+  (void)es;
+  const ir_tensor *t0 = &g->tensors[n->in[0]], *t2 = &g->tensors[n->in[2]];
+  const int ints = is_int_type(o->dtype);
+  for (int64_t i = 0; i < numel; i++) {
+    if (ints) store(data, o->dtype, i, 0, ir_const_i64(t0, 0) + i * ir_const_i64(t2, 0), 1);
+    else store(data, o->dtype, i, ir_const_f64(t0, 0) + (double)i * ir_const_f64(t2, 0), 0, 0);
+  }
+  return 1;
+}
+
+IR_FOLD_FN(ir_fold_expand) {
+  (void)row, (void)st, (void)err;
+  OUT();
+  IN0();
+  if (x->dtype != o->dtype || !x->data) return 0;
+  int64_t idx[IR_MAX_RANK] = {0};
+  for (int64_t i = 0; i < numel; i++) {
+    memcpy((char *)data + (size_t)i * es, (const char *)x->data + (size_t)bcast_offset(x, o->rank, idx) * es, es);
+    next_index(o->rank, o->dims, idx);
+  }
+  return 1;
+}
+
 IR_FOLD_FN(ir_fold_gather) {
   (void)row, (void)numel;
   IN0();

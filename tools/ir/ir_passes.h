@@ -57,6 +57,8 @@ IR_SHAPE_FN(ir_shape_gather);
 IR_SHAPE_FN(ir_shape_resize);      /* Resize and Upsample */
 IR_SHAPE_FN(ir_shape_shape);       /* shape_constant.c */
 IR_SHAPE_FN(ir_shape_constant_of_shape);
+IR_SHAPE_FN(ir_shape_range);
+IR_SHAPE_FN(ir_shape_expand);
 
 /* ---- per-op constant evaluation (fold_ops.c, rows of onnx_ops.c; see onnx_fold_fn) */
 #define IR_FOLD_FN(name)                                                                      \
@@ -66,6 +68,8 @@ IR_FOLD_FN(ir_fold_shape);
 IR_FOLD_FN(ir_fold_copy);          /* Identity, Reshape, Flatten, Squeeze, Unsqueeze */
 IR_FOLD_FN(ir_fold_cast);
 IR_FOLD_FN(ir_fold_constant_of_shape);
+IR_FOLD_FN(ir_fold_range);
+IR_FOLD_FN(ir_fold_expand);
 IR_FOLD_FN(ir_fold_gather);
 IR_FOLD_FN(ir_fold_concat);
 IR_FOLD_FN(ir_fold_slice);
