@@ -24,6 +24,16 @@ grep -v "^#" "${WILD_ACCEPT_LIST:-$S/tests/models/wild_accept.txt}" | while read
   [ -n "$file" ] || continue
   m="$DATA/models/wild/$file"; st=$(basename "$file" .onnx); d="$W/$st"; mkdir -p "$d"
   [ -f "$m" ] || { echo "FAIL $st: $m is missing"; echo 1 > "$W/bad"; continue; }
+  if [ "$mode" = refuse ]; then # opts: a word the refusal must name (e.g. the task)
+    if "$B/tools/yolort-convert" "$m" -o "$d/m.yrt" > "$d/convert.log" 2>&1; then
+      echo "FAIL $st: converts, expected a refusal naming '$opts'"; echo 1 > "$W/bad"
+    elif tail -1 "$d/convert.log" | grep -q -- "$opts"; then
+      echo "ok   $st: refused: $(tail -1 "$d/convert.log" | cut -c1-110)"
+    else
+      echo "FAIL $st: refused without naming '$opts': $(tail -1 "$d/convert.log")"; echo 1 > "$W/bad"
+    fi
+    continue
+  fi
   # shellcheck disable=SC2086
   if ! "$B/tools/yolort-convert" "$m" -o "$d/m.yrt" $opts > "$d/convert.log" 2>&1; then
     echo "FAIL $st: does not convert: $(tail -1 "$d/convert.log")"; echo 1 > "$W/bad"; continue

@@ -153,7 +153,7 @@ static void print_nodes(const lw_ctx *c, FILE *f) {
   }
 }
 
-yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
+static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
                              yrt_convert_report *rep, yrt_error *err) {
   if (!g || !yrt || !size)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_convert_graph: NULL argument");
@@ -201,7 +201,8 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
   if (g->synthetic || (o && o->synthetic)) flags |= YRT_FLAG_SYNTHETIC;
   for (int i = 0; i < c.nn; i++) {
     const lw_node *n = &c.n[i];
-    int i8 = c.t[n->out[0]].dtype == YRT_I8;
+    /* a dynamically quantized conv (f32 in and out, int8 weights) computes in int8 */
+    int i8 = c.t[n->out[0]].dtype == YRT_I8 || (n->op == YRT_OP_CONV2D && n->n_in > 1 && c.t[n->in[1]].dtype == YRT_I8);
     if (n->op < YRT_OP_COUNT_) (i8 ? rep->n_int8 : rep->n_fp32)[n->op]++;
     if (i8) rep->n_int8_nodes++;
   }
@@ -231,6 +232,20 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
 done:
   free(order);
   lw_free(&c);
+  return st;
+}
+
+/* A segment model whose mask branch (the proto output) does not convert is refused naming its
+ * task: yolort decodes the boxes of segment models, never their masks. */
+yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
+                             yrt_convert_report *rep, yrt_error *err) {
+  yrt_status st = convert_graph(g, o, yrt, size, rep, err);
+  if (st != YRT_OK && st != YRT_ERR_NOMEM && g && g->task && strcmp(g->task, "segment") == 0 && err) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    yrt_set_error(err, st, "convert: the model's task is 'segment' (metadata_props): yolort decodes the boxes of "
+                  "segment models but not their masks, and this one does not convert: %.360s", why);
+  }
   return st;
 }
 
