@@ -6,10 +6,21 @@
 #include "postprocess_listed.h"
 #include "session_internal.h"
 
-/* output0's logical shape when it is a detection tensor [1, 4 + classes, anchors], else 0. */
+static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
+
+/* output0's logical shape when it is a detection tensor [1, 4 + classes, anchors], else 0. An
+ * end-to-end model's [1, k, 6] final rows: *anchors = k, *classes from META. */
 static int detect_shape(const yrt_model *m, int *classes, int *anchors) {
   if (m->plan->n_outputs < 1) return 0;
   const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
+  if (is_end2end(m)) {
+    yrt_model_info info;
+    yrt_model_get_info(m, &info);
+    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] != 6 || info.num_classes < 1) return 0;
+    *classes = info.num_classes;
+    *anchors = (int)t->dims[1];
+    return 1;
+  }
   if (t->rank != 3 || t->dims[0] != 1 || t->dims[1] < 5 || t->layout == YRT_LAYOUT_NHWC) return 0;
   *classes = (int)t->dims[1] - 4;
   *anchors = (int)t->dims[2];
@@ -36,7 +47,7 @@ static uint32_t output_decode_node(const yrt_session *s) {
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   int classes, anchors;
   s->detect_node = YRT_NONE;
-  if (!detect_shape(s->model, &classes, &anchors)) return YRT_OK;
+  if (is_end2end(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
   s->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
   s->detect_list = malloc((size_t)anchors * sizeof *s->detect_list);
   if (!s->pp_scratch || !s->detect_list)
@@ -51,7 +62,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (!s || !frame || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_detect: NULL argument");
   int classes, anchors;
-  if (!s->pp_scratch || !detect_shape(s->model, &classes, &anchors))
+  const int e2e = is_end2end(s->model);
+  if ((!s->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
   yrt_postprocess_params def;
   if (!params) {
@@ -69,7 +81,9 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   size_t n_list = 0;
   if (st == YRT_OK && sparse)
     n_list = yrt_detect_decode_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
-  if (st == YRT_OK)
+  if (st == YRT_OK && e2e)
+    st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
+  else if (st == YRT_OK)
     st = yrt_postprocess_listed(out.data, classes, anchors, sparse ? s->detect_list : NULL, n_list, &lb, params,
                                 s->pp_scratch, dets, cap, n_dets, err);
   if (st != YRT_OK) return st;
