@@ -158,12 +158,14 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
 
 /* c->qc filled by the caller and accepted by yk_qconv_init: pack it (nothing to pack for the
  * scalar variant, which still runs from c->qc) and split its rows into tasks: enough to balance
- * threads, each a few rows so tiles stay long. */
-static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, yrt_error *err) {
+ * threads, each a few rows so tiles stay long. shareable 0: a private copy (a dynamically
+ * quantized conv rewrites its packed head on every run). */
+static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, int shareable, yrt_error *err) {
   yrt_exec_conv *c = &e->u.conv;
   yk_qconv *q = &c->qc;
   /* the model's copy, packed by its first session */
-  const int shared = yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q);
+  const int shared =
+      shareable ? yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q) : 0;
   if (shared == 0) { /* the model's copy has another layout: a private one */
     void *mem = NULL;
     if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) == 0) {
@@ -208,7 +210,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
                     .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
                     .scale = c->requant, .lut = c->lut, .x_stride = g->xs, .y_stride = g->ys};
     if (yk_qconv_init(q, &s->isa) != 0 || !own_qconv_wins(&s->isa, q)) return YRT_OK;
-    return pack_own_qconv(s, e, err);
+    return pack_own_qconv(s, e, 1, err);
   }
   if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
       g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
@@ -310,7 +312,7 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   if (yk_qconv_init(q, &s->isa) != 0)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
-  return pack_own_qconv(s, e, err);
+  return pack_own_qconv(s, e, 1, err);
 }
 
 /* ---- dynamic quantization (onnxruntime quantize_dynamic models) */
@@ -420,7 +422,7 @@ static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
   yk_qconv_weight_sums(q, c->wsum);
-  return pack_own_qconv(s, e, err);
+  return pack_own_qconv(s, e, 0, err);
 }
 
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
