@@ -454,6 +454,46 @@ def build(params, scale, size, head="slice"):
     return b, n_anchor
 
 
+def add_end2end(b, n_anchor, k):
+    """Ultralytics' end-to-end (NMS-free) postprocess after the decode, as YOLOv10 / YOLO26 /
+    end2end exports write it: output0 [1, 4 + nc, N] -> Transpose -> Split [4, nc] -> ReduceMax
+    over classes -> TopK(k) anchors -> GatherElements of their scores (Tile) -> Flatten -> TopK(k)
+    pairs -> anchor = pair / nc (Gather of the anchors) and class = pair % nc -> boxes by
+    GatherElements -> Concat [1, k, 6] (4 box rows, score, class). The box rows are the decode's
+    (xywh here; YOLO26 writes xyxy)."""
+    assert 1 <= k <= n_anchor
+    dec = "/model.23/decode_output_0"
+    for n in b.nodes:
+        for i, o in enumerate(n.output):
+            if o == "output0":
+                n.output[i] = dec
+    kk = b.const("/model.23/e2e_k", np.array([k], np.int64))
+    last = b.const("/model.23/e2e_last_axis", np.array([-1], np.int64))
+    two = b.const("/model.23/e2e_axis2", np.array([2], np.int64))
+    t = b.node("Transpose", "/model.23/Transpose", [dec], perm=[0, 2, 1])
+    boxes, scores = b.node("Split", "/model.23/Split_e2e",
+                           [t, b.const("onnx::Split_e2e", np.array([4, NC], np.int64))], n_out=2, axis=-1)
+    best = b.node("ReduceMax", "/model.23/ReduceMax", [scores], axes=[-1], keepdims=0)
+    _, anchors = b.node("TopK", "/model.23/TopK", [best, kk], n_out=2, axis=-1, largest=1, sorted=1)
+    idx = b.node("Unsqueeze", "/model.23/Unsqueeze", [anchors, last])
+    flat_idx = b.node("Flatten", "/model.23/Flatten_1", [idx], axis=2)
+    tiled = b.node("Tile", "/model.23/Tile", [idx, b.const("/model.23/e2e_tile_nc",
+                                                             np.array([1, 1, NC], np.int64))])
+    sc = b.node("GatherElements", "/model.23/GatherElements", [scores, tiled], axis=1)
+    sc = b.node("Flatten", "/model.23/Flatten", [sc], axis=1)
+    top, pair = b.node("TopK", "/model.23/TopK_1", [sc, kk], n_out=2, axis=-1, largest=1, sorted=1)
+    score = b.node("Unsqueeze", "/model.23/Unsqueeze_1", [top, two])
+    ncc = b.const("/model.23/e2e_nc", np.array(NC, np.int64))
+    a = b.node("Div", "/model.23/Div_e2e", [pair, ncc])
+    cls = b.node("Mod", "/model.23/Mod", [pair, ncc], fmod=0)
+    sel = b.node("Gather", "/model.23/Gather_3", [flat_idx, a], axis=0)
+    cls = b.node("Unsqueeze", "/model.23/Unsqueeze_2", [cls, two])
+    sel = b.node("Tile", "/model.23/Tile_1", [sel, b.const("onnx::Tile_e2e", np.array([1, 1, 4], np.int64))])
+    cls = b.node("Cast", "/model.23/Cast_2", [cls], to=TensorProto.FLOAT)
+    bx = b.node("GatherElements", "/model.23/GatherElements_1", [boxes, sel], axis=1)
+    b.nodes.append(helper.make_node("Concat", [bx, score, cls], ["output0"], name="/model.23/Concat_6", axis=-1))
+
+
 def _round_half(a):
     # Round to float16 precision so BLAS-level differences between machines rarely change bytes.
     return np.asarray(a, np.float32).astype(np.float16).astype(np.float32)
@@ -595,7 +635,7 @@ def _calibrate_cls(params, head_pre, rng, target=0.005):
         params.t[path + ".bias"] = _round_half(offs + shift - mean * k)
 
 
-def to_model(b, params, scale, size, n_anchor, bn, seed):
+def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
     if bn:
         nodes = b.nodes
         tensors = {}
@@ -615,7 +655,8 @@ def to_model(b, params, scale, size, n_anchor, bn, seed):
     graph = helper.make_graph(
         nodes, "main_graph",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
-        [helper.make_tensor_value_info("output0", TensorProto.FLOAT, [1, 4 + NC, n_anchor])],
+        [helper.make_tensor_value_info("output0", TensorProto.FLOAT,
+                                       [1, end2end, 6] if end2end else [1, 4 + NC, n_anchor])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="yolort-gen-yolo11", producer_version="1")
@@ -632,7 +673,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed):
         ("imgsz", "[%d, %d]" % _hw(size)),
         ("names", names_dict_string()),
         ("channels", "3"),
-        ("end2end", "False"),
+        ("end2end", "True" if end2end else "False"),
     ]
     for k, v in meta:
         p = model.metadata_props.add()
@@ -685,6 +726,9 @@ def main(argv):
     ap.add_argument("--nc", type=int, default=80, help="number of classes (names class0.. unless 80)")
     ap.add_argument("--head", choices=("slice", "split"), default="slice",
                     help="Detect head export style: slice (Ultralytics 8.4, opset 13) or split (8.3)")
+    ap.add_argument("--end2end", type=int, default=0, metavar="K",
+                    help="end-to-end (NMS-free) head: output0 [1, K, 6] from Ultralytics' TopK "
+                         "postprocess after the decode (YOLOv10 / YOLO26 style); 0: none (default)")
     ap.add_argument("--seed", type=int, default=1)
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--bn", dest="bn", action="store_true", default=True,
@@ -711,9 +755,13 @@ def main(argv):
     params = Params(args.seed)
     calibrate(params, args.scale, args.seed)
     b, n_anchor = build(params, args.scale, size, args.head)
+    if args.end2end < 0 or args.end2end > n_anchor:
+        ap.error("--end2end K must be 0..%d (the anchor count)" % n_anchor)
+    if args.end2end:
+        add_end2end(b, n_anchor, args.end2end)
     outputs = [(args.out, args.bn)] + ([(args.also_no_bn, False)] if args.also_no_bn else [])
     for path, bn in outputs:
-        model = to_model(b, params, args.scale, size, n_anchor, bn, args.seed)
+        model = to_model(b, params, args.scale, size, n_anchor, bn, args.seed, args.end2end)
         tmp = path + ".tmp"
         with open(tmp, "wb") as f:
             f.write(model.SerializeToString())

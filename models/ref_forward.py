@@ -159,7 +159,46 @@ def eval_node(node, ins):
     if op == "Sub":
         return [ins[0] - ins[1]]
     if op == "Div":
+        if np.issubdtype(ins[0].dtype, np.integer) and np.issubdtype(ins[1].dtype, np.integer):
+            return [np.trunc(ins[0] / ins[1]).astype(ins[0].dtype)]  # ONNX integer division
         return [ins[0] / ins[1]]
+    if op == "Mod":
+        return [np.mod(ins[0], ins[1])]
+    if op == "ReduceMax":
+        axes = a.get("axes")
+        if axes is None and len(ins) > 1 and ins[1] is not None:
+            axes = [int(v) for v in ins[1]]
+        return [np.max(ins[0], axis=tuple(axes), keepdims=bool(a.get("keepdims", 1)))]
+    if op == "TopK":
+        k = int(ins[1].reshape(-1)[0])
+        axis = a.get("axis", -1)
+        x = np.moveaxis(ins[0], axis, -1)
+        # largest first, ties by lower index (onnxruntime's order): a stable sort of -x
+        idx = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+        val = np.take_along_axis(x, idx, axis=-1)
+        return [np.moveaxis(val, -1, axis), np.moveaxis(idx.astype(np.int64), -1, axis)]
+    if op == "Unsqueeze":
+        axes = a.get("axes")
+        if axes is None:
+            axes = [int(v) for v in ins[1]]
+        y = ins[0]
+        for ax in sorted(int(v) % (y.ndim + len(axes)) for v in axes):
+            y = np.expand_dims(y, ax)
+        return [y]
+    if op == "Flatten":
+        axis = a.get("axis", 1)
+        sh = ins[0].shape
+        return [ins[0].reshape(int(np.prod(sh[:axis], dtype=np.int64)), -1)]
+    if op == "Tile":
+        return [np.tile(ins[0], [int(v) for v in ins[1]])]
+    if op == "GatherElements":
+        return [np.take_along_axis(ins[0], ins[1].astype(np.int64), axis=a.get("axis", 0))]
+    if op == "Gather":
+        return [np.take(ins[0], ins[1].astype(np.int64), axis=a.get("axis", 0))]
+    if op == "Cast":
+        to = a["to"]
+        dt = {1: np.float32, 6: np.int32, 7: np.int64, 11: np.float64}[to]
+        return [ins[0].astype(dt)]
     if op == "Concat":
         return [np.concatenate(ins, axis=a["axis"])]
     if op == "Split":

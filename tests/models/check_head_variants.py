@@ -9,7 +9,9 @@ Split-style heads), the generated ONNX (BN folded, as exported):
 2. yolort-convert fuses its head ("detect head: fused", by numeric verification), records the
    class count, and yolort's float output0 equals the reference (boxes within 0.05 px of the
    input scale, scores within 1e-3);
-3. a hostile variant (the x/y anchor rows swapped in the ONNX: looks like the head, computes
+3. an end-to-end head (--end2end K: Ultralytics' TopK postprocess, output [1, K, 6]) fuses into
+   one DETECT_TOPK node and yolort's rows equal the reference's;
+4. a hostile variant (the x/y anchor rows swapped in the ONNX: looks like the head, computes
    something else) converts unfused, and yolort still equals that model's own reference.
 """
 import os
@@ -81,6 +83,36 @@ for size, nc, head in VARIANTS:
     check(ncls == nc, "%s: .yrt records %d classes" % (tag, ncls))
     box, score = compare(y, ref, max(hw))
     check(box < 0.05 and score < 1e-3, "%s: yolort = reference (boxes %.3g px, scores %.3g)" % (tag, box, score))
+
+# End-to-end (NMS-free) head: the generator's --end2end K appends Ultralytics' TopK postprocess;
+# yolort fuses it into one DETECT_TOPK node and its [1, K, 6] rows equal the reference's (a row
+# whose score is within 1e-3 of the K-th may be swapped with one just outside).
+tag, K = "e2e-160-nc3", 50
+path = os.path.join(WORK, tag + ".onnx")
+subprocess.run([PY, GEN, "--scale", "n", "--size", "160", "--nc", "3", "--end2end", str(K), "--seed", "3",
+                "--no-bn", "--out", path], check=True, stdout=subprocess.DEVNULL)
+m = onnx.load(path)
+dims = [d.dim_value for d in m.graph.output[0].type.tensor_type.shape.dim]
+check(dims == [1, K, 6], "%s: output0 %s = [1, %d, 6]" % (tag, dims, K))
+x = rf.synthetic_scene(160, 7)
+_, params = rf.load(path)
+ref = rf.run(m.graph.node, {"images": x}, params)["output0"]
+y, log, ncls = yolort_output(path, x, tag)
+check(y is not None and "end-to-end head: fused" in log and "detect head: fused" in log,
+      "%s: end-to-end head and the decode before it fused (%s)" % (
+          tag, [l for l in log.splitlines() if "head" in l or "yolort-convert" in l][:2]))
+if y is not None:
+    check(ncls == 3, "%s: .yrt records %d classes" % (tag, ncls))
+    yr, rr = y.reshape(K, 6), ref.reshape(K, 6)
+    score = float(np.abs(np.sort(yr[:, 4]) - np.sort(rr[:, 4])).max())
+    missing = 0
+    for r in rr:
+        if r[4] - rr[-1, 4] < 1e-3:
+            continue
+        hit = (yr[:, 5] == r[5]) & (np.abs(yr[:, :4] - r[:4]).max(axis=1) < 0.05) & (np.abs(yr[:, 4] - r[4]) < 1e-3)
+        missing += not hit.any()
+    check(score < 1e-3 and missing == 0,
+          "%s: yolort = reference (sorted scores within %.3g, %d rows unmatched)" % (tag, score, missing))
 
 # Hostile: the same graph with the anchors' x and y rows swapped (square grids would hide it,
 # so a rectangular input): it is not a standard decode and must stay unfused, and correct.

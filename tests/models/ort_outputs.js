@@ -4,7 +4,7 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const ort = require(path.join(process.argv[2], 'node_modules', 'onnxruntime-node'));
+const ort = require(path.resolve(process.argv[2], 'node_modules', 'onnxruntime-node'));
 (async () => {
   const [model, dir, n, h, w] = [process.argv[3], process.argv[4], Number(process.argv[5]), Number(process.argv[6]), Number(process.argv[7])];
   const s = await ort.InferenceSession.create(model, { intraOpNumThreads: 2 });

@@ -116,8 +116,24 @@ static int try_output(ir_graph *g, int oi, char *note, size_t cap) {
       ir_const_ints(g, g->nodes[topk[0]].in[1], &k0, 1) != 1 ||
       ir_const_ints(g, g->nodes[topk[1]].in[1], &k1, 1) != 1 || k0 != k1 || k0 < 1)
     return 0;
-  for (int t = 0; t < 2; t++)
-    if (ir_attr_int(&g->nodes[topk[t]], "largest", 1) != 1) return 0;
+  for (int t = 0; t < 2; t++) {
+    const ir_node *tk = &g->nodes[topk[t]];
+    const int64_t ax = ir_attr_int(tk, "axis", -1);
+    if (ir_attr_int(tk, "largest", 1) != 1 || (ax != -1 && ax != 1)) return 0;
+  }
+  { /* the per-anchor maximum is over the class axis (the last of [1, N, nc]), dropped */
+    const ir_node *rm = &g->nodes[reduce];
+    int64_t axes[2];
+    int na = 0;
+    const ir_attr *aa = ir_attr_get(rm, "axes");
+    if (aa && aa->type == IR_ATTR_INTS && aa->n_ints >= 1 && aa->n_ints <= 2) {
+      na = aa->n_ints;
+      memcpy(axes, aa->ints, sizeof(int64_t) * (size_t)na);
+    } else if (rm->n_in > 1 && rm->in[1] >= 0) {
+      na = ir_const_ints(g, rm->in[1], axes, 2);
+    }
+    if (na != 1 || (axes[0] != -1 && axes[0] != 2) || ir_attr_int(rm, "keepdims", 1) != 0) return 0;
+  }
   const int scores = g->nodes[reduce].in[0];
   const int boxes = leaves[0] == scores ? leaves[1] : leaves[0];
   if (boxes == scores || (leaves[0] != scores && leaves[1] != scores)) return 0;
