@@ -142,6 +142,12 @@ nomem:
   return NULL;
 }
 
+static int f64_to_i64(double x, int64_t *v) {
+  if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return -1;
+  *v = (int64_t)x;
+  return 0;
+}
+
 int lw_ir_const_i64(const ir_tensor *t, int64_t i, int64_t *v) {
   if (!t->data) return -1;
   size_t es = ir_dtype_size(t->dtype);
@@ -152,8 +158,9 @@ int lw_ir_const_i64(const ir_tensor *t, int64_t i, int64_t *v) {
     case IR_I32: { int32_t x; memcpy(&x, p, 4); *v = x; return 0; }
     case IR_I8: { *v = *(const int8_t *)p; return 0; }
     case IR_U8: { *v = *(const uint8_t *)p; return 0; }
-    case IR_F32: { float x; memcpy(&x, p, 4); *v = (int64_t)x; return 0; }
-    case IR_F64: { double x; memcpy(&x, p, 8); *v = (int64_t)x; return 0; }
+    /* a float outside int64's range (or NaN) is no integer: converting it would be UB */
+    case IR_F32: { float x; memcpy(&x, p, 4); return f64_to_i64((double)x, v); }
+    case IR_F64: { double x; memcpy(&x, p, 8); return f64_to_i64(x, v); }
     default: return -1;
   }
 }
