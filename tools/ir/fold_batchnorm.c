@@ -19,22 +19,6 @@ static float getf(const ir_graph *g, int t, int64_t i) {
   return v;
 }
 
-/* New constant F32 tensor named base+suffix with the given shape and data (copied). */
-static int new_const(ir_graph *g, const char *base, const char *suffix, int rank,
-                     const int64_t *dims, const float *data, size_t n) {
-  size_t bl = strlen(base), sl = strlen(suffix);
-  char *name = malloc(bl + sl + 1);
-  if (!name) return -1;
-  memcpy(name, base, bl);
-  memcpy(name + bl, suffix, sl + 1);
-  int t = ir_find_tensor(g, name) < 0 ? ir_add_tensor(g, name, IR_F32) : ir_add_tensor(g, NULL, IR_F32);
-  free(name);
-  if (t < 0) return -1;
-  if (ir_tensor_set_data(&g->tensors[t], data, n * 4)) return -1;
-  ir_tensor_set_shape(&g->tensors[t], rank, dims);
-  return t;
-}
-
 yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err) {
   if (!g) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "ir_fold_batchnorm: NULL graph");
   for (int bi = 0; bi < g->n_nodes; bi++) {
@@ -77,8 +61,8 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err) {
     memcpy(wdims, w->dims, sizeof(wdims));
     char *cname = ir_strdup(g->nodes[ci].name);
     if (!cname) { free(nw); free(nb); return yrt_set_error(err, YRT_ERR_NOMEM, "oom"); }
-    int nwt = new_const(g, cname, "/bn_folded_weight", wrank, wdims, nw, (size_t)wn);
-    int nbt = nwt < 0 ? -1 : new_const(g, cname, "/bn_folded_bias", 1, &m, nb, (size_t)m);
+    int nwt = ir_add_const_f32(g, cname, "/bn_folded_weight", wrank, wdims, nw, (size_t)wn);
+    int nbt = nwt < 0 ? -1 : ir_add_const_f32(g, cname, "/bn_folded_bias", 1, &m, nb, (size_t)m);
     free(cname);
     free(nw);
     free(nb);

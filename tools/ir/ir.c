@@ -588,3 +588,18 @@ int ir_name_matches(const char *name, const char *pattern) {
 int ir_node_is(const ir_node *n, const char *op_type) {
   return n && n->op_type && strcmp(n->op_type, op_type) == 0 && (!n->domain || !n->domain[0]);
 }
+
+int ir_add_const_f32(ir_graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,
+                     const float *data, size_t n) {
+  size_t bl = strlen(base), sl = strlen(suffix);
+  char *name = malloc(bl + sl + 1);
+  if (!name) return -1;
+  memcpy(name, base, bl);
+  memcpy(name + bl, suffix, sl + 1);
+  /* a name already taken: an unnamed tensor instead */
+  int t = ir_find_tensor(g, name) < 0 ? ir_add_tensor(g, name, IR_F32) : ir_add_tensor(g, NULL, IR_F32);
+  free(name);
+  if (t < 0 || ir_tensor_set_data(&g->tensors[t], data, n * 4)) return -1;
+  ir_tensor_set_shape(&g->tensors[t], rank, dims);
+  return t;
+}

@@ -116,6 +116,10 @@ ir_graph *ir_graph_new(void);
 void ir_graph_free(ir_graph *g);
 /* Returns the index of a new tensor (name copied), or -1 on allocation failure. */
 int ir_add_tensor(ir_graph *g, const char *name, ir_dtype dtype);
+/* A new constant F32 tensor named base+suffix (unnamed if that name is taken) with the given shape
+ * and n values copied from data. Tensor index, or -1 on failure. */
+int ir_add_const_f32(ir_graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,
+                     const float *data, size_t n);
 int ir_find_tensor(const ir_graph *g, const char *name); /* -1 if absent */
 /* New node; in/out arrays copied. Returns index or -1. */
 int ir_add_node(ir_graph *g, const char *name, const char *op_type, const int *in, int n_in,

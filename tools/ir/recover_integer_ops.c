@@ -57,20 +57,6 @@ static int weight_scale_of(const ir_graph *g, int scale_t, int dyn_s, int64_t n_
   return other;
 }
 
-static int new_f32_const(ir_graph *g, const char *base, const char *suffix, int rank,
-                         const int64_t *dims, const float *data, size_t n) {
-  size_t bl = strlen(base), sl = strlen(suffix);
-  char *name = malloc(bl + sl + 1);
-  if (!name) return -1;
-  memcpy(name, base, bl);
-  memcpy(name + bl, suffix, sl + 1);
-  int t = ir_find_tensor(g, name) < 0 ? ir_add_tensor(g, name, IR_F32) : ir_add_tensor(g, NULL, IR_F32);
-  free(name);
-  if (t < 0 || ir_tensor_set_data(&g->tensors[t], data, n * 4)) return -1;
-  ir_tensor_set_shape(&g->tensors[t], rank, dims);
-  return t;
-}
-
 /* A per-output-channel bias constant for a conv with n_ch channels: numel n_ch, every dim but
  * one equal to 1, and that one in the channel position of a [1,C,1,1] / [C,1,1] / [C] add. */
 static int conv_bias_ok(const ir_graph *g, int t, int64_t n_ch) {
@@ -142,14 +128,14 @@ static int recover_one(ir_graph *g, int ci) {
   int64_t wdims[IR_MAX_RANK];
   memcpy(wdims, w->dims, sizeof wdims);
   int wrank = w->rank;
-  int fwt = base ? new_f32_const(g, base, "/recovered_weight", wrank, wdims, fw, (size_t)wn) : -1;
+  int fwt = base ? ir_add_const_f32(g, base, "/recovered_weight", wrank, wdims, fw, (size_t)wn) : -1;
   free(fw);
   int bt = -1;
   if (fwt >= 0 && bias >= 0) {
     float *fb = malloc((size_t)n_ch * sizeof(float));
     if (fb) {
       for (int64_t c = 0; c < n_ch; c++) fb[c] = (float)ir_const_f64(&g->tensors[bias], c);
-      bt = new_f32_const(g, base, "/recovered_bias", 1, &n_ch, fb, (size_t)n_ch);
+      bt = ir_add_const_f32(g, base, "/recovered_bias", 1, &n_ch, fb, (size_t)n_ch);
       free(fb);
     }
     if (bt < 0) fwt = -1;
