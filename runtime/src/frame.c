@@ -174,16 +174,6 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
     pthreadpool_parallelize_1d(s->pool, frame_task_fn, &t, (size_t)((j.dst_h + rows - 1) / rows), 0);
   }
   s->skip_node = f->quant_node; /* the frame already holds the quantized input */
-  if (lb) {
-    lb->ratio = (float)g.ratio;
-    lb->pad_left = (float)g.pad_left;
-    lb->pad_top = (float)g.pad_top;
-    lb->src_w = cw;
-    lb->src_h = ch;
-    lb->dst_w = f->dst_w;
-    lb->dst_h = f->dst_h;
-    lb->offset_x = (float)cx;
-    lb->offset_y = (float)cy;
-  }
+  if (lb) yrt_letterbox_record(&g, cw, ch, f->dst_w, f->dst_h, (float)cx, (float)cy, lb);
   return YRT_OK;
 }

@@ -152,6 +152,19 @@ static void lb_resize(const yrt_image *img, const lb_geometry *g, const lb_layou
   }
 }
 
+void yrt_letterbox_record(const lb_geometry *g, int src_w, int src_h, int dst_w, int dst_h, float offset_x,
+                          float offset_y, yrt_letterbox *lb) {
+  lb->ratio = (float)g->ratio;
+  lb->pad_left = (float)g->pad_left;
+  lb->pad_top = (float)g->pad_top;
+  lb->src_w = src_w;
+  lb->src_h = src_h;
+  lb->dst_w = dst_w;
+  lb->dst_h = dst_h;
+  lb->offset_x = offset_x;
+  lb->offset_y = offset_y;
+}
+
 size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
   if (src_w <= 0 || src_h <= 0 || dst_w <= 0 || dst_h <= 0) return 0;
   lb_geometry g;
@@ -200,15 +213,6 @@ yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *
     lb_resize(img, &g, &L, base, dst_nhwc + ((size_t)g.pad_top * dst_w + g.pad_left) * 3, dst_w);
   }
 
-  if (lb) {
-    lb->ratio = (float)g.ratio;
-    lb->pad_left = (float)g.pad_left;
-    lb->pad_top = (float)g.pad_top;
-    lb->src_w = sw;
-    lb->src_h = sh;
-    lb->dst_w = dst_w;
-    lb->dst_h = dst_h;
-    lb->offset_x = lb->offset_y = 0.0f;
-  }
+  if (lb) yrt_letterbox_record(&g, sw, sh, dst_w, dst_h, 0.0f, 0.0f, lb);
   return YRT_OK;
 }

@@ -192,6 +192,13 @@ static int own_qconv_wins(const yk_isa *isa, const yk_qconv *q) {
   return !(q->variant == YK_QCONV_AVX2 && isa->avx512);
 }
 
+/* A yk_qconv with the node's geometry, everything else zero (the callers add operands and scales). */
+static yk_qconv qconv_of_geom(const yrt_conv_geom *g) {
+  return (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
+                    .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
+                    .dh = g->dh, .dw = g->dw};
+}
+
 /* Our own int8 kernels: the convolution (groups 1: AVX-512 VNNI on x86-64, NEON/SDOT on AArch64),
  * and the depthwise 3x3 when allow_dw (yk_dwconv, threaded over row ranges with the LUT fused:
  * ~3-4x XNNPACK's qc8 depthwise + LUT pass on YOLO11n, and bit-identical to it: same
@@ -204,11 +211,15 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
   const yrt_node_rec *n = e->node;
   if (g->groups == 1) {
     yk_qconv *q = &c->qc;
-    *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow,
-                    .cout = g->cout, .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw,
-                    .pad_t = g->pad_t, .pad_l = g->pad_l, .dh = g->dh, .dw = g->dw,
-                    .x_zp = c->x_zp, .y_zp = c->y_zp, .weights = e->in[1], .bias = bias,
-                    .scale = c->requant, .lut = c->lut, .x_stride = g->xs, .y_stride = g->ys};
+    *q = qconv_of_geom(g);
+    q->x_zp = c->x_zp;
+    q->y_zp = c->y_zp;
+    q->weights = e->in[1];
+    q->bias = bias;
+    q->scale = c->requant;
+    q->lut = c->lut;
+    q->x_stride = g->xs;
+    q->y_stride = g->ys;
     if (yk_qconv_init(q, &s->isa) != 0 || !own_qconv_wins(&s->isa, q)) return YRT_OK;
     return pack_own_qconv(s, e, 1, err);
   }
@@ -305,10 +316,12 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const float *ws = yrt_tensor_scales(m, w);
   for (int oc = 0; oc < g->cout; oc++) c->requant[oc] = x->scale * (ws ? ws[oc] : w->scale);
   yk_qconv *q = &c->qc;
-  *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
-                  .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
-                  .dh = g->dh, .dw = g->dw, .x_zp = c->x_zp, .weights = e->in[1],
-                  .bias = e->in[2] ? e->in[2] : c->zero_bias, .scale = c->requant, .out_f32 = 1};
+  *q = qconv_of_geom(g);
+  q->x_zp = c->x_zp;
+  q->weights = e->in[1];
+  q->bias = e->in[2] ? e->in[2] : c->zero_bias;
+  q->scale = c->requant;
+  q->out_f32 = 1;
   if (yk_qconv_init(q, &s->isa) != 0)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
@@ -414,10 +427,12 @@ static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
     c->requant[oc] = c->kscale[oc];
   }
   yk_qconv *q = &c->qc;
-  *q = (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
-                  .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
-                  .dh = g->dh, .dw = g->dw, .x_zp = 0, .weights = e->in[1], .bias = c->zero_bias,
-                  .scale = c->requant, .y_stride = g->ys, .out_f32 = 1};
+  *q = qconv_of_geom(g); /* x_zp 0 until each run sets the measured one (yk_qconv_set_input) */
+  q->weights = e->in[1];
+  q->bias = c->zero_bias;
+  q->scale = c->requant;
+  q->y_stride = g->ys;
+  q->out_f32 = 1;
   if (yk_qconv_init(q, &s->isa) != 0)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
