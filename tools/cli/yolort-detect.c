@@ -45,6 +45,14 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+/* The model's name of class id, or "class<id>" (in buf) when the export recorded none. */
+static const char *class_label(const detector *d, int id, char *buf, size_t cap) {
+  const char *name = yrt_model_class_name(d->model, id);
+  if (name && *name) return name;
+  snprintf(buf, cap, "class%d", id);
+  return buf;
+}
+
 static void print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
   printf("{\"image\": ");
   json_string(path);
@@ -53,12 +61,8 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
   json_string(*task ? task : "detect");
   printf(", \"detections\": [");
   for (int i = 0; i < n; i++) {
-    const char *name = yrt_model_class_name(d->model, dets[i].class_id);
-    char fallback[32];
-    if (!name || !*name) {
-      snprintf(fallback, sizeof fallback, "class%d", dets[i].class_id);
-      name = fallback;
-    }
+    char buf[32];
+    const char *name = class_label(d, dets[i].class_id, buf, sizeof buf);
     printf("%s{\"class\": %d, \"name\": ", i ? ", " : "", dets[i].class_id);
     json_string(name);
     printf(", \"score\": %.5f, \"box\": [%.2f, %.2f, %.2f, %.2f]}", dets[i].score, dets[i].x0, dets[i].y0,
@@ -70,12 +74,8 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
 static void print_text(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
   printf("%d detections in %s (%dx%d)\n", n, path, img->w, img->h);
   for (int i = 0; i < n; i++) {
-    const char *name = yrt_model_class_name(d->model, dets[i].class_id);
-    char fallback[32];
-    if (!name || !*name) {
-      snprintf(fallback, sizeof fallback, "class%d", dets[i].class_id);
-      name = fallback;
-    }
+    char buf[32];
+    const char *name = class_label(d, dets[i].class_id, buf, sizeof buf);
     printf("  %-16s %.3f  [%.1f, %.1f, %.1f, %.1f]\n", name, dets[i].score, dets[i].x0, dets[i].y0, dets[i].x1,
            dets[i].y1);
   }

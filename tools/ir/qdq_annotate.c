@@ -146,6 +146,21 @@ static int feeds_conv_weights(const ir_graph *g, int t) {
   return 0;
 }
 
+/* Per-axis parameters over constant x: *nch channels (x's size on the axis, which must equal the
+ * number of scales) of *inner elements each; per-tensor: 1 and 1. Frees p on error. */
+static yrt_status qp_axis_extent(qparams *p, const ir_tensor *x, const char *op, const char *node,
+                                 int64_t *nch, int64_t *inner, yrt_error *err) {
+  *nch = *inner = 1;
+  if (p->axis < 0) return YRT_OK;
+  *nch = x->dims[p->axis];
+  for (int i = p->axis + 1; i < x->rank; i++) *inner *= x->dims[i];
+  if (*nch == p->n) return YRT_OK;
+  const int n = p->n;
+  qp_free(p);
+  return yrt_set_error(err, YRT_ERR_SHAPE, "qdq: %s '%s': %d scales for axis %d of size %lld", op, node, n,
+                       p->axis, (long long)*nch);
+}
+
 /* DQ(constant x) -> constant output y with float data, qdata and q. */
 static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
   ir_node *d = &g->nodes[di];
@@ -165,15 +180,7 @@ static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
                          "from data type", d->name);
   }
   int64_t inner = 1, nch = 1;
-  if (p.axis >= 0) {
-    nch = x->dims[p.axis];
-    for (int i = p.axis + 1; i < x->rank; i++) inner *= x->dims[i];
-    if (nch != p.n) {
-      qp_free(&p);
-      return yrt_set_error(err, YRT_ERR_SHAPE, "qdq: DequantizeLinear '%s': %d scales for axis "
-                           "%d of size %lld", d->name, p.n, p.axis, (long long)nch);
-    }
-  }
+  if ((st = qp_axis_extent(&p, x, "DequantizeLinear", d->name, &nch, &inner, err))) return st;
   if (p.zps && x->dtype == IR_I32) {
     qp_free(&p);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: DequantizeLinear '%s': int32 data with "
@@ -295,15 +302,7 @@ static yrt_status fold_q_constant(ir_graph *g, int qi, yrt_error *err) {
                          q->name, qtype_name(p.qtype));
   }
   int64_t inner = 1, nch = 1;
-  if (p.axis >= 0) {
-    nch = x->dims[p.axis];
-    for (int i = p.axis + 1; i < x->rank; i++) inner *= x->dims[i];
-    if (nch != p.n) {
-      qp_free(&p);
-      return yrt_set_error(err, YRT_ERR_SHAPE, "qdq: QuantizeLinear '%s': %d scales for axis %d "
-                           "of size %lld", q->name, p.n, p.axis, (long long)nch);
-    }
-  }
+  if ((st = qp_axis_extent(&p, x, "QuantizeLinear", q->name, &nch, &inner, err))) return st;
   const double lo = p.qtype == IR_U8 ? 0 : -128, hi = p.qtype == IR_U8 ? 255 : 127;
   uint8_t *d = malloc((size_t)(n ? n : 1));
   if (!d) {
