@@ -9,6 +9,7 @@
 #include "bench_opts.h"
 #include "bench_report.h"
 #include "bench_run.h"
+#include "bench_streams.h"
 #include "bench_util.h"
 #include "yolort.h"
 
@@ -97,6 +98,39 @@ static int dump_convs(const opened_model *m, const char *dest) {
   if (f != stdout) fclose(f);
   free(convs);
   return 0;
+}
+
+/* --streams: every threads x streams pair of one model; prints the frames/s table. */
+static int bench_model_streams(const bench_opts *o, opened_model *om, int first) {
+  int n = o->n_threads * o->n_streams, done = 0, rc = 0;
+  bench_stream_result *res = calloc((size_t)n, sizeof *res);
+  if (!res) {
+    fprintf(stderr, "yolort-bench: out of memory\n");
+    return 1;
+  }
+  for (int t = 0; t < o->n_threads && !rc; t++)
+    for (int k = 0; k < o->n_streams && !rc; k++) {
+      yrt_error err = {{0}};
+      yrt_status st = bench_run_streams(om->model, o, o->streams[k], o->threads[t], &res[done], &err);
+      if (st != YRT_OK) {
+        fprintf(stderr, "yolort-bench: %s (%d streams, threads %d): %s: %s\n", om->path,
+                o->streams[k], o->threads[t], yrt_status_name(st), err.msg);
+        rc = 1;
+      } else {
+        done++;
+      }
+    }
+  if (o->json) {
+    printf("%s{\"path\":", first ? "" : ",");
+    bench_print_json_string(stdout, om->path);
+    bench_print_streams(res, done, 1);
+    printf("}");
+  } else {
+    printf("model %s  (%d warm-up + %d runs per stream)\n", om->path, o->warmup, o->runs);
+    bench_print_streams(res, done, 0);
+  }
+  free(res);
+  return rc;
 }
 
 /* Every threads x batch configuration of one model; prints its report. */
@@ -238,6 +272,7 @@ int main(int argc, char **argv) {
       continue;
     }
     if (o.dump_convs) rc |= dump_convs(&om, o.dump_convs);
+    else if (o.n_streams > 0) rc |= bench_model_streams(&o, &om, si == 0);
     else rc |= bench_model(&o, &om, &in, si == 0, size);
     close_model(&om);
   }

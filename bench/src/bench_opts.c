@@ -21,6 +21,9 @@ void bench_usage(const char *argv0) {
           "  --convs           per-conv time and GMAC/s (implies --profile)\n"
           "  --top N           the N slowest nodes, by ONNX name (implies --profile)\n"
           "  --dump-convs F    write the conv layer shapes to F ('-' = stdout) and exit\n"
+          "  --streams L       N cameras: N sessions of the model, each run by its own thread,\n"
+          "                    e.g. 1,2,4; total frames/s per N and per --threads T (T = 1: each\n"
+          "                    session single-threaded; T > 1: one pool of T threads shared by all)\n"
           "  --json            one JSON object on stdout instead of the table\n",
           argv0);
 }
@@ -85,6 +88,9 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
     } else if (!strcmp(a, "--size")) {
       NEED_VAL();
       if (parse_list(val, 32, 8192, o->size, &o->n_size)) goto bad;
+    } else if (!strcmp(a, "--streams")) {
+      NEED_VAL();
+      if (parse_list(val, 1, 64, o->streams, &o->n_streams)) goto bad;
     } else if (!strcmp(a, "--image")) {
       NEED_VAL();
       o->image = val;

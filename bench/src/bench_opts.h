@@ -16,6 +16,7 @@ typedef struct bench_opts {
   int size[BENCH_MAX_LIST], n_size; /* 0 entries: the model's own size */
   int json, profile, convs;
   int top;                /* --top N: the N slowest nodes by name (implies --profile) */
+  int streams[BENCH_MAX_LIST], n_streams; /* --streams L: N sessions, one thread each (frames/s) */
 } bench_opts;
 
 /* Parses argv. Returns 0 ok, 1 when help was printed, -1 with a message in msg. */

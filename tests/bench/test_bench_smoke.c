@@ -90,6 +90,23 @@ static void test_bench_table_e2e(void **state) {
   assert_non_null(strstr(out, "per image"));
 }
 
+/* --streams: two sessions side by side and two sharing one pool; frames/s for each. */
+static void test_bench_streams(void **state) {
+  (void)state;
+  char model[1024], cmd[4096];
+  pick_model(model, sizeof model);
+  static char out[1 << 16];
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --threads 1,2 --streams 1,2 --json",
+           emulator(), YOLORT_BENCH_EXE, model);
+  int rc = run(cmd, out, sizeof out);
+  if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
+  assert_non_null(strstr(out, "\"streams\":[{\"streams\":1,\"threads\":1,\"fps\":"));
+  assert_non_null(strstr(out, "{\"streams\":2,\"threads\":2,\"fps\":"));
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --streams 0 2>&1", emulator(), YOLORT_BENCH_EXE, model);
+  assert_int_not_equal(run(cmd, out, sizeof out), 0);
+  assert_non_null(strstr(out, "bad value '0' for --streams"));
+}
+
 static void test_bench_bad_model(void **state) {
   (void)state;
   char cmd[2048];
@@ -106,6 +123,7 @@ int main(void) {
       cmocka_unit_test(test_bench_bad_model),
       cmocka_unit_test(test_bench_json),
       cmocka_unit_test(test_bench_table_e2e),
+      cmocka_unit_test(test_bench_streams),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
