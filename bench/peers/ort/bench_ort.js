@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // bench_ort.js — the onnxruntime peer of yolort-bench: same statistics, same model input shape.
 //
-//   node bench_ort.js MODEL.onnx [--threads 2] [--warmup 10] [--runs 50] [--fill grey|zero|random] [--json]
+//   node bench_ort.js MODEL.onnx [--threads 2] [--warmup 10] [--runs 50] [--fill grey|zero|random]
+//                     [--config KEY=VALUE]... [--json]
+//
+// --config: a session config entry, e.g. session.x64quantprecision=1 (onnxruntime's exact u8s8
+// kernels on x86 without VNNI, instead of its default saturating vpmaddubsw pair sums).
 //
 // Session: CPU EP, intra-op threads = --threads, inter-op 1, sequential, graph optimisation "all".
 // Input: the model's input shape (dynamic dims -> 1 / 640), filled like yolort-bench without --image:
@@ -15,12 +19,12 @@ const path = require('path');
 
 function usage(msg) {
   if (msg) process.stderr.write(`bench_ort: ${msg}\n`);
-  process.stderr.write('usage: node bench_ort.js MODEL.onnx [--threads N] [--warmup N] [--runs N] [--json]\n');
+  process.stderr.write('usage: node bench_ort.js MODEL.onnx [--threads N] [--warmup N] [--runs N] [--config KEY=VALUE]... [--json]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const o = { model: null, threads: 2, warmup: 10, runs: 50, json: false, fill: 'grey' };
+  const o = { model: null, threads: 2, warmup: 10, runs: 50, json: false, fill: 'grey', config: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const num = () => {
@@ -32,6 +36,12 @@ function parseArgs(argv) {
     else if (a === '--warmup') o.warmup = num();
     else if (a === '--runs') o.runs = num();
     else if (a === '--json') o.json = true;
+    else if (a === '--config') {
+      const kv = argv[++i] || '';
+      const eq = kv.indexOf('=');
+      if (eq <= 0) usage('--config takes KEY=VALUE');
+      o.config[kv.slice(0, eq)] = kv.slice(eq + 1);
+    }
     else if (a === '--fill') {
       o.fill = argv[++i];
       if (!['grey', 'zero', 'random'].includes(o.fill)) usage('--fill takes grey, zero or random');
@@ -78,6 +88,19 @@ function makeInput(ort, meta, fill) {
   }
 }
 
+// {'session.a': '1'} -> {session: {a: '1'}}: onnxruntime-node's `extra` takes the config keys as
+// a tree and flattens it back with dots.
+function configTree(flat) {
+  const tree = {};
+  for (const [k, v] of Object.entries(flat)) {
+    const parts = k.split('.');
+    let t = tree;
+    for (const p of parts.slice(0, -1)) t = t[p] = t[p] || {};
+    t[parts[parts.length - 1]] = v;
+  }
+  return tree;
+}
+
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   let ort;
@@ -97,6 +120,7 @@ async function main() {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    extra: configTree(o.config),
   });
   const loadMs = Number(process.hrtime.bigint() - tLoad) / 1e6;
 
@@ -124,6 +148,7 @@ async function main() {
     input_shapes: inShapes,
     threads: o.threads,
     fill: o.fill,
+    config: o.config,
     warmup: o.warmup,
     runs: o.runs,
     load_ms: loadMs,
