@@ -108,7 +108,7 @@ void yk_resize_nearest_nhwc(const void *x, int n, int h, int w, int c, void *y, 
 /* ---------------- int8 */
 
 /* *lo / *hi = min / max of x[0..n) (NaNs skipped; n == 0 -> 0, 0). */
-void yk_minmax_f32(const float *x, size_t n, float *lo, float *hi);
+void yk_minmax_f32(const yk_isa *isa, const float *x, size_t n, float *lo, float *hi);
 void yk_quantize_f32_i8(const yk_isa *isa, const float *x, int8_t *y, size_t n, float scale,
                         int32_t zp);
 void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, float scale,

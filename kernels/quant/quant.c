@@ -1,10 +1,21 @@
-/* quant.c — dispatch for quantize / dequantize / requantize. */
+/* quant.c — dispatch for range / quantize / dequantize / requantize. */
 #include "yk_variants.h"
 /* NEON variants only on AArch64: ARMv7 NEON float math cannot match the scalar reference
  * bit for bit (see yk_variants_neon.h), so ARMv7 keeps the scalar code. */
 #if YK_ARCH_AARCH64
 #include "yk_variants_neon.h"
 #endif
+
+void yk_minmax_f32(const yk_isa *isa, const float *x, size_t n, float *lo, float *hi) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_minmax_f32__avx2(x, n, lo, hi);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_minmax_f32__scalar(x, n, lo, hi);
+}
 
 void yk_quantize_f32_i8(const yk_isa *isa, const float *x, int8_t *y, size_t n, float scale,
                         int32_t zp) {

@@ -345,7 +345,7 @@ typedef struct dyn_ctx {
 static void dyn_minmax_range(const void *ctx, size_t lo, size_t hi) {
   const dyn_ctx *t = ctx;
   const size_t i = lo / t->chunk;
-  yk_minmax_f32(t->x + lo, hi - lo, &t->lohi[2 * i], &t->lohi[2 * i + 1]);
+  yk_minmax_f32(&t->s->isa, t->x + lo, hi - lo, &t->lohi[2 * i], &t->lohi[2 * i + 1]);
 }
 
 static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
