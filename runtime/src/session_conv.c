@@ -11,39 +11,69 @@
 #include "session_internal.h"
 #include "session_par.h"
 
+#define ACT_MAX_RANGES 64
+#define ACT_BLOCK 2048 /* values activated, then measured while still in L1 */
+
 typedef struct act_ctx {
   const yrt_session *s;
   int act;
   float *y;
+  size_t chunk;
+  float *lohi; /* NULL, or [2 * ACT_MAX_RANGES]: each range's min(0, ...) and max(0, ...) */
 } act_ctx;
 
 static void act_range(const void *ctx, size_t lo, size_t hi) {
   const act_ctx *t = ctx;
-  yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + lo, t->y + lo, hi - lo);
+  if (!t->lohi) {
+    yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + lo, t->y + lo, hi - lo);
+    return;
+  }
+  float l = 0.0f, h = 0.0f;
+  for (size_t b = lo; b < hi; b += ACT_BLOCK) {
+    const size_t n = hi - b < ACT_BLOCK ? hi - b : ACT_BLOCK;
+    float bl, bh;
+    yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + b, t->y + b, n);
+    yk_minmax_f32(&t->s->isa, t->y + b, n, &bl, &bh);
+    l = bl < l ? bl : l;
+    h = bh > h ? bh : h;
+  }
+  t->lohi[2 * (lo / t->chunk)] = l;
+  t->lohi[2 * (lo / t->chunk) + 1] = h;
 }
 
 /* The activation pass of a float conv over the pool: SiLU after a large float conv (the
  * --float-stem layers: 1.6M values after the first conv at 640) costs as much as the conv on
- * one thread. Chunks of whole 64-value blocks; SIMD and scalar tails compute alike. */
-static void run_act_f32(const yrt_session *s, int act, float *y, size_t n) {
+ * one thread. Chunks of whole 64-value blocks; SIMD and scalar tails compute alike. With
+ * c->pub_range, the same pass measures the output's range for a dynamically quantized
+ * consumer (which then skips its own pass over this tensor). */
+static void run_act_f32(const yrt_session *s, yrt_exec_conv *c, float *y, size_t n) {
   const size_t threads = yrt_par_threads(s->pool);
-  const act_ctx t = {s, act, y};
-  if (threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS) {
-    act_range(&t, 0, n);
-    return;
+  const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
+  float lohi[2 * ACT_MAX_RANGES];
+  act_ctx t = {s, c->act, y, 0, c->pub_range ? lohi : NULL};
+  t.chunk = yrt_par_chunk(n, tasks, (n + ACT_MAX_RANGES - 1) / ACT_MAX_RANGES, 64);
+  if (!t.chunk) t.chunk = 1;
+  const size_t ranges = (n + t.chunk - 1) / t.chunk;
+  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, act_range, &t);
+  if (!c->pub_range) return;
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t i = 0; i < ranges; i++) {
+    lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
+    hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
   }
-  yrt_par_ranges(s->pool, n, yrt_par_chunk(n, 4 * threads, 1, 64), act_range, &t);
+  c->y_lo = lo;
+  c->y_hi = hi;
 }
 
 yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  const yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv; /* the published range is state of this node */
   if (c->op) {
     const int xs = yrt_xnn_conv_run(c->op, s->pool);
     if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", xs);
   } else {
     yrt_conv_ref_f32(&c->g, e->in[0], e->in[1], e->in[2], c->f_min, c->f_max, e->out);
   }
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
   return YRT_OK;
 }
 
@@ -71,9 +101,9 @@ static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
 
 static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
   run_own_conv(s, c, e->in[0], e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
   return YRT_OK;
 }
 
@@ -354,9 +384,13 @@ static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
 }
 
 /* onnxruntime's DynamicQuantizeLinear, shifted to int8: range [min(0, lo), max(0, hi)] over
- * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). Both passes
- * over x run on the pool in up to DYN_MAX_RANGES ranges; no allocation. */
-static void dyn_quantize(const yrt_session *s, const float *x, size_t n, int8_t *q, float *scale, int32_t *zp) {
+ * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). The range
+ * comes from the producer's activation pass when it published it (c->x_src), else from a pass
+ * over x here; the quantization is one more pass. Both run on the pool in up to DYN_MAX_RANGES
+ * ranges; no allocation. */
+static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const float *x, int8_t *q, float *scale,
+                         int32_t *zp) {
+  const size_t n = c->x_numel;
   const size_t threads = yrt_par_threads(s->pool);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
   float lohi[2 * DYN_MAX_RANGES] = {0};
@@ -364,11 +398,16 @@ static void dyn_quantize(const yrt_session *s, const float *x, size_t n, int8_t 
   t.chunk = yrt_par_chunk(n, tasks, (n + DYN_MAX_RANGES - 1) / DYN_MAX_RANGES, 64);
   if (!t.chunk) t.chunk = 1;
   const size_t ranges = (n + t.chunk - 1) / t.chunk;
-  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_minmax_range, &t);
   float lo = 0.0f, hi = 0.0f;
-  for (size_t i = 0; i < ranges; i++) {
-    lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
-    hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
+  if (c->x_src) {
+    lo = c->x_src->y_lo;
+    hi = c->x_src->y_hi;
+  } else {
+    yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_minmax_range, &t);
+    for (size_t i = 0; i < ranges; i++) {
+      lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
+      hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
+    }
   }
   float sc = (hi - lo) / 255.0f;
   if (!(sc > 0.0f) || !isfinite(sc)) sc = 1.0f; /* all zeros (or non-finite): any scale is exact */
@@ -388,7 +427,7 @@ static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_erro
   yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
   float sx;
   int32_t zp;
-  dyn_quantize(s, e->in[0], c->x_numel, s->dynq, &sx, &zp);
+  dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
   for (int oc = 0; oc < c->g.cout; oc++) {
     const float sc = sx * c->kscale[oc];
     c->requant[oc] = sc;
@@ -398,8 +437,27 @@ static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_erro
   }
   yk_qconv_set_input(&c->qc, zp, c->wsum);
   run_own_conv(s, c, s->dynq, e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c->act, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
   return YRT_OK;
+}
+
+/* The f32 conv that writes all of x (a dynamically quantized conv's input) with an activation
+ * pass, asked to publish x's range from that pass; NULL when x comes from anything else. The
+ * producer runs before this node on every run (nodes run in order, none skipped but a frame's
+ * quantize node and the detect decode). */
+static const yrt_exec_conv *range_producer(yrt_session *s, const yrt_exec *e) {
+  const uint32_t x = e->node->in[0];
+  for (size_t i = (size_t)(e - s->exec); i-- > 0;) {
+    yrt_exec *p = &s->exec[i];
+    if (!p->node || p->node->out[0] != x) continue;
+    if (p->node->op != YRT_OP_CONV2D || (p->run != yrt_run_conv_f32 && p->run != run_conv_dyn)) return NULL;
+    yrt_exec_conv *pc = &p->u.conv;
+    if (pc->act == YRT_UNARY_NONE || pc->out_numel != e->u.conv.x_numel || (pc->g.ys && pc->g.ys != pc->g.cout))
+      return NULL;
+    pc->pub_range = 1;
+    return pc;
+  }
+  return NULL;
 }
 
 static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
@@ -413,6 +471,7 @@ static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
   c->fbias = e->in[2];
   c->x_numel = yrt_tensor_numel(x);
+  c->x_src = range_producer(s, e);
   const int64_t span = (int64_t)g->kh * g->kw * g->cin * 255 * 128; /* validated < INT32_MAX / 2 */
   c->bias_lim = (int32_t)(INT32_MAX - span);
   c->requant = malloc((size_t)g->cout * sizeof(float));

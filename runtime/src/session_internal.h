@@ -47,6 +47,11 @@ typedef struct yrt_exec_conv {
   int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
   int32_t bias_lim;         /* |bias in accumulator units| kept below this (no int32 overflow) */
   size_t x_numel;
+  const struct yrt_exec_conv *x_src; /* dyn: the f32 conv whose published range is x's, or NULL */
+  /* f32 output with an activation pass: a dynamically quantized consumer asked (pub_range) for
+   * the range [min(0, min y), max(0, max y)] measured in that pass, written on each run */
+  int pub_range;
+  float y_lo, y_hi;
 } yrt_exec_conv;
 
 typedef struct yrt_exec_concat {
