@@ -11,7 +11,6 @@
 #include "session_internal.h"
 #include "session_par.h"
 
-#define ACT_MAX_RANGES 64
 #define ACT_BLOCK 2048 /* values activated, then measured while still in L1 */
 
 typedef struct act_ctx {
@@ -19,7 +18,7 @@ typedef struct act_ctx {
   int act;
   float *y;
   size_t chunk;
-  float *lohi; /* NULL, or [2 * ACT_MAX_RANGES]: each range's min(0, ...) and max(0, ...) */
+  float *lohi; /* NULL, or [2 * YRT_RANGE_SLOTS]: each range's min(0, ...) and max(0, ...) */
 } act_ctx;
 
 static void act_range(const void *ctx, size_t lo, size_t hi) {
@@ -44,36 +43,30 @@ static void act_range(const void *ctx, size_t lo, size_t hi) {
 /* The activation pass of a float conv over the pool: SiLU after a large float conv (the
  * --float-stem layers: 1.6M values after the first conv at 640) costs as much as the conv on
  * one thread. Chunks of whole 64-value blocks; SIMD and scalar tails compute alike. With
- * c->pub_range, the same pass measures the output's range for a dynamically quantized
+ * e->pub_range, the same pass measures the output's range for a dynamically quantized
  * consumer (which then skips its own pass over this tensor). */
-static void run_act_f32(const yrt_session *s, yrt_exec_conv *c, float *y, size_t n) {
+static void run_act_f32(const yrt_session *s, yrt_exec *e, float *y, size_t n) {
+  const yrt_exec_conv *c = &e->u.conv;
   const size_t threads = yrt_par_threads(s->pool);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
-  float lohi[2 * ACT_MAX_RANGES];
-  act_ctx t = {s, c->act, y, 0, c->pub_range ? lohi : NULL};
-  t.chunk = yrt_par_chunk(n, tasks, (n + ACT_MAX_RANGES - 1) / ACT_MAX_RANGES, 64);
+  float lohi[2 * YRT_RANGE_SLOTS];
+  act_ctx t = {s, c->act, y, 0, e->pub_range ? lohi : NULL};
+  t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
   if (!t.chunk) t.chunk = 1;
   const size_t ranges = (n + t.chunk - 1) / t.chunk;
   yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, act_range, &t);
-  if (!c->pub_range) return;
-  float lo = 0.0f, hi = 0.0f;
-  for (size_t i = 0; i < ranges; i++) {
-    lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
-    hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
-  }
-  c->y_lo = lo;
-  c->y_hi = hi;
+  if (e->pub_range) yrt_range_fold(lohi, ranges, &e->y_lo, &e->y_hi);
 }
 
 yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv; /* the published range is state of this node */
+  const yrt_exec_conv *c = &e->u.conv;
   if (c->op) {
     const int xs = yrt_xnn_conv_run(c->op, s->pool);
     if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", xs);
   } else {
     yrt_conv_ref_f32(&c->g, e->in[0], e->in[1], e->in[2], c->f_min, c->f_max, e->out);
   }
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
   return YRT_OK;
 }
 
@@ -101,9 +94,9 @@ static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
 
 static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
+  const yrt_exec_conv *c = &e->u.conv;
   run_own_conv(s, c, e->in[0], e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
   return YRT_OK;
 }
 
@@ -360,8 +353,6 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
 
 /* ---- dynamic quantization (onnxruntime quantize_dynamic models) */
 
-#define DYN_MAX_RANGES 64
-
 typedef struct dyn_ctx {
   const yrt_session *s;
   const float *x;
@@ -369,7 +360,7 @@ typedef struct dyn_ctx {
   size_t chunk;
   float scale;
   int32_t zp;
-  float *lohi; /* [2 * DYN_MAX_RANGES]: each range's min and max */
+  float *lohi; /* [2 * YRT_RANGE_SLOTS]: each range's min and max */
 } dyn_ctx;
 
 static void dyn_minmax_range(const void *ctx, size_t lo, size_t hi) {
@@ -386,16 +377,16 @@ static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
 /* onnxruntime's DynamicQuantizeLinear, shifted to int8: range [min(0, lo), max(0, hi)] over
  * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). The range
  * comes from the producer's activation pass when it published it (c->x_src), else from a pass
- * over x here; the quantization is one more pass. Both run on the pool in up to DYN_MAX_RANGES
+ * over x here; the quantization is one more pass. Both run on the pool in up to YRT_RANGE_SLOTS
  * ranges; no allocation. */
 static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const float *x, int8_t *q, float *scale,
                          int32_t *zp) {
   const size_t n = c->x_numel;
   const size_t threads = yrt_par_threads(s->pool);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
-  float lohi[2 * DYN_MAX_RANGES] = {0};
+  float lohi[2 * YRT_RANGE_SLOTS] = {0};
   dyn_ctx t = {.s = s, .x = x, .q = q, .lohi = lohi};
-  t.chunk = yrt_par_chunk(n, tasks, (n + DYN_MAX_RANGES - 1) / DYN_MAX_RANGES, 64);
+  t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
   if (!t.chunk) t.chunk = 1;
   const size_t ranges = (n + t.chunk - 1) / t.chunk;
   float lo = 0.0f, hi = 0.0f;
@@ -404,10 +395,7 @@ static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const flo
     hi = c->x_src->y_hi;
   } else {
     yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_minmax_range, &t);
-    for (size_t i = 0; i < ranges; i++) {
-      lo = lohi[2 * i] < lo ? lohi[2 * i] : lo;
-      hi = lohi[2 * i + 1] > hi ? lohi[2 * i + 1] : hi;
-    }
+    yrt_range_fold(lohi, ranges, &lo, &hi);
   }
   float sc = (hi - lo) / 255.0f;
   if (!(sc > 0.0f) || !isfinite(sc)) sc = 1.0f; /* all zeros (or non-finite): any scale is exact */
@@ -437,27 +425,31 @@ static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_erro
   }
   yk_qconv_set_input(&c->qc, zp, c->wsum);
   run_own_conv(s, c, s->dynq, e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, c, e->out, c->out_numel);
+  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
   return YRT_OK;
 }
 
-/* The f32 conv that writes all of x (a dynamically quantized conv's input) with an activation
- * pass, asked to publish x's range from that pass; NULL when x comes from anything else. The
- * producer runs before this node on every run (nodes run in order, none skipped but a frame's
- * quantize node and the detect decode). */
-static const yrt_exec_conv *range_producer(yrt_session *s, const yrt_exec *e) {
+/* The node that writes all of x (a dynamically quantized conv's input) and publishes its range
+ * from its own pass over it (yrt_publish_range), or NULL: this node measures it. The producer
+ * runs before this node on every run (nodes run in order; only a frame's quantize node and the
+ * detect decode are ever skipped). */
+static const yrt_exec *range_producer(yrt_session *s, const yrt_exec *e) {
   const uint32_t x = e->node->in[0];
   for (size_t i = (size_t)(e - s->exec); i-- > 0;) {
     yrt_exec *p = &s->exec[i];
     if (!p->node || p->node->out[0] != x) continue;
-    if (p->node->op != YRT_OP_CONV2D || (p->run != yrt_run_conv_f32 && p->run != run_conv_dyn)) return NULL;
-    yrt_exec_conv *pc = &p->u.conv;
-    if (pc->act == YRT_UNARY_NONE || pc->out_numel != e->u.conv.x_numel || (pc->g.ys && pc->g.ys != pc->g.cout))
-      return NULL;
-    pc->pub_range = 1;
-    return pc;
+    return p->numel == e->u.conv.x_numel && yrt_publish_range(p) ? p : NULL;
   }
   return NULL;
+}
+
+/* A float-output conv with an activation pass writing its whole output measures it there. */
+int yrt_publish_range_conv(yrt_exec *p) {
+  const yrt_exec_conv *c = &p->u.conv;
+  if (p->run != yrt_run_conv_f32 && p->run != run_conv_dyn) return 0;
+  if (c->act == YRT_UNARY_NONE || c->out_numel != p->numel || (c->g.ys && c->g.ys != c->g.cout)) return 0;
+  p->pub_range = 1;
+  return 1;
 }
 
 static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {

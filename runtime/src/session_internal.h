@@ -47,11 +47,7 @@ typedef struct yrt_exec_conv {
   int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
   int32_t bias_lim;         /* |bias in accumulator units| kept below this (no int32 overflow) */
   size_t x_numel;
-  const struct yrt_exec_conv *x_src; /* dyn: the f32 conv whose published range is x's, or NULL */
-  /* f32 output with an activation pass: a dynamically quantized consumer asked (pub_range) for
-   * the range [min(0, min y), max(0, max y)] measured in that pass, written on each run */
-  int pub_range;
-  float y_lo, y_hi;
+  const struct yrt_exec *x_src; /* dyn: the node whose published range is x's, or NULL */
 } yrt_exec_conv;
 
 typedef struct yrt_exec_concat {
@@ -82,6 +78,11 @@ struct yrt_exec {
   size_t numel;             /* element count of out */
   yk_shape sh[3];           /* in0, in1, out shapes */
   yk_qparams q[3];          /* in0, in1, out quantization */
+  /* f32 out: a dynamically quantized consumer asked (pub_range, yrt_publish_range) for the range
+   * [min(0, min out), max(0, max out)], measured on each run in the node's own pass over out,
+   * block by block while in cache (a pass of its own over the tensor otherwise) */
+  int pub_range;
+  float y_lo, y_hi;
   union {
     yrt_exec_conv conv;
     yrt_exec_concat concat;
@@ -141,6 +142,12 @@ static inline yk_qparams yrt_qparams_of(const yrt_tensor_rec *t) {
   yk_qparams q = {t->scale, t->zero_point};
   return q;
 }
+
+/* Asks node p (f32 output, run before the asking node on every run) to publish its output's
+ * range (pub_range) if its kind measures it in its own pass (session_ops.c: concat, slice,
+ * binary, unary; session_conv.c: a float-output conv with an activation pass). 1 if it will. */
+int yrt_publish_range(yrt_exec *p);
+int yrt_publish_range_conv(yrt_exec *p);
 
 /* Element-wise passes (flat ops, concat, conv activations) are split over the thread pool in
  * ranges of at least this many elements (below it, waking threads costs more than it saves). */

@@ -138,21 +138,92 @@ static void run_par(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, si
   yrt_par_ranges(s->pool, n, chunk, fn, &t);
 }
 
+/* ---- publishing an f32 output's range (a dynamically quantized consumer's input, session_conv.c) */
+
+#define RANGE_BLOCK 4096 /* output values written, then measured while still in cache */
+
+typedef struct measured_ctx {
+  node_ctx t;
+  yrt_range_fn fn;  /* writes units [lo, hi): output values [lo * unit_elems, hi * unit_elems) */
+  size_t unit_elems, chunk;
+  float *lohi;      /* [2 * YRT_RANGE_SLOTS] */
+} measured_ctx;
+
+static void measured_range(const void *ctx, size_t lo, size_t hi) {
+  const measured_ctx *m = ctx;
+  const float *y = m->t.e->out;
+  const size_t per = m->unit_elems >= RANGE_BLOCK ? 1 : RANGE_BLOCK / m->unit_elems;
+  float l = 0.0f, h = 0.0f;
+  for (size_t b = lo; b < hi; b += per) {
+    const size_t end = hi - b < per ? hi : b + per;
+    float bl, bh;
+    m->fn(&m->t, b, end);
+    yk_minmax_f32(&m->t.s->isa, y + b * m->unit_elems, (end - b) * m->unit_elems, &bl, &bh);
+    l = bl < l ? bl : l;
+    h = bh > h ? bh : h;
+  }
+  m->lohi[2 * (lo / m->chunk)] = l; /* each range its own slot */
+  m->lohi[2 * (lo / m->chunk) + 1] = h;
+}
+
+/* run_par for a kind whose fn writes unit_elems contiguous output values per unit; with
+ * e->pub_range, the range of what it wrote is measured block by block and published. */
+static void run_par_out(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, size_t n, size_t unit_elems) {
+  if (!e->pub_range) {
+    run_par(s, e, fn, n, unit_elems);
+    return;
+  }
+  const size_t threads = yrt_par_threads(s->pool);
+  const int one = threads < 2 || n < 2 || n * unit_elems < 2 * YRT_PAR_MIN_ELEMS;
+  const size_t min_chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
+  size_t chunk = one ? n : yrt_par_chunk(n, 4 * threads, min_chunk, unit_elems == 1 ? 64 : 1);
+  if (chunk < (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS) chunk = (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS;
+  if (!chunk) chunk = 1;
+  float lohi[2 * YRT_RANGE_SLOTS];
+  const measured_ctx m = {{s, e}, fn, unit_elems, chunk, lohi};
+  const size_t ranges = (n + chunk - 1) / chunk;
+  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, chunk, measured_range, &m);
+  yrt_exec *w = (yrt_exec *)e; /* the published range is state of this node's run */
+  yrt_range_fold(lohi, ranges, &w->y_lo, &w->y_hi);
+}
+
+/* The same for a kind run in one piece: a pass over its output after it. */
+static void measure_out(const yrt_session *s, const yrt_exec *e) {
+  if (!e->pub_range) return;
+  float lohi[2];
+  yk_minmax_f32(&s->isa, e->out, e->numel, &lohi[0], &lohi[1]);
+  yrt_exec *w = (yrt_exec *)e;
+  yrt_range_fold(lohi, 1, &w->y_lo, &w->y_hi);
+}
+
+int yrt_publish_range(yrt_exec *p) {
+  if (p->esize != 4 || !p->node) return 0;
+  const int op = p->node->op;
+  if (op == YRT_OP_CONV2D) return yrt_publish_range_conv(p);
+  if ((op == YRT_OP_CONCAT && p->run == yrt_run_concat) || (op == YRT_OP_SLICE && p->run == yrt_run_slice) ||
+      (op == YRT_OP_BINARY && p->run == yrt_run_binary) || (op == YRT_OP_UNARY && p->run == yrt_run_unary)) {
+    p->pub_range = 1;
+    return 1;
+  }
+  return 0;
+}
+
 yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yk_shape *so = &e->sh[2];
   if (so->rank >= 3 && so->d[0] == 1 && so->d[1] > 1) {
-    run_par(s, e, binary_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
+    run_par_out(s, e, binary_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
     return YRT_OK;
   }
   const node_ctx t = {s, e};
   binary_range(&t, 0, so->rank >= 2 ? (size_t)so->d[1] : 1);
+  measure_out(s, e);
   return YRT_OK;
 }
 
 yrt_status yrt_run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, unary_range, e->numel, 1);
+  run_par_out(s, e, unary_range, e->numel, 1);
   return YRT_OK;
 }
 
@@ -182,7 +253,7 @@ yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *er
   const yrt_exec_concat *c = &e->u.concat;
   size_t row = 0;
   for (int k = 0; k < c->n; k++) row += c->inner[k];
-  run_par(s, e, concat_range, c->outer, row);
+  run_par_out(s, e, concat_range, c->outer, row);
   return YRT_OK;
 }
 
@@ -196,10 +267,11 @@ yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err
   (void)err;
   const yk_shape *so = &e->sh[2];
   if (so->rank >= 3 && so->d[0] == 1 && so->d[1] > 1) {
-    run_par(s, e, slice_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
+    run_par_out(s, e, slice_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
     return YRT_OK;
   }
   yk_slice(e->in[0], &e->sh[0], e->out, &e->sh[2], e->u.slice.starts, e->u.slice.steps, e->esize);
+  measure_out(s, e);
   return YRT_OK;
 }
 

@@ -30,3 +30,13 @@ void yrt_par_ranges(pthreadpool_t pool, size_t n, size_t chunk, yrt_range_fn fn,
 }
 
 size_t yrt_par_threads(pthreadpool_t pool) { return pool ? pthreadpool_get_threads_count(pool) : 1; }
+
+void yrt_range_fold(const float *lohi, size_t ranges, float *lo, float *hi) {
+  float l = 0.0f, h = 0.0f;
+  for (size_t i = 0; i < ranges; i++) {
+    l = lohi[2 * i] < l ? lohi[2 * i] : l;
+    h = lohi[2 * i + 1] > h ? lohi[2 * i + 1] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
