@@ -29,10 +29,27 @@ void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a) {
   }
 }
 
+int yk_frame_lut_shift(const int8_t *lut) {
+  const int k = (uint8_t)lut[0];
+  for (int v = 1; v < 256; v++)
+    if (lut[v] != (int8_t)(uint8_t)(v + k)) return -1;
+  return k;
+}
+
 void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1) {
 #if defined(YK_ARCH_X86_64)
+  if (isa->avx512) {
+    yk_frame_rows__avx512(j, r0, r1);
+    return;
+  }
   if (isa->avx2) {
     yk_frame_rows__avx2(j, r0, r1);
+    return;
+  }
+#endif
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  if (isa->neon) {
+    yk_frame_rows__neon(j, r0, r1);
     return;
   }
 #endif

@@ -1,8 +1,9 @@
 /* frame_rows_avx2.c — AVX2 variant of yk_frame_rows, bit-exact to frame_rows_scalar.c: YUV rows
  * (NV12, NV21, I420) 8 pixels at a time — 32-bit gathers fetch both horizontal taps of a pixel,
- * vpmaddwd applies the 11-bit weights exactly, int32 vertical pass and BT.601 conversion — and
- * the float table store through vgatherdps. Pixels whose taps reach the last bytes of a row, and
- * the packed / gray layouts, use the scalar functions. */
+ * vpmaddwd applies the 11-bit weights exactly, int32 vertical pass and BT.601 conversion, packs
+ * and one byte shuffle interleave R, G, B — the int8 store as a byte add when the table is a
+ * shift (lut_is_shift), the float table store through vgatherdps. Pixels whose taps reach the
+ * last bytes of a row, and the packed / gray layouts, use the scalar functions. */
 #include <immintrin.h>
 
 #include "frame_rows_internal.h"
@@ -73,20 +74,31 @@ void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
         _mm256_sub_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 88 : 100))),
         _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 183 : 208))));
     const __m256i B = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 454 : 516))));
-    int32_t rr[8], gg[8], bb[8];
-    _mm256_storeu_si256((__m256i *)(void *)rr, R);
-    _mm256_storeu_si256((__m256i *)(void *)gg, G);
-    _mm256_storeu_si256((__m256i *)(void *)bb, B);
-    for (int k = 0; k < 8; k++) {
-      rgb[3 * (i + k)] = (uint8_t)rr[k];
-      rgb[3 * (i + k) + 1] = (uint8_t)gg[k];
-      rgb[3 * (i + k) + 2] = (uint8_t)bb[k];
-    }
+    /* each 128-bit lane: R, G, B of 4 pixels as bytes (values are 0..255), then RGBRGB... */
+    const __m256i rg = _mm256_packus_epi32(R, G), b0 = _mm256_packus_epi32(B, _mm256_setzero_si256());
+    const __m256i by = _mm256_packus_epi16(rg, b0);
+    const __m256i sh = _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, -1, -1, -1, -1, 0, 4, 8, 1, 5, 9, 2,
+                                        6, 10, 3, 7, 11, -1, -1, -1, -1);
+    const __m256i px = _mm256_shuffle_epi8(by, sh);
+    const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
+    _mm_storeu_si128((__m128i *)(void *)(rgb + 3 * i), _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
+    _mm_storel_epi64((__m128i *)(void *)(rgb + 3 * i + 16), _mm_srli_si128(hi, 4));
   }
   if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
 }
 
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {
+  if (j->out_i8 && j->lut_is_shift) {
+    int8_t *o = (int8_t *)j->dst + at;
+    const __m256i k = _mm256_set1_epi8((char)j->lut_shift);
+    const int m = 3 * n;
+    int i = 0;
+    for (; i + 32 <= m; i += 32)
+      _mm256_storeu_si256((__m256i *)(void *)(o + i),
+                          _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(rgb + i)), k));
+    for (; i < m; i++) o[i] = j->lut_i8[rgb[i]];
+    return;
+  }
   if (j->out_i8) {
     yk_frame_store__scalar(j, at, rgb, n);
     return;

@@ -41,15 +41,25 @@ typedef struct yk_frame_job {
   yk_frame_axis cx, cy;      /* chroma taps (YUV formats) */
   int out_i8;                /* 1: int8 output through lut_i8, else float through lut_f32 */
   const int8_t *lut_i8;      /* [256] */
+  int lut_is_shift;          /* 1: lut_i8[v] == (int8_t)(v + lut_shift) for every v (a byte add: an
+                                input scale of 1/255, the usual case), from yk_frame_lut_shift */
+  int lut_shift;
   const float *lut_f32;      /* [256] */
   void *dst;                 /* NHWC [dst_h][dst_w][3] */
 } yk_frame_job;
+
+/* k in [0, 255] when lut[v] == (int8_t)(uint8_t)(v + k) for every v, else -1. */
+int yk_frame_lut_shift(const int8_t *lut);
 
 /* Output rows [r0, r1) of the whole input (padding rows included). */
 void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1);
 void yk_frame_rows__scalar(const yk_frame_job *j, int r0, int r1);
 #if defined(YK_ARCH_X86_64)
 void yk_frame_rows__avx2(const yk_frame_job *j, int r0, int r1);
+void yk_frame_rows__avx512(const yk_frame_job *j, int r0, int r1);
+#endif
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+void yk_frame_rows__neon(const yk_frame_job *j, int r0, int r1);
 #endif
 
 #endif

@@ -108,7 +108,12 @@ typedef struct yrt_session yrt_session;
 #define YRT_MAX_THREADS 256
 
 typedef struct yrt_session_options {
-  int num_threads;  /* 0 or 1: run on the calling thread; at most YRT_MAX_THREADS */
+  /* Threads that run the session's nodes, the calling thread included. 0 (the default, also with
+   * opts NULL): one per online CPU this process may run on (its affinity mask); 1: the calling
+   * thread only; N > 1: min(N, online CPUs) unless oversubscribe is set. More threads than cores
+   * never help: a pool thread waiting for a core holds up every parallel node. At most
+   * YRT_MAX_THREADS. yrt_session_num_threads tells what was chosen. */
+  int num_threads;
   void *arena;      /* optional caller memory of >= info.arena_bytes, 64-byte aligned; zeroed
                        once by yrt_session_create */
   size_t arena_bytes;
@@ -126,9 +131,12 @@ typedef struct yrt_session_options {
    * destroys it: free the sessions first. NULL: num_threads decides. Set with num_threads > 1 is
    * YRT_ERR_INVALID_ARG (one or the other). */
   struct pthreadpool *thread_pool;
+  /* 1: take num_threads as given even above the online CPUs (e.g. a scheduler that will pin the
+   * threads itself); 0 (default): capped at the online CPUs. */
+  int oversubscribe;
 } yrt_session_options;
 
-/* Zeroes o (defaults: calling thread only, own arena, no cap) and sets o->struct_size. Inline so
+/* Zeroes o (defaults: one thread per online CPU, own arena, no cap) and sets o->struct_size. Inline so
  * that the size recorded is the caller's. */
 static inline void yrt_session_options_init(yrt_session_options *o) {
   const yrt_session_options zero = {0};
@@ -142,6 +150,10 @@ static inline void yrt_session_options_init(yrt_session_options *o) {
 YRT_API yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
                               yrt_session **out, yrt_error *err);
 YRT_API void yrt_session_free(yrt_session *s);
+
+/* Threads the session's parallel nodes run on, the calling thread included (1: no pool; with a
+ * caller's thread_pool, that pool's count). 0 for s NULL. */
+YRT_API int yrt_session_num_threads(const yrt_session *s);
 
 /* A view of a float tensor in LOGICAL (ONNX) order. */
 typedef struct yrt_tensor_view {
@@ -172,7 +184,9 @@ YRT_API void yrt_session_cancel(yrt_session *s);
 /* Output `index` in logical order, valid until the next run. */
 YRT_API yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);
 
-/* Per-node wall time of the last run in nanoseconds, when profiling is enabled. */
+/* Per-node wall time of the last run in nanoseconds, when profiling is enabled. After a
+ * yrt_session_detect that decoded threshold-aware, the slot of output0's decode node holds that
+ * call's decode + NMS time. */
 YRT_API void yrt_session_set_profiling(yrt_session *s, int enable);
 /* Fills ns[i] for node i, up to n; returns the node count. */
 YRT_API int yrt_session_node_times(const yrt_session *s, uint64_t *ns, int n);
@@ -240,7 +254,18 @@ typedef struct yrt_frame {
   yrt_color_range color;
   int crop_x, crop_y;       /* region of interest; crop_w == 0 or crop_h == 0: the whole frame */
   int crop_w, crop_h;
+  /* Growth without breaking callers, as yrt_session_options: sizeof(yrt_frame) as the caller was
+   * compiled (yrt_frame_init sets it); 0 (memset or an initializer that leaves it out) means the
+   * fields above; later fields go after it, their zero meaning their default. */
+  size_t struct_size;
 } yrt_frame;
+
+/* Zeroes f (no crop, BT.601 limited range) and records the caller's sizeof in struct_size. */
+static inline void yrt_frame_init(yrt_frame *f) {
+  const yrt_frame zero = {0};
+  *f = zero;
+  f->struct_size = sizeof *f;
+}
 
 /* Letterbox the frame (or its crop) straight into the session's input: colour conversion,
  * bilinear resize (OpenCV INTER_LINEAR geometry, 11-bit fixed-point weights), padding with 114,
@@ -267,9 +292,27 @@ typedef struct yrt_postprocess_params {
   int class_agnostic;   /* 0: class-aware NMS */
   const int *classes;   /* keep only anchors whose best class is one of these (NULL: all) */
   int num_classes;      /* entries in classes */
+  /* Growth without breaking callers, as yrt_session_options: sizeof(yrt_postprocess_params) as
+   * the caller was compiled, set by yrt_postprocess_params_init / yrt_postprocess_defaults. 0
+   * (an initializer that leaves it out) means the six fields above; fields added later go after
+   * this one, their zero meaning their default; a larger struct than this library knows is
+   * accepted when the unknown bytes are zero, else YRT_ERR_INVALID_ARG. */
+  size_t struct_size;
 } yrt_postprocess_params;
 
+/* Writes the defaults into the fields up to and including struct_size (set to this header's
+ * sizeof). Later versions keep writing exactly these bytes, so a program compiled against this
+ * header stays within its struct; fields they add are defaulted by being zero. */
 YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
+
+/* Zeroes p (every later field at its default), writes the defaults, and records the caller's
+ * sizeof in struct_size. Inline so that the size is the caller's. */
+static inline void yrt_postprocess_params_init(yrt_postprocess_params *p) {
+  const yrt_postprocess_params zero = {0};
+  *p = zero;
+  yrt_postprocess_defaults(p);
+  p->struct_size = sizeof *p;
+}
 
 /* Scratch bytes for yrt_postprocess with this many anchors. */
 YRT_API size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections);

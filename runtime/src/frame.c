@@ -6,11 +6,13 @@
  * the node would compute — and the next runs skip the node (s->skip_node) until another input
  * call writes the float input again. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "letterbox_geometry.h"
 #include "session_internal.h"
+#include "struct_growth.h"
 #include "yk_frame.h"
 #include "yk_inline.h"
 
@@ -25,6 +27,7 @@ struct yrt_frame_state {
   uint32_t quant_node;  /* QUANTIZE node the int8 path replaces, YRT_NONE if none */
   float lut_f32[256];
   int8_t lut_i8[256];
+  int lut_shift; /* yk_frame_lut_shift of lut_i8: the table as a byte add, else -1 */
 };
 
 yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
@@ -67,6 +70,7 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
     f->lut_f32[v] = (float)v / 255.0f; /* as yrt_letterbox_f32 */
     f->lut_i8[v] = f->out_i8 ? yk_quantize1((float)v / 255.0f, q->scale, q->zero_point) : 0;
   }
+  f->lut_shift = yk_frame_lut_shift(f->lut_i8);
   return YRT_OK;
 }
 
@@ -114,14 +118,11 @@ static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, in
 typedef struct frame_task {
   const yrt_session *s;
   const yk_frame_job *job;
-  int rows;
 } frame_task;
 
-static void frame_task_fn(void *ctx, size_t i) {
+static void frame_range(const void *ctx, size_t r0, size_t r1) {
   const frame_task *t = ctx;
-  const int r0 = (int)i * t->rows;
-  const int r1 = r0 + t->rows < t->job->dst_h ? r0 + t->rows : t->job->dst_h;
-  yk_frame_rows(&t->s->isa, t->job, r0, r1);
+  yk_frame_rows(&t->s->isa, t->job, (int)r0, (int)r1);
 }
 
 yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letterbox *lb, yrt_error *err) {
@@ -129,8 +130,13 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   struct yrt_frame_state *f = s->frame;
   if (!f)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_set_frame: the model's input 0 is not an NHWC image");
+  yrt_frame known; /* the caller's frame as this library knows it (struct_size) */
+  yrt_status st = yrt_struct_read(fr, fr->struct_size, offsetof(yrt_frame, struct_size), sizeof known, &known,
+                                  "yrt_session_set_frame: frame", err);
+  if (st != YRT_OK) return st;
+  fr = &known;
   int cx = 0, cy = 0, cw = 0, ch = 0;
-  yrt_status st = check_frame(fr, &cx, &cy, &cw, &ch, err);
+  st = check_frame(fr, &cx, &cy, &cw, &ch, err);
   if (st != YRT_OK) return st;
   lb_geometry g;
   yrt_letterbox_geometry(cw, ch, f->dst_w, f->dst_h, &g);
@@ -163,16 +169,13 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   }
   j.out_i8 = f->out_i8;
   j.lut_i8 = f->lut_i8;
+  j.lut_shift = f->lut_shift;
+  j.lut_is_shift = f->lut_shift >= 0;
   j.lut_f32 = f->lut_f32;
   j.dst = f->dst;
-  const size_t threads = s->pool ? pthreadpool_get_threads_count(s->pool) : 1;
-  if (threads < 2) {
-    yk_frame_rows(&s->isa, &j, 0, j.dst_h);
-  } else {
-    const int rows = (int)((size_t)j.dst_h / (4 * threads)) + 1;
-    frame_task t = {s, &j, rows};
-    pthreadpool_parallelize_1d(s->pool, frame_task_fn, &t, (size_t)((j.dst_h + rows - 1) / rows), 0);
-  }
+  const frame_task t = {s, &j};
+  const size_t h = (size_t)j.dst_h;
+  yrt_par_ranges(&s->par, h, yrt_par_chunk(h, 4 * yrt_par_threads(&s->par), 1, 1), frame_range, &t);
   s->skip_node = f->quant_node; /* the frame already holds the quantized input */
   if (lb) yrt_letterbox_record(&g, cw, ch, f->dst_w, f->dst_h, (float)cx, (float)cy, lb);
   return YRT_OK;

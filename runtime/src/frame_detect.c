@@ -2,6 +2,7 @@
  * is made once at session creation (yrt_detect_scratch_create) so a detect call never allocates. */
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "postprocess_listed.h"
 #include "session_internal.h"
@@ -56,6 +57,12 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   return YRT_OK;
 }
 
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
                               yrt_detection *dets, int cap, int *n_dets, yrt_error *err) {
   if (n_dets) *n_dets = 0;
@@ -65,11 +72,14 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   const int e2e = is_end2end(s->model);
   if ((!s->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
-  yrt_postprocess_params def;
+  yrt_postprocess_params known;
   if (!params) {
-    yrt_postprocess_defaults(&def);
-    params = &def;
+    yrt_postprocess_defaults(&known);
+  } else { /* the caller's struct as this library knows it (struct_size) */
+    const yrt_status pst = yrt_postprocess_params_read(params, &known, "yrt_session_detect: params", err);
+    if (pst != YRT_OK) return pst;
   }
+  params = &known;
   yrt_letterbox lb;
   yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
   /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best
@@ -79,6 +89,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   yrt_tensor_view out;
   if (st == YRT_OK) st = yrt_session_output(s, 0, &out, err);
   size_t n_list = 0;
+  const uint64_t t0 = s->profiling && sparse ? now_ns() : 0;
   if (st == YRT_OK && sparse)
     n_list = yrt_detect_decode_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
   if (st == YRT_OK && e2e)
@@ -86,6 +97,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   else if (st == YRT_OK)
     st = yrt_postprocess_listed(out.data, classes, anchors, sparse ? s->detect_list : NULL, n_list, &lb, params,
                                 s->pp_scratch, dets, cap, n_dets, err);
+  if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
+  yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

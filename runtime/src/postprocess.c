@@ -9,8 +9,10 @@
  * are deterministic. No allocation: everything lives in the caller's scratch. */
 #include "yolort.h"
 #include "postprocess_listed.h"
+#include "struct_growth.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -30,6 +32,13 @@ void yrt_postprocess_defaults(yrt_postprocess_params *p) {
   p->class_agnostic = 0;
   p->classes = NULL;
   p->num_classes = 0;
+  p->struct_size = sizeof *p;
+}
+
+yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
+                                       const char *fn, yrt_error *err) {
+  return yrt_struct_read(in, in->struct_size, offsetof(yrt_postprocess_params, struct_size), sizeof *out, out, fn,
+                         err);
 }
 
 static int pp_class_kept(const yrt_postprocess_params *p, int c) {
@@ -124,6 +133,13 @@ static void pp_unletterbox(yrt_detection *d, const yrt_letterbox *lb) {
 yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
                            const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                            int *n_dets, yrt_error *err) {
+  yrt_postprocess_params known;
+  if (params) { /* the caller's struct as this library knows it (struct_size) */
+    if (n_dets) *n_dets = 0;
+    const yrt_status st = yrt_postprocess_params_read(params, &known, "yrt_postprocess: params", err);
+    if (st != YRT_OK) return st;
+    params = &known;
+  }
   return yrt_postprocess_listed(output0, num_classes, num_anchors, NULL, 0, lb, params, scratch, dets, cap, n_dets,
                                 err);
 }
@@ -218,6 +234,10 @@ yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const
   if (n_dets) *n_dets = 0;
   if (!dets6 || !params || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: NULL argument");
+  yrt_postprocess_params known;
+  const yrt_status st = yrt_postprocess_params_read(params, &known, "yrt_postprocess_e2e: params", err);
+  if (st != YRT_OK) return st;
+  params = &known;
   if (k < 0 || num_classes <= 0 || cap < 0 || params->max_detections < 0 || isnan(params->conf_threshold))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: bad sizes (k %d, classes %d, cap %d)", k,
                          num_classes, cap);

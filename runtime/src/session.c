@@ -6,9 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_count.h"
 #include "node_kind.h"
 #include "op_table.h"
 #include "session_internal.h"
+#include "session_par.h"
+#include "struct_growth.h"
 
 static void *tensor_ptr(const yrt_session *s, uint32_t t) {
   const yrt_tensor_rec *r = &s->model->tensors[t];
@@ -70,29 +73,15 @@ void yrt_session_free(yrt_session *s) {
   free(s->detect_list);
   free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
+  yrt_thread_pool_destroy(s->par.own);
   free(s->arena_owned);
   free(s);
 }
 
 /* Copies the fields of the caller's options that its struct_size covers; the rest stay zero. */
 static yrt_status read_options(const yrt_session_options *in, yrt_session_options *o, yrt_error *err) {
-  const size_t v1 = offsetof(yrt_session_options, struct_size); /* before struct_size existed */
-  const size_t size = in->struct_size ? in->struct_size : v1;
-  if (size < v1 + sizeof in->struct_size && in->struct_size)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
-                         "yrt_session_create: options struct_size %zu is too small (0, or at least %zu)",
-                         in->struct_size, v1 + sizeof in->struct_size);
-  const unsigned char *b = (const unsigned char *)in;
-  for (size_t i = sizeof *o; i < size; i++)
-    if (b[i])
-      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
-                           "yrt_session_create: options of %zu bytes set a field at byte %zu that this "
-                           "library (%zu-byte options) does not know: built for a newer yolort?",
-                           size, i, sizeof *o);
-  memset(o, 0, sizeof *o);
-  memcpy(o, in, size < sizeof *o ? size : sizeof *o);
-  o->struct_size = sizeof *o;
-  return YRT_OK;
+  return yrt_struct_read(in, in->struct_size, offsetof(yrt_session_options, struct_size), sizeof *o, o,
+                         "yrt_session_create: options", err);
 }
 
 yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
@@ -148,13 +137,18 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   }
   if (opts && opts->thread_pool) {
     s->pool = opts->thread_pool; /* the caller's: not destroyed with the session */
-  } else if (opts && opts->num_threads > 1) {
-    s->pool_owned = 1;
-    s->pool = pthreadpool_create((size_t)opts->num_threads);
-    if (!s->pool) {
-      st = yrt_set_error(err, YRT_ERR_BACKEND, "yrt: cannot create a pool of %d threads", opts->num_threads);
+    s->par.pp = s->pool;
+    s->threads = (int)pthreadpool_get_threads_count(s->pool);
+  } else {
+    /* default and cap: the CPUs we may run on (more threads than cores only wait for a core) */
+    const int cpus = yrt_cpu_count();
+    s->threads = opts && opts->num_threads > 0 ? opts->num_threads : cpus;
+    if (s->threads > cpus && !(opts && opts->oversubscribe)) s->threads = cpus;
+    if (s->threads > 1 && !(s->par.own = yrt_thread_pool_create(s->threads))) {
+      st = yrt_set_error(err, YRT_ERR_BACKEND, "yrt: cannot create a pool of %d threads", s->threads);
       goto fail;
     }
+    if (s->threads < 1) s->threads = 1;
   }
   const size_t nn = model->n_nodes ? model->n_nodes : 1;
   s->exec = calloc(nn, sizeof *s->exec);
@@ -199,7 +193,9 @@ static uint64_t now_ns(void) {
 
 yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
   if (!s) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_run: session is NULL");
-  return yrt_session_run_except(s, YRT_NONE, err);
+  const yrt_status st = yrt_session_run_except(s, YRT_NONE, err);
+  yrt_par_rest(s->pool);
+  return st;
 }
 
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err) {
@@ -215,6 +211,16 @@ yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err)
     if (s->profiling) s->times[i] = now_ns() - t0;
   }
   return YRT_OK;
+}
+
+int yrt_session_num_threads(const yrt_session *s) { return s ? s->threads : 0; }
+
+pthreadpool_t yrt_session_xnn_pool(yrt_session *s) {
+  if (!s->pool && s->par.own && (s->pool = pthreadpool_create((size_t)s->threads))) {
+    s->pool_owned = 1;
+    yrt_par_rest(s->pool); /* new workers start spinning: let them sleep until XNNPACK needs them */
+  }
+  return s->pool;
 }
 
 void yrt_session_cancel(yrt_session *s) {

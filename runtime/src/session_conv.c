@@ -47,14 +47,14 @@ static void act_range(const void *ctx, size_t lo, size_t hi) {
  * consumer (which then skips its own pass over this tensor). */
 static void run_act_f32(const yrt_session *s, yrt_exec *e, float *y, size_t n) {
   const yrt_exec_conv *c = &e->u.conv;
-  const size_t threads = yrt_par_threads(s->pool);
+  const size_t threads = yrt_par_threads(&s->par);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
   float lohi[2 * YRT_RANGE_SLOTS];
   act_ctx t = {s, c->act, y, 0, e->pub_range ? lohi : NULL};
   t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
   if (!t.chunk) t.chunk = 1;
   const size_t ranges = (n + t.chunk - 1) / t.chunk;
-  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, act_range, &t);
+  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, act_range, &t);
   if (e->pub_range) yrt_range_fold(lohi, ranges, &e->y_lo, &e->y_hi);
 }
 
@@ -87,7 +87,7 @@ static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
 static void run_own_conv(const yrt_session *s, const yrt_exec_conv *c, const void *x, void *y) {
   const own_conv_ctx t = {c, x, y};
   const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
-  yrt_par_ranges(s->pool, rows, c->rows_per_task, own_conv_rows, &t);
+  yrt_par_ranges(&s->par, rows, c->rows_per_task, own_conv_rows, &t);
 }
 
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
@@ -173,7 +173,7 @@ static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
   else if (act != YRT_UNARY_NONE && act != YRT_UNARY_IDENTITY) c->act = act;
   const yrt_conv_geom *g = &c->g;
   const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->cin, (size_t)g->cout);
-  c->op = yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, s->pool);
+  c->op = yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, yrt_session_xnn_pool(s));
   if (c->op) return YRT_OK;
   c->op = NULL; /* the reference handles any validated shape */
   return YRT_OK;
@@ -312,7 +312,7 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
   }
   const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->xs, (size_t)g->ys);
   c->op = yrt_xnn_conv_qs8(&d, (int8_t)c->x_zp, x->scale, c->kscale, e->in[1], bias, (int8_t)c->y_zp, y->scale,
-                           c->i_min, c->i_max, e->in[0], e->out, s->pool);
+                           c->i_min, c->i_max, e->in[0], e->out, yrt_session_xnn_pool(s));
   if (c->op) return YRT_OK;
   c->op = NULL;
   /* XNNPACK refused the shape: our depthwise kernel if it fits, else the scalar reference */
@@ -382,7 +382,7 @@ static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
 static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const float *x, int8_t *q, float *scale,
                          int32_t *zp) {
   const size_t n = c->x_numel;
-  const size_t threads = yrt_par_threads(s->pool);
+  const size_t threads = yrt_par_threads(&s->par);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
   float lohi[2 * YRT_RANGE_SLOTS] = {0};
   dyn_ctx t = {.s = s, .x = x, .q = q, .lohi = lohi};
@@ -394,7 +394,7 @@ static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const flo
     lo = c->x_src->y_lo;
     hi = c->x_src->y_hi;
   } else {
-    yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_minmax_range, &t);
+    yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_minmax_range, &t);
     yrt_range_fold(lohi, ranges, &lo, &hi);
   }
   float sc = (hi - lo) / 255.0f;
@@ -403,7 +403,7 @@ static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const flo
   z = z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z;
   t.scale = sc;
   t.zp = (int32_t)z - 128;
-  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, t.chunk, dyn_quant_range, &t);
+  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_quant_range, &t);
   *scale = sc;
   *zp = t.zp;
 }

@@ -37,8 +37,8 @@ yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *er
   (void)err;
   const yrt_exec_detect *d = e->u.detect;
   const detect_ctx t = {s, e};
-  const int one = yrt_par_threads(s->pool) < 2 || e->numel < DETECT_PAR_MIN;
-  yrt_par_ranges(s->pool, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, detect_range, &t);
+  const int one = yrt_par_threads(&s->par) < 2 || e->numel < DETECT_PAR_MIN;
+  yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, detect_range, &t);
   return YRT_OK;
 }
 
@@ -83,7 +83,7 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
     }
   }
   p->n_anchors = first;
-  d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(s->pool), DETECT_ALIGN, DETECT_ALIGN);
+  d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), DETECT_ALIGN, DETECT_ALIGN);
   return YRT_OK;
 }
 

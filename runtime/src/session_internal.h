@@ -10,6 +10,7 @@
 
 #include "conv_ref.h"
 #include "model_internal.h"
+#include "session_par.h"
 #include "xnn_backend.h"
 #include "yk.h"
 #include "yk_dwconv.h"
@@ -102,8 +103,10 @@ struct yrt_session {
   const yrt_model *model;
   uint8_t *arena;
   void *arena_owned;
-  pthreadpool_t pool;       /* NULL: calling thread */
-  int pool_owned;           /* 1: made for this session (destroyed with it); 0: the caller's thread_pool */
+  yrt_par par;              /* the threads our kernels run on (session_par.h) */
+  int threads;              /* threads chosen at creation (yrt_session_num_threads) */
+  pthreadpool_t pool;       /* XNNPACK's: the caller's thread_pool, or made on first use (yrt_session_xnn_pool) */
+  int pool_owned;           /* 1: pool made for this session (destroyed with it) */
   yk_isa isa;
   yrt_exec *exec;
   uint32_t n_exec;
@@ -124,6 +127,9 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err);
 void yrt_frame_state_free(struct yrt_frame_state *f);
 /* frame_detect.c: the NMS scratch of yrt_session_detect (freed with the session). */
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
+/* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
+ * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */
+pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
 /* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
 /* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class

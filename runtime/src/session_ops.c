@@ -128,14 +128,14 @@ static void binary_range(const void *ctx, size_t lo, size_t hi) {
  * whole 64-element SIMD blocks. */
 static void run_par(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, size_t n, size_t unit_elems) {
   const node_ctx t = {s, e};
-  const size_t threads = yrt_par_threads(s->pool);
+  const size_t threads = yrt_par_threads(&s->par);
   if (threads < 2 || n < 2 || n * unit_elems < 2 * YRT_PAR_MIN_ELEMS) {
     fn(&t, 0, n);
     return;
   }
   const size_t min_chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
   const size_t chunk = yrt_par_chunk(n, 4 * threads, min_chunk, unit_elems == 1 ? 64 : 1);
-  yrt_par_ranges(s->pool, n, chunk, fn, &t);
+  yrt_par_ranges(&s->par, n, chunk, fn, &t);
 }
 
 /* ---- publishing an f32 output's range (a dynamically quantized consumer's input, session_conv.c) */
@@ -173,7 +173,7 @@ static void run_par_out(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn
     run_par(s, e, fn, n, unit_elems);
     return;
   }
-  const size_t threads = yrt_par_threads(s->pool);
+  const size_t threads = yrt_par_threads(&s->par);
   const int one = threads < 2 || n < 2 || n * unit_elems < 2 * YRT_PAR_MIN_ELEMS;
   const size_t min_chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
   size_t chunk = one ? n : yrt_par_chunk(n, 4 * threads, min_chunk, unit_elems == 1 ? 64 : 1);
@@ -182,7 +182,7 @@ static void run_par_out(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn
   float lohi[2 * YRT_RANGE_SLOTS];
   const measured_ctx m = {{s, e}, fn, unit_elems, chunk, lohi};
   const size_t ranges = (n + chunk - 1) / chunk;
-  yrt_par_ranges(ranges > 1 ? s->pool : NULL, n, chunk, measured_range, &m);
+  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, chunk, measured_range, &m);
   yrt_exec *w = (yrt_exec *)e; /* the published range is state of this node's run */
   yrt_range_fold(lohi, ranges, &w->y_lo, &w->y_hi);
 }

@@ -1,4 +1,4 @@
-/* session_par.c — ranges of units over the thread pool (session_par.h). */
+/* session_par.c — ranges of units over the session's threads (session_par.h). */
 #include "session_par.h"
 
 size_t yrt_par_chunk(size_t n, size_t tasks, size_t min_chunk, size_t align) {
@@ -20,16 +20,15 @@ static void par_task(void *arg, size_t i) {
   j->fn(j->ctx, lo, hi);
 }
 
-void yrt_par_ranges(pthreadpool_t pool, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx) {
-  if (!pool || chunk == 0 || chunk >= n) {
+void yrt_par_ranges(const yrt_par *par, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx) {
+  if (!par || (!par->own && !par->pp) || chunk == 0 || chunk >= n) {
     fn(ctx, 0, n);
     return;
   }
   par_job j = {fn, ctx, n, chunk};
-  pthreadpool_parallelize_1d(pool, par_task, &j, (n + chunk - 1) / chunk, 0);
+  if (par->own) yrt_thread_pool_run(par->own, par_task, &j, (n + chunk - 1) / chunk);
+  else pthreadpool_parallelize_1d(par->pp, par_task, &j, (n + chunk - 1) / chunk, 0);
 }
-
-size_t yrt_par_threads(pthreadpool_t pool) { return pool ? pthreadpool_get_threads_count(pool) : 1; }
 
 void yrt_range_fold(const float *lohi, size_t ranges, float *lo, float *hi) {
   float l = 0.0f, h = 0.0f;
@@ -39,4 +38,20 @@ void yrt_range_fold(const float *lohi, size_t ranges, float *lo, float *hi) {
   }
   *lo = l;
   *hi = h;
+}
+
+static void rest_task(void *ctx, size_t i) {
+  (void)ctx;
+  (void)i;
+}
+
+void yrt_par_rest(pthreadpool_t pool) {
+  const size_t n = pool ? pthreadpool_get_threads_count(pool) : 1;
+  if (n > 1) pthreadpool_parallelize_1d(pool, rest_task, NULL, n, PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
+size_t yrt_par_threads(const yrt_par *par) {
+  if (!par) return 1;
+  if (par->own) return (size_t)yrt_thread_pool_threads(par->own);
+  return par->pp ? pthreadpool_get_threads_count(par->pp) : 1;
 }

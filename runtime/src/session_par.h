@@ -1,10 +1,20 @@
 /* session_par.h — splitting [0, n) units (elements, rows, anchors) into ranges on the session's
- * thread pool: one place for the chunk arithmetic every threaded node kind uses. */
+ * threads: one place for the chunk arithmetic every threaded node kind uses, and for the choice
+ * of pool (the session's own threads, thread_pool.h, or a caller's pthreadpool). */
 #ifndef YOLORT_SESSION_PAR_H
 #define YOLORT_SESSION_PAR_H
 
 #include <pthreadpool.h>
 #include <stddef.h>
+
+#include "thread_pool.h"
+
+/* The threads a session's own kernels run on: own (the session's workers) or else pp (a caller's
+ * pthreadpool); both NULL: the calling thread. */
+typedef struct yrt_par {
+  yrt_thread_pool *own;
+  pthreadpool_t pp;
+} yrt_par;
 
 /* Works on units [lo, hi). */
 typedef void (*yrt_range_fn)(const void *ctx, size_t lo, size_t hi);
@@ -13,9 +23,9 @@ typedef void (*yrt_range_fn)(const void *ctx, size_t lo, size_t hi);
  * min_chunk, rounded up to a multiple of align (whole SIMD blocks, row pairs, cache lines). */
 size_t yrt_par_chunk(size_t n, size_t tasks, size_t min_chunk, size_t align);
 
-/* fn over [0, n) in ranges of chunk units (the last one shorter), on pool; in one call
- * fn(ctx, 0, n) on the calling thread when pool is NULL or one range covers n. */
-void yrt_par_ranges(pthreadpool_t pool, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx);
+/* fn over [0, n) in ranges of chunk units (the last one shorter), on par's threads; in one call
+ * fn(ctx, 0, n) on the calling thread when par is NULL / has no threads or one range covers n. */
+void yrt_par_ranges(const yrt_par *par, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx);
 
 /* A tensor's range measured over the pool: one [lo, hi] slot per range of units (at most
  * YRT_RANGE_SLOTS ranges), folded by yrt_range_fold into [min(0, lo...), max(0, hi...)] (the
@@ -23,7 +33,12 @@ void yrt_par_ranges(pthreadpool_t pool, size_t n, size_t chunk, yrt_range_fn fn,
 #define YRT_RANGE_SLOTS 64
 void yrt_range_fold(const float *lohi, size_t ranges, float *lo, float *hi);
 
-/* Threads of pool (1 when NULL). */
-size_t yrt_par_threads(pthreadpool_t pool);
+/* Puts a pthreadpool's workers to sleep now instead of letting them spin-wait for the next
+ * parallel call (pthreadpool spins ~1M pauses first): called where a burst of work ends (after a
+ * run, after creation), so idle sessions leave the cores to other processes. No-op for NULL. */
+void yrt_par_rest(pthreadpool_t pool);
+
+/* Threads of par (1 when NULL or without threads). */
+size_t yrt_par_threads(const yrt_par *par);
 
 #endif

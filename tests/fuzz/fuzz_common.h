@@ -67,7 +67,8 @@ static inline void fz_exercise_model(const yrt_model *m) {
   if (info.arena_bytes > FZ_MAX_ARENA || fz_run_cost(m) > FZ_MAX_RUN_COST) return;
 
   yrt_session *s = NULL;
-  yrt_status st = yrt_session_create(m, NULL, &s, &err);
+  const yrt_session_options one = {.num_threads = 1}; /* one session per input: no pool each */
+  yrt_status st = yrt_session_create(m, &one, &s, &err);
   if (st != YRT_OK) {
     FZ_CHECK(s == NULL);
     fz_check_error(st, &err);

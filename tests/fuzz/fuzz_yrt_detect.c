@@ -22,7 +22,8 @@ static void detect(const yrt_model *m, int iw, int ih, const uint8_t *seed) {
   if (info.arena_bytes > FZ_MAX_ARENA || fz_run_cost(m) > FZ_MAX_RUN_COST) return;
   if ((uint64_t)info.input_w * (uint64_t)info.input_h > (1u << 20)) return; /* letterbox time */
   yrt_session *s = NULL;
-  yrt_status st = yrt_session_create(m, NULL, &s, &err);
+  const yrt_session_options one = {.num_threads = 1}; /* one session per input: no pool each */
+  yrt_status st = yrt_session_create(m, &one, &s, &err);
   if (st != YRT_OK) {
     fz_check_error(st, &err);
     return;

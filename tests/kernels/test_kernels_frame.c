@@ -2,7 +2,9 @@
  * written here from the definition (source position (d + 0.5) * in/out - 0.5 clamped, 11-bit
  * weights, BT.601 integer conversion after the per-plane resize, 114 padding, table), for every
  * pixel format, odd sizes, strides with slack, up- and down-scaling, both colour ranges and both
- * output types; and the dispatched and AVX2 variants bit-exact against the scalar one. */
+ * output types, a general int8 table and a shift table (the byte-add store), planes starting at
+ * odd addresses (a crop's origin); and the dispatched, AVX2, AVX-512 and NEON variants bit-exact
+ * against the scalar one (AVX-512 skips, saying so, on a CPU without it). */
 #include "kt_common.h"
 #include "yk_frame.h"
 
@@ -35,7 +37,12 @@ static int clamp_shift(int v) {
 
 typedef struct frame_case {
   int fmt, w, h, dst_w, dst_h, slack, full, out_i8;
+  int shift_lut; /* 1: lut_i8[v] = v + 37 (mod 256), the byte-add store; 0: a general table */
 } frame_case;
+
+#if defined(YK_ARCH_X86_64)
+static int g_avx512_runs; /* cases the AVX-512 variant ran on */
+#endif
 
 static void run_case(const frame_case *fc, kt_rng *rng) {
   const int yuv = fc->fmt == YK_PIX_NV12 || fc->fmt == YK_PIX_NV21 || fc->fmt == YK_PIX_I420;
@@ -48,11 +55,14 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
     rows[1] = (size_t)ch;
     if (fc->fmt == YK_PIX_I420) stride[2] = (size_t)cw + 3, rows[2] = (size_t)ch;
   }
-  uint8_t *planes[3] = {NULL, NULL, NULL};
+  uint8_t *planes[3] = {NULL, NULL, NULL}, *bufs[3] = {NULL, NULL, NULL};
   for (int p = 0; p < 3; p++) {
     if (!rows[p]) continue;
-    planes[p] = malloc(stride[p] * rows[p]);
-    assert_non_null(planes[p]);
+    /* the plane starts 1..3 bytes into its buffer, as a crop's origin does */
+    const size_t off = (size_t)(1 + (fc->w + p) % 3);
+    bufs[p] = malloc(stride[p] * rows[p] + off);
+    assert_non_null(bufs[p]);
+    planes[p] = bufs[p] + off;
     for (size_t i = 0; i < stride[p] * rows[p]; i++) planes[p][i] = (uint8_t)kt_int(rng, 0, 255);
   }
   /* geometry as the runtime computes it (letterbox rules), done here independently */
@@ -66,7 +76,8 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
   int16_t *wt = malloc(sizeof(int16_t) * 2 * (size_t)(fc->dst_w + fc->dst_h));
   int8_t lut_i8[256];
   float lut_f32[256];
-  for (int v = 0; v < 256; v++) lut_i8[v] = (int8_t)(v / 2 - 100), lut_f32[v] = (float)v / 255.0f;
+  for (int v = 0; v < 256; v++)
+    lut_i8[v] = fc->shift_lut ? (int8_t)(uint8_t)(v + 37) : (int8_t)(v / 2 - 100), lut_f32[v] = (float)v / 255.0f;
   yk_frame_job j;
   memset(&j, 0, sizeof j);
   j.fmt = fc->fmt;
@@ -85,6 +96,9 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
   j.out_i8 = fc->out_i8;
   j.lut_i8 = lut_i8;
   j.lut_f32 = lut_f32;
+  j.lut_shift = yk_frame_lut_shift(lut_i8);
+  j.lut_is_shift = j.lut_shift >= 0;
+  assert_int_equal(j.lut_is_shift, fc->shift_lut);
   const size_t n = (size_t)fc->dst_w * (size_t)fc->dst_h * 3, esz = fc->out_i8 ? 1 : 4;
   uint8_t *got = malloc(n * esz), *fast = malloc(n * esz);
   assert_non_null(got);
@@ -103,6 +117,19 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
   if (kt_have_avx2()) {
     memset(fast, 0x5A, n * esz);
     yk_frame_rows__avx2(&j, 0, fc->dst_h);
+    assert_memory_equal(got, fast, n * esz);
+  }
+  if (isa.avx512) {
+    memset(fast, 0x5A, n * esz);
+    yk_frame_rows__avx512(&j, 0, fc->dst_h);
+    assert_memory_equal(got, fast, n * esz);
+    g_avx512_runs++;
+  }
+#endif
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  if (isa.neon) {
+    memset(fast, 0x5A, n * esz);
+    yk_frame_rows__neon(&j, 0, fc->dst_h);
     assert_memory_equal(got, fast, n * esz);
   }
 #endif
@@ -157,7 +184,7 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
         }
       }
     }
-  for (int p = 0; p < 3; p++) free(planes[p]);
+  for (int p = 0; p < 3; p++) free(bufs[p]);
   free(ofs);
   free(wt);
   free(got);
@@ -173,9 +200,39 @@ static void test_every_format(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       for (int variant = 0; variant < 2; variant++) {
         frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], 7 * variant + 1, variant,
-                         variant ^ (int)(s & 1)};
+                         variant ^ (int)(s & 1), (int)(s % 3 == 1)};
         run_case(&fc, &rng);
       }
+}
+
+/* Frames wide enough for whole 16-pixel SIMD groups (down- and up-scaling, the shift table). */
+static void test_wide_rows(void **state) {
+  (void)state;
+  kt_rng rng = {77};
+  static const int sizes[][4] = {{333, 190, 96, 96}, {161, 91, 160, 160}, {96, 54, 203, 128}};
+  for (int fmt = YK_PIX_NV12; fmt <= YK_PIX_I420; fmt++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 5, (int)(s & 1), 1, 1};
+      run_case(&fc, &rng);
+    }
+}
+
+/* Runs last: the AVX-512 variant was compared on every case above, or is skipped explicitly
+ * (compiled with its target flags, but this CPU cannot run it). */
+static void test_avx512_variant(void **state) {
+  (void)state;
+#if defined(YK_ARCH_X86_64)
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.avx512) {
+    print_message("no AVX-512 on this CPU: yk_frame_rows__avx512 compiled but not run\n");
+    skip();
+  }
+  assert_true(g_avx512_runs > 0);
+#else
+  print_message("not x86-64: no AVX-512 variant\n");
+  skip();
+#endif
 }
 
 /* Saturating colours: extreme Y/U/V combinations clamp instead of wrapping. */
@@ -183,7 +240,7 @@ static void test_saturation(void **state) {
   (void)state;
   kt_rng rng = {42};
   for (int full = 0; full < 2; full++) {
-    frame_case fc = {YK_PIX_NV12, 9, 7, 9, 7, 0, full, 1};
+    frame_case fc = {YK_PIX_NV12, 9, 7, 9, 7, 0, full, 1, full};
     run_case(&fc, &rng); /* random bytes already reach both ends of every channel */
   }
 }
@@ -192,6 +249,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_format),
       cmocka_unit_test(test_saturation),
+      cmocka_unit_test(test_wide_rows),
+      cmocka_unit_test(test_avx512_variant),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -129,6 +129,38 @@ static void test_bad_frames(void **state) {
   yrt_detection d[4];
   assert_int_equal(yrt_session_detect(c->s1, &ok, NULL, NULL, 4, &n, &err), YRT_ERR_INVALID_ARG);
   assert_int_equal(yrt_session_detect(c->s1, NULL, NULL, d, 4, &n, &err), YRT_ERR_INVALID_ARG);
+  /* structs that grow (struct_size): init, 0 (above), inside the old fields, a newer caller's
+   * struct with a zero tail (read) or a set one (refused) */
+  yrt_frame g;
+  g.width = 3; /* init resets every field */
+  yrt_frame_init(&g);
+  assert_int_equal(g.struct_size, sizeof g);
+  assert_int_equal(g.width, 0);
+  g.format = ok.format, g.width = 8, g.height = 8, g.plane[0] = px, g.stride[0] = 24;
+  assert_int_equal(yrt_session_set_frame(c->s1, &g, NULL, &err), YRT_OK);
+  g.struct_size = 4;
+  assert_int_equal(yrt_session_set_frame(c->s1, &g, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "struct_size"));
+  struct {
+    yrt_frame f;
+    uint64_t newer[2];
+  } big;
+  memset(&big, 0, sizeof big);
+  big.f = ok;
+  big.f.struct_size = sizeof big;
+  assert_int_equal(yrt_session_set_frame(c->s1, &big.f, NULL, &err), YRT_OK);
+  big.newer[1] = 5;
+  assert_int_equal(yrt_session_set_frame(c->s1, &big.f, NULL, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "newer"));
+  yrt_postprocess_params pp;
+  pp.max_detections = 9;
+  yrt_postprocess_params_init(&pp);
+  assert_int_equal(pp.struct_size, sizeof pp);
+  assert_int_equal(pp.max_detections, 300);
+  assert_int_equal(yrt_session_detect(c->s1, &ok, &pp, d, 4, &n, &err), YRT_OK);
+  pp.struct_size = 2;
+  assert_int_equal(yrt_session_detect(c->s1, &ok, &pp, d, 4, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "struct_size"));
   /* a cancel request stops the next run between nodes, once */
   yrt_session_cancel(NULL);
   yrt_session_cancel(c->s1);

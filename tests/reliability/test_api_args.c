@@ -509,6 +509,57 @@ static void test_letterbox_args(void **state) {
 
 /* -------------------------------------------------------- post-processing */
 
+/* yrt_postprocess_params can grow (issue 16): struct_size from init / defaults; 0 = the six
+ * fields (a designated initializer); inside them refused; a newer caller's larger struct read
+ * when its unknown tail is zero, refused when set. Same answers from every accepted form. */
+static void test_postprocess_params_growth(void **state) {
+  (void)state;
+  yrt_error err;
+  enum { NC = 3, NA = 8 };
+  float out[(4 + NC) * NA];
+  for (int i = 0; i < (4 + NC) * NA; i++) out[i] = (float)(i % 11) / 10.0f;
+  yrt_postprocess_params p;
+  p.iou_threshold = 9.0f; /* init must reset every field */
+  yrt_postprocess_params_init(&p);
+  assert_int_equal(p.struct_size, sizeof p);
+  assert_float_equal(p.iou_threshold, 0.45f, 0);
+  yrt_postprocess_params d;
+  yrt_postprocess_defaults(&d);
+  assert_int_equal(d.struct_size, sizeof d);
+  void *scratch = malloc(yrt_postprocess_scratch_bytes(NA, 300));
+  assert_non_null(scratch);
+  yrt_detection a[NA], b[NA];
+  int na = -1, nb = -1;
+  assert_int_equal(yrt_postprocess(out, NC, NA, NULL, &p, scratch, a, NA, &na, &err), YRT_OK);
+  const yrt_postprocess_params old = {.conf_threshold = 0.25f, .iou_threshold = 0.45f, .max_detections = 300};
+  assert_int_equal(yrt_postprocess(out, NC, NA, NULL, &old, scratch, b, NA, &nb, &err), YRT_OK);
+  assert_int_equal(na, nb);
+  assert_memory_equal(a, b, sizeof a[0] * (size_t)na);
+  const int n_ref = na;
+  yrt_postprocess_params q = p;
+  q.struct_size = 5;
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_postprocess(out, NC, NA, NULL, &q, scratch, a, NA, &na, &err));
+  assert_non_null(strstr(err.msg, "struct_size"));
+  float e2e[6] = {1, 2, 3, 4, 0.9f, 1};
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_postprocess_e2e(e2e, 1, NC, NULL, &q, a, NA, &na, &err));
+  assert_int_equal(yrt_postprocess_e2e(e2e, 1, NC, NULL, &p, a, NA, &na, &err), YRT_OK);
+  assert_int_equal(na, 1);
+  struct {
+    yrt_postprocess_params p;
+    uint64_t newer[3];
+  } big;
+  memset(&big, 0, sizeof big);
+  big.p = p;
+  big.p.struct_size = sizeof big;
+  assert_int_equal(yrt_postprocess(out, NC, NA, NULL, &big.p, scratch, b, NA, &nb, &err), YRT_OK);
+  assert_int_equal(nb, n_ref);
+  big.newer[0] = 1;
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_postprocess(out, NC, NA, NULL, &big.p, scratch, b, NA, &nb, &err));
+  assert_non_null(strstr(err.msg, "newer"));
+  EXPECT_ERR(YRT_ERR_INVALID_ARG, yrt_postprocess_e2e(e2e, 1, NC, NULL, &big.p, a, NA, &na, &err));
+  free(scratch);
+}
+
 static void test_postprocess_args(void **state) {
   (void)state;
   yrt_error err;
@@ -607,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_session_io_args),
       cmocka_unit_test(test_session_accessors_args), cmocka_unit_test(test_jpeg_args),
       cmocka_unit_test(test_letterbox_args),         cmocka_unit_test(test_postprocess_args),
+      cmocka_unit_test(test_postprocess_params_growth),
       cmocka_unit_test(test_draw_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,8 @@ static yrt_status load_and_run(const void *img, size_t size) {
     return st;
   }
   yrt_session *s = NULL;
-  st = yrt_session_create(m, NULL, &s, &err);
+  const yrt_session_options one = {.num_threads = 1}; /* thousands of sessions: no pool each */
+  st = yrt_session_create(m, &one, &s, &err);
   if (st == YRT_OK) {
     float x[48];
     rt_mixed_input(x);

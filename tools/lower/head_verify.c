@@ -147,9 +147,10 @@ yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, siz
   o.source = "head";
   yrt_convert_report *rep = malloc(sizeof *rep);
   yrt_error e;
+  const yrt_session_options one = {.num_threads = 1}; /* a check of a few nodes: no thread pool */
   if (!rep) goto nomem;
   if (yrt_convert_graph(sub, &o, &buf, &size, rep, &e) != YRT_OK ||
-      yrt_model_load_memory(buf, size, 0, &model, &e) != YRT_OK || yrt_session_create(model, NULL, &sess, &e) != YRT_OK) {
+      yrt_model_load_memory(buf, size, 0, &model, &e) != YRT_OK || yrt_session_create(model, &one, &sess, &e) != YRT_OK) {
     snprintf(why, why_cap, "the head subgraph does not run on its own (%s)", e.msg);
     goto done;
   }

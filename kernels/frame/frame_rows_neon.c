@@ -1,0 +1,99 @@
+/* frame_rows_neon.c — NEON variant of yk_frame_rows (AArch64 and ARMv7), bit-exact to
+ * frame_rows_scalar.c: YUV rows 8 pixels at a time — the taps are fetched with scalar loads (NEON
+ * has no gather; same clamped second tap as the reference), the bilinear blend in int32 lanes
+ * with the 11-bit weights, the BT.601 conversion, then a narrowing and one vst3 interleave — and
+ * the int8 store as a byte add when the table is a shift (lut_is_shift). Packed / gray layouts,
+ * the other stores and the last pixels of a row use the scalar functions. */
+#include <arm_neon.h>
+
+#include "frame_rows_internal.h"
+
+#define WB YK_FRAME_WBITS
+#define ONE (1 << WB)
+
+/* Taps of 8 pixels of one plane (element `step` bytes apart, channel offset `c`). */
+typedef struct taps8 {
+  int32_t a0[8], b0[8], a1[8], b1[8], w[8];
+} taps8;
+
+static inline void fetch(const uint8_t *r0, const uint8_t *r1, const int32_t *ofs, const int16_t *wt, int limit,
+                         int step, int c, taps8 *t) {
+  for (int k = 0; k < 8; k++) {
+    const int s0 = ofs[k], s1 = s0 + 1 < limit ? s0 + 1 : s0;
+    t->a0[k] = r0[s0 * step + c];
+    t->b0[k] = r0[s1 * step + c];
+    t->a1[k] = r1[s0 * step + c];
+    t->b1[k] = r1[s1 * step + c];
+    t->w[k] = wt[k];
+  }
+}
+
+/* (h0 * (ONE - wy) + h1 * wy + 2^(2WB-1)) >> 2WB of pixels [4h, 4h + 4), h0/h1 the horizontal blends. */
+static inline int32x4_t lerp4(const taps8 *t, int h, int wy) {
+  const int32x4_t w = vld1q_s32(t->w + 4 * h), w1 = vsubq_s32(vdupq_n_s32(ONE), w);
+  const int32x4_t h0 = vmlaq_s32(vmulq_s32(vld1q_s32(t->a0 + 4 * h), w1), vld1q_s32(t->b0 + 4 * h), w);
+  const int32x4_t h1 = vmlaq_s32(vmulq_s32(vld1q_s32(t->a1 + 4 * h), w1), vld1q_s32(t->b1 + 4 * h), w);
+  const int32x4_t s = vmlaq_s32(vmulq_s32(h0, vdupq_n_s32(ONE - wy)), h1, vdupq_n_s32(wy));
+  return vshrq_n_s32(vaddq_s32(s, vdupq_n_s32(1 << (2 * WB - 1))), 2 * WB);
+}
+
+static inline int32x4_t clamp8(int32x4_t v) {
+  return vminq_s32(vshrq_n_s32(vmaxq_s32(v, vdupq_n_s32(0)), 8), vdupq_n_s32(255));
+}
+
+static inline uint8x8_t narrow8(int32x4_t lo, int32x4_t hi) {
+  return vmovn_u16(vcombine_u16(vmovn_u32(vreinterpretq_u32_s32(lo)), vmovn_u32(vreinterpretq_u32_s32(hi))));
+}
+
+void yk_frame_row_yuv__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  const yk_frame_job *j = r->j;
+  const int cw = (j->src_w + 1) / 2, fmt = j->fmt, full = j->full_range;
+  const int32x4_t k128 = vdupq_n_s32(128);
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    taps8 ty, tu, tv;
+    fetch(r->p0, r->p1, j->x.ofs + x + i, j->x.wt + x + i, j->src_w, 1, 0, &ty);
+    if (fmt == YK_PIX_I420) {
+      fetch(r->u0, r->u1, j->cx.ofs + x + i, j->cx.wt + x + i, cw, 1, 0, &tu);
+      fetch(r->v0, r->v1, j->cx.ofs + x + i, j->cx.wt + x + i, cw, 1, 0, &tv);
+    } else {
+      fetch(r->u0, r->u1, j->cx.ofs + x + i, j->cx.wt + x + i, cw, 2, fmt == YK_PIX_NV12 ? 0 : 1, &tu);
+      fetch(r->u0, r->u1, j->cx.ofs + x + i, j->cx.wt + x + i, cw, 2, fmt == YK_PIX_NV12 ? 1 : 0, &tv);
+    }
+    int32x4_t R[2], G[2], B[2];
+    for (int h = 0; h < 2; h++) {
+      const int32x4_t y = lerp4(&ty, h, r->wy);
+      const int32x4_t d = vsubq_s32(lerp4(&tu, h, r->wcy), k128), e = vsubq_s32(lerp4(&tv, h, r->wcy), k128);
+      const int32x4_t c = full ? vaddq_s32(vshlq_n_s32(y, 8), k128)
+                               : vaddq_s32(vmulq_s32(vsubq_s32(y, vdupq_n_s32(16)), vdupq_n_s32(298)), k128);
+      R[h] = clamp8(vmlaq_s32(c, e, vdupq_n_s32(full ? 359 : 409)));
+      G[h] = clamp8(vmlsq_s32(vmlsq_s32(c, d, vdupq_n_s32(full ? 88 : 100)), e, vdupq_n_s32(full ? 183 : 208)));
+      B[h] = clamp8(vmlaq_s32(c, d, vdupq_n_s32(full ? 454 : 516)));
+    }
+    uint8x8x3_t px;
+    px.val[0] = narrow8(R[0], R[1]);
+    px.val[1] = narrow8(G[0], G[1]);
+    px.val[2] = narrow8(B[0], B[1]);
+    vst3_u8(rgb + 3 * i, px);
+  }
+  if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
+}
+
+void yk_frame_store__neon(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {
+  if (!j->out_i8 || !j->lut_is_shift) {
+    yk_frame_store__scalar(j, at, rgb, n);
+    return;
+  }
+  int8_t *o = (int8_t *)j->dst + at;
+  const uint8x16_t k = vdupq_n_u8((uint8_t)j->lut_shift);
+  const int m = 3 * n;
+  int i = 0;
+  for (; i + 16 <= m; i += 16) vst1q_s8(o + i, vreinterpretq_s8_u8(vaddq_u8(vld1q_u8(rgb + i), k)));
+  for (; i < m; i++) o[i] = j->lut_i8[rgb[i]];
+}
+
+void yk_frame_rows__neon(const yk_frame_job *j, int r0, int r1) {
+  static const yk_frame_ops ops = {yk_frame_row_packed__scalar, yk_frame_row_gray__scalar, yk_frame_row_yuv__neon,
+                                   yk_frame_store__neon};
+  yk_frame_drive(j, r0, r1, &ops);
+}

@@ -1,0 +1,178 @@
+/* thread_pool.c — see thread_pool.h. One 64-bit word holds the run's generation (high half) and
+ * its next unclaimed item (low half): a worker claims item i of generation g by a compare-exchange
+ * of (g, i) -> (g, i + 1), so a late worker of an earlier run can never take an item of the next
+ * one. The caller waits for the count of finished items, not for the workers. Sleeping (workers
+ * between runs, the caller at the end of one) is on condition variables, with the flag / counter
+ * pairs ordered sequentially consistent so a wake-up is never missed. */
+#include "thread_pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* How long an idle thread polls before sleeping: longer than the gap between two parallel nodes
+ * of a run (a few microseconds), far shorter than a scheduler time slice. */
+#define SPIN_NS 50000u
+
+struct yrt_thread_pool {
+  int threads, started;
+  pthread_t *tid;
+  pthread_mutex_t mu;
+  pthread_cond_t wake, idle;
+  _Atomic uint64_t work;      /* generation << 32 | next item */
+  atomic_size_t done;         /* items finished in the current generation */
+  atomic_size_t n;            /* items of the current generation */
+  _Atomic(yrt_pool_fn) fn;
+  _Atomic(void *) ctx;
+  atomic_int sleepers;        /* workers waiting on wake */
+  atomic_int waiting;         /* 1: the caller waits on idle */
+  atomic_int stop;
+  uint32_t gen;               /* the caller's copy of the current generation */
+};
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint32_t gen_of(uint64_t w) { return (uint32_t)(w >> 32); }
+
+/* Claims and does items of generation g until none is left. */
+static void do_items(yrt_thread_pool *p, uint32_t g) {
+  uint64_t w = atomic_load_explicit(&p->work, memory_order_acquire);
+  for (;;) {
+    if (gen_of(w) != g) return;
+    const size_t i = (uint32_t)w, n = atomic_load_explicit(&p->n, memory_order_relaxed);
+    if (i >= n) return;
+    /* fn / ctx / n read after (g, i) was seen: they are generation g's unless the claim fails */
+    const yrt_pool_fn fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
+    void *ctx = atomic_load_explicit(&p->ctx, memory_order_relaxed);
+    if (!atomic_compare_exchange_weak_explicit(&p->work, &w, w + 1, memory_order_acquire, memory_order_acquire))
+      continue;
+    fn(ctx, i);
+    if (atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1 == n &&
+        atomic_load_explicit(&p->waiting, memory_order_seq_cst)) {
+      pthread_mutex_lock(&p->mu);
+      pthread_cond_signal(&p->idle);
+      pthread_mutex_unlock(&p->mu);
+    }
+    w = atomic_load_explicit(&p->work, memory_order_acquire);
+  }
+}
+
+static void *worker(void *arg) {
+  yrt_thread_pool *p = arg;
+  uint32_t seen = 0;
+  for (;;) {
+    uint64_t w = atomic_load_explicit(&p->work, memory_order_acquire);
+    const uint64_t t0 = now_ns();
+    for (unsigned k = 1; gen_of(w) == seen && !atomic_load_explicit(&p->stop, memory_order_relaxed); k++) {
+      cpu_relax();
+      if ((k & 63) == 0 && now_ns() - t0 > SPIN_NS) {
+        pthread_mutex_lock(&p->mu);
+        atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_seq_cst);
+        while (gen_of(atomic_load_explicit(&p->work, memory_order_seq_cst)) == seen &&
+               !atomic_load_explicit(&p->stop, memory_order_seq_cst))
+          pthread_cond_wait(&p->wake, &p->mu);
+        atomic_fetch_sub_explicit(&p->sleepers, 1, memory_order_relaxed);
+        pthread_mutex_unlock(&p->mu);
+      }
+      w = atomic_load_explicit(&p->work, memory_order_acquire);
+    }
+    if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
+    seen = gen_of(w);
+    do_items(p, seen);
+  }
+}
+
+yrt_thread_pool *yrt_thread_pool_create(int threads) {
+  if (threads < 2) return NULL;
+  yrt_thread_pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->threads = threads;
+  p->tid = calloc((size_t)threads - 1, sizeof *p->tid);
+  if (!p->tid || pthread_mutex_init(&p->mu, NULL)) {
+    free(p->tid);
+    free(p);
+    return NULL;
+  }
+  if (pthread_cond_init(&p->wake, NULL)) {
+    pthread_mutex_destroy(&p->mu);
+    free(p->tid);
+    free(p);
+    return NULL;
+  }
+  if (pthread_cond_init(&p->idle, NULL)) {
+    pthread_cond_destroy(&p->wake);
+    pthread_mutex_destroy(&p->mu);
+    free(p->tid);
+    free(p);
+    return NULL;
+  }
+  for (; p->started < threads - 1; p->started++)
+    if (pthread_create(&p->tid[p->started], NULL, worker, p)) {
+      yrt_thread_pool_destroy(p);
+      return NULL;
+    }
+  return p;
+}
+
+void yrt_thread_pool_destroy(yrt_thread_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  atomic_store_explicit(&p->stop, 1, memory_order_seq_cst);
+  pthread_cond_broadcast(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->started; i++) pthread_join(p->tid[i], NULL);
+  pthread_cond_destroy(&p->idle);
+  pthread_cond_destroy(&p->wake);
+  pthread_mutex_destroy(&p->mu);
+  free(p->tid);
+  free(p);
+}
+
+int yrt_thread_pool_threads(const yrt_thread_pool *p) { return p ? p->threads : 1; }
+
+void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n) {
+  if (!p || n < 2 || n > UINT32_MAX) {
+    for (size_t i = 0; i < n; i++) fn(ctx, i);
+    return;
+  }
+  /* every item of the previous generation is done: nobody reads these until the word changes */
+  atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
+  atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
+  atomic_store_explicit(&p->n, n, memory_order_relaxed);
+  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+  const uint32_t g = ++p->gen;
+  atomic_store_explicit(&p->work, (uint64_t)g << 32, memory_order_seq_cst);
+  if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) > 0) {
+    pthread_mutex_lock(&p->mu);
+    pthread_cond_broadcast(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+  }
+  do_items(p, g);
+  /* the rest is in the workers' hands: poll briefly, then sleep until the last one signals */
+  const uint64_t t0 = now_ns();
+  for (unsigned k = 1; atomic_load_explicit(&p->done, memory_order_acquire) != n; k++) {
+    cpu_relax();
+    if ((k & 63) == 0 && now_ns() - t0 > SPIN_NS) {
+      pthread_mutex_lock(&p->mu);
+      atomic_store_explicit(&p->waiting, 1, memory_order_seq_cst);
+      while (atomic_load_explicit(&p->done, memory_order_seq_cst) != n) pthread_cond_wait(&p->idle, &p->mu);
+      atomic_store_explicit(&p->waiting, 0, memory_order_relaxed);
+      pthread_mutex_unlock(&p->mu);
+      break;
+    }
+  }
+}
