@@ -11,7 +11,9 @@ void bench_usage(const char *argv0) {
           "usage: %s MODEL.yrt [options]\n"
           "  --warmup N        untimed runs first (default 10)\n"
           "  --runs N          timed runs (default 50)\n"
-          "  --threads L       thread counts, e.g. 2 or 1,2 (default 2)\n"
+          "  --threads L       thread counts, e.g. 2 or 1,2 (default 2); the runtime caps them\n"
+          "                    at the online CPUs (the report shows the count used)\n"
+          "  --oversubscribe   keep thread counts above the online CPUs (measuring them)\n"
           "  --batch L         images per iteration, e.g. 1,4,8 (default 1): the batch-1 model\n"
           "                    is run B times; per-batch and per-image times are reported\n"
           "  --size L          input sizes; MODEL may contain {S} (yolo11n-{S}.yrt), else the\n"
@@ -97,6 +99,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
     } else if (!strcmp(a, "--dump-convs")) {
       NEED_VAL();
       o->dump_convs = val;
+    } else if (!strcmp(a, "--oversubscribe")) {
+      o->oversubscribe = 1;
     } else if (!strcmp(a, "--json")) {
       o->json = 1;
     } else if (!strcmp(a, "--profile")) {

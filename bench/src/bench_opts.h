@@ -15,6 +15,7 @@ typedef struct bench_opts {
   int batch[BENCH_MAX_LIST], n_batch;
   int size[BENCH_MAX_LIST], n_size; /* 0 entries: the model's own size */
   int json, profile, convs;
+  int oversubscribe;      /* --oversubscribe: thread counts above the online CPUs as given */
   int top;                /* --top N: the N slowest nodes by name (implies --profile) */
   int streams[BENCH_MAX_LIST], n_streams; /* --streams L: N sessions, one thread each (frames/s) */
 } bench_opts;

@@ -205,11 +205,15 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   c.in = in;
   c.in_w = info.input_w;
   c.in_h = info.input_h;
-  yrt_session_options so = {.num_threads = threads};
+  yrt_session_options so;
+  yrt_session_options_init(&so);
+  so.num_threads = threads;
+  so.oversubscribe = o->oversubscribe;
   double t0 = bench_now_ms();
   st = yrt_session_create(model, &so, &c.s, err);
   r->session_ms = bench_now_ms() - t0;
   if (st != YRT_OK) return st;
+  r->threads = yrt_session_num_threads(c.s); /* what ran: capped at the online CPUs */
 
   double *v[4] = {calloc((size_t)o->runs, sizeof(double)), calloc((size_t)o->runs, sizeof(double)),
                   calloc((size_t)o->runs, sizeof(double)), calloc((size_t)o->runs, sizeof(double))};
