@@ -205,9 +205,15 @@ typedef struct qconv_block_args {
   int32_t y_zp;
   const int8_t *lut;    /* NULL or 256 entries */
   const void *lut_prep; /* the LUT as the variant's output stage reads it (AVX2: 16 ymm) */
+  /* Set by a variant's tile_prep (else NULL): the tile's activations rewritten once per tile
+   * for all its column blocks (AVX2: widened to int16), pixel m's K at xw + m * xws. */
+  const int16_t *xw;
+  int xws;
 } qconv_block_args;
 
 typedef void (*qconv_block_fn)(const qconv_block_args *);
+/* Called once per tile, after its segment pointers (a->sp, a->mr) and before its blocks. */
+typedef void (*qconv_tile_fn)(qconv_block_args *a, int MR, void *ctx);
 
 /* One MR x NZ micro-kernel a variant instantiates. Each variant file lists its blockings once,
  * as an X-macro (BLOCKS(X) X(mr, nz) ...): it defines the functions block_<mr>x<nz> and the
@@ -228,10 +234,12 @@ static inline qconv_block_fn qconv_find_ukernel(const qconv_ukernel *t, int n, i
 }
 
 /* The tile driver of every variant: output rows [row0, row1) as tiles of c->mr pixels; per tile
- * the segment pointers are built once, then full (c->nz columns) or last (the remaining
- * columns) runs on each block of output channels. lut_prep: see qconv_block_args. */
+ * the segment pointers are built once (then tile_prep, when not NULL, with tile_ctx), then full
+ * (c->nz columns) or last (the remaining columns) runs on each block of output channels.
+ * lut_prep: see qconv_block_args. */
 static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
-                               qconv_block_fn full, qconv_block_fn last, const void *lut_prep) {
+                               qconv_block_fn full, qconv_block_fn last, const void *lut_prep,
+                               qconv_tile_fn tile_prep, void *tile_ctx) {
   const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
   const uint8_t *base = c->packed;
   const int lanes = L->lanes, cpad = qconv_cpad(c, L), cols = cpad / lanes, MR = c->mr, NZ = c->nz;
@@ -254,6 +262,7 @@ static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int 
     const int mr = pend - p0 < MR ? pend - p0 : MR;
     tile_segments(&g, sp, MR, p0, mr, scratch, &prev_direct);
     a.mr = mr;
+    if (tile_prep) tile_prep(&a, MR, tile_ctx);
     for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
       a.w = wbase + (size_t)b * bstride;
       a.bias = bias + lanes * col0;
@@ -267,13 +276,19 @@ static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int 
 }
 
 /* Rows [row0, row1) with the micro-kernels of a variant's table t (n entries): c->nz columns per
- * block, the last block the remaining ones (c->mr x c->nz checked at packing time). */
-static inline void qconv_rows_with(const yk_qconv *c, const int8_t *x, void *y, int row0,
-                                   int row1, const qconv_ukernel *t, int n, const void *lut_prep) {
+ * block, the last block the remaining ones (c->mr x c->nz checked at packing time); tile_prep
+ * and tile_ctx as qconv_drive's. */
+static inline void qconv_rows_prep(const yk_qconv *c, const int8_t *x, void *y, int row0,
+                                   int row1, const qconv_ukernel *t, int n, const void *lut_prep,
+                                   qconv_tile_fn tile_prep, void *tile_ctx) {
   const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
   const int cols = qconv_cpad(c, L) / L->lanes, nlast = cols % c->nz ? cols % c->nz : c->nz;
   qconv_drive(c, x, y, row0, row1, qconv_find_ukernel(t, n, c->mr, c->nz),
-              qconv_find_ukernel(t, n, c->mr, nlast), lut_prep);
+              qconv_find_ukernel(t, n, c->mr, nlast), lut_prep, tile_prep, tile_ctx);
+}
+static inline void qconv_rows_with(const yk_qconv *c, const int8_t *x, void *y, int row0,
+                                   int row1, const qconv_ukernel *t, int n, const void *lut_prep) {
+  qconv_rows_prep(c, x, y, row0, row1, t, n, lut_prep, NULL, NULL);
 }
 
 #endif

@@ -563,6 +563,49 @@ static void dynamic_input(void **state) {
   }
 }
 
+/* The AVX2 kernel's widened tiles (3+ columns of 8 channels, the tile's pixels widened to int16
+ * once into a 32 KiB stack buffer): segments whose bytes end 4, 8 or 12 past a 16-byte chunk
+ * (every cin % 16), kernel rows and single taps (dilation, strided input), short tiles at the
+ * end of a row range, and K on both sides of the buffer's limit (6 pixels x K int16, K rounded
+ * to 16: 3x3 cin 300 and 301 fit, 302 and 304 run the shift kernel); every blocking's last
+ * block; saturating values come from run_qcase's value modes. */
+static void avx2_widened_tiles(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  rng r = {2718};
+  static const int cins[] = {1, 2, 3, 4, 5, 7, 8, 12, 13, 16, 20, 24, 28, 31, 32, 33, 48, 67};
+  static const int couts[] = {17, 24, 33, 40, 64};
+  for (int i = 0; i < (int)(sizeof cins / sizeof cins[0]); i++) {
+    /*          n  h  w  cin      cout              kh kw sh sw pt pl pb pr dh dw lut big */
+    qcase q = {1, 5, 6 + i % 3, cins[i], couts[i % 5], 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, i & 1, i % 3,
+               999, 999, 0, 0, YK_QCONV_AVX2, 0, 0, 0};
+    run_qcase(&r, q);
+    q.dh = q.dw = 2; /* one segment per tap */
+    q.pt = q.pl = q.pb = q.pr = 2;
+    run_qcase(&r, q);
+    q.dh = q.dw = 1;
+    q.kh = q.kw = 1, q.pt = q.pl = q.pb = q.pr = 0, q.sh = q.sw = 2;
+    run_qcase(&r, q);
+    q.kh = 1, q.kw = 3, q.sh = q.sw = 1, q.pl = q.pr = 1, q.x_extra = 3; /* strided input */
+    run_qcase(&r, q);
+  }
+  static const int mrnz[][2] = {{12, 1}, {8, 1}, {6, 1}, {6, 2}, {4, 1}, {4, 2}, {4, 3}};
+  for (int b = 0; b < (int)(sizeof mrnz / sizeof mrnz[0]); b++) {
+    qcase q = {2, 3, 5, 13, 41, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, b & 1, 1, 999, 999, mrnz[b][0],
+               mrnz[b][1], YK_QCONV_AVX2, 0, 0, b % 3 == 2};
+    run_qcase(&r, q);
+  }
+  static const int edge[] = {300, 301, 302, 304}; /* the buffer's limit, both sides */
+  for (int i = 0; i < 4; i++) {
+    qcase q = {1, 3, 4, edge[i], 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0,
+               YK_QCONV_AVX2, 0, 0, 0};
+    run_qcase(&r, q);
+  }
+#else
+  print_message("not x86-64: nothing to check\n");
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -576,6 +619,7 @@ int main(void) {
       cmocka_unit_test(strided_views),
       cmocka_unit_test(float_output),
       cmocka_unit_test(dynamic_input),
+      cmocka_unit_test(avx2_widened_tiles),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
