@@ -2,8 +2,11 @@
  * its next unclaimed item (low half): a worker claims item i of generation g by a compare-exchange
  * of (g, i) -> (g, i + 1), so a late worker of an earlier run can never take an item of the next
  * one. The caller waits for the count of finished items, not for the workers. Sleeping (workers
- * between runs, the caller at the end of one) is on condition variables, with the flag / counter
- * pairs ordered sequentially consistent so a wake-up is never missed. */
+ * between runs, the caller at the end of one) is on condition variables. Each side of a flag /
+ * counter pair writes its own, then a full fence, then reads the other's (Dekker), so a wake-up is
+ * never missed. The fences are explicit, not left to seq_cst store + load: qemu-user runs an
+ * AArch64 STLR + LDAR pair on an x86 host without a barrier between them, so the load may pass
+ * the store there (the aarch64 suite under qemu hung on exactly that). */
 #include "thread_pool.h"
 
 #include <pthread.h>
@@ -61,8 +64,9 @@ static void do_items(yrt_thread_pool *p, uint32_t g) {
     if (!atomic_compare_exchange_weak_explicit(&p->work, &w, w + 1, memory_order_acquire, memory_order_acquire))
       continue;
     fn(ctx, i);
-    if (atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1 == n &&
-        atomic_load_explicit(&p->waiting, memory_order_seq_cst)) {
+    const size_t done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
+    atomic_thread_fence(memory_order_seq_cst);
+    if (done == n && atomic_load_explicit(&p->waiting, memory_order_seq_cst)) {
       pthread_mutex_lock(&p->mu);
       pthread_cond_signal(&p->idle);
       pthread_mutex_unlock(&p->mu);
@@ -82,6 +86,7 @@ static void *worker(void *arg) {
       if ((k & 63) == 0 && now_ns() - t0 > SPIN_NS) {
         pthread_mutex_lock(&p->mu);
         atomic_fetch_add_explicit(&p->sleepers, 1, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
         while (gen_of(atomic_load_explicit(&p->work, memory_order_seq_cst)) == seen &&
                !atomic_load_explicit(&p->stop, memory_order_seq_cst))
           pthread_cond_wait(&p->wake, &p->mu);
@@ -156,6 +161,7 @@ void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n
   atomic_store_explicit(&p->done, 0, memory_order_relaxed);
   const uint32_t g = ++p->gen;
   atomic_store_explicit(&p->work, (uint64_t)g << 32, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) > 0) {
     pthread_mutex_lock(&p->mu);
     pthread_cond_broadcast(&p->wake);
@@ -169,6 +175,7 @@ void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n
     if ((k & 63) == 0 && now_ns() - t0 > SPIN_NS) {
       pthread_mutex_lock(&p->mu);
       atomic_store_explicit(&p->waiting, 1, memory_order_seq_cst);
+      atomic_thread_fence(memory_order_seq_cst);
       while (atomic_load_explicit(&p->done, memory_order_seq_cst) != n) pthread_cond_wait(&p->idle, &p->mu);
       atomic_store_explicit(&p->waiting, 0, memory_order_relaxed);
       pthread_mutex_unlock(&p->mu);
