@@ -35,7 +35,9 @@ static double now_s(void) {
   double t = now_s();                                                                            \
   for (long i = 0; i < ITERS; i++) {                                                             \
     ACC12(OP);                                                                                   \
-    __asm__ volatile("" : "+v"(x), "+v"(w));                                                     \
+    /* the accumulators opaque too: else gcc merges the 12 identical chains into one */         \
+    __asm__ volatile("" : "+v"(x), "+v"(w), "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4),    \
+                     "+v"(a5), "+v"(a6), "+v"(a7), "+v"(a8), "+v"(a9), "+v"(a10), "+v"(a11));     \
   }                                                                                              \
   t = now_s() - t;                                                                               \
   VEC s = ADD(ADD(ADD(a0, a1), ADD(a2, a3)), ADD(ADD(a4, a5), ADD(a6, a7)));                     \
