@@ -115,6 +115,8 @@ void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n
                           int32_t zp);
 /* y[i] = lut[(uint8_t)(x[i] + 128)]; in place allowed. */
 void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+/* y[i] = lut[(uint8_t)(x[i] + 128)], a float table (not in place). */
+void yk_lut_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, const float lut[256]);
 /* Requantize: y = sat(round_half_even((x - zx) * (sx / sy)) + zy). */
 void yk_requant_i8(const yk_isa *isa, const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy,
                    size_t n);
@@ -132,6 +134,9 @@ void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *
  * (lut untouched) for an unknown kind. */
 int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]);
 /* SiLU as QDQ defines it: s = Q_s(sigmoid(DQ_x(x))); y = Q_y(DQ_x(x) * DQ_s(s)). */
+/* lut[u] = x * sigmoid(x), x = dequantize(u - 128, qx): the float DQ -> Sigmoid -> Mul chain
+ * (yk_dequantize_i8_f32, yk_unary_f32 SIGMOID, yk_binary_f32 MUL) bit for bit. */
+void yk_lut_build_silu_f32(yk_qparams qx, float lut[256]);
 void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]);
 
 /* Depthwise 3x3 int8 NHWC conv, per-channel scales, stride 1 or 2, pad 1, then optional LUT.

@@ -20,6 +20,7 @@
 
 /* ---- int8 elementwise */
 void yk_lut_i8__scalar(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_lut_i8_f32__scalar(const int8_t *x, float *y, size_t n, const float lut[256]);
 void yk_quantize_f32_i8__scalar(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_minmax_f32__scalar(const float *x, size_t n, float *lo, float *hi);
 /* The reference's tail (x[i..n) into lane 0) and lane fold, shared by every variant. */
@@ -59,6 +60,7 @@ float yk_unary_f32_1(int kind, float alpha, float x);
 
 #if YK_ARCH_X86_64
 void yk_lut_i8__avx2(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_lut_i8_f32__avx2(const int8_t *x, float *y, size_t n, const float lut[256]);
 void yk_quantize_f32_i8__avx2(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_minmax_f32__avx2(const float *x, size_t n, float *lo, float *hi);
 void yk_dequantize_i8_f32__avx2(const int8_t *x, float *y, size_t n, float scale, int32_t zp);

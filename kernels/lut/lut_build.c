@@ -12,6 +12,13 @@ int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8
   return 0;
 }
 
+void yk_lut_build_silu_f32(yk_qparams qx, float lut[256]) {
+  for (int u = 0; u < 256; u++) {
+    const float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);
+    lut[u] = x * yk_unary_f32_1(YK_UNARY_SIGMOID, 0.0f, x);
+  }
+}
+
 void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]) {
   for (int u = 0; u < 256; u++) {
     float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);

@@ -1,4 +1,4 @@
-/* lut_i8.c — dispatch for yk_lut_i8. */
+/* lut_i8.c — dispatch for yk_lut_i8 and yk_lut_i8_f32. */
 #include "yk_variants.h"
 #if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
 #include "yk_variants_neon.h"
@@ -18,4 +18,15 @@ void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const in
 #endif
   (void)isa;
   yk_lut_i8__scalar(x, y, n, lut);
+}
+
+void yk_lut_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, const float lut[256]) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_lut_i8_f32__avx2(x, y, n, lut);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_lut_i8_f32__scalar(x, y, n, lut);
 }

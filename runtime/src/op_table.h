@@ -125,6 +125,8 @@ void yrt_release_topk(yrt_exec *e);
 /* session_ops.c */
 yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err);
+void yrt_release_binary(yrt_exec *e);
 yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_prepare_maxpool(yrt_session *s, yrt_exec *e, yrt_error *err);

@@ -96,6 +96,7 @@ struct yrt_exec {
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
+    struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
   } u;
 };
 

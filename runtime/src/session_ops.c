@@ -263,6 +263,65 @@ static yrt_status run_nothing(const yrt_session *s, const yrt_exec *e, yrt_error
   return YRT_OK;
 }
 
+/* ---- DQ -> Sigmoid -> Mul: the float SiLU of a dequantized int8 tensor (QDQ exports with Q/DQ
+ * only around convs leave it so, e.g. before a float Split or Add). Run at the Mul as one
+ * int8 -> float table lookup (yk_lut_build_silu_f32: bit-identical to the three nodes), the DQ
+ * and Sigmoid nodes left idle: one pass reading bytes instead of three float passes. */
+
+static void silu_lut_range(const void *ctx, size_t lo, size_t hi) {
+  const node_ctx *t = ctx;
+  const yrt_exec *e = t->e;
+  yk_lut_i8_f32(&t->s->isa, e->u.silu.x + lo, (float *)e->out + lo, hi - lo, e->u.silu.lut);
+}
+
+static yrt_status run_silu_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  run_par(s, e, silu_lut_range, e->numel, 1);
+  return YRT_OK;
+}
+
+/* Nodes reading tensor t, plus one if t is a graph output. */
+static int uses_of(const yrt_model *m, uint32_t t) {
+  int k = 0;
+  for (uint32_t i = 0; i < m->n_nodes; i++)
+    for (uint32_t j = 0; j < m->nodes[i].n_in; j++) k += m->nodes[i].in[j] == t;
+  for (uint32_t o = 0; o < m->plan->n_outputs; o++) k += m->plan_outputs[o] == t;
+  return k;
+}
+
+yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const size_t i = (size_t)(e - s->exec);
+  if (n->p[0] != YRT_BIN_MUL || e->esize != 4 || i < 2) return YRT_OK;
+  yrt_exec *sg = e - 1, *dq = e - 2; /* the three in a row: nothing else runs in between */
+  if (sg->node->op != YRT_OP_UNARY || sg->node->p[0] != YRT_UNARY_SIGMOID || sg->run != yrt_run_unary ||
+      dq->node->op != YRT_OP_DEQUANTIZE || dq->run != yrt_run_dequantize)
+    return YRT_OK;
+  const uint32_t a = dq->node->out[0], b = sg->node->out[0];
+  if (sg->node->in[0] != a || !((n->in[0] == a && n->in[1] == b) || (n->in[0] == b && n->in[1] == a)))
+    return YRT_OK;
+  if (m->tensors[dq->node->in[0]].dtype != YRT_I8 || dq->numel != e->numel || sg->numel != e->numel ||
+      uses_of(m, a) != 2 || uses_of(m, b) != 1)
+    return YRT_OK;
+  const uint8_t *x = dq->in[0], *y = e->out; /* the Mul reads x after the DQ's slot: not overwritten */
+  if (x < y + 4 * e->numel && y < x + e->numel) return YRT_OK;
+  float *lut = malloc(256 * sizeof(float));
+  if (!lut)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing node '%s'", yrt_model_string(m, n->name));
+  yk_lut_build_silu_f32(dq->q[0], lut);
+  e->u.silu.x = dq->in[0];
+  e->u.silu.lut = lut;
+  e->run = run_silu_lut;
+  dq->run = sg->run = run_nothing;
+  return YRT_OK;
+}
+
+void yrt_release_binary(yrt_exec *e) {
+  if (e->run == run_silu_lut) free(e->u.silu.lut);
+  e->u.silu.lut = NULL;
+}
+
 yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yk_shape *so = &e->sh[2];

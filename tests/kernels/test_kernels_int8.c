@@ -64,6 +64,56 @@ static void test_lut_avx2(void **state) {
 #endif
 }
 
+/* int8 -> float table: AVX2 gathers equal the reference on every index, odd sizes, any bits */
+static void test_lut_f32_avx2(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  KT_SKIP_NO_AVX2();
+  kt_rng r = {12};
+  float lut[256];
+  for (int u = 0; u < 256; u++) {
+    const uint32_t bits = kt_u32(&r);
+    memcpy(&lut[u], &bits, 4); /* NaNs and infinities included */
+  }
+  for (size_t s = 0; s < KT_NSIZES; s++) {
+    const size_t n = kt_sizes[s];
+    void *bx, *by, *bz;
+    int8_t *x = kt_alloc(n, 1, &bx);
+    float *y = kt_alloc(4 * n + 4, 4, &by), *z = kt_alloc(4 * n + 4, 8, &bz);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_non_null(z);
+    for (size_t i = 0; i < n; i++) x[i] = (int8_t)(i * 7 + s); /* covers all 256 */
+    yk_lut_i8_f32__scalar(x, y, n, lut);
+    yk_lut_i8_f32__avx2(x, z, n, lut);
+    assert_memory_equal(y, z, 4 * n);
+    free(bx);
+    free(by);
+    free(bz);
+  }
+#endif
+}
+
+/* The SiLU table equals the float chain it replaces, Dequantize -> Sigmoid -> Mul, through
+ * the dispatched kernels (SIMD where the CPU has it), on every int8 value and several scales. */
+static void test_lut_build_silu_f32(void **state) {
+  (void)state;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  int8_t x[256];
+  float d[256], sg[256], y[256], t[256], lut[256];
+  for (int u = 0; u < 256; u++) x[u] = (int8_t)(u - 128);
+  for (size_t q = 0; q < NQ; q++) {
+    yk_dequantize_i8_f32(&isa, x, d, 256, qset[q].scale, qset[q].zero_point);
+    yk_unary_f32(&isa, YK_UNARY_SIGMOID, 0.0f, d, sg, 256);
+    const yk_shape sh = {1, {256, 1, 1, 1, 1, 1}};
+    yk_binary_f32(&isa, YK_BIN_MUL, d, &sh, sg, &sh, y, &sh);
+    yk_lut_build_silu_f32(qset[q], lut);
+    yk_lut_i8_f32(&isa, x, t, 256, lut);
+    assert_memory_equal(y, t, sizeof y);
+  }
+}
+
 /* ---------------- quantize / dequantize */
 static void test_quantize_scalar_ref(void **state) {
   (void)state;
@@ -374,6 +424,7 @@ static void test_dispatch(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_lut_scalar_ref),       cmocka_unit_test(test_lut_avx2),
+      cmocka_unit_test(test_lut_f32_avx2),         cmocka_unit_test(test_lut_build_silu_f32),
       cmocka_unit_test(test_quantize_scalar_ref),  cmocka_unit_test(test_quantize_avx2),
       cmocka_unit_test(test_dequantize),           cmocka_unit_test(test_requant_scalar_ref),
       cmocka_unit_test(test_requant_avx2),         cmocka_unit_test(test_concat_i8),
