@@ -29,8 +29,7 @@ static int usage(void) {
 static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   ir_graph *g = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
-  if (!st) st = ir_fold_constants(g, err);
-  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) census_print(g, stdout);
   ir_graph_free(g);
   return st;

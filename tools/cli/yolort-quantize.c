@@ -1,10 +1,12 @@
-/* yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt]
+/* yolort-quantize model.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt] [--float-out float.onnx]
  *   [--method minmax|percentile|entropy|mse|all] [--percentile 99.99] [--activations int8|uint8]
  *   [--exclude NODE|PREFIX*]... [--float-stem STRIDE] [--no-silu-range]
  *   [--no-concat-ties] [--float-head-weights] [-n MAX_IMAGES] [--threads N] [-q]
  *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
  *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
+ * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
+ * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
  * follows onnxruntime's quantize_static layout (onnxruntime runs it too); --yrt also converts it.
  * --method all calibrates once and writes one model per method (out.<method>.qdq.onnx), for
@@ -31,17 +33,20 @@
 #include "cli_num.h"
 #include "convert.h"
 #include "file_write.h"
+#include "float_recover.h"
 #include "onnx_write.h"
 #include "cli_version.h"
 
 static void help(FILE *f) {
   fprintf(f,
-          "usage: yolort-quantize fp32.onnx CALIB_DIR -o out.qdq.onnx [options]\n"
+          "usage: yolort-quantize model.onnx CALIB_DIR -o out.qdq.onnx [options]\n"
           "Post-training quantization: calibrates activation ranges on the JPEGs of CALIB_DIR and writes\n"
-          "a QDQ ONNX (onnxruntime's layout), optionally converted to .yrt. Accuracy of each option:\n"
-          "docs/accuracy.md.\n"
+          "a QDQ ONNX (onnxruntime's layout), optionally converted to .yrt. model.onnx is FP32 or an int8\n"
+          "export (quantize_dynamic, static QDQ, QOperator): its float network is recovered and\n"
+          "recalibrated. Accuracy of each option: docs/accuracy.md.\n"
           "  -o OUT.qdq.onnx          the quantized model (required)\n"
           "  --yrt OUT.yrt            also convert it to a .yrt\n"
+          "  --float-out F.onnx       also write the float model quantized (recovered from an int8 input)\n"
           "  --method M               range calibration: minmax, percentile (default), entropy, mse, or all\n"
           "                           (all: one model per method, the method's name inserted in OUT)\n"
           "  --percentile P           percentile of |x| kept by --method percentile, in (50, 100]\n"
@@ -185,7 +190,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 
 int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
-  const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL;
+  const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL;
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
@@ -200,6 +205,7 @@ int main(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
+    else if (!strcmp(a, "--float-out") && i + 1 < argc) float_out = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
       if (!strcmp(argv[++i], "all")) all = 1;
       else if (calib_method_parse(argv[i], &o.method)) return usage_free(excl);
@@ -274,6 +280,20 @@ int main(int argc, char **argv) {
   calib_result r;
   memset(&r, 0, sizeof r);
   yrt_status st = onnx_model_load_file(in, &m, &err);
+  float_recover_report frep;
+  if (!st) st = float_recover(&m, &frep, &err);
+  if (!st) {
+    fprintf(stderr, "yolort-quantize: ");
+    float_recover_print(&frep, stderr);
+  }
+  if (!st && float_out) {
+    uint8_t *fb = NULL;
+    size_t fsize = 0;
+    st = onnx_model_pack(m, &fb, &fsize, &err);
+    if (!st) st = yrt_write_file_atomic(float_out, fb, fsize, &err);
+    if (!st) printf("wrote %s (float, %zu bytes)\n", float_out, fsize);
+    free(fb);
+  }
   if (!st) {
     fprintf(stderr, "yolort-quantize: %s, method %s", in, all ? "all" : calib_method_name(o.method));
     if (!all && o.method == YRT_CALIB_PERCENTILE) fprintf(stderr, " %.6g", o.percentile);

@@ -90,6 +90,15 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   return ir_compact(g, err);
 }
 
+yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err) {
+  int fused = 0;
+  char note[160];
+  yrt_status st = ir_fold_constants(g, err);
+  if (!st) st = lw_fuse_e2e_head(g, &fused, note, sizeof note, err);
+  if (!st) st = ir_infer_shapes(g, err);
+  return st;
+}
+
 static yrt_status add_inputs(lw_ctx *c) {
   ir_graph *g = c->g;
   c->cur = "graph input";

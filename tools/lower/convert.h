@@ -79,6 +79,12 @@ typedef struct yrt_convert_report {
 yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
                              yrt_convert_report *rep, yrt_error *err);
 
+/* The converter's structural passes up to shapes, for tools that analyse a float graph as the
+ * converter will see it (yolort-quantize, yolort-inspect): constants folded, an end-to-end head's
+ * TopK selection fused into one node (its ReduceMax / TopK / GatherElements have no shape rule),
+ * shapes inferred. */
+yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err);
+
 /* onnx_read_file + yrt_convert_graph. The META source is the file's base name unless
  * o->source is set. */
 yrt_status yrt_convert_onnx_file(const char *onnx_path, const yrt_convert_options *o, void **yrt,

@@ -105,11 +105,16 @@ yrt_status onnx_model_write_file(const Onnx__ModelProto *m, const char *path, yr
   return YRT_OK;
 }
 
-int onnx_model_set_opset(Onnx__ModelProto *m, int64_t opset) {
+static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
+
+int onnx_model_set_opset(Onnx__ModelProto *m, int64_t opset) { return onnx_model_set_opset_domain(m, "", opset); }
+
+int onnx_model_set_opset_domain(Onnx__ModelProto *m, const char *domain, int64_t opset) {
   if (!m) return -1;
+  const int dflt = is_default_domain(domain);
   for (size_t i = 0; i < m->n_opset_import; i++) {
     Onnx__OperatorSetIdProto *o = m->opset_import[i];
-    if (o && (!o->domain || !*o->domain || strcmp(o->domain, "ai.onnx") == 0)) {
+    if (o && (dflt ? is_default_domain(o->domain) : o->domain && strcmp(o->domain, domain) == 0)) {
       o->has_version = 1;
       o->version = opset;
       return 0;
@@ -118,7 +123,7 @@ int onnx_model_set_opset(Onnx__ModelProto *m, int64_t opset) {
   Onnx__OperatorSetIdProto *o = malloc(sizeof(*o));
   if (!o) return -1;
   onnx__operator_set_id_proto__init(o);
-  o->domain = dupstr("");
+  o->domain = dupstr(dflt ? "" : domain);
   o->has_version = 1;
   o->version = opset;
   void **slot = o->domain ? GROW(m->opset_import, m->n_opset_import) : NULL;

@@ -32,6 +32,8 @@ yrt_status onnx_model_write_file(const Onnx__ModelProto *m, const char *path, yr
 
 /* Set the default-domain opset (adds the entry if missing). */
 int onnx_model_set_opset(Onnx__ModelProto *m, int64_t opset);
+/* Same for any domain ("" or "ai.onnx": the default one). */
+int onnx_model_set_opset_domain(Onnx__ModelProto *m, const char *domain, int64_t opset);
 /* Add or replace a metadata_props entry. */
 int onnx_model_set_metadata(Onnx__ModelProto *m, const char *key, const char *value);
 /* Graph input/output with element type and shape; dims < 0 are written as dim_param "N";
@@ -76,5 +78,14 @@ int onnx_node_attr_ints(Onnx__NodeProto *n, const char *name, const int64_t *v, 
 int onnx_node_attr_floats(Onnx__NodeProto *n, const char *name, const float *v, int count);
 /* Takes ownership of t (also on failure). */
 int onnx_node_attr_tensor(Onnx__NodeProto *n, const char *name, Onnx__TensorProto *t);
+
+/* The live part of an IR graph as an ONNX model (tools/onnx/onnx_from_ir.c): its nodes in
+ * topological order with their attributes (IR-internal ones, named "yolort.*", dropped), every
+ * constant a live node reads (or a graph output is) as an initializer, inputs and outputs with
+ * their known shapes. ir_version, opset imports and metadata_props are copied from `like` when
+ * given (else opset = g->opset). Used by yolort-quantize to write the float graph it recovered
+ * from a quantized export (quant/float_recover.h). */
+yrt_status onnx_model_from_ir(const ir_graph *g, const Onnx__ModelProto *like, Onnx__ModelProto **out,
+                              yrt_error *err);
 
 #endif

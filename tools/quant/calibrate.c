@@ -58,8 +58,7 @@ yrt_status calib_stem_nodes(const Onnx__ModelProto *m, int max_stride, char ***n
   *names = NULL;
   *n = 0;
   yrt_status st = onnx_model_to_ir(m, &g, err);
-  if (!st) st = ir_fold_constants(g, err);
-  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) st = ir_stem_nodes(g, max_stride, names, n, err);
   ir_graph_free(g);
   return st;
@@ -88,8 +87,7 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
   if (ties) *ties = NULL;
   if (silu_outs) *silu_outs = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
-  if (!st) st = ir_fold_constants(g, err);
-  if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) st = ir_mark_fp32_region(g, exclude, err);
   char *mark = NULL;
   if (!st) {
