@@ -1,7 +1,8 @@
 /* test_coco_map.c — COCO AP on hand-computed cases (perfect, empty, a known PR curve, IoU
  * dependence, classes without ground truth, the per-image detection cut), YOLO label parsing
- * with its error messages, the JSON report, and (with ../shared) ground truth scored against
- * itself on the whole val set (must be exactly 1). */
+ * with its error messages, the JSON report, the classes whose AP changes most between two
+ * evaluations (yolort-eval --compare, yolort-quantize --report), and (with ../shared) ground truth
+ * scored against itself on the whole val set (must be exactly 1). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -339,12 +340,61 @@ static void test_val_labels_self(void **state) {
   coco_eval_free(ev);
 }
 
+/* Two evaluations of the same images: class 0 kept (AP 1 -> 1), class 1 lost (1 -> 0), class 2
+ * halved (one of two boxes found), class 3 gained (0 -> 1), class 4 has no ground truth. */
+static void test_largest_changes(void **state) {
+  (void)state;
+  coco_eval *a = make(5, 0), *b = make(5, 0);
+  const coco_gt_box g[] = {gt(0, 0, 10, 10, 0), gt(20, 20, 30, 30, 1), gt(40, 40, 50, 50, 2),
+                           gt(60, 60, 70, 70, 2), gt(80, 80, 90, 90, 3)};
+  const yrt_detection da[] = {det(0, 0, 10, 10, .9f, 0), det(20, 20, 30, 30, .9f, 1), det(40, 40, 50, 50, .9f, 2),
+                              det(60, 60, 70, 70, .8f, 2), det(0, 50, 5, 55, .5f, 4)};
+  const yrt_detection db[] = {det(0, 0, 10, 10, .9f, 0), det(40, 40, 50, 50, .9f, 2), det(80, 80, 90, 90, .7f, 3)};
+  add(a, da, 5, g, 5);
+  add(b, db, 3, g, 5);
+  finish(a);
+  finish(b);
+  coco_class_change v[8];
+  /* by |change|: classes 1 and 3 (1.0 each, lower id first), then 2 (0.5); 0 unchanged last */
+  int n = coco_largest_changes(a, b, 0, v, 8);
+  assert_int_equal(n, 4);
+  assert_int_equal(v[0].class_id, 1);
+  assert_int_equal(v[1].class_id, 3);
+  assert_int_equal(v[2].class_id, 2);
+  assert_int_equal(v[3].class_id, 0);
+  assert_float_equal(v[0].ap_a, 1.0, 1e-9);
+  assert_float_equal(v[0].ap_b, 0.0, 1e-9);
+  assert_int_equal(v[2].num_gt, 2);
+  /* by drop: only the classes that lost, the largest loss first; k cuts the list */
+  n = coco_largest_changes(a, b, 1, v, 8);
+  assert_int_equal(n, 2);
+  assert_int_equal(v[0].class_id, 1);
+  assert_int_equal(v[1].class_id, 2);
+  assert_true(v[1].ap_a - v[1].ap_b > 0.4 && v[1].ap_a - v[1].ap_b < 0.6);
+  assert_int_equal(coco_largest_changes(a, b, 0, v, 1), 1);
+  assert_int_equal(v[0].class_id, 1);
+  /* the printed table names classes (a missing name: class<id>) */
+  char buf[2048] = {0};
+  FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  assert_non_null(f);
+  const char *names[] = {"person", NULL, "car", "dog", "cat"};
+  coco_print_changes(f, "most hurt:", a, b, 1, 10, names);
+  fclose(f);
+  assert_non_null(strstr(buf, "most hurt:"));
+  assert_non_null(strstr(buf, "class1 "));
+  assert_non_null(strstr(buf, "car "));
+  assert_null(strstr(buf, "dog"));
+  coco_eval_free(a);
+  coco_eval_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_perfect_and_empty), cmocka_unit_test(test_hand_computed),
       cmocka_unit_test(test_iou_thresholds_and_duplicates), cmocka_unit_test(test_classes_and_maxdets),
       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_json),
       cmocka_unit_test(test_random_vs_python_reference), cmocka_unit_test(test_val_labels_self),
+      cmocka_unit_test(test_largest_changes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

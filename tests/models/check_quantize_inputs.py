@@ -14,7 +14,11 @@ float Conv"), --float-out's recovered graph has the original's op census and no 
 every conv weight equals the original within half its quantization step (bias alike), a
 QuantizeLinear'd float constant comes back exactly, and the recovered graph quantizes and
 converts (--yrt). For 3, requantizing gives back exactly the same weight integers.
+4. Reports (issue 17 item 4), labels being the float model's own detections: yolort-quantize
+   --report --report-labels writes per-layer SQNR, the largest drops, float / int8 mAP and the
+   classes most hurt; yolort-eval --compare lists the classes with the largest AP change.
 """
+import json
 import os
 import re
 import subprocess
@@ -276,6 +280,51 @@ if own is not None:
         a, b = qdq_weight_ints(own), qdq_weight_ints(again)
         check(len(a) > 0 and all(np.array_equal(a[k], b[k]) for k in a if k in b) and set(a) == set(b),
               f"own-qdq: requantized weights are the same integers ({len(a)} convs)")
+
+# 4. reports (item 4): --report's per-layer SQNR and classes most hurt, yolort-eval --compare's
+# largest AP changes; labels = the float model's own detections (score >= 0.25) on the images
+labels = os.path.join(WORK, "labels")
+os.makedirs(labels, exist_ok=True)
+for img in sorted(os.listdir(os.path.join(WORK, "images"))):
+    r = subprocess.run([os.path.join(BUILD, "tools", "yolort-detect"), fp, os.path.join(WORK, "images", img), "--json"],
+                       capture_output=True, text=True, check=True)
+    d = json.loads(r.stdout)
+    W, H = d["width"], d["height"]
+    with open(os.path.join(labels, img.rsplit(".", 1)[0] + ".txt"), "w") as f:
+        for x in d["detections"]:
+            if x["score"] < 0.25:
+                continue
+            x0, y0, x1, y1 = (min(max(v, 0), lim) for v, lim in zip(x["box"], (W, H, W, H)))
+            if x1 > x0 and y1 > y0:
+                f.write(f"{x['class']} {(x0 + x1) / 2 / W:.6f} {(y0 + y1) / 2 / H:.6f} {(x1 - x0) / W:.6f} {(y1 - y0) / H:.6f}\n")
+n_gt = sum(len(open(os.path.join(labels, f)).readlines()) for f in os.listdir(labels))
+check(n_gt > 0, f"reports: {n_gt} pseudo ground-truth boxes from the float model")
+rep = os.path.join(WORK, "report.txt")
+q8 = os.path.join(WORK, "report.yrt")
+r = subprocess.run([QUANT, fp, os.path.join(WORK, "images"), "-o", os.path.join(WORK, "report.qdq.onnx"), "--yrt", q8,
+                    "-n", "2", "-q", "--report", rep, "--report-labels", labels], capture_output=True, text=True)
+check(r.returncode == 0, "reports: yolort-quantize --report --report-labels succeeds" + ("" if r.returncode == 0 else ": " + r.stderr[-300:]))
+text = open(rep).read() if os.path.exists(rep) else ""
+for want in ("input: FP32", "per-layer SQNR, int8 vs float, 2 images", "output0 SQNR",
+             "layers with the largest own SQNR drop, top 10:", "accuracy on 2 images",
+             "classes most hurt (AP50-95 lost, float -> int8), top 10:"):
+    check(want in text, f"reports: the report has '{want}'")
+m = re.search(r"float +([0-9.]+) +([0-9.]+)\n +int8 +([0-9.]+) +([0-9.]+)", text)
+check(m is not None and float(m.group(2)) > 0.8, "reports: the float model scores its own detections (mAP50-95 > 0.8)")
+layers = re.findall(r"^  (\S+) +(\w+) +(-?[0-9.]+) +(-?[0-9.]+)", text.split("layers with the largest")[0], re.M)
+check(len(layers) > 50, f"reports: per-layer SQNR rows ({len(layers)})")
+hurt = text.split("classes most hurt")[-1].splitlines()[2:]
+check(all(re.match(r"  (class\d+|\(none\)) ", ln) for ln in hurt if ln.strip()) and len(hurt) <= 10,
+      f"reports: the classes most hurt are named ({len(hurt)} rows)")
+r = subprocess.run([os.path.join(BUILD, "tools", "yolort-eval"), fp, os.path.join(WORK, "images"), labels, "--compare", q8,
+                    "-q"], capture_output=True, text=True)
+check(r.returncode == 0, "reports: yolort-eval --compare succeeds")
+tail = r.stdout.split("classes with the largest AP50-95 change (B - A), top 10:")
+check(len(tail) == 2, "reports: yolort-eval --compare lists the classes with the largest AP change")
+if len(tail) == 2:
+    rows = [ln for ln in tail[1].splitlines()[2:] if ln.startswith("  ")]
+    check(0 < len(rows) <= 10 and all(len(ln.split()) == 7 for ln in rows),
+          f"reports: {len(rows)} rows of class, gt, AP50 and AP of each side, dAP")
 
 print(("FAIL: " + "; ".join(failures)) if failures else "quantize from any input OK")
 sys.exit(1 if failures else 0)

@@ -4,7 +4,8 @@
 # quantize_dynamic YOLO26n with an end-to-end head (yolo26n-640.e2e.dynamic) are recognised
 # ("input: ..."), their float graph recovered and recalibrated on 16 calibration images, the result
 # converts (--yrt), and on two val images it finds again at least half of what yolort running the
-# original int8 file detects (conf 0.25, same class, IoU >= 0.5). Without the data:
+# original int8 file detects (conf 0.25, same class, IoU >= 0.5). The YOLO26n run also writes
+# --report with the calibration labels (per-layer SQNR, loss, classes most hurt). Without the data:
 # skipped on a developer machine (exit 77), failed under CI=true.
 set -eu
 B=$1; W=$2
@@ -40,8 +41,17 @@ recall() {
 for spec in "yolov8n-640.qdq-conv-only:static QDQ, [0-9]* constants dequantized.*activation Q/DQ pairs removed; recalibrating" \
             "yolo26n-640.e2e.dynamic:dynamic-quant, [0-9]* ConvInteger recovered to float Conv; recalibrating"; do
   name=${spec%%:*}; expect=${spec#*:}
+  report=""
+  case $name in yolo26n*) report="--report $W/$name.report.txt --report-labels $D/data/coco/calib/labels";; esac
+  # shellcheck disable=SC2086
   "$B/tools/yolort-quantize" "$M/$name.onnx" "$D/data/coco/calib/images" -n 16 -o "$W/$name.qdq.onnx" \
-    --yrt "$W/$name.yrt" -q > "$W/$name.log" 2>&1 || { cat "$W/$name.log"; echo "FAIL: $name does not quantize"; exit 1; }
+    --yrt "$W/$name.yrt" -q $report > "$W/$name.log" 2>&1 || { cat "$W/$name.log"; echo "FAIL: $name does not quantize"; exit 1; }
+  if [ -n "$report" ]; then # issue 17 item 4 on a real model: per-layer SQNR and the classes most hurt
+    grep -A 3 "classes most hurt" "$W/$name.report.txt"
+    grep -q "^output0 SQNR" "$W/$name.report.txt" && grep -q "^  loss -*[0-9.]* mAP50-95 points" "$W/$name.report.txt" &&
+      grep -q "classes most hurt (AP50-95 lost, float -> int8), top 10:" "$W/$name.report.txt" ||
+      { echo "FAIL: $name: the report lacks the SQNR, the loss or the classes most hurt"; exit 1; }
+  fi
   grep "input:" "$W/$name.log"
   grep -q "input: $expect" "$W/$name.log" || { echo "FAIL: $name: no 'input: $expect' line"; exit 1; }
   for i in $imgs; do

@@ -1,7 +1,8 @@
 /* yolort-eval MODEL IMAGES LABELS [--compare MODEL2] [--json report.json] [--dets dets.txt]
  *             [-n MAX] [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
  * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
- * with --compare, both models side by side with the per-class difference. */
+ * with --compare, both models side by side with the per-class difference, and the 10 classes whose
+ * AP50-95 changed most (GT instances, AP of each side). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cli_num.h"
 #include "coco_map.h"
 #include "detector.h"
+#include "eval_run.h"
 #include "file_list.h"
 #include "cli_version.h"
 
@@ -27,51 +29,6 @@ typedef struct run {
   coco_eval *ev;
   coco_summary sum;
 } run;
-
-/* --dets: one line per ground-truth box ("G image class x0 y0 x1 y1") and per detection of the
- * first model ("D image class score x0 y0 x1 y1"), image pixels, so that other evaluators
- * (pycocotools, Ultralytics) can be run on exactly what yolort-eval scored. */
-static void dump_image(FILE *f, const char *stem, const coco_gt_box *gts, int n_gt,
-                       const yrt_detection *dets, int n) {
-  for (int j = 0; j < n_gt; j++)
-    fprintf(f, "G %s %d %.3f %.3f %.3f %.3f\n", stem, gts[j].class_id, gts[j].x0, gts[j].y0, gts[j].x1,
-            gts[j].y1);
-  for (int j = 0; j < n; j++)
-    fprintf(f, "D %s %d %.6f %.3f %.3f %.3f %.3f\n", stem, dets[j].class_id, dets[j].score, dets[j].x0,
-            dets[j].y0, dets[j].x1, dets[j].y1);
-}
-
-static yrt_status eval_all(run *runs, int n_runs, const file_list *files, int total,
-                           const char *labels, const yrt_postprocess_params *pp, int quiet,
-                           FILE *dump, yrt_error *err) {
-  yrt_status st = YRT_OK;
-  for (int i = 0; !st && i < total; i++) {
-    yrt_image img = {0, 0, NULL};
-    st = yrt_image_load_jpeg(files->paths[i], &img, err);
-    if (st) break;
-    char stem[512], lpath[1200];
-    file_stem(files->paths[i], stem, sizeof stem);
-    snprintf(lpath, sizeof lpath, "%s/%s.txt", labels, stem);
-    coco_gt_box *gts = NULL;
-    int n_gt = 0;
-    st = coco_load_yolo_labels(lpath, img.w, img.h, runs[0].det.info.num_classes, &gts, &n_gt, err);
-    for (int r = 0; !st && r < n_runs; r++) {
-      const yrt_detection *dets;
-      int n = 0;
-      st = detector_run(&runs[r].det, &img, pp, &dets, &n, err);
-      if (!st && dump && r == 0) dump_image(dump, stem, gts, n_gt, dets, n);
-      if (!st) st = coco_eval_add_image(runs[r].ev, dets, n, gts, n_gt, err);
-    }
-    free(gts);
-    yrt_image_free(&img);
-    if (!quiet) progress_bar(i + 1, total, "images");
-  }
-  for (int r = 0; !st && r < n_runs; r++) {
-    st = coco_eval_finalize(runs[r].ev, err);
-    if (!st) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
-  }
-  return st;
-}
 
 static void print_report(run *runs, int n_runs) {
   const int nc = runs[0].det.info.num_classes;
@@ -101,9 +58,16 @@ static void print_report(run *runs, int n_runs) {
   for (int r = 0; r < n_runs; r++)
     printf("%-40.40s %8.4f %10.4f %7d\n", runs[r].path, runs[r].sum.map50, runs[r].sum.map50_95,
            runs[r].sum.num_images);
-  if (n_runs == 2)
+  if (n_runs == 2) {
     printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", runs[1].sum.map50 - runs[0].sum.map50,
            runs[1].sum.map50_95 - runs[0].sum.map50_95);
+    /* a class that vanishes hides in the mean: name the ones that moved most */
+    const char **names = eval_class_names(&runs[0].det);
+    printf("\n");
+    coco_print_changes(stdout, "classes with the largest AP50-95 change (B - A), top 10:", runs[0].ev, runs[1].ev,
+                       0, 10, names);
+    free((void *)names);
+  }
   for (int r = 0; r < n_runs; r++)
     if (runs[r].det.info.synthetic)
       printf("note: %s is synthetic (generated weights): its accuracy is meaningless\n", runs[r].path);
@@ -163,7 +127,14 @@ int main(int argc, char **argv) {
   FILE *dump = NULL;
   if (!st && dets_path && !(dump = fopen(dets_path, "w")))
     st = yrt_set_error(&err, YRT_ERR_IO, "--dets: cannot write %s", dets_path);
-  if (!st) st = eval_all(runs, n_runs, &files, total, labels, &pp, quiet, dump, &err);
+  if (!st) {
+    detector d[2];
+    coco_eval *ev[2];
+    for (int r = 0; r < n_runs; r++) d[r] = runs[r].det, ev[r] = runs[r].ev;
+    st = eval_run_images(d, ev, n_runs, &files, total, labels, &pp, quiet, dump, &err);
+    for (int r = 0; r < n_runs; r++) runs[r].det = d[r]; /* its buffers may have grown */
+  }
+  for (int r = 0; !st && r < n_runs; r++) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
   if (dump && fclose(dump) && !st) st = yrt_set_error(&err, YRT_ERR_IO, "--dets: write error on %s", dets_path);
   if (!st) print_report(runs, n_runs);
   if (!st && json) {

@@ -96,16 +96,7 @@ int main(int argc, char **argv) {
   if (!st && so.images) {
     st = sqnr_measure(m, &so, &r, &err);
     if (!st) {
-      printf("per-layer SQNR, int8 vs float, %d images (drop = worst input SQNR - own)\n", r.images);
-      printf("  %-48s %-8s %8s %8s\n", "tensor", "op", "SQNR dB", "drop");
-      int flagged = 0;
-      for (int k = 0; k < r.n; k++) {
-        const int bad = r.l[k].db < 15.0;
-        flagged += bad;
-        printf("  %-48.48s %-8s %8.2f %8.2f%s\n", r.l[k].tensor, r.l[k].op, r.l[k].db, r.l[k].drop,
-               bad ? "  << under 15 dB" : "");
-      }
-      printf("output0 SQNR %.2f dB; %d layer(s) under 15 dB\n", r.out_db, flagged);
+      sqnr_report_print(&r, stdout);
     }
   }
   if (!st && budget > 0) {

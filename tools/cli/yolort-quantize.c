@@ -5,6 +5,7 @@
  *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
  *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
+ *   [--report FILE [--report-labels DIR] [--report-images DIR]]
  * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
  * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
@@ -23,7 +24,9 @@
  * takes the Concat output's parameters (one rounding instead of two; the Concat then copies it);
  * --no-concat-ties keeps their own. The convs whose output only the float head reads keep a float
  * output but get int8 weights (the converter runs them int8 with a float output);
- * --float-head-weights keeps their weights float too (they then run in float). */
+ * --float-head-weights keeps their weights float too (they then run in float).
+ * --report FILE: per-layer SQNR of the result and, with --report-labels, the classes most hurt
+ * (quant_report.h), on --report-images (default: CALIB_DIR). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@
 #include "convert.h"
 #include "file_write.h"
 #include "float_recover.h"
+#include "quant_report.h"
 #include "onnx_write.h"
 #include "cli_version.h"
 
@@ -72,6 +76,10 @@ static void help(FILE *f) {
           "  --bias-correct-wave L    conv levels corrected per wave with --bias-correct-global\n"
           "  --weight-scale K         per-channel weight scale: max (default) or mse (clip minimising the\n"
           "                           squared error)\n"
+          "  --report FILE            write a report: per-layer SQNR (int8 vs float, 8 images) and, with\n"
+          "                           --report-labels, mAP of float and int8 and the 10 classes most hurt\n"
+          "  --report-labels DIR      YOLO labels of the report's images (evaluated: all, or -n of them)\n"
+          "  --report-images DIR      the report's images (default: CALIB_DIR)\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
 }
@@ -151,11 +159,12 @@ static yrt_status bias_correct(Onnx__ModelProto *q, const uint8_t *folded, size_
   return st;
 }
 
-/* Write the QDQ (and .yrt) of one method from the shared calibration. */
+/* Write the QDQ (and .yrt, and report) of one method from the shared calibration. */
 static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *r,
                        const calib_options *o, const method_run *mr, const bc_run *bc,
-                       const char *out, const char *yrt_out, int tagged, yrt_error *err) {
-  char qpath[1024], ypath[1024];
+                       const char *out, const char *yrt_out, const quant_report_options *ro, int tagged,
+                       yrt_error *err) {
+  char qpath[1024], ypath[1024], rpath[1024];
   with_tag(out, tagged ? mr->tag : NULL, qpath, sizeof qpath);
   if (yrt_out) with_tag(yrt_out, tagged ? mr->tag : NULL, ypath, sizeof ypath);
   calib_choose(r, mr->m, mr->pct);
@@ -184,6 +193,13 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
     }
     free(yrt);
   }
+  if (!st && ro->path) {
+    quant_report_options rt = *ro;
+    with_tag(ro->path, tagged ? mr->tag : NULL, rpath, sizeof rpath);
+    rt.path = rpath;
+    st = quant_report_write(&rt, folded, folded_size, bytes, size, err);
+    if (!st) printf("wrote %s (report)\n", rpath);
+  }
   free(bytes);
   return st;
 }
@@ -191,6 +207,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL;
+  quant_report_options ro = {.sqnr_images = 8};
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
@@ -206,6 +223,9 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
     else if (!strcmp(a, "--float-out") && i + 1 < argc) float_out = argv[++i];
+    else if (!strcmp(a, "--report") && i + 1 < argc) ro.path = argv[++i];
+    else if (!strcmp(a, "--report-labels") && i + 1 < argc) ro.labels = argv[++i];
+    else if (!strcmp(a, "--report-images") && i + 1 < argc) ro.images = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
       if (!strcmp(argv[++i], "all")) all = 1;
       else if (calib_method_parse(argv[i], &o.method)) return usage_free(excl);
@@ -254,6 +274,11 @@ int main(int argc, char **argv) {
     else return usage_free(excl);
   }
   if (!in || !dir || !out) return usage_free(excl);
+  if ((ro.labels || ro.images) && !ro.path) {
+    fprintf(stderr, "yolort-quantize: --report-labels / --report-images need --report FILE\n");
+    free(excl);
+    return 2;
+  }
   if (o.percentile <= 50 || o.percentile > 100) {
     fprintf(stderr, "yolort-quantize: --percentile must be in (50, 100]\n");
     free(excl);
@@ -282,9 +307,10 @@ int main(int argc, char **argv) {
   yrt_status st = onnx_model_load_file(in, &m, &err);
   float_recover_report frep;
   if (!st) st = float_recover(&m, &frep, &err);
+  char input_line[512] = "";
   if (!st) {
-    fprintf(stderr, "yolort-quantize: ");
-    float_recover_print(&frep, stderr);
+    float_recover_describe(&frep, input_line, sizeof input_line);
+    fprintf(stderr, "yolort-quantize: %s", input_line);
   }
   if (!st && float_out) {
     uint8_t *fb = NULL;
@@ -319,6 +345,13 @@ int main(int argc, char **argv) {
   if (!st) st = calib_collect(m, dir, &o, &r, &err);
   if (!st) fprintf(stderr, "yolort-quantize: %d activations observed on %d images\n", r.n, r.images);
   r.silu_range = silu_range;
+  ro.images = ro.images ? ro.images : dir;
+  ro.eval_images = o.max_images;
+  if (ro.sqnr_images > o.max_images && o.max_images > 0) ro.sqnr_images = o.max_images;
+  ro.threads = o.threads;
+  ro.quiet = o.quiet;
+  ro.input_line = input_line;
+  ro.keep_fp32 = o.exclude;
   const method_run runs[] = {{YRT_CALIB_MINMAX, 0, "minmax"},
                              {YRT_CALIB_PERCENTILE, 99.99, "percentile"},
                              {YRT_CALIB_PERCENTILE, 99.999, "percentile99999"},
@@ -326,10 +359,10 @@ int main(int argc, char **argv) {
                              {YRT_CALIB_MSE, 0, "mse"}};
   if (!st && all) {
     for (size_t k = 0; !st && k < sizeof runs / sizeof runs[0]; k++)
-      st = emit(folded, folded_size, &r, &o, &runs[k], &bc, out, yrt_out, 1, &err);
+      st = emit(folded, folded_size, &r, &o, &runs[k], &bc, out, yrt_out, &ro, 1, &err);
   } else if (!st) {
     method_run one = {o.method, o.percentile, calib_method_name(o.method)};
-    st = emit(folded, folded_size, &r, &o, &one, &bc, out, yrt_out, 0, &err);
+    st = emit(folded, folded_size, &r, &o, &one, &bc, out, yrt_out, &ro, 0, &err);
   }
   calib_result_free(&r);
   free(folded);

@@ -9,8 +9,15 @@
 yrt_status detector_open(detector *d, const char *model_path, int threads, int quiet,
                          yrt_error *err) {
   memset(d, 0, sizeof *d);
-  yrt_status st = yrt_open_model(model_path, quiet, &d->model, err);
-  if (!st) st = yrt_model_get_info(d->model, &d->info);
+  yrt_model *model = NULL;
+  yrt_status st = yrt_open_model(model_path, quiet, &model, err);
+  return st ? st : detector_attach(d, model, model_path, threads, err);
+}
+
+yrt_status detector_attach(detector *d, yrt_model *model, const char *model_path, int threads, yrt_error *err) {
+  memset(d, 0, sizeof *d);
+  d->model = model;
+  yrt_status st = yrt_model_get_info(d->model, &d->info);
   yrt_session_options so;
   yrt_session_options_init(&so);
   so.num_threads = threads;

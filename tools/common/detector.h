@@ -21,6 +21,9 @@ typedef struct detector {
 /* Open MODEL (.yrt or .onnx, see model_open.h) and create a session with `threads`. */
 yrt_status detector_open(detector *d, const char *model_path, int threads, int quiet,
                          yrt_error *err);
+/* The same around an already loaded model, which d then owns (freed by detector_close, also on
+ * failure); name is used in messages. */
+yrt_status detector_attach(detector *d, yrt_model *model, const char *name, int threads, yrt_error *err);
 void detector_close(detector *d);
 
 /* Run one decoded image. On success *dets points into d (valid until the next call). */

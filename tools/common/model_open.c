@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "convert.h"
+#include "ir.h"
 
 int yrt_path_is_onnx(const char *path) {
   size_t n = path ? strlen(path) : 0;
@@ -37,4 +38,18 @@ yrt_status yrt_open_model(const char *path, int quiet, yrt_model **out, yrt_erro
             "meaningless\n",
             path);
   return YRT_OK;
+}
+
+yrt_status yrt_open_onnx_memory(const void *bytes, size_t size, const char *source, const char *const *keep_fp32,
+                                yrt_model **out, yrt_error *err) {
+  ir_graph *g = NULL;
+  void *buf = NULL;
+  size_t ysize = 0;
+  yrt_convert_options co = {.keep_fp32 = keep_fp32, .source = source};
+  yrt_status st = onnx_read_memory(bytes, size, &g, err);
+  if (!st) st = yrt_convert_graph(g, &co, &buf, &ysize, NULL, err);
+  ir_graph_free(g);
+  if (!st) st = yrt_model_load_memory(buf, ysize, 1, out, err);
+  free(buf);
+  return st;
 }

@@ -85,6 +85,22 @@ yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *c
 yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const char *const *class_names,
                                 yrt_error *err);
 
+/* ---- two evaluations of the same images side by side (coco_compare.c) */
+typedef struct coco_class_change {
+  int class_id, num_gt;
+  double ap_a, ap_b;       /* AP50-95 of each side */
+  double ap50_a, ap50_b;
+} coco_class_change;
+
+/* The (at most k) classes with ground truth whose AP50-95 changes most from a to b: by |b - a|
+ * (by_drop == 0) or by a - b, the largest loss first (by_drop == 1: only classes that lost);
+ * ties by class id. Both finalized over the same images. Returns how many were written to out. */
+int coco_largest_changes(const coco_eval *a, const coco_eval *b, int by_drop, coco_class_change *out, int k);
+/* Those classes as a table under `title`: class, GT instances, AP50-95 of a and b, b - a.
+ * names (may be NULL, or hold NULL entries) gives class names by id. */
+void coco_print_changes(FILE *f, const char *title, const coco_eval *a, const coco_eval *b, int by_drop, int k,
+                        const char *const *names);
+
 #ifdef __cplusplus
 }
 #endif

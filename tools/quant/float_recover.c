@@ -105,24 +105,40 @@ yrt_status float_recover(Onnx__ModelProto **m, float_recover_report *rep, yrt_er
   return st;
 }
 
-void float_recover_print(const float_recover_report *rep, FILE *f) {
+/* snprintf appended at *w of buf (cap bytes), never past the end. */
+#define ADD(...)                                                                  \
+  do {                                                                            \
+    if (w < cap) {                                                                \
+      const int k = snprintf(buf + w, cap - w, __VA_ARGS__);                      \
+      w += k > 0 ? (size_t)k : 0;                                                 \
+    }                                                                             \
+  } while (0)
+
+void float_recover_describe(const float_recover_report *rep, char *buf, size_t cap) {
+  size_t w = 0;
+  if (!cap) return;
+  buf[0] = 0;
   if (!float_recover_any(rep)) {
-    fprintf(f, "input: FP32\n");
+    ADD("input: FP32\n");
     return;
   }
   const char *kind = rep->n_conv_integer || rep->n_matmul_integer ? "dynamic-quant"
                      : rep->n_qoperators                         ? "QOperator"
                                                                  : "static QDQ";
-  fprintf(f, "input: %s", kind);
-  if (rep->n_qoperators) fprintf(f, ", %d QLinear ops rewritten to float ops", rep->n_qoperators);
-  if (rep->n_conv_integer) fprintf(f, ", %d ConvInteger recovered to float Conv", rep->n_conv_integer);
-  if (rep->n_matmul_integer) fprintf(f, ", %d MatMulInteger recovered to float MatMul", rep->n_matmul_integer);
-  if (rep->n_dq_constants) {
-    const int w = rep->n_dq_constants; /* incl. int32 biases */
-    fprintf(f, ", %d constants dequantized (%d uint8, %d per-channel, %d asymmetric)", w, rep->n_u8,
-            rep->n_per_channel, rep->n_asymmetric);
-  }
-  if (rep->n_q_constants) fprintf(f, ", %d quantized float constants kept float", rep->n_q_constants);
-  if (rep->n_qdq_pairs) fprintf(f, ", %d activation Q/DQ pairs removed", rep->n_qdq_pairs);
-  fprintf(f, "; recalibrating\n");
+  ADD("input: %s", kind);
+  if (rep->n_qoperators) ADD(", %d QLinear ops rewritten to float ops", rep->n_qoperators);
+  if (rep->n_conv_integer) ADD(", %d ConvInteger recovered to float Conv", rep->n_conv_integer);
+  if (rep->n_matmul_integer) ADD(", %d MatMulInteger recovered to float MatMul", rep->n_matmul_integer);
+  if (rep->n_dq_constants) /* incl. int32 biases */
+    ADD(", %d constants dequantized (%d uint8, %d per-channel, %d asymmetric)", rep->n_dq_constants, rep->n_u8,
+        rep->n_per_channel, rep->n_asymmetric);
+  if (rep->n_q_constants) ADD(", %d quantized float constants kept float", rep->n_q_constants);
+  if (rep->n_qdq_pairs) ADD(", %d activation Q/DQ pairs removed", rep->n_qdq_pairs);
+  ADD("; recalibrating\n");
+}
+
+void float_recover_print(const float_recover_report *rep, FILE *f) {
+  char line[512];
+  float_recover_describe(rep, line, sizeof line);
+  fputs(line, f);
 }

@@ -12,6 +12,7 @@
 #ifndef YOLORT_FLOAT_RECOVER_H
 #define YOLORT_FLOAT_RECOVER_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "onnx.pb-c.h"
@@ -37,5 +38,7 @@ int float_recover_any(const float_recover_report *rep);
 
 /* One line: "input: dynamic-quant, 64 ConvInteger recovered to float Conv" / "input: FP32". */
 void float_recover_print(const float_recover_report *rep, FILE *f);
+/* The same line into buf (cap bytes, truncated, NUL-terminated). */
+void float_recover_describe(const float_recover_report *rep, char *buf, size_t cap);
 
 #endif

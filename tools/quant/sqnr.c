@@ -23,6 +23,19 @@ void sqnr_free_names(char **names) {
   free(names);
 }
 
+void sqnr_report_print(const sqnr_report *r, FILE *f) {
+  fprintf(f, "per-layer SQNR, int8 vs float, %d images (drop = worst input SQNR - own)\n", r->images);
+  fprintf(f, "  %-48s %-8s %8s %8s\n", "tensor", "op", "SQNR dB", "drop");
+  int flagged = 0;
+  for (int k = 0; k < r->n; k++) {
+    const int bad = r->l[k].db < 15.0;
+    flagged += bad;
+    fprintf(f, "  %-48.48s %-8s %8.2f %8.2f%s\n", r->l[k].tensor, r->l[k].op, r->l[k].db, r->l[k].drop,
+            bad ? "  << under 15 dB" : "");
+  }
+  fprintf(f, "output0 SQNR %.2f dB; %d layer(s) under 15 dB\n", r->out_db, flagged);
+}
+
 void sqnr_report_free(sqnr_report *r) {
   for (int i = 0; r->l && i < r->n; i++) {
     free(r->l[i].tensor);

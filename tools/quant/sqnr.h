@@ -5,6 +5,8 @@
 #ifndef YOLORT_SQNR_H
 #define YOLORT_SQNR_H
 
+#include <stdio.h>
+
 #include "onnx.pb-c.h"
 #include "yolort.h"
 
@@ -41,6 +43,8 @@ yrt_status sqnr_output(const Onnx__ModelProto *m, const char *const *keep, const
 yrt_status sqnr_auto_mixed(const Onnx__ModelProto *m, const sqnr_report *r, double budget_db,
                            int max_groups, const sqnr_options *o, char ***keep, double *final_db,
                            yrt_error *err);
+/* The per-layer table (tensor, op, SQNR, drop; layers under 15 dB flagged) and output0's SQNR. */
+void sqnr_report_print(const sqnr_report *r, FILE *f);
 void sqnr_report_free(sqnr_report *r);
 void sqnr_free_names(char **names);
 

@@ -1,0 +1,52 @@
+/* eval_run.c — see eval_run.h. */
+#include "eval_run.h"
+
+#include <stdlib.h>
+
+/* --dets: one line per ground-truth box and per detection of the first model, image pixels, so
+ * that other evaluators (pycocotools, Ultralytics) can be run on exactly what was scored. */
+static void dump_image(FILE *f, const char *stem, const coco_gt_box *gts, int n_gt,
+                       const yrt_detection *dets, int n) {
+  for (int j = 0; j < n_gt; j++)
+    fprintf(f, "G %s %d %.3f %.3f %.3f %.3f\n", stem, gts[j].class_id, gts[j].x0, gts[j].y0, gts[j].x1,
+            gts[j].y1);
+  for (int j = 0; j < n; j++)
+    fprintf(f, "D %s %d %.6f %.3f %.3f %.3f %.3f\n", stem, dets[j].class_id, dets[j].score, dets[j].x0,
+            dets[j].y0, dets[j].x1, dets[j].y1);
+}
+
+yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *files, int total,
+                           const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
+                           yrt_error *err) {
+  yrt_status st = YRT_OK;
+  for (int i = 0; !st && i < total; i++) {
+    yrt_image img = {0, 0, NULL};
+    st = yrt_image_load_jpeg(files->paths[i], &img, err);
+    if (st) break;
+    char stem[512], lpath[1200];
+    file_stem(files->paths[i], stem, sizeof stem);
+    snprintf(lpath, sizeof lpath, "%s/%s.txt", labels, stem);
+    coco_gt_box *gts = NULL;
+    int n_gt = 0;
+    st = coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
+    for (int r = 0; !st && r < n; r++) {
+      const yrt_detection *dets;
+      int nd = 0;
+      st = detector_run(&d[r], &img, pp, &dets, &nd, err);
+      if (!st && dump && r == 0) dump_image(dump, stem, gts, n_gt, dets, nd);
+      if (!st) st = coco_eval_add_image(ev[r], dets, nd, gts, n_gt, err);
+    }
+    free(gts);
+    yrt_image_free(&img);
+    if (!quiet) progress_bar(i + 1, total, "images");
+  }
+  for (int r = 0; !st && r < n; r++) st = coco_eval_finalize(ev[r], err);
+  return st;
+}
+
+const char **eval_class_names(const detector *d) {
+  const int nc = d->info.num_classes;
+  const char **names = calloc((size_t)(nc > 0 ? nc : 0) + 1, sizeof(char *));
+  for (int c = 0; names && c < nc; c++) names[c] = yrt_model_class_name(d->model, c);
+  return names;
+}

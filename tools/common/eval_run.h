@@ -1,0 +1,24 @@
+/* eval_run.h — run detectors over a labelled image folder into COCO evaluators (yolort-eval,
+ * yolort-quantize --report-labels): each image is decoded once and run through every model. */
+#ifndef YOLORT_EVAL_RUN_H
+#define YOLORT_EVAL_RUN_H
+
+#include <stdio.h>
+
+#include "coco_map.h"
+#include "detector.h"
+#include "file_list.h"
+
+/* The first `total` images of files through d[0..n-1], scored against LABELS/<stem>.txt into
+ * ev[0..n-1] (then finalized). dump (may be NULL): yolort-eval --dets lines of model 0
+ * ("G image class x0 y0 x1 y1" per ground-truth box, "D image class score x0 y0 x1 y1" per
+ * detection, image pixels). quiet = 0: a progress bar. */
+yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *files, int total,
+                           const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
+                           yrt_error *err);
+
+/* The class names of d's model by id (NULL entries for unnamed classes), in a calloc'ed array of
+ * num_classes + 1 (free() it; the strings belong to the model). NULL on no memory. */
+const char **eval_class_names(const detector *d);
+
+#endif
