@@ -81,7 +81,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
                                      sizeof rep->head_note, err)) != YRT_OK)
     return st;
   const char **keep = NULL;
-  if (rep->head_fused && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
+  if ((rep->head_fused || rep->e2e) && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
   st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq), err);
   free(keep);

@@ -168,14 +168,17 @@ static int try_output(ir_graph *g, int oi, char *note, size_t cap) {
   }
   free(g->nodes[fused].domain);
   g->nodes[fused].domain = dom;
-  for (int c = 0; c < nn; c++) g->nodes[cone[c]].dead = 1;
+  /* fp32 as well as dead: they run in float inside detect_topk, so a --keep-fp32 list naming them
+   * (yolort-inspect's and --report's float reference names every node) is not an error
+   * (lw_detect_keep_filter) */
+  for (int c = 0; c < nn; c++) g->nodes[cone[c]].dead = g->nodes[cone[c]].fp32 = 1;
   g->tensors[out].producer = fused;
   /* the split and transpose go when only the cone read them */
   int sr = 0;
   for (int o = 0; o < 2; o++) sr += ir_consumers(g, g->nodes[split].out[o], NULL, 0);
   if (!sr) {
-    g->nodes[split].dead = 1;
-    if (!ir_consumers(g, g->nodes[tr].out[0], NULL, 0)) g->nodes[tr].dead = 1;
+    g->nodes[split].dead = g->nodes[split].fp32 = 1;
+    if (!ir_consumers(g, g->nodes[tr].out[0], NULL, 0)) g->nodes[tr].dead = g->nodes[tr].fp32 = 1;
   }
   snprintf(note, cap, "fused, %d nodes -> detect_topk (top %lld of %lld classes, no NMS)", nn,
            (long long)k0, (long long)nc);
