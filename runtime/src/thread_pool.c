@@ -1,7 +1,12 @@
 /* thread_pool.c — see thread_pool.h. One 64-bit word holds the run's generation (high half) and
  * its next unclaimed item (low half): a worker claims item i of generation g by a compare-exchange
  * of (g, i) -> (g, i + 1), so a late worker of an earlier run can never take an item of the next
- * one. The caller waits for the count of finished items, not for the workers. Sleeping (workers
+ * one. The job (fn, ctx, n) of generation g lives in slot g & 1: a worker that read the word of
+ * generation g-1 and was delayed reads g-1's slot, which the caller does not touch while setting up
+ * g (it would with a single slot: such a worker read g's n with g-1's word still in place, claimed
+ * an item past g-1's end, and its extra finished count made the caller wait forever — seen under
+ * TSan). The slot is rewritten only for g+1, after the word left g-1, so that claim fails.
+ * The caller waits for the count of finished items, not for the workers. Sleeping (workers
  * between runs, the caller at the end of one) is on condition variables. Each side of a flag /
  * counter pair writes its own, then a full fence, then reads the other's (Dekker), so a wake-up is
  * never missed. The fences are explicit, not left to seq_cst store + load: qemu-user runs an
@@ -26,9 +31,9 @@ struct yrt_thread_pool {
   pthread_cond_t wake, idle;
   _Atomic uint64_t work;      /* generation << 32 | next item */
   atomic_size_t done;         /* items finished in the current generation */
-  atomic_size_t n;            /* items of the current generation */
-  _Atomic(yrt_pool_fn) fn;
-  _Atomic(void *) ctx;
+  atomic_size_t n[2];         /* items of generation g in [g & 1] (fn, ctx too) */
+  _Atomic(yrt_pool_fn) fn[2];
+  _Atomic(void *) ctx[2];
   atomic_int sleepers;        /* workers waiting on wake */
   atomic_int waiting;         /* 1: the caller waits on idle */
   atomic_int stop;
@@ -56,11 +61,12 @@ static void do_items(yrt_thread_pool *p, uint32_t g) {
   uint64_t w = atomic_load_explicit(&p->work, memory_order_acquire);
   for (;;) {
     if (gen_of(w) != g) return;
-    const size_t i = (uint32_t)w, n = atomic_load_explicit(&p->n, memory_order_relaxed);
+    const unsigned slot = g & 1u;
+    const size_t i = (uint32_t)w, n = atomic_load_explicit(&p->n[slot], memory_order_relaxed);
     if (i >= n) return;
     /* fn / ctx / n read after (g, i) was seen: they are generation g's unless the claim fails */
-    const yrt_pool_fn fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
-    void *ctx = atomic_load_explicit(&p->ctx, memory_order_relaxed);
+    const yrt_pool_fn fn = atomic_load_explicit(&p->fn[slot], memory_order_relaxed);
+    void *ctx = atomic_load_explicit(&p->ctx[slot], memory_order_relaxed);
     if (!atomic_compare_exchange_weak_explicit(&p->work, &w, w + 1, memory_order_acquire, memory_order_acquire))
       continue;
     fn(ctx, i);
@@ -154,12 +160,13 @@ void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n
     for (size_t i = 0; i < n; i++) fn(ctx, i);
     return;
   }
-  /* every item of the previous generation is done: nobody reads these until the word changes */
-  atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
-  atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
-  atomic_store_explicit(&p->n, n, memory_order_relaxed);
-  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
+  /* slot g & 1 last held generation g-2, whose word is gone: no claim can still use it */
   const uint32_t g = ++p->gen;
+  const unsigned slot = g & 1u;
+  atomic_store_explicit(&p->fn[slot], fn, memory_order_relaxed);
+  atomic_store_explicit(&p->ctx[slot], ctx, memory_order_relaxed);
+  atomic_store_explicit(&p->n[slot], n, memory_order_relaxed);
+  atomic_store_explicit(&p->done, 0, memory_order_relaxed);
   atomic_store_explicit(&p->work, (uint64_t)g << 32, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) > 0) {
