@@ -77,7 +77,8 @@ yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int st
   for (int i = 0; i < streams && st == YRT_OK; i++) {
     yrt_session_options so;
     yrt_session_options_init(&so);
-    so.thread_pool = pool; /* NULL with num_threads 0: the stream's own thread only */
+    so.thread_pool = pool;
+    so.num_threads = pool ? 0 : 1; /* 0 alone would be one thread per online CPU */
     st = yrt_session_create(model, &so, &m[i].s, err);
     if (st == YRT_OK) st = fill_grey(m[i].s, err);
     m[i].o = o;
