@@ -11,7 +11,10 @@
 #                the wild accuracy tests run it)
 # Prints a markdown table of medians (ms, one value per round) and the ratios yolort / ort,
 # yolort / ort exact (the issue asks <= 0.35 at 640 against ort), with the CPU, cpu_peak's int8
-# peak and the load average before and after: paste it into docs/performance.md.
+# peak and the load average before and after: paste it into docs/performance.md. Two columns say
+# what the machine allows: the file's conv work (GMAC, from yolort-bench --dump-convs) and the
+# floor ratio, the time of those convs at 100% of cpu_peak's int8 rate on every thread over
+# onnxruntime's median: no int8 runtime can go below it on this CPU.
 # Environment: YOLORT_DATA (default <repo>/../shared), BUILD (default <repo>/build: yolort-convert,
 # yolort-bench, cpu_peak), OUT (kept .yrt and JSON; default a temp dir, removed).
 # Needs bench/peers/ort/node_modules (npm ci --ignore-scripts there).
@@ -61,6 +64,13 @@ for f in "$wild"/*.onnx; do
 done
 [[ ${#stems[@]} -gt 0 ]] || { log "nothing converted"; exit 1; }
 
+conv_gmac() { # .yrt -> GMAC of its convs (columns named by the dump's header line)
+  "$ybench" "$1" --dump-convs - 2>/dev/null | awk '
+    /^#/ { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+    { m += $c["n"] * $c["ho"] * $c["wo"] * $c["cout"] * $c["kh"] * $c["kw"] * $c["cin"] / $c["groups"] }
+    END { if (m > 0) printf "%.2f", m / 1e9; else print "-" }'
+}
+
 median() { # JSON file -> median ms of the first result (yolort-bench) or the whole object (ort)
   node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
            const r = j.models ? j.models[0].results[0].inference : j;
@@ -85,19 +95,22 @@ load1="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cpu: $cpu ($(nproc) online), cpu_peak int8 avx2 ${pk:-?} GMAC/s per core; $threads threads,"
 echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1"
 echo
-echo "| file (wild) | size | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact |"
-echo "|---|---|---|---|---|---|---|"
+echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for st in "${stems[@]}"; do
   size="$(node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                    const r = j.models[0].results[0]; process.stdout.write(r.width + "x" + r.height);' \
           "$out/$st.y1.json" 2>/dev/null || echo "?")"
-  ys=() os=() xs=() ro=() rx=()
+  gm="$(conv_gmac "$out/$st.yrt")"
+  ys=() os=() xs=() ro=() rx=() fl=()
   for ((r = 1; r <= rounds; r++)); do
     y="$(median "$out/$st.y$r.json")" o="$(median "$out/$st.o$r.json")" x="$(median "$out/$st.x$r.json")"
     ys+=("$y") os+=("$o") xs+=("$x")
     ro+=("$(awk -v a="$y" -v b="$o" 'BEGIN { print (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }')")
     rx+=("$(awk -v a="$y" -v b="$x" 'BEGIN { print (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-" }')")
+    fl+=("$(awk -v g="$gm" -v p="${pk:-0}" -v t="$threads" -v b="$o" \
+            'BEGIN { print (g + 0 > 0 && p + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", g / (p * t) * 1e3 / b) : "-" }')")
   done
   j() { local IFS=/; echo "$*" | sed 's|/| / |g'; }
-  echo "| $st | $size | $(j "${ys[@]}") | $(j "${os[@]}") | $(j "${xs[@]}") | $(j "${ro[@]}") | $(j "${rx[@]}") |"
+  echo "| $st | $size | $gm | $(j "${ys[@]}") | $(j "${os[@]}") | $(j "${xs[@]}") | $(j "${ro[@]}") | $(j "${rx[@]}") | $(j "${fl[@]}") |"
 done
