@@ -32,16 +32,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-data="${YOLORT_DATA:-$repo/../shared}"
-build="${BUILD:-$repo/build}"
+. "$here/lib.sh"
+bench_paths run_peers
 models="$data/models"
-out="${OUT:-}"
-if [[ -z "$out" ]]; then
-  out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
-fi
-mkdir -p "$out"
-log() { echo "run_peers: $*" >&2; }
 
 fp32="$models/$stem.onnx"
 qdq="$models/$stem.qdq.onnx"

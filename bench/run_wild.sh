@@ -34,16 +34,9 @@ while [[ $# -gt 0 ]]; do
     *) echo "run_wild: unknown option $1" >&2; exit 2 ;;
   esac
 done
-data="${YOLORT_DATA:-$repo/../shared}"
-build="${BUILD:-$repo/build}"
+. "$here/lib.sh"
+bench_paths run_wild
 wild="$data/models/wild"
-out="${OUT:-}"
-if [[ -z "$out" ]]; then
-  out="$(mktemp -d)"
-  trap 'rm -rf "$out"' EXIT
-fi
-mkdir -p "$out"
-log() { echo "run_wild: $*" >&2; }
 conv="$build/tools/yolort-convert" ybench="$build/bench/yolort-bench" peak="$build/bench/peers/cpu_peak"
 for t in "$conv" "$ybench"; do [[ -x "$t" ]] || { log "no $t (set BUILD)"; exit 1; }; done
 [[ -d "$wild" ]] || { log "no $wild (set YOLORT_DATA)"; exit 1; }
