@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include "ir.h"
 #include "ir_test_util.h"
+#include "onnx_reader.h"
 #include "onnx_write.h"
 
 static const int64_t IN_DIMS[4] = {1, 2, 3, 3};
@@ -236,6 +238,66 @@ static void test_bad_initializer_size(void **state) {
   assert_int_equal(tu_to_graph(m, &g, &err), YRT_ERR_FORMAT);
 }
 
+/* float16 / bfloat16 tensors are read as float32, exactly: zeros, subnormals, normals, the
+ * largest half, infinities and NaN, from raw_data and from int32_data; a raw_data of odd
+ * length or the wrong count is an error naming the tensor. */
+static void test_half_tensors(void **state) {
+  (void)state;
+  const uint16_t h[] = {0x0000, 0x8000, 0x0001, 0x03ff, 0x0400, 0x3c00, 0xc000, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x3555};
+  const float want[] = {0.0f, -0.0f, 0x1p-24f, 0x3ffp-24f, 0x1p-14f, 1.0f, -2.0f, 65504.0f, INFINITY, -INFINITY, NAN,
+                        0x1.554p-2f};
+  enum { N = sizeof h / sizeof h[0] };
+  for (int src = 0; src < 2; src++) {
+    Onnx__TensorProto tp = ONNX__TENSOR_PROTO__INIT;
+    int64_t dims[1] = {N};
+    int32_t bits[N];
+    uint8_t raw[2 * N];
+    for (int i = 0; i < N; i++) bits[i] = h[i], raw[2 * i] = (uint8_t)h[i], raw[2 * i + 1] = (uint8_t)(h[i] >> 8);
+    tp.data_type = IR_ONNX_FLOAT16;
+    tp.n_dims = 1;
+    tp.dims = dims;
+    if (src) {
+      tp.n_int32_data = N;
+      tp.int32_data = bits;
+    } else {
+      tp.has_raw_data = 1;
+      tp.raw_data.len = sizeof raw;
+      tp.raw_data.data = raw;
+    }
+    ir_dtype dt;
+    int rank;
+    int64_t od[IR_MAX_RANK];
+    void *data = NULL;
+    size_t nb;
+    yrt_error err;
+    assert_int_equal(onnx_tensor_decode(&tp, "h", &dt, &rank, od, &data, &nb, &err), YRT_OK);
+    assert_int_equal(dt, IR_F32);
+    assert_int_equal(nb, N * 4);
+    const float *f = data;
+    for (int i = 0; i < N; i++) {
+      if (isnan(want[i])) assert_true(isnan(f[i]));
+      else assert_memory_equal(&f[i], &want[i], 4);
+    }
+    free(data);
+    if (!src) { /* bfloat16: the upper half of a float's bits */
+      tp.data_type = IR_ONNX_BFLOAT16;
+      assert_int_equal(onnx_tensor_decode(&tp, "b", &dt, &rank, od, &data, &nb, &err), YRT_OK);
+      for (int i = 0; i < N; i++) {
+        uint32_t u = (uint32_t)h[i] << 16;
+        assert_memory_equal(&((const float *)data)[i], &u, 4);
+      }
+      free(data);
+      tp.raw_data.len = sizeof raw - 1;
+      assert_int_equal(onnx_tensor_decode(&tp, "odd_half", &dt, &rank, od, &data, &nb, &err), YRT_ERR_FORMAT);
+      assert_non_null(strstr(err.msg, "odd_half"));
+    } else {
+      tp.n_int32_data = N - 1;
+      assert_int_equal(onnx_tensor_decode(&tp, "short_half", &dt, &rank, od, &data, &nb, &err), YRT_ERR_FORMAT);
+      assert_non_null(strstr(err.msg, "short_half"));
+    }
+  }
+}
+
 static void test_external_data(void **state) {
   (void)state;
   Onnx__ModelProto *m = onnx_model_new(13);
@@ -310,7 +372,7 @@ int main(void) {
       cmocka_unit_test(test_round_trip),         cmocka_unit_test(test_edit_and_file),
       cmocka_unit_test(test_truncated_and_random), cmocka_unit_test(test_bad_initializer_size),
       cmocka_unit_test(test_external_data),      cmocka_unit_test(test_structure_errors),
-      cmocka_unit_test(test_names_parser),
+      cmocka_unit_test(test_names_parser),       cmocka_unit_test(test_half_tensors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

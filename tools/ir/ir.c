@@ -19,6 +19,12 @@ size_t ir_dtype_size(ir_dtype t) {
   }
 }
 
+ir_dtype ir_dtype_from_onnx(int64_t onnx_type) {
+  if (onnx_type == IR_ONNX_FLOAT16 || onnx_type == IR_ONNX_BFLOAT16) return IR_F32;
+  if (onnx_type < 0 || onnx_type > 64 || !ir_dtype_size((ir_dtype)onnx_type)) return IR_UNDEF;
+  return (ir_dtype)onnx_type;
+}
+
 char *ir_strdup(const char *s) {
   if (!s) s = "";
   size_t n = strlen(s) + 1;

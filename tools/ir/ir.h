@@ -31,6 +31,12 @@ typedef enum ir_dtype {
 } ir_dtype;
 
 size_t ir_dtype_size(ir_dtype t); /* 0 for unsupported */
+/* ONNX TensorProto.DataType -> the IR type a tensor of it is read as: float16 (10) and bfloat16
+ * (16) are float32 in yolort (an FP16 export's weights are widened exactly on read, its Casts
+ * between float types become no-ops); IR_UNDEF for a type yolort does not read. */
+ir_dtype ir_dtype_from_onnx(int64_t onnx_type);
+#define IR_ONNX_FLOAT16 10
+#define IR_ONNX_BFLOAT16 16
 
 typedef struct ir_quant {
   int on;            /* 1: this tensor is stored quantized */
@@ -100,6 +106,7 @@ typedef struct ir_graph {
   int n_outputs;
   int64_t opset;          /* default-domain opset */
   int synthetic;          /* set from metadata_props "yolort.synthetic" == "1" */
+  int n_half;             /* float16 / bfloat16 constants widened to float32 on read */
   char *class_names;      /* '\n'-separated, from metadata_props "names" if present (owned) */
   /* Ultralytics metadata_props (onnx_reader.c): task ("detect", "segment", "pose", ...; NULL when
    * absent, owned), imgsz (0 when absent), max stride (0), kpt_shape (0, 0). */
@@ -254,5 +261,9 @@ yrt_status ir_stem_nodes(const ir_graph *g, int max_stride, char ***names, int *
  * and with the Split input's quantization, are replaced by the Split input (merge_split_concat.c).
  * Returns how many runs were merged. */
 int ir_merge_split_concat(ir_graph *g);
+/* Casts whose input already has the output's type (float -> float16 -> float in an FP16 export,
+ * read as float32) are removed: the producer writes the Cast's output directly, or, for a graph
+ * input, its readers read the input. Returns how many (drop_noop_casts.c; ir_infer_shapes runs it). */
+int ir_drop_noop_casts(ir_graph *g);
 
 #endif /* YOLORT_IR_H */

@@ -75,9 +75,10 @@ IR_SHAPE_FN(ir_shape_cast) {
   const ir_node *n = &g->nodes[node];
   const ir_tensor *x = &g->tensors[n->in[0]];
   int64_t to = ir_attr_int(n, "to", 0);
-  if (!ir_dtype_size((ir_dtype)to))
+  ir_dtype dt = ir_dtype_from_onnx(to);
+  if (dt == IR_UNDEF)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "shape: Cast node '%s' to type %lld", n->name,
                          (long long)to);
-  ir_set_out(g, n, 0, (ir_dtype)to, x->rank, x->dims);
+  ir_set_out(g, n, 0, dt, x->rank, x->dims);
   return YRT_OK;
 }

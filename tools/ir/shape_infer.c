@@ -211,5 +211,6 @@ yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err) {
     if (!ir_shape_known(t))
       return SERR("shape: graph output '%s' has unknown shape", t->name);
   }
+  ir_drop_noop_casts(g);
   return YRT_OK;
 }

@@ -63,6 +63,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
                              yrt_error *err) {
   yrt_status st;
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
+  rep->n_half = g->n_half;
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_recover_integer_ops(g, &rep->n_dynamic, err)) != YRT_OK) return st;
@@ -304,6 +305,9 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_half)
+    fprintf(f, "float16 export: %d constants widened to float32 (exactly); the model runs in float32 "
+            "(yolort-quantize makes it int8)\n", r->n_half);
   if (r->n_qoperators)
     fprintf(f, "QOperator layout: %d QLinear nodes read as DequantizeLinear -> float op -> QuantizeLinear\n",
             r->n_qoperators);

@@ -58,6 +58,7 @@ typedef struct yrt_convert_report {
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
+  int n_half;                 /* float16 / bfloat16 constants widened to float32 (an FP16 export) */
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int e2e;                    /* 1: the end-to-end head's selection became one DETECT_TOPK node */

@@ -21,15 +21,59 @@ static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.
 
 /* ---- tensors */
 
+/* IEEE binary16 bits -> float (exact: every half is a float). */
+static float half_to_float(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
+  if (e == 0x1f) bits = sign | 0x7f800000u | (m << 13);           /* inf, NaN */
+  else if (e) bits = sign | ((e + 112u) << 23) | (m << 13);       /* normal: bias 15 -> 127 */
+  else if (!m) bits = sign;                                       /* +-0 */
+  else {                                                          /* subnormal: normalise */
+    e = 113;
+    while (!(m & 0x400u)) m <<= 1, e--;
+    bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+/* float16 (10) / bfloat16 (16) tensor data -> n floats in out: from raw_data (2 bytes each,
+ * little-endian) or int32_data (one element's bits each, as ONNX stores them). Returns the
+ * element count the data holds ((size_t)-1 for a raw_data of odd length); converts only when
+ * it is n. */
+static size_t widen_half(const Onnx__TensorProto *tp, int type, size_t n, float *out) {
+  size_t have;
+  if (tp->has_raw_data && tp->raw_data.len > 0) have = tp->raw_data.len % 2 ? (size_t)-1 : tp->raw_data.len / 2;
+  else have = tp->n_int32_data;
+  if (have != n) return have;
+  for (size_t i = 0; i < n; i++) {
+    uint16_t h = tp->has_raw_data && tp->raw_data.len > 0
+                     ? (uint16_t)(tp->raw_data.data[2 * i] | tp->raw_data.data[2 * i + 1] << 8)
+                     : (uint16_t)tp->int32_data[i];
+    if (type == IR_ONNX_BFLOAT16) {
+      uint32_t bits = (uint32_t)h << 16;
+      memcpy(&out[i], &bits, 4);
+    } else {
+      out[i] = half_to_float(h);
+    }
+  }
+  return n;
+}
+
 yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_dtype *dtype,
                               int *rank, int64_t *dims, void **out_data, size_t *out_nbytes,
                               yrt_error *err) {
   *out_data = NULL;
   name = name ? name : nz(tp->name);
   ir_dtype dt;
+  int half = 0; /* float16 / bfloat16 data: 2-byte elements widened to float32 */
   switch (tp->data_type) {
     case IR_F32: case IR_U8: case IR_I8: case IR_I32: case IR_I64: case IR_BOOL: case IR_F64:
       dt = (ir_dtype)tp->data_type;
+      break;
+    case IR_ONNX_FLOAT16: case IR_ONNX_BFLOAT16:
+      dt = IR_F32;
+      half = tp->data_type;
       break;
     default: {
       static const char *const kind[] = {[4] = " (uint16)", [5] = " (int16)", [10] = " (float16)",
@@ -39,7 +83,7 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
       const char *k = tp->data_type >= 0 && tp->data_type < 24 && kind[tp->data_type] ? kind[tp->data_type] : "";
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "onnx: tensor '%s' has unsupported data type %d%s (yolort reads float32, "
-                           "int8, uint8, int32, int64, bool, float64)", name, (int)tp->data_type, k);
+                           "float16, bfloat16, int8, uint8, int32, int64, bool, float64)", name, (int)tp->data_type, k);
     }
   }
   if ((tp->has_data_location &&
@@ -68,7 +112,10 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
   if (!data) return yrt_set_error(err, YRT_ERR_NOMEM, "onnx: out of memory for tensor '%s'", name);
   size_t have;
   const char *field;
-  if (tp->has_raw_data && (tp->raw_data.len > 0 || numel == 0)) {
+  if (half) {
+    field = tp->has_raw_data && tp->raw_data.len > 0 ? "raw_data" : "int32_data";
+    have = widen_half(tp, half, (size_t)numel, (float *)data);
+  } else if (tp->has_raw_data && (tp->raw_data.len > 0 || numel == 0)) {
     field = "raw_data";
     have = tp->raw_data.len;
     if (have == nbytes && nbytes) memcpy(data, tp->raw_data.data, nbytes);
@@ -126,6 +173,7 @@ yrt_status onnx_tensor_to_ir(ir_graph *g, const Onnx__TensorProto *tp, const cha
   size_t nbytes;
   yrt_status st = onnx_tensor_decode(tp, name, &dt, &rank, dims, &data, &nbytes, err);
   if (st) return st;
+  if (tp->data_type == IR_ONNX_FLOAT16 || tp->data_type == IR_ONNX_BFLOAT16) g->n_half++;
   int t = ir_add_tensor(g, name, dt);
   if (t < 0) {
     free(data);
@@ -148,8 +196,7 @@ static yrt_status apply_value_info(ir_graph *g, int t, const Onnx__ValueInfoProt
       !vi->type->tensor_type)
     return YRT_OK; /* sequences/maps: leave unknown, shape inference will complain if used */
   const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
-  if (tt->has_elem_type && it->dtype == IR_UNDEF && ir_dtype_size((ir_dtype)tt->elem_type))
-    it->dtype = (ir_dtype)tt->elem_type;
+  if (tt->has_elem_type && it->dtype == IR_UNDEF) it->dtype = ir_dtype_from_onnx(tt->elem_type);
   if (!tt->shape || it->data) return YRT_OK;
   if (tt->shape->n_dim > IR_MAX_RANK)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "onnx: tensor '%s' has rank %zu (max %d)",
@@ -247,6 +294,7 @@ static yrt_status read_constant(ir_graph *g, const Onnx__NodeProto *np, int out_
     yrt_status st = onnx_tensor_decode(a->t, t->name, &t->dtype, &rank, dims, &t->data,
                                        &t->nbytes, err);
     if (st) return st;
+    if (a->t->data_type == IR_ONNX_FLOAT16 || a->t->data_type == IR_ONNX_BFLOAT16) g->n_half++;
     ir_tensor_set_shape(t, rank, dims);
     return YRT_OK;
   }
@@ -507,6 +555,10 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
         FAIL(YRT_ERR_FORMAT, "onnx: node '%s' has an unnamed attribute", nname);
       if ((st = copy_attr(g, nd, np->attribute[j], err))) goto fail;
     }
+    /* float16 is float32 here (ir_dtype_from_onnx): a Cast to it casts to float32 */
+    if (g->nodes[nd].op == ONNX_OP_CAST && ir_dtype_from_onnx(ir_attr_int(&g->nodes[nd], "to", 0)) == IR_F32 &&
+        ir_set_attr_int(g, nd, "to", IR_F32))
+      NOMEM();
   }
 
   for (size_t i = 0; i < gp->n_output; i++) {

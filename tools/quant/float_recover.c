@@ -68,7 +68,7 @@ static void count_integer_ops(const ir_graph *g, float_recover_report *rep) {
 }
 
 int float_recover_any(const float_recover_report *rep) {
-  return rep->n_qoperators || rep->n_conv_integer || rep->n_matmul_integer || rep->n_dq_constants ||
+  return rep->n_half || rep->n_qoperators || rep->n_conv_integer || rep->n_matmul_integer || rep->n_dq_constants ||
          rep->n_q_constants || rep->n_qdq_pairs;
 }
 
@@ -76,6 +76,7 @@ yrt_status float_recover(Onnx__ModelProto **m, float_recover_report *rep, yrt_er
   memset(rep, 0, sizeof *rep);
   ir_graph *g = NULL;
   yrt_status st = onnx_model_to_ir(*m, &g, err);
+  if (!st) rep->n_half = g->n_half;
   if (!st) st = ir_lower_qoperators(g, &rep->n_qoperators, err);
   if (!st) st = ir_fold_constants(g, err);
   if (!st) {
@@ -124,8 +125,10 @@ void float_recover_describe(const float_recover_report *rep, char *buf, size_t c
   }
   const char *kind = rep->n_conv_integer || rep->n_matmul_integer ? "dynamic-quant"
                      : rep->n_qoperators                         ? "QOperator"
-                                                                 : "static QDQ";
+                     : rep->n_dq_constants || rep->n_q_constants || rep->n_qdq_pairs ? "static QDQ"
+                                                                 : "float16";
   ADD("input: %s", kind);
+  if (rep->n_half) ADD(", %d float16 constants widened to float32", rep->n_half);
   if (rep->n_qoperators) ADD(", %d QLinear ops rewritten to float ops", rep->n_qoperators);
   if (rep->n_conv_integer) ADD(", %d ConvInteger recovered to float Conv", rep->n_conv_integer);
   if (rep->n_matmul_integer) ADD(", %d MatMulInteger recovered to float MatMul", rep->n_matmul_integer);

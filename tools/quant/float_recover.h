@@ -19,6 +19,7 @@
 #include "yolort.h"
 
 typedef struct float_recover_report {
+  int n_half;            /* float16 / bfloat16 constants widened to float32 (an FP16 export) */
   int n_qoperators;      /* QLinearConv, QLinearAdd... rewritten to float ops */
   int n_conv_integer;    /* ConvInteger recovered to float Conv */
   int n_matmul_integer;  /* MatMulInteger recovered to float MatMul */
