@@ -64,11 +64,10 @@ static inline __attribute__((always_inline)) __m256i yk_qa_lut32(__m256i v, cons
   return _mm256_blendv_epi8(r[0], r[1], u);
 }
 
-/* Pack 4 requantized ymm (items i0..i0+3 in pixel-major order, item = pixel m, column z) into
- * 32 int8, apply the LUT and store each item's (up to) 8 channels. */
-static inline __attribute__((always_inline)) void yk_qa_store(const qconv_block_args *a,
-                                                              const __m256i q[4], const int i0,
-                                                              const int MR, const int NZ) {
+/* 4 requantized ymm (items i0..i0+3 in pixel-major order, item = pixel m, column z) packed into
+ * 32 int8 in item order (8 bytes each: the item's 8 channels), y_zp added, the LUT applied. */
+static inline __attribute__((always_inline)) __m256i yk_qa_pack32(const qconv_block_args *a,
+                                                                  const __m256i q[4]) {
   const __m256i zp = _mm256_set1_epi16((short)a->y_zp);
   /* the y_zp add is a saturating int16 add between the packs: equals the reference's clamp
    * for any int8 y_zp */
@@ -77,6 +76,14 @@ static inline __attribute__((always_inline)) void yk_qa_store(const qconv_block_
   __m256i r = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(ab, cd),
                                           _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
   if (a->lut) r = yk_qa_lut32(r, (const __m256i *)a->lut_prep);
+  return r;
+}
+
+/* Store items i0..i0+3 (those that exist: up to mr pixels, nch channels). */
+static inline __attribute__((always_inline)) void yk_qa_store(const qconv_block_args *a,
+                                                              const __m256i q[4], const int i0,
+                                                              const int MR, const int NZ) {
+  const __m256i r = yk_qa_pack32(a, q);
   _Alignas(32) int8_t t[32];
   _mm256_store_si256((__m256i *)t, r);
   const int nch = a->nch < 8 * NZ ? a->nch : 8 * NZ;
@@ -91,6 +98,39 @@ static inline __attribute__((always_inline)) void yk_qa_store(const qconv_block_
     } else {
       memcpy(yo, s, (size_t)n);
     }
+  }
+}
+
+/* The same for a full tile (mr == MR pixels, every column's 8 channels exist): no per-item
+ * checks; with NZ 1 or 2 each pixel's bytes are adjacent in r (i0 is a multiple of 4), so they
+ * go out as 8 or 16-byte stores straight from the register. */
+static inline __attribute__((always_inline)) void yk_qa_store_full(const qconv_block_args *a,
+                                                                   const __m256i q[4],
+                                                                   const int i0, const int MR,
+                                                                   const int NZ) {
+  const __m256i r = yk_qa_pack32(a, q);
+  const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extracti128_si256(r, 1);
+  const size_t ys = (size_t)a->ystride;
+  if (NZ == 2) {
+    int8_t *yo = a->y + (size_t)(i0 / 2) * ys;
+    _mm_storeu_si128((__m128i *)yo, lo);
+    if (i0 + 2 < MR * NZ) _mm_storeu_si128((__m128i *)(yo + ys), hi);
+    return;
+  }
+  if (NZ == 1) {
+    int8_t *yo = a->y + (size_t)i0 * ys;
+    _mm_storel_epi64((__m128i *)yo, lo);
+    if (i0 + 1 < MR) _mm_storel_epi64((__m128i *)(yo + ys), _mm_unpackhi_epi64(lo, lo));
+    if (i0 + 2 < MR) _mm_storel_epi64((__m128i *)(yo + 2 * ys), hi);
+    if (i0 + 3 < MR) _mm_storel_epi64((__m128i *)(yo + 3 * ys), _mm_unpackhi_epi64(hi, hi));
+    return;
+  }
+  _Alignas(32) int8_t t[32];
+  _mm256_store_si256((__m256i *)t, r);
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; j++) {
+    const int i = i0 + j, m = i / NZ, z = i % NZ;
+    if (i < MR * NZ) memcpy(a->y + (size_t)m * ys + 8 * z, t + 8 * j, 8);
   }
 }
 
@@ -121,24 +161,41 @@ static inline __attribute__((always_inline)) void yk_qa_output(
     }
     return;
   }
-  const __m256 hi = _mm256_set1_ps(a->hi);
+  /* a local copy: the int8 stores may alias *a, which gcc would otherwise reload after each */
+  const qconv_block_args o = *a;
+  const __m256 hi = _mm256_set1_ps(o.hi);
   __m256i q[4];
   int k = 0;
+  if (o.mr >= MR && o.nch >= 8 * NZ) { /* full tile: the common case */
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) {
+#pragma GCC unroll 3
+      for (int z = 0; z < NZ; z++) {
+        q[k++] = yk_qa_requant8(acc[m][z], o.scale + 8 * z, hi);
+        if (k == 4 || (m == MR - 1 && z == NZ - 1)) {
+          for (int j = k; j < 4; j++) q[j] = _mm256_setzero_si256();
+          yk_qa_store_full(&o, q, m * NZ + z + 1 - k, MR, NZ);
+          k = 0;
+        }
+      }
+    }
+    return;
+  }
 #pragma GCC unroll 12
   for (int m = 0; m < MR; m++) {
-    if (m >= a->mr) {
+    if (m >= o.mr) {
       if (k) {
         for (int j = k; j < 4; j++) q[j] = _mm256_setzero_si256();
-        yk_qa_store(a, q, m * NZ - k, MR, NZ);
+        yk_qa_store(&o, q, m * NZ - k, MR, NZ);
       }
       break;
     }
 #pragma GCC unroll 3
     for (int z = 0; z < NZ; z++) {
-      q[k++] = yk_qa_requant8(acc[m][z], a->scale + 8 * z, hi);
+      q[k++] = yk_qa_requant8(acc[m][z], o.scale + 8 * z, hi);
       if (k == 4 || (m == MR - 1 && z == NZ - 1)) {
         for (int j = k; j < 4; j++) q[j] = _mm256_setzero_si256();
-        yk_qa_store(a, q, m * NZ + z + 1 - k, MR, NZ);
+        yk_qa_store(&o, q, m * NZ + z + 1 - k, MR, NZ);
         k = 0;
       }
     }
