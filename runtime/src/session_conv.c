@@ -90,13 +90,71 @@ static void run_own_conv(const yrt_session *s, const yrt_exec_conv *c, const voi
   yrt_par_ranges(&s->par, rows, c->rows_per_task, own_conv_rows, &t);
 }
 
+#define ACT_PIECE_BYTES (128u << 10) /* float output computed then activated while in L2 */
+
+typedef struct own_act_ctx {
+  own_conv_ctx conv;
+  act_ctx act; /* act.chunk: the elements of `piece` output rows */
+  size_t row_elems, piece;
+} own_act_ctx;
+
+/* Rows [r0, r1) of a float-output conv, `piece` rows at a time (r0 is a multiple of it), each
+ * piece activated (and measured, into its own range slot) right after it is computed, while it
+ * is still in this core's cache. */
+static void own_conv_act_rows(const void *ctx, size_t r0, size_t r1) {
+  const own_act_ctx *t = ctx;
+  for (size_t r = r0; r < r1; r += t->piece) {
+    const size_t re = r1 - r < t->piece ? r1 : r + t->piece;
+    own_conv_rows(&t->conv, r, re);
+    act_range(&t->act, r * t->row_elems, re * t->row_elems);
+  }
+}
+
+/* Our own float-output kernel and its activation pass: in one parallel call, each row range
+ * activated right after it is computed (the output of a large layer does not fit the caches:
+ * a separate pass read it back from memory), when the output is dense and the ranges fit the
+ * range slots; else the two passes. The same unary and range functions on the same values:
+ * the result and the published range are bit-identical to the two passes. */
+static void run_own_conv_act(const yrt_session *s, yrt_exec *e, const void *x) {
+  const yrt_exec_conv *c = &e->u.conv;
+  const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
+  const size_t rpt = c->rows_per_task;
+  if (c->act == YRT_UNARY_NONE || (c->g.ys && c->g.ys != c->g.cout) || !rows || !rpt ||
+      c->out_numel % rows) {
+    run_own_conv(s, c, x, e->out);
+    if (c->act != YRT_UNARY_NONE) run_act_f32(s, e, e->out, c->out_numel); /* its range: run state */
+    return;
+  }
+  own_act_ctx t = {.conv = {c, x, e->out}, .row_elems = c->out_numel / rows};
+  /* pieces: a divisor of rows_per_task (so every task's pieces start on multiples of it) of at
+   * most ACT_PIECE_BYTES where possible, and at most YRT_RANGE_SLOTS of them */
+  const size_t row_bytes = t.row_elems * sizeof(float);
+  t.piece = 0;
+  for (size_t k = 1; k <= rpt && !t.piece; k++)
+    if (rpt % k == 0 && (rpt / k * row_bytes <= ACT_PIECE_BYTES || rpt / k == 1))
+      t.piece = rpt / k;
+  while ((rows + t.piece - 1) / t.piece > YRT_RANGE_SLOTS && t.piece < rpt) { /* next divisor */
+    size_t d = t.piece + 1;
+    while (rpt % d) d++;
+    t.piece = d;
+  }
+  const size_t ranges = (rows + t.piece - 1) / t.piece;
+  if (ranges > YRT_RANGE_SLOTS) { /* rows_per_task itself too small: never with <= 16 tasks */
+    run_own_conv(s, c, x, e->out);
+    run_act_f32(s, e, e->out, c->out_numel);
+    return;
+  }
+  float lohi[2 * YRT_RANGE_SLOTS] = {0}; /* 0: neutral for the fold (min(0, ...), max(0, ...)) */
+  t.act = (act_ctx){s, c->act, e->out, t.piece * t.row_elems, e->pub_range ? lohi : NULL};
+  yrt_par_ranges(&s->par, rows, rpt, own_conv_act_rows, &t);
+  if (e->pub_range) yrt_range_fold(lohi, ranges, &e->y_lo, &e->y_hi);
+}
+
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
 
 static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_conv *c = &e->u.conv;
-  run_own_conv(s, c, e->in[0], e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
+  run_own_conv_act(s, (yrt_exec *)e, e->in[0]); /* its range: run state */
   return YRT_OK;
 }
 
@@ -424,8 +482,7 @@ static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_erro
     c->zero_bias[oc] = (int32_t)lrint(b);
   }
   yk_qconv_set_input(&c->qc, zp, c->wsum);
-  run_own_conv(s, c, s->dynq, e->out);
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
+  run_own_conv_act(s, (yrt_exec *)e, s->dynq); /* its range: run state */
   return YRT_OK;
 }
 
