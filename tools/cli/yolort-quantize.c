@@ -6,6 +6,8 @@
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
  *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
  *   [--report FILE [--report-labels DIR] [--report-images DIR]]
+ *   [--auto-mixed [--budget-ms X | --budget-pct P] [--auto-mixed-images N] [--auto-mixed-runs N]
+ *    [--auto-mixed-timed N]]
  * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
  * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
@@ -26,11 +28,15 @@
  * output but get int8 weights (the converter runs them int8 with a float output);
  * --float-head-weights keeps their weights float too (they then run in float).
  * --report FILE: per-layer SQNR of the result and, with --report-labels, the classes most hurt
- * (quant_report.h), on --report-images (default: CALIB_DIR). */
+ * (quant_report.h), on --report-images (default: CALIB_DIR).
+ * --auto-mixed keeps in float the int8 layers whose float version removes the most output error
+ * per measured millisecond, within a latency budget (auto_mixed.h), and prints what it chose and
+ * what it cost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auto_mixed.h"
 #include "bias_correct.h"
 #include "calibrate.h"
 #include "cli_num.h"
@@ -80,6 +86,13 @@ static void help(FILE *f) {
           "                           --report-labels, mAP of float and int8 and the 10 classes most hurt\n"
           "  --report-labels DIR      YOLO labels of the report's images (evaluated: all, or -n of them)\n"
           "  --report-images DIR      the report's images (default: CALIB_DIR)\n"
+          "  --auto-mixed             keep in float the layers that remove the most output error per ms,\n"
+          "                           measured, within a latency budget; prints the choice and its cost\n"
+          "  --budget-ms X            the budget: X ms over the all-int8 time (0..100000)\n"
+          "  --budget-pct P           the budget: P %% of the all-int8 time (0..1000; default 15)\n"
+          "  --auto-mixed-images N    images the output error is measured on (default 8, from CALIB_DIR)\n"
+          "  --auto-mixed-runs N      profiled runs per latency comparison, medians (default 7)\n"
+          "  --auto-mixed-timed N     how many of the most beneficial layers get timed (default 24; 0: all)\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
 }
@@ -211,6 +224,8 @@ int main(int argc, char **argv) {
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
+  int auto_mixed = 0, budget_given = 0;
+  auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 24};
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
@@ -263,6 +278,20 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--bias-correct-wave") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--bias-correct-wave", argv[++i], 0, 64, &bc.wave_levels)) return usage_free(excl);
     }
+    else if (!strcmp(a, "--auto-mixed")) auto_mixed = 1;
+    else if (!strcmp(a, "--budget-ms") && i + 1 < argc) {
+      if (!cli_parse_double(PROG, "--budget-ms", argv[++i], 0, 100000, &ao.budget_ms)) return usage_free(excl);
+      budget_given |= 1;
+    } else if (!strcmp(a, "--budget-pct") && i + 1 < argc) {
+      if (!cli_parse_double(PROG, "--budget-pct", argv[++i], 0, 1000, &ao.budget_pct)) return usage_free(excl);
+      budget_given |= 2;
+    } else if (!strcmp(a, "--auto-mixed-images") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--auto-mixed-images", argv[++i], 1, 100000, &ao.max_images)) return usage_free(excl);
+    } else if (!strcmp(a, "--auto-mixed-runs") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--auto-mixed-runs", argv[++i], 1, 1000, &ao.runs)) return usage_free(excl);
+    } else if (!strcmp(a, "--auto-mixed-timed") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--auto-mixed-timed", argv[++i], 0, 100000, &ao.timed)) return usage_free(excl);
+    }
     else if (!strcmp(a, "--weight-scale") && i + 1 < argc) {
       const char *t = argv[++i];
       if (!strcmp(t, "mse")) o.weight_mse = 1;
@@ -292,6 +321,14 @@ int main(int argc, char **argv) {
   if (bc.passes < 0 || bc.passes > 10 || bc.max_images < 0 || bc.wave_levels < 0) {
     fprintf(stderr, "yolort-quantize: --bias-correct-passes must be in [0, 10], --bias-correct-images "
                     "and --bias-correct-wave >= 0\n");
+    free(excl);
+    return 2;
+  }
+  if (budget_given == 3 || (budget_given && !auto_mixed) || (auto_mixed && all)) {
+    fprintf(stderr, "yolort-quantize: %s\n",
+            budget_given == 3 ? "give one of --budget-ms and --budget-pct, not both"
+            : !auto_mixed     ? "--budget-ms / --budget-pct need --auto-mixed"
+                              : "--auto-mixed chooses for one method: not with --method all");
     free(excl);
     return 2;
   }
@@ -345,6 +382,34 @@ int main(int argc, char **argv) {
   if (!st) st = calib_collect(m, dir, &o, &r, &err);
   if (!st) fprintf(stderr, "yolort-quantize: %d activations observed on %d images\n", r.n, r.images);
   r.silu_range = silu_range;
+  /* --auto-mixed: its choice joins the exclusions, the calibration restricted to match */
+  const char **mixed_excl = NULL;
+  auto_mixed_result amr;
+  memset(&amr, 0, sizeof amr);
+  if (!st && auto_mixed) {
+    ao.images = dir;
+    ao.method = o.method;
+    ao.percentile = o.percentile;
+    st = auto_mixed_run(folded, folded_size, &r, &o, &ao, &amr, &err);
+    if (!st) mixed_report_print(stdout, amr.c, amr.n, &amr.s);
+    int nk = 0, nb = n_excl + n_stem;
+    while (!st && amr.keep[nk]) nk++;
+    if (!st && !(mixed_excl = calloc((size_t)(nb + nk) + 1, sizeof(char *))))
+      st = yrt_set_error(&err, YRT_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < nb; i++) mixed_excl[i] = all_excl[i];
+    for (int i = 0; !st && i < nk; i++) mixed_excl[nb + i] = amr.keep[i];
+    if (!st && nb + nk) o.exclude = mixed_excl;
+    Onnx__ModelProto *fm = NULL;
+    calib_result sub;
+    memset(&sub, 0, sizeof sub);
+    if (!st) st = onnx_model_load_memory(folded, folded_size, &fm, &err);
+    if (!st) st = auto_mixed_subset(fm, &r, &o, &sub, &err);
+    onnx_model_free(fm);
+    if (!st) {
+      calib_result_free(&r);
+      r = sub;
+    }
+  }
   ro.images = ro.images ? ro.images : dir;
   ro.eval_images = o.max_images;
   if (ro.sqnr_images > o.max_images && o.max_images > 0) ro.sqnr_images = o.max_images;
@@ -365,6 +430,8 @@ int main(int argc, char **argv) {
     st = emit(folded, folded_size, &r, &o, &one, &bc, out, yrt_out, &ro, 0, &err);
   }
   calib_result_free(&r);
+  auto_mixed_result_free(&amr);
+  free(mixed_excl);
   free(folded);
   onnx_model_free(m);
   free(excl);

@@ -1,0 +1,89 @@
+/* mixed_select.c — see mixed_select.h. */
+#include "mixed_select.h"
+
+#include <stdlib.h>
+
+static double ratio(const mixed_candidate *c) {
+  return c->benefit / (c->cost_ms > MIXED_COST_FLOOR_MS ? c->cost_ms : MIXED_COST_FLOOR_MS);
+}
+
+static int eligible(const mixed_candidate *c) { return c->measured && c->benefit > 0; }
+
+/* 1 if a ranks before b (a, b indices into c) */
+static int before(const mixed_candidate *c, int a, int b) {
+  const double ra = ratio(&c[a]), rb = ratio(&c[b]);
+  if (ra != rb) return ra > rb;
+  return a < b;
+}
+
+int mixed_select(mixed_candidate *c, int n, double budget_ms, double *used_ms) {
+  double used = 0;
+  int chosen = 0;
+  for (int i = 0; i < n; i++) c[i].chosen = c[i].rank = 0;
+  /* selection by repeated scan keeps it allocation-free; n is a few hundred at most */
+  for (;;) {
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+      if (c[i].chosen || c[i].rank < 0 || !eligible(&c[i])) continue;
+      if (best < 0 || before(c, i, best)) best = i;
+    }
+    if (best < 0) break;
+    const double cost = c[best].cost_ms > 0 ? c[best].cost_ms : 0;
+    if (budget_ms >= 0 && used + cost <= budget_ms + 1e-9) { /* sums of decimals: no rounding excuse */
+      used += cost;
+      c[best].chosen = 1;
+      c[best].rank = ++chosen;
+    } else {
+      c[best].rank = -1; /* does not fit: skip it, try the next */
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (c[i].rank < 0) c[i].rank = 0;
+  if (used_ms) *used_ms = used;
+  return chosen;
+}
+
+int mixed_unchoose_last(mixed_candidate *c, int n) {
+  int last = -1;
+  for (int i = 0; i < n; i++)
+    if (c[i].chosen && (last < 0 || c[i].rank > c[last].rank)) last = i;
+  if (last >= 0) c[last].chosen = c[last].rank = 0;
+  return last;
+}
+
+void mixed_report_print(FILE *f, const mixed_candidate *c, int n, const mixed_summary *s) {
+  fprintf(f, "auto-mixed: error on %s over %d image(s); latency: per-node medians of %d profiled runs, "
+             "%d thread(s), against the all-int8 model run alternately\n",
+          s->tensor ? s->tensor : "output0", s->images, s->runs, s->threads);
+  fprintf(f, "auto-mixed: %d candidate layer(s), %d timed (the most beneficial)\n", s->candidates, s->timed);
+  int chosen = 0;
+  for (int i = 0; i < n; i++) chosen += c[i].chosen;
+  fprintf(f, "kept in float (%d), in the order chosen:\n", chosen);
+  fprintf(f, "  %-4s %-52s %10s %9s %9s\n", "rank", "layer", "error -%", "SQNR +dB", "cost ms");
+  for (int r = 1; r <= chosen; r++)
+    for (int i = 0; i < n; i++)
+      if (c[i].chosen && c[i].rank == r)
+        fprintf(f, "  %-4d %-52.52s %10.1f %9.2f %9.3f\n", r, c[i].node, 100.0 * c[i].benefit, c[i].gain_db,
+                c[i].cost_ms);
+  /* the five best timed candidates that were not chosen, for judging the budget */
+  fprintf(f, "best left out (did not fit the budget or gained less per ms):\n");
+  char *seen = calloc((size_t)(n > 0 ? n : 1), 1);
+  int shown = 0;
+  for (int k = 0; seen && k < 5; k++) {
+    int best = -1;
+    for (int i = 0; i < n; i++)
+      if (!seen[i] && !c[i].chosen && eligible(&c[i]) && (best < 0 || before(c, i, best))) best = i;
+    if (best < 0) break;
+    seen[best] = 1;
+    fprintf(f, "  %-4s %-52.52s %10.1f %9.2f %9.3f\n", "-", c[best].node, 100.0 * c[best].benefit,
+            c[best].gain_db, c[best].cost_ms);
+    shown++;
+  }
+  free(seen);
+  if (!shown) fprintf(f, "  (none)\n");
+  fprintf(f, "all-int8 %.3f ms; budget %.3f ms (%.1f%%); chosen %.3f ms predicted (sum of own costs), "
+             "%.3f ms measured together; mixed %.3f ms (+%.1f%%)\n",
+          s->int8_ms, s->budget_ms, s->budget_pct, s->predicted_ms, s->measured_ms, s->int8_ms + s->measured_ms,
+          s->int8_ms > 0 ? 100.0 * s->measured_ms / s->int8_ms : 0.0);
+  fprintf(f, "output SQNR: all-int8 %.2f dB, mixed %.2f dB\n", s->int8_db, s->mixed_db);
+}
