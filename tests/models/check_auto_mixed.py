@@ -69,7 +69,7 @@ tot = re.search(r"all-int8 ([\d.]+) ms; budget ([\d.]+) ms \(([\d.]+)%\); chosen
 check(tot is not None, "report: all-int8 time, budget, predicted and measured cost, mixed time")
 kept = re.search(r"kept in float \((\d+)\)", rep)
 check(kept is not None, "report: how many layers are kept in float")
-db = re.search(r"output SQNR: all-int8 (-?[\d.]+) dB, mixed (-?[\d.]+) dB", rep)
+db = re.search(r"output error .*: all-int8 (-?[\d.]+) dB, mixed (-?[\d.]+) dB", rep)
 check(db is not None, "report: output SQNR of the all-int8 and the mixed model")
 # an end-to-end head: output0 holds the top-k rows (their order changes with any noise); the
 # error is measured on the head's input, the decoded boxes and scores of every anchor

@@ -7,7 +7,7 @@
  *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
  *   [--report FILE [--report-labels DIR] [--report-images DIR]]
  *   [--auto-mixed [--budget-ms X | --budget-pct P] [--auto-mixed-images N] [--auto-mixed-runs N]
- *    [--auto-mixed-timed N]]
+ *    [--auto-mixed-threads N] [--auto-mixed-timed N]]
  * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
  * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
@@ -91,7 +91,8 @@ static void help(FILE *f) {
           "  --budget-ms X            the budget: X ms over the all-int8 time (0..100000)\n"
           "  --budget-pct P           the budget: P %% of the all-int8 time (0..1000; default 15)\n"
           "  --auto-mixed-images N    images the output error is measured on (default 8, from CALIB_DIR)\n"
-          "  --auto-mixed-runs N      profiled runs per latency comparison, medians (default 7)\n"
+          "  --auto-mixed-runs N      profiled runs per latency comparison, each node's fastest (default 7)\n"
+          "  --auto-mixed-threads N   threads of the profiled runs (default 1: steadiest on a busy machine)\n"
           "  --auto-mixed-timed N     how many of the most beneficial layers get timed (default 24; 0: all)\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
@@ -225,7 +226,8 @@ int main(int argc, char **argv) {
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   int auto_mixed = 0, budget_given = 0;
-  auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 24};
+  auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 24,
+                         .threads = 1};
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
@@ -289,6 +291,8 @@ int main(int argc, char **argv) {
       if (!cli_parse_int(PROG, "--auto-mixed-images", argv[++i], 1, 100000, &ao.max_images)) return usage_free(excl);
     } else if (!strcmp(a, "--auto-mixed-runs") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--auto-mixed-runs", argv[++i], 1, 1000, &ao.runs)) return usage_free(excl);
+    } else if (!strcmp(a, "--auto-mixed-threads") && i + 1 < argc) {
+      if (!cli_parse_threads(PROG, "--auto-mixed-threads", argv[++i], &ao.threads)) return usage_free(excl);
     } else if (!strcmp(a, "--auto-mixed-timed") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--auto-mixed-timed", argv[++i], 0, 100000, &ao.timed)) return usage_free(excl);
     }

@@ -173,10 +173,10 @@ static yrt_status measure_set(const uint8_t *folded, size_t size, const calib_re
     return NOMEM(err);
   }
   Onnx__ModelProto *q = NULL;
-  double s = 0, e = 0;
+  double e = 0;
   yrt_status st = build_qdq(folded, size, r, o, ao, excl, &q, err);
-  if (!st) st = output_ref_error(ref, q, excl, &s, &e, err);
-  if (!st) *db = output_ref_db(s, e);
+  if (!st) st = output_ref_error(ref, q, excl, &e, err);
+  if (!st) *db = output_ref_db(e);
   if (!st && names[0]) st = node_cost_measure(nc, q, excl, names, cost, NULL, err);
   else if (!st) *cost = 0;
   onnx_model_free(q);
@@ -195,7 +195,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
   memset(&nc, 0, sizeof nc);
   int nc_open = 0;
   Onnx__ModelProto *fm = NULL, *q0 = NULL;
-  double sig = 0, noise0 = 0;
+  double noise0 = 0;
   yrt_status st = candidates(folded, folded_size, r, o, &res->c, &res->n, err);
   if (!st && res->n == 0)
     st = yrt_set_error(err, YRT_ERR_INVALID_ARG, "auto-mixed: no int8 convolution to choose from");
@@ -205,11 +205,11 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
   onnx_model_free(fm);
   if (!st && ref.tensor && !(res->tensor = xdup(ref.tensor))) st = NOMEM(err);
   if (!st) st = build_qdq(folded, folded_size, r, o, ao, o->exclude, &q0, err);
-  if (!st) st = output_ref_error(&ref, q0, o->exclude, &sig, &noise0, err);
+  if (!st) st = output_ref_error(&ref, q0, o->exclude, &noise0, err);
   if (!st) {
-    res->s.int8_db = output_ref_db(sig, noise0);
+    res->s.int8_db = output_ref_db(noise0);
     if (!o->quiet)
-      fprintf(stderr, "auto-mixed: all-int8 output SQNR %.2f dB on %d images; %d candidate layers\n",
+      fprintf(stderr, "auto-mixed: all-int8 output error %.2f dB below the signal on %d images; %d candidate layers\n",
               res->s.int8_db, ref.images, res->n);
   }
   /* benefit of each candidate alone */
@@ -217,13 +217,13 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
     mixed_candidate *c = &res->c[i];
     const char **excl = join(o->exclude, (const char *const *)c->group);
     Onnx__ModelProto *q = NULL;
-    double s = 0, e = 0;
+    double e = 0;
     if (!excl) st = NOMEM(err);
     if (!st) st = build_qdq(folded, folded_size, r, o, ao, excl, &q, err);
-    if (!st) st = output_ref_error(&ref, q, excl, &s, &e, err);
+    if (!st) st = output_ref_error(&ref, q, excl, &e, err);
     if (!st) {
       c->benefit = noise0 > 0 ? (noise0 - e) / noise0 : 0;
-      c->gain_db = output_ref_db(s, e) - res->s.int8_db;
+      c->gain_db = output_ref_db(e) - res->s.int8_db;
     }
     onnx_model_free(q);
     free((void *)excl);
@@ -231,7 +231,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
   }
   /* cost of the most beneficial */
   if (!st) {
-    st = node_cost_open(&nc, q0, o->exclude, ao->runs, o->threads, err);
+    st = node_cost_open(&nc, q0, o->exclude, ao->runs, ao->threads, err);
     nc_open = !st;
   }
   int *order = NULL;
@@ -293,7 +293,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
   res->s.tensor = res->tensor;
   res->s.images = ref.images;
   res->s.runs = ao->runs;
-  res->s.threads = o->threads;
+  res->s.threads = ao->threads;
   res->s.candidates = res->n;
   res->s.timed = to_time;
   if (nc_open) node_cost_close(&nc);

@@ -22,7 +22,8 @@ typedef struct auto_mixed_options {
   double budget_pct;  /* else: this % of the all-int8 time */
   const char *images; /* JPEGs the error is measured on */
   int max_images;     /* how many of them */
-  int runs;           /* profiled runs per latency comparison (medians) */
+  int runs;           /* profiled runs per latency comparison (each node's fastest) */
+  int threads;        /* threads of the profiled runs */
   int timed;          /* candidates whose cost is measured, most beneficial first (0: all) */
   yrt_calib_method method;
   double percentile;

@@ -52,14 +52,14 @@ int mixed_unchoose_last(mixed_candidate *c, int n) {
 }
 
 void mixed_report_print(FILE *f, const mixed_candidate *c, int n, const mixed_summary *s) {
-  fprintf(f, "auto-mixed: error on %s over %d image(s); latency: per-node medians of %d profiled runs, "
+  fprintf(f, "auto-mixed: error on %s over %d image(s); latency: per-node fastest of %d profiled runs, "
              "%d thread(s), against the all-int8 model run alternately\n",
           s->tensor ? s->tensor : "output0", s->images, s->runs, s->threads);
   fprintf(f, "auto-mixed: %d candidate layer(s), %d timed (the most beneficial)\n", s->candidates, s->timed);
   int chosen = 0;
   for (int i = 0; i < n; i++) chosen += c[i].chosen;
   fprintf(f, "kept in float (%d), in the order chosen:\n", chosen);
-  fprintf(f, "  %-4s %-52s %10s %9s %9s\n", "rank", "layer", "error -%", "SQNR +dB", "cost ms");
+  fprintf(f, "  %-4s %-52s %10s %9s %9s\n", "rank", "layer", "error -%", "gain dB", "cost ms");
   for (int r = 1; r <= chosen; r++)
     for (int i = 0; i < n; i++)
       if (c[i].chosen && c[i].rank == r)
@@ -85,5 +85,5 @@ void mixed_report_print(FILE *f, const mixed_candidate *c, int n, const mixed_su
              "%.3f ms measured together; mixed %.3f ms (+%.1f%%)\n",
           s->int8_ms, s->budget_ms, s->budget_pct, s->predicted_ms, s->measured_ms, s->int8_ms + s->measured_ms,
           s->int8_ms > 0 ? 100.0 * s->measured_ms / s->int8_ms : 0.0);
-  fprintf(f, "output SQNR: all-int8 %.2f dB, mixed %.2f dB\n", s->int8_db, s->mixed_db);
+  fprintf(f, "output error (dB below the signal; boxes and scores alike): all-int8 %.2f dB, mixed %.2f dB\n", s->int8_db, s->mixed_db);
 }

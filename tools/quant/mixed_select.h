@@ -31,7 +31,7 @@ int mixed_select(mixed_candidate *c, int n, double budget_ms, double *used_ms);
 int mixed_unchoose_last(mixed_candidate *c, int n);
 
 typedef struct mixed_summary {
-  double int8_ms;       /* all-int8 time (median of the profiled runs, sum of node times) */
+  double int8_ms;       /* all-int8 time (sum of node times, fastest run) */
   double budget_ms;     /* the budget in ms */
   double budget_pct;    /* the budget as a % of int8_ms */
   double predicted_ms;  /* sum of the chosen candidates' own costs */

@@ -12,12 +12,13 @@
 #include "observer.h"
 #include "onnx_reader.h"
 
-double output_ref_db(double s, double n) {
-  if (n <= 0) return 100.0;
-  if (s <= 0) return -100.0;
-  const double d = 10.0 * log10(s / n);
+double output_ref_db(double e) {
+  if (!(e > 0)) return 100.0;
+  const double d = -10.0 * log10(e);
   return d > 100.0 ? 100.0 : d < -100.0 ? -100.0 : d;
 }
+
+#define NOMEM_ERR(err) yrt_set_error(err, YRT_ERR_NOMEM, "auto-mixed: out of memory")
 
 static char *xdup(const char *s) {
   const size_t n = strlen(s) + 1;
@@ -47,9 +48,11 @@ void output_ref_close(output_ref *r) {
   for (int i = 0; i < r->images; i++) {
     if (r->paths) free(r->paths[i]);
     if (r->data) free(r->data[i]);
+    if (r->weight) free(r->weight[i]);
   }
   free(r->paths);
   free(r->data);
+  free(r->weight);
   free(r->count);
   free(r->tensor);
   memset(r, 0, sizeof *r);
@@ -75,7 +78,8 @@ yrt_status output_ref_open(output_ref *r, const Onnx__ModelProto *m, const char 
     r->paths = calloc((size_t)total, sizeof(char *));
     r->data = calloc((size_t)total, sizeof(float *));
     r->count = calloc((size_t)total, sizeof(size_t));
-    if (!r->paths || !r->data || !r->count) st = yrt_set_error(err, YRT_ERR_NOMEM, "auto-mixed: out of memory");
+    r->weight = calloc((size_t)total, sizeof(float *));
+    if (!r->paths || !r->data || !r->count || !r->weight) st = yrt_set_error(err, YRT_ERR_NOMEM, "auto-mixed: out of memory");
   }
   observer ob;
   int opened = 0;
@@ -95,6 +99,25 @@ yrt_status output_ref_open(output_ref *r, const Onnx__ModelProto *m, const char 
       memcpy(r->data[i], v.data, sizeof(float) * v.count);
       r->count[i] = v.count;
     }
+    if (!st && i == 0 && v.rank == 3 && v.dims[0] == 1) { /* a detection tensor: boxes + scores */
+      r->rows = v.dims[1];
+      r->cols = v.dims[2];
+      if (r->rows > 4 && r->rows < r->cols) r->boxes_first = 1;
+      else if (r->cols > 4 && r->cols < r->rows) r->boxes_first = 2;
+    }
+    if (!st && r->boxes_first) {
+      if ((size_t)r->rows * (size_t)r->cols != v.count)
+        st = yrt_set_error(err, YRT_ERR_SHAPE, "auto-mixed: %s changed shape between images",
+                           r->tensor ? r->tensor : "output0");
+      const int anchors = r->boxes_first == 1 ? r->cols : r->rows, ch = r->boxes_first == 1 ? r->rows : r->cols;
+      if (!st && !(r->weight[i] = calloc((size_t)anchors, sizeof(float)))) st = NOMEM_ERR(err);
+      for (int a = 0; !st && a < anchors; a++)
+        for (int c = 4; c < ch; c++) {
+          const float x = r->boxes_first == 1 ? v.data[(size_t)c * (size_t)anchors + (size_t)a]
+                                              : v.data[(size_t)a * (size_t)ch + (size_t)c];
+          if (x > r->weight[i][a]) r->weight[i][a] = x;
+        }
+    }
   }
   if (opened) observer_close(&ob);
   file_list_free(&files);
@@ -103,11 +126,11 @@ yrt_status output_ref_open(output_ref *r, const Onnx__ModelProto *m, const char 
 }
 
 yrt_status output_ref_error(const output_ref *r, const Onnx__ModelProto *q, const char *const *keep_fp32,
-                            double *signal, double *noise, yrt_error *err) {
+                            double *error, yrt_error *err) {
   observer ob;
   yrt_status st = open_observer(&ob, r, q, keep_fp32, err);
   if (st) return st;
-  double s = 0, e = 0;
+  double s[2] = {0, 0}, e[2] = {0, 0};
   for (int i = 0; !st && i < r->images; i++) {
     yrt_tensor_view v;
     st = observer_run_image(&ob, r->paths[i], err);
@@ -116,15 +139,19 @@ yrt_status output_ref_error(const output_ref *r, const Onnx__ModelProto *q, cons
       st = yrt_set_error(err, YRT_ERR_SHAPE, "auto-mixed: %s has %zu elements, the float model's %zu",
                          r->tensor ? r->tensor : "output0", v.count, r->count[i]);
     for (size_t k = 0; !st && k < v.count; k++) {
+      /* part 0: boxes (or everything), part 1: class scores */
+      const size_t row = r->boxes_first ? k / (size_t)r->cols : 0, col = r->boxes_first ? k % (size_t)r->cols : 0;
+      const int part = r->boxes_first == 1 ? row >= 4 : r->boxes_first == 2 ? col >= 4 : 0;
+      const double w = r->boxes_first && !part ? r->weight[i][r->boxes_first == 1 ? col : row] : 1.0;
       const double x = r->data[i][k], d = (double)v.data[k] - x;
-      s += x * x;
-      e += d * d;
+      s[part] += w * x * x;
+      e[part] += w * d * d;
     }
   }
   observer_close(&ob);
-  if (!st) {
-    *signal = s;
-    *noise = e;
-  }
+  const int parts = r->boxes_first ? 2 : 1;
+  double rel = 0;
+  for (int p = 0; p < parts; p++) rel += s[p] > 0 ? e[p] / s[p] : (e[p] > 0 ? 1e10 : 0);
+  if (!st) *error = rel / parts;
   return st;
 }
