@@ -15,6 +15,8 @@
 #include "output_error.h"
 
 #define NOMEM(err) yrt_set_error(err, YRT_ERR_NOMEM, "auto-mixed: out of memory")
+/* candidates measured with the chosen set per step (the best by their own benefit per ms) */
+#define AUTO_MIXED_ROUND 4
 
 static char *xdup(const char *s) {
   const size_t n = strlen(s) + 1;
@@ -149,17 +151,73 @@ static yrt_status candidates(const uint8_t *folded, size_t size, const calib_res
   return st;
 }
 
-static const char **chosen_names(const mixed_candidate *c, int n) {
+/* The chosen groups' node names in the order chosen, then `extra`'s (-1: none). */
+static const char **chosen_names_plus(const mixed_candidate *c, int n, int extra) {
   int total = 0;
   for (int i = 0; i < n; i++)
-    for (int j = 0; c[i].chosen && c[i].group[j]; j++) total++;
+    for (int j = 0; (c[i].chosen || i == extra) && c[i].group[j]; j++) total++;
   const char **v = calloc((size_t)total + 1, sizeof(char *));
   int k = 0;
-  for (int r = 1; v && r <= n; r++) /* in the order chosen */
+  for (int r = 1; v && r <= n; r++)
     for (int i = 0; i < n; i++)
       if (c[i].chosen && c[i].rank == r)
         for (int j = 0; c[i].group[j]; j++) v[k++] = c[i].group[j];
+  for (int j = 0; v && extra >= 0 && c[extra].group[j]; j++) v[k++] = c[extra].group[j];
   return v;
+}
+
+static const char **chosen_names(const mixed_candidate *c, int n) { return chosen_names_plus(c, n, -1); }
+
+/* mixed_select's marginal: the error of the chosen set plus candidate i, measured. */
+typedef struct marginal_ctx {
+  const uint8_t *folded;
+  size_t size;
+  const calib_result *r;
+  const calib_options *o;
+  const auto_mixed_options *ao;
+  const output_ref *ref;
+  double noise0;   /* all-int8 error */
+  double current;  /* the chosen set's error */
+  int n_chosen;    /* chosen when `current` was set */
+  double *err_of;  /* [n]: the error of set + i, last measured */
+  int tried;
+  yrt_status status;
+  yrt_error *err;
+} marginal_ctx;
+
+static int marginal(void *vctx, const mixed_candidate *c, int n, int i, double *removed) {
+  marginal_ctx *x = vctx;
+  int chosen = 0, last = -1;
+  for (int k = 0; k < n; k++)
+    if (c[k].chosen) {
+      chosen++;
+      if (last < 0 || c[k].rank > c[last].rank) last = k;
+    }
+  if (chosen != x->n_chosen && last >= 0) { /* a candidate was added since: the set's error is its */
+    x->current = x->err_of[last];
+    x->n_chosen = chosen;
+  }
+  const char **names = chosen_names_plus(c, n, i);
+  const char **excl = names ? join(x->o->exclude, names) : NULL;
+  Onnx__ModelProto *q = NULL;
+  double e = 0;
+  yrt_status st = (!names || !excl) ? NOMEM(x->err) : YRT_OK;
+  if (!st) st = build_qdq(x->folded, x->size, x->r, x->o, x->ao, excl, &q, x->err);
+  if (!st) st = output_ref_error(x->ref, q, excl, &e, x->err);
+  onnx_model_free(q);
+  free(names);
+  free((void *)excl);
+  if (st) {
+    x->status = st;
+    return 1;
+  }
+  x->tried++;
+  x->err_of[i] = e;
+  *removed = x->noise0 > 0 ? (x->current - e) / x->noise0 : 0;
+  if (!x->o->quiet)
+    fprintf(stderr, "auto-mixed: %d chosen + %-48s error %.2f dB (%+.1f%%)\n", chosen, c[i].node, output_ref_db(e),
+            100.0 * *removed);
+  return 0;
 }
 
 /* Error and cost of the chosen set together. */
@@ -266,7 +324,14 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
     res->s.int8_ms = nc.base_ms;
     res->s.budget_ms = ao->budget_ms >= 0 ? ao->budget_ms : ao->budget_pct / 100.0 * nc.base_ms;
     res->s.budget_pct = nc.base_ms > 0 ? 100.0 * res->s.budget_ms / nc.base_ms : 0;
-    mixed_select(res->c, res->n, res->s.budget_ms, &res->s.predicted_ms);
+    marginal_ctx mc = {folded, folded_size, r, o, ao, &ref, noise0, noise0, 0, NULL, 0, YRT_OK, err};
+    if (!(mc.err_of = calloc((size_t)res->n, sizeof(double)))) st = NOMEM(err);
+    if (!st && mixed_select(res->c, res->n, res->s.budget_ms, AUTO_MIXED_ROUND, marginal, &mc, &res->s.predicted_ms) < 0)
+      st = mc.status;
+    res->s.tried = mc.tried;
+    free(mc.err_of);
+  }
+  if (!st) {
     st = measure_set(folded, folded_size, r, o, ao, &ref, &nc, res->c, res->n, &res->s.mixed_db,
                      &res->s.measured_ms, err);
     while (!st && res->s.measured_ms > res->s.budget_ms && mixed_unchoose_last(res->c, res->n) >= 0) {
