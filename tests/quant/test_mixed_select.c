@@ -90,13 +90,14 @@ static void test_ranking(void **state) {
 
 static void test_never_chosen(void **state) {
   (void)state;
-  const double b[4] = {0.5, 0.0, -0.2, 0.3};
-  const double k[4] = {0.1, 0.1, 0.1, 0.1};
-  mixed_candidate c[4];
-  fill(c, 4, b, k);
+  const double b[5] = {0.5, 0.0, -0.2, 0.3, 0.001};
+  const double k[5] = {0.1, 0.1, 0.1, 0.1, 0.001};
+  mixed_candidate c[5];
+  fill(c, 5, b, k);
   c[0].measured = 0; /* not timed: its cost is unknown */
-  assert_int_equal(mixed_select(c, 4, 100, 1, NULL, NULL, NULL), 1);
+  assert_int_equal(mixed_select(c, 5, 100, 1, NULL, NULL, NULL), 1);
   assert_true(c[3].chosen && !c[0].chosen && !c[1].chosen && !c[2].chosen);
+  assert_true(!c[4].chosen && c[4].rejected); /* removes under MIXED_MIN_REMOVED */
 }
 
 static void test_deterministic(void **state) {

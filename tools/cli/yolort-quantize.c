@@ -93,7 +93,7 @@ static void help(FILE *f) {
           "  --auto-mixed-images N    images the output error is measured on (default 8, from CALIB_DIR)\n"
           "  --auto-mixed-runs N      profiled runs per latency comparison, each node's fastest (default 7)\n"
           "  --auto-mixed-threads N   threads of the profiled runs (default 1: steadiest on a busy machine)\n"
-          "  --auto-mixed-timed N     how many of the most beneficial layers get timed (default 24; 0: all)\n"
+          "  --auto-mixed-timed N     how many of the most beneficial layers get timed (default 48; 0: all)\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
 }
@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   int auto_mixed = 0, budget_given = 0;
-  auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 24,
+  auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 48,
                          .threads = 1};
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;

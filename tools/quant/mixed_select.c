@@ -53,7 +53,7 @@ int mixed_select(mixed_candidate *c, int n, double budget_ms, int round, mixed_m
         failed = 1;
         break;
       }
-      if (!(removed > 0)) {
+      if (!(removed >= MIXED_MIN_REMOVED)) {
         c[tried[k]].rejected = 1;
         continue;
       }

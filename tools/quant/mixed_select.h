@@ -22,6 +22,9 @@ typedef struct mixed_candidate {
 /* A cost under this counts as this much when ranking by benefit / cost: a measured cost of ~0
  * (or a noisy negative one) must not make a useless layer rank first. */
 #define MIXED_COST_FLOOR_MS 0.01
+/* A candidate removing less than this fraction of the all-int8 error, added to the set, is
+ * rejected: YOLO26n's choice otherwise spent 2.5 ms of its budget on a conv removing 0.0%. */
+#define MIXED_MIN_REMOVED 0.005
 
 /* The error a candidate removes when added to the chosen set (c[i].chosen marks it): *removed =
  * fraction of the all-int8 error. Returns 0, or non-zero to stop the selection (an error). */
@@ -31,7 +34,7 @@ typedef int (*mixed_marginal_fn)(void *ctx, const mixed_candidate *c, int n, int
  * max(cost, floor) (ties by index) among those with benefit > 0, a measured cost and room in the
  * budget (costs < 0 count as 0); asks `marginal` what each removes added to the set chosen so far
  * (errors do not add up: yolo11n's layers each removed 15-44% alone) and takes the best removal
- * per ms; one that removes nothing there is rejected. marginal NULL: a candidate removes its
+ * per ms; one that removes under MIXED_MIN_REMOVED there is rejected. marginal NULL: a candidate removes its
  * own benefit (round is then irrelevant). Sets chosen / rank / in_set / rejected; returns how many
  * were chosen (or -1 when marginal failed) and *used_ms their summed cost. budget_ms < 0 chooses
  * nothing. */
