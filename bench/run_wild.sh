@@ -13,7 +13,7 @@
 # yolort / ort exact (the issue asks <= 0.35 at 640 against ort), with the CPU, cpu_peak's int8
 # peak and the load average before and after: paste it into docs/performance.md. Two columns say
 # what the machine allows: the file's conv work (GMAC, from yolort-bench --dump-convs) and the
-# floor ratio, the time of those convs at 100% of cpu_peak's int8 rate on every thread over
+# floor ratio, the time of those convs at 100% of cpu_peak's best int8 rate on every thread over
 # onnxruntime's median: no int8 runtime can go below it on this CPU.
 # Environment: YOLORT_DATA (default <repo>/../shared), BUILD (default <repo>/build: yolort-convert,
 # yolort-bench, cpu_peak), OUT (kept .yrt and JSON; default a temp dir, removed).
@@ -71,7 +71,11 @@ median() { # JSON file -> median ms of the first result (yolort-bench) or the wh
 }
 
 cpu="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p')"
-pk="$([[ -x "$peak" ]] && "$peak" 2>/dev/null | sed -n 's/^ *int8 avx2 (no vnni) *\([0-9.]*\).*/\1/p' | head -1)"
+# The floor uses the machine's best int8 rate (AMX where Linux grants it, else AVX-512 VNNI, ...):
+# the bound for any int8 runtime on this CPU, not only for the kernels yolort has.
+read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
+  awk '$1 == "int8" && $NF ~ /^[0-9.]+$/ { isa = $2; if ($NF + 0 > best) { best = $NF + 0; b = isa } }
+       END { if (best > 0) print b, best; else print "? 0" }' || echo "? 0")
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   for st in "${stems[@]}"; do
@@ -85,7 +89,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "cpu: $cpu ($(nproc) online), cpu_peak int8 avx2 ${pk:-?} GMAC/s per core; $threads threads,"
+echo "cpu: $cpu ($(nproc) online), cpu_peak best int8 $pkisa ${pk:-?} GMAC/s per core; $threads threads,"
 echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1"
 echo
 echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"

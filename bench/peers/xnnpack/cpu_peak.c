@@ -5,11 +5,19 @@
  *   avx-vnni     VPDPBUSD ymm (VEX): 32 MAC
  *   avx2 int8    VPMADDUBSW + VPMADDWD + VPADDD ymm: 32 MAC per 3 instructions (no VNNI)
  *   fma fp32     VFMADD231PS zmm: 16 MAC
+ *   amx int8     TDPBSSD: 16x16 int32 += 16x64 s8 * 64x16 s8, 16384 MAC per instruction (4
+ *                independent C tiles; Linux must grant the tile state: arch_prctl)
  * 12 independent accumulators hide the latency. x86-64 only; built with target attributes so
  * the file compiles without global -m flags and each part runs only when the CPU has it. */
+#define _GNU_SOURCE /* syscall() */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -77,6 +85,51 @@ __attribute__((target("avx512f"))) static double peak_fma512(void) {
 #undef OP
 }
 
+#if defined(__linux__)
+/* AMX: CPUID.(7,0):EDX bits 24 (tile) and 25 (int8), and the kernel's permission for the tile
+ * state (ARCH_REQ_XCOMP_PERM 0x1023, XFEATURE_XTILEDATA 18). */
+static int amx_usable(void) {
+  unsigned a = 7, b = 0, c = 0, d = 0;
+  __asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+  if ((d & (3u << 24)) != (3u << 24)) return 0;
+  return syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+}
+
+typedef struct {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+} tile_cfg;
+
+__attribute__((target("amx-tile,amx-int8"))) static double peak_amx(void) {
+  tile_cfg cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.palette = 1;
+  for (int i = 0; i < 8; i++) cfg.colsb[i] = 64, cfg.rows[i] = 16;
+  _Alignas(64) static const int8_t ab[16 * 64]; /* zeros: the rate does not depend on values */
+  _tile_loadconfig(&cfg);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, ab, 64);
+  _tile_loadd(5, ab, 64);
+  _tile_loadd(6, ab, 64);
+  _tile_loadd(7, ab, 64);
+  const long iters = ITERS / 4;
+  double t = now_s();
+  for (long i = 0; i < iters; i++) {
+    _tile_dpbssd(0, 4, 6);
+    _tile_dpbssd(1, 4, 7);
+    _tile_dpbssd(2, 5, 6);
+    _tile_dpbssd(3, 5, 7);
+  }
+  t = now_s() - t;
+  _tile_release();
+  return 4.0 * 16384.0 * iters / t * 1e-9;
+}
+#endif
+
 int main(void) {
   __builtin_cpu_init();
   printf("single-thread multiply-accumulate peak (GMAC/s; x cores for the machine):\n");
@@ -89,6 +142,10 @@ int main(void) {
   else printf("  int8 avx-vnni     (not supported)\n");
   if (__builtin_cpu_supports("avx2")) printf("  int8 avx2 (no vnni) %6.1f\n", peak_avx2_int8());
   if (__builtin_cpu_supports("avx512f")) printf("  fp32 avx512 fma   %8.1f\n", peak_fma512());
+#if defined(__linux__)
+  if (amx_usable()) printf("  int8 amx          %8.1f\n", peak_amx());
+  else printf("  int8 amx          (not supported)\n");
+#endif
   return 0;
 }
 #else
