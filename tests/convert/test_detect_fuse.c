@@ -462,6 +462,64 @@ static void test_metadata_task_size(void **state) {
   ir_graph_free(g);
 }
 
+/* An Ultralytics nms=True export: output0 -> Transpose -> boxes / scores -> NonMaxSuppression ->
+ * selected indices. Refused up front with the node named and how to export instead (never a
+ * crash in a later pass that meets the NMS tail's ops), by the converter and by the float
+ * preparation yolort-quantize uses. */
+static ir_graph *nms_graph(void) {
+  spec ok = {0, 0, 0, 0, 0, 0};
+  ir_graph *g = head_graph(&ok);
+  const int out = g->outputs[0];
+  int tr = act(g, "/nms/Transpose");
+  const int64_t perm[3] = {0, 2, 1};
+  ir_set_attr_ints(g, node(g, "/nms/Transpose", "Transpose", &out, 1, tr), "perm", perm, 3);
+  const int64_t ax2 = 2, s0 = 0, e4 = 4, e_all = 4 + NC;
+  int bin[4] = {tr, tb_const_i64(g, "nms_s0", 1, &s0), tb_const_i64(g, "nms_e4", 1, &e4),
+                tb_const_i64(g, "nms_ax", 1, &ax2)};
+  int boxes = act(g, "/nms/boxes");
+  node(g, "/nms/Slice", "Slice", bin, 4, boxes);
+  int sin[4] = {out, tb_const_i64(g, "nms_s4", 1, &e4), tb_const_i64(g, "nms_e", 1, &e_all),
+                tb_const_i64(g, "nms_ax1", 1, (const int64_t[]){1})};
+  int scores = act(g, "/nms/scores");
+  node(g, "/nms/Slice_1", "Slice", sin, 4, scores);
+  const int64_t maxo = 100;
+  const float iou = 0.7f, conf = 0.25f;
+  int nin[5] = {boxes, scores, tb_const_i64(g, "nms_max", 1, &maxo), tb_const(g, "nms_iou", 0, NULL, &iou),
+                tb_const(g, "nms_conf", 0, NULL, &conf)};
+  int sel = ir_add_tensor(g, "/nms/selected", IR_I64);
+  node(g, "/nms/NonMaxSuppression", "NonMaxSuppression", nin, 5, sel);
+  g->tensors[out].is_output = 0;
+  g->outputs[0] = sel;
+  g->tensors[sel].is_output = 1;
+  return g;
+}
+
+static void test_nms_inside_refused(void **state) {
+  (void)state;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  yrt_convert_report rep;
+  ir_graph *g = nms_graph();
+  assert_int_equal(yrt_convert_graph(g, NULL, &buf, &size, &rep, &err), YRT_ERR_UNSUPPORTED);
+  print_message("nms: %s\n", err.msg);
+  assert_null(buf);
+  assert_non_null(strstr(err.msg, "'/nms/NonMaxSuppression'"));
+  assert_non_null(strstr(err.msg, "Export with nms=False"));
+  ir_graph_free(g);
+  g = nms_graph();
+  err.msg[0] = '\0';
+  assert_int_equal(yrt_convert_prepare_float(g, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "Export with nms=False"));
+  ir_graph_free(g);
+  /* a segment model says its task and still why */
+  g = nms_graph();
+  g->task = ir_strdup("segment");
+  assert_int_equal(yrt_convert_graph(g, NULL, &buf, &size, &rep, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "Export with nms=False"));
+  ir_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_synthetic_f32), cmocka_unit_test(test_synthetic_i8),
@@ -470,6 +528,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_320),         cmocka_unit_test(test_qdq_u8_640),
       cmocka_unit_test(test_wild_conv_only),  cmocka_unit_test(test_wild_u8),
       cmocka_unit_test(test_wild_split_head), cmocka_unit_test(test_metadata_task_size),
+      cmocka_unit_test(test_nms_inside_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,9 +59,25 @@ static yrt_status lower_any(lw_ctx *c, int ni) {
   return lw_lower_node(c, ni);
 }
 
+/* Ultralytics nms=True exports end in a NonMaxSuppression (and the TopK / Gather around it):
+ * yolort decodes and suppresses itself (yolort-detect, yrt_session_detect), so such a graph is
+ * refused up front, naming the node, before any pass meets its ops. */
+static yrt_status refuse_nms(const ir_graph *g, yrt_error *err) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    if (!n->dead && n->op_type && strcmp(n->op_type, "NonMaxSuppression") == 0)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                           "convert: node '%.200s' is a NonMaxSuppression: the model has NMS inside the graph "
+                           "(Ultralytics export with nms=True); yolort does the NMS itself. Export with nms=False",
+                           n->name);
+  }
+  return YRT_OK;
+}
+
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
                              yrt_error *err) {
   yrt_status st;
+  if ((st = refuse_nms(g, err)) != YRT_OK) return st;
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
   rep->n_half = g->n_half;
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
@@ -94,7 +110,8 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
 yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err) {
   int fused = 0;
   char note[160];
-  yrt_status st = ir_fold_constants(g, err);
+  yrt_status st = refuse_nms(g, err);
+  if (!st) st = ir_fold_constants(g, err);
   if (!st) st = lw_fuse_e2e_head(g, &fused, note, sizeof note, err);
   if (!st) st = ir_infer_shapes(g, err);
   return st;
