@@ -671,13 +671,16 @@ static void test_qoperator_layout(void **state) {
  *   images -Q/DQ-> conv1 -> SiLU -> z1 -> MaxPool -> m1; Concat(z1, m1) -Q/DQ(0.05)-> conv2 -> SiLU
  *   -> z2; Add(z2, m1) -Q/DQ(0.08)-> conv3 -> y3 (graph output)
  * After propagation: z1, m1 take the Concat's quantization, z2 the Add's, the conv outputs the
- * SiLU-input quantization of theirs; the Sigmoid outputs and the graph output stay float. */
-static Onnx__ModelProto *qat_model(void) {
+ * SiLU-input quantization of theirs; the Sigmoid outputs and the graph output stay float.
+ * conv_out_q: onnxruntime's quantize_static restricted to Conv, conv1 and conv2's outputs also
+ * quantized (Q/DQ at 0.1 after them, named y1q / y2q), the SiLUs and the rest float. */
+static Onnx__ModelProto *qat_model(int conv_out_q) {
   Onnx__ModelProto *m = onnx_model_new(13);
   onnx_model_add_input(m, "images", IR_F32, 4, (int64_t[]){1, 2, 4, 4});
   onnx_model_add_initializer(m, "s_in", IR_F32, 0, NULL, (float[]){1.0f / 127.0f});
   onnx_model_add_initializer(m, "s_c", IR_F32, 0, NULL, (float[]){0.05f});
   onnx_model_add_initializer(m, "s_a", IR_F32, 0, NULL, (float[]){0.08f});
+  onnx_model_add_initializer(m, "s_y", IR_F32, 0, NULL, (float[]){0.1f});
   onnx_model_add_initializer(m, "z0", IR_I8, 0, NULL, (int8_t[]){0});
   onnx_model_add_initializer(m, "ws", IR_F32, 0, NULL, (float[]){0.01f});
   onnx_model_add_initializer(m, "w1", IR_I8, 4, (int64_t[]){2, 2, 1, 1}, (int8_t[]){10, -20, 30, 40});
@@ -693,7 +696,11 @@ static Onnx__ModelProto *qat_model(void) {
     snprintf(name, sizeof name, "dq_%s", w[k]);
     N(m, "DequantizeLinear", name, in, out);
   }
-  N(m, "Conv", "conv1", "x,w1_dq", "y1");
+  N(m, "Conv", "conv1", "x,w1_dq", conv_out_q ? "y1q" : "y1");
+  if (conv_out_q) {
+    N(m, "QuantizeLinear", "q_y1", "y1q,s_y,z0", "y1qq");
+    N(m, "DequantizeLinear", "dq_y1", "y1qq,s_y,z0", "y1");
+  }
   N(m, "Sigmoid", "sig1", "y1", "s1");
   N(m, "Mul", "mul1", "y1,s1", "z1");
   Onnx__NodeProto *mp = N(m, "MaxPool", "pool", "z1", "m1");
@@ -703,7 +710,11 @@ static Onnx__ModelProto *qat_model(void) {
   onnx_node_attr_int(cc, "axis", 1);
   N(m, "QuantizeLinear", "q_c", "c,s_c,z0", "cq");
   N(m, "DequantizeLinear", "dq_c", "cq,s_c,z0", "c_dq");
-  N(m, "Conv", "conv2", "c_dq,w2_dq", "y2");
+  N(m, "Conv", "conv2", "c_dq,w2_dq", conv_out_q ? "y2q" : "y2");
+  if (conv_out_q) {
+    N(m, "QuantizeLinear", "q_y2", "y2q,s_y,z0", "y2qq");
+    N(m, "DequantizeLinear", "dq_y2", "y2qq,s_y,z0", "y2");
+  }
   N(m, "Sigmoid", "sig2", "y2", "s2");
   N(m, "Mul", "mul2", "s2,y2", "z2");
   N(m, "Add", "add", "z2,m1", "a");
@@ -725,7 +736,7 @@ static void expect_q(const ir_graph *g, const char *name, float scale, int32_t z
 
 static void test_qdq_propagate(void **state) {
   (void)state;
-  ir_graph *g = build(qat_model(), 1);
+  ir_graph *g = build(qat_model(0), 1);
   yrt_error err = {{0}};
   if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
   assert_int_equal(ir_qdq_propagate(g), 5); /* z1, m1, z2, y1, y2 */
@@ -742,6 +753,18 @@ static void test_qdq_propagate(void **state) {
   assert_false(g->tensors[ir_find_tensor(g, "s1")].q.on);
   assert_false(g->tensors[ir_find_tensor(g, "s2")].q.on);
   assert_false(g->tensors[ir_find_tensor(g, "y3")].q.on);
+  ir_graph_free(g);
+  /* quantize_static restricted to Conv: the conv outputs keep their own quantization, the
+   * SiLU outputs and MaxPool take their consumers' */
+  g = build(qat_model(1), 1);
+  if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(ir_qdq_propagate(g), 3); /* z1, m1, z2 */
+  expect_q(g, "z1", 0.05f, 0);
+  expect_q(g, "m1", 0.05f, 0);
+  expect_q(g, "z2", 0.08f, 0);
+  expect_q(g, "y1q", 0.1f, 0); /* the Q/DQ pair folds into the conv output */
+  expect_q(g, "y2q", 0.1f, 0);
+  assert_false(g->tensors[ir_find_tensor(g, "s1")].q.on);
   ir_graph_free(g);
   /* onnxruntime's layout (conv outputs quantized) is left alone */
   g = build(qdq_model(0, 0), 1);

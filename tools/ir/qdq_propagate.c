@@ -8,8 +8,9 @@
  *     ...): an input takes its output's quantization (exact: these ops only move values), and
  *     an Add input takes the sum's;
  *   - forwards across the same ops when the output has none.
- * Only graphs of that layout are touched: the pass runs when most convs with a quantized input
- * have an unquantized output. onnxruntime's layout and yolort-quantize's (whose float tensors
+ * Only graphs of these layouts are touched: the pass runs when most convs with a quantized input
+ * have an unquantized output, or when over a quarter of the SiLUs after int8 convs are float
+ * (onnxruntime's quantize_static with op_types_to_quantize=['Conv']). onnxruntime's layout and yolort-quantize's (whose float tensors
  * are float on purpose: --float-stem, the head's float-output convs) quantize conv outputs and
  * are left exactly as they were. */
 #include <math.h>
@@ -100,9 +101,14 @@ static int silu_output(const ir_graph *g, int y) {
   return g->nodes[mul].out[0];
 }
 
-/* The QAT layout: convs read quantized inputs but (mostly) write float outputs. */
+/* The layouts where quantization stops at the convs: QAT (convs read quantized inputs but
+ * mostly write float outputs), or onnxruntime's quantize_static restricted to Conv
+ * (op_types_to_quantize: conv inputs and outputs quantized, but the SiLU after most of them, and
+ * the Split / Concat / Add between, float). In the second, the conv output keeps its own
+ * quantization and the SiLU output takes its consumers' (below): the int8 conv's SiLU LUT then
+ * maps y's int8 grid to z's exactly as dequantize -> SiLU -> quantize would. */
 static int qat_layout(const ir_graph *g) {
-  int in_only = 0, both = 0;
+  int in_only = 0, both = 0, silu_float = 0, silu_q = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
     if (n->dead || !ir_node_is_op(n, ONNX_OP_CONV) || n->n_in < 1 || n->n_out < 1 || n->in[0] < 0 || n->out[0] < 0)
@@ -110,8 +116,13 @@ static int qat_layout(const ir_graph *g) {
     if (!has_q(g, n->in[0])) continue;
     if (g->tensors[n->out[0]].q.on) both++;
     else in_only++;
+    if (!has_q(g, n->out[0])) continue;
+    const int z = silu_output(g, n->out[0]);
+    if (z >= 0 && g->tensors[z].q.on) silu_q++;
+    else if (z >= 0) silu_float++;
   }
-  return in_only > both;
+  /* a quarter: a yolort-quantize graph with a few float exclusions is not this layout */
+  return in_only > both || silu_float * 3 > silu_q;
 }
 
 /* One sweep over the nodes; returns how many tensors got a quantization. */
