@@ -159,6 +159,42 @@ static void test_quantize_avx2(void **state) {
 #endif
 }
 
+/* Values within a few ulps of a tie (k + 0.5) * s, at scales whose reciprocal rounds badly, odd
+ * and random scales, subnormal / huge scales and inf: the AVX2 quantizer bit-exact with x / s
+ * (a variant multiplying by 1/s would fail here; it was tried: the pass is memory-bound, no gain). */
+static void test_quantize_avx2_near_ties(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  KT_SKIP_NO_AVX2();
+  enum { N = 4096 };
+  static float x[N];
+  static int8_t y[N], z[N];
+  kt_rng r = {99};
+  const float fixed[] = {0.0173f, 1.0f / 3.0f, 0.1f, 0.7f, 3.0f / 255.0f, 1.2345678e-3f, 2.5f,
+                         9.999999e-2f, 1e-39f /* subnormal */, 3e38f, 1.0f};
+  for (int it = 0; it < 400; it++) {
+    const float sc = it < (int)(sizeof fixed / sizeof fixed[0]) ? fixed[it] : kt_float(&r, 1e-4f, 4.0f);
+    const int32_t zp = kt_int(&r, -128, 127);
+    for (int i = 0; i < N; i++) {
+      const float t = ((float)kt_int(&r, -1100, 1100) + 0.5f) * sc;
+      float v = t;
+      for (int k = kt_int(&r, 0, 4); k > 0; k--) v = nextafterf(v, (kt_u32(&r) & 1) ? INFINITY : -INFINITY);
+      switch (kt_u32(&r) % 16) {
+        case 0: v = kt_float(&r, -300.0f, 300.0f) * sc; break;
+        case 1: v = (kt_u32(&r) & 1) ? INFINITY : -INFINITY; break;
+        case 2: v = kt_float(&r, -1e-30f, 1e-30f); break;
+        default: break;
+      }
+      x[i] = v;
+    }
+    const size_t n = N - (size_t)kt_int(&r, 0, 15);
+    yk_quantize_f32_i8__scalar(x, y, n, sc, zp);
+    yk_quantize_f32_i8__avx2(x, z, n, sc, zp);
+    assert_memory_equal(y, z, n);
+  }
+#endif
+}
+
 static void test_dequantize(void **state) {
   (void)state;
   int8_t x[300];
@@ -426,6 +462,7 @@ int main(void) {
       cmocka_unit_test(test_lut_scalar_ref),       cmocka_unit_test(test_lut_avx2),
       cmocka_unit_test(test_lut_f32_avx2),         cmocka_unit_test(test_lut_build_silu_f32),
       cmocka_unit_test(test_quantize_scalar_ref),  cmocka_unit_test(test_quantize_avx2),
+      cmocka_unit_test(test_quantize_avx2_near_ties),
       cmocka_unit_test(test_dequantize),           cmocka_unit_test(test_requant_scalar_ref),
       cmocka_unit_test(test_requant_avx2),         cmocka_unit_test(test_concat_i8),
       cmocka_unit_test(test_binary_i8_scalar_ref), cmocka_unit_test(test_binary_i8_avx2),
