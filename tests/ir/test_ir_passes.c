@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "ir.h"
+#include "ir_passes.h"
 #include "ir_test_util.h"
 #include "onnx_write.h"
 
@@ -927,12 +928,140 @@ static void test_name_matches(void **state) {
   assert_true(ir_name_matches("a*", "a*")); /* a literal '*' in a name still matches as prefix */
 }
 
+
+/* The node that writes tensor `name`. */
+static const ir_node *producer_of(const ir_graph *g, const char *name) {
+  int t = ir_find_tensor(g, name);
+  if (t < 0 || g->tensors[t].producer < 0) fail_msg("no producer of %s", name);
+  return &g->nodes[g->tensors[t].producer];
+}
+
+/* Conv node c: depthwise over ch channels, weights [ch,1,kh,kw] all equal to 1/(kh*kw). */
+static void expect_window_conv(const ir_graph *g, const ir_node *c, int64_t ch, int64_t kh, int64_t kw) {
+  assert_true(ir_node_is_op(c, ONNX_OP_CONV));
+  assert_int_equal(c->n_in, 2);
+  assert_int_equal(ir_attr_int(c, "group", 0), ch);
+  const ir_attr *ks = ir_attr_get(c, "kernel_shape");
+  assert_true(ks && ks->n_ints == 2 && ks->ints[0] == kh && ks->ints[1] == kw);
+  const ir_tensor *w = &g->tensors[c->in[1]];
+  assert_int_equal(w->rank, 4);
+  assert_true(w->dims[0] == ch && w->dims[1] == 1 && w->dims[2] == kh && w->dims[3] == kw);
+  assert_non_null(w->data);
+  for (int64_t i = 0; i < ch * kh * kw; i++)
+    assert_true(((const float *)w->data)[i] == 1.0f / (float)(kh * kw));
+}
+
+static Onnx__NodeProto *avg_pool(Onnx__ModelProto *m, const char *name, const char *in, const char *out, int64_t k,
+                                 int64_t s, int64_t pad, int64_t include_pad, int64_t ceil_mode) {
+  Onnx__NodeProto *p = N(m, "AveragePool", name, in, out);
+  onnx_node_attr_ints(p, "kernel_shape", (int64_t[]){k, k}, 2);
+  onnx_node_attr_ints(p, "strides", (int64_t[]){s, s}, 2);
+  if (pad) onnx_node_attr_ints(p, "pads", (int64_t[]){pad, pad, pad, pad}, 4);
+  if (include_pad >= 0) onnx_node_attr_int(p, "count_include_pad", include_pad);
+  if (ceil_mode) onnx_node_attr_int(p, "ceil_mode", 1);
+  return p;
+}
+
+/* AveragePool / GlobalAveragePool as a depthwise Conv of 1/(kh*kw) weights where that is the
+ * pool exactly (no padding, or padding counted; no partial ceil_mode window), else left. */
+static void test_avgpool_as_conv(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 4, 6, 7});
+  avg_pool(m, "adown", "x", "a", 2, 1, 0, -1, 0);      /* YOLOv9 ADown: 2x2 stride 1 */
+  avg_pool(m, "padded", "x", "b", 3, 2, 1, 1, 0);      /* padding counted: exact */
+  avg_pool(m, "excl", "x", "c", 3, 1, 1, 0, 0);        /* padding not counted: left */
+  avg_pool(m, "ceil_cut", "x", "d", 2, 2, 0, -1, 1);   /* 7 wide: a cut last window: left */
+  N(m, "Relu", "crop", "x", "xr");
+  N(m, "GlobalAveragePool", "gap", "xr", "e");
+  for (int i = 0; i < 5; i++) onnx_model_add_output(m, (const char *[]){"a", "b", "c", "d", "e"}[i], IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  yrt_error err = {{0}};
+  int n = -1;
+  if (ir_avgpool_as_conv(g, &n, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(n, 3);
+  SHAPE(g, "a", 1, 4, 5, 6);
+  SHAPE(g, "b", 1, 4, 3, 4);
+  SHAPE(g, "e", 1, 4, 1, 1);
+  const ir_node *a = producer_of(g, "a"), *b = producer_of(g, "b"), *e = producer_of(g, "e");
+  assert_string_equal(a->name, "adown"); /* --keep-fp32 names still match */
+  expect_window_conv(g, a, 4, 2, 2);
+  expect_window_conv(g, b, 4, 3, 3);
+  const ir_attr *pads = ir_attr_get(b, "pads"), *st = ir_attr_get(b, "strides");
+  assert_true(pads->n_ints == 4 && pads->ints[0] == 1 && pads->ints[3] == 1);
+  assert_true(st->ints[0] == 2 && st->ints[1] == 2);
+  expect_window_conv(g, e, 4, 6, 7);
+  assert_true(ir_node_is_op(producer_of(g, "c"), ONNX_OP_AVERAGE_POOL));
+  assert_true(ir_node_is_op(producer_of(g, "d"), ONNX_OP_AVERAGE_POOL));
+  /* the convs' own shape rule gives the pools' shapes back */
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!g->nodes[i].dead && ir_node_is_op(&g->nodes[i], ONNX_OP_CONV) && ir_infer_node(g, i, &err))
+      fail_msg("%s", err.msg);
+  SHAPE(g, "a", 1, 4, 5, 6);
+  SHAPE(g, "b", 1, 4, 3, 4);
+  SHAPE(g, "e", 1, 4, 1, 1);
+  ir_graph_free(g);
+
+  /* ceil_mode without a cut window (6 high, 8 wide at stride 2) is exact too */
+  m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 2, 6, 8});
+  avg_pool(m, "ceil_even", "x", "y", 2, 2, 0, 0, 1);
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  g = build(m, 1);
+  if (ir_avgpool_as_conv(g, &n, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(n, 1);
+  expect_window_conv(g, producer_of(g, "y"), 2, 2, 2);
+  SHAPE(g, "y", 1, 2, 3, 4);
+  ir_graph_free(g);
+
+  /* QDQ: int8 weights 127 at scale 1/(127*k*k) through a DQ, read by ir_qdq_annotate as the
+   * conv's symmetric int8 weights */
+  m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 3, 5, 5});
+  onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.05f});
+  onnx_model_add_initializer(m, "z", IR_I8, 0, NULL, (int8_t[]){3});
+  N(m, "QuantizeLinear", "qx", "x,s,z", "xq");
+  N(m, "DequantizeLinear", "dqx", "xq,s,z", "xd");
+  avg_pool(m, "pool", "xd", "p", 2, 1, 0, -1, 0);
+  N(m, "GlobalAveragePool", "gap", "xd", "gp");
+  N(m, "QuantizeLinear", "qp", "p,s,z", "pq");
+  N(m, "DequantizeLinear", "dqp", "pq,s,z", "y");
+  N(m, "QuantizeLinear", "qg", "gp,s,z", "gq");
+  N(m, "DequantizeLinear", "dqg", "gq,s,z", "y2");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  onnx_model_add_output(m, "y2", IR_F32, -1, NULL);
+  g = build(m, 1);
+  if (ir_avgpool_as_conv(g, &n, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(n, 2);
+  if (ir_qdq_annotate(g, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(ir_compact(g, &err), YRT_OK);
+  const int64_t ks[2] = {2, 5};
+  const char *outs[2] = {"y", "y2"}; /* the pools' outputs took the graph outputs' names */
+  for (int k = 0; k < 2; k++) {
+    const ir_node *c = producer_of(g, outs[k]);
+    assert_true(ir_node_is_op(c, ONNX_OP_CONV));
+    assert_int_equal(ir_attr_int(c, "group", 0), 3);
+    const ir_tensor *w = &g->tensors[c->in[1]];
+    assert_true(w->q.on && w->q.dtype == IR_I8 && w->q.zero_point == 0);
+    assert_true(w->rank == 4 && w->dims[0] == 3 && w->dims[2] == ks[k] && w->dims[3] == ks[k]);
+    const float sc = w->q.scales ? w->q.scales[0] : w->q.scale;
+    assert_true(sc == 1.0f / (127.0f * (float)(ks[k] * ks[k])));
+    for (int64_t i = 0; i < 3 * ks[k] * ks[k]; i++) {
+      assert_int_equal(((const int8_t *)w->qdata)[i], 127);
+      assert_true(fabsf(((const float *)w->data)[i] * (float)(ks[k] * ks[k]) - 1.0f) < 1e-6f);
+    }
+    assert_true(g->tensors[c->in[0]].q.on && g->tensors[c->out[0]].q.on);
+  }
+  ir_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fold_shape_chain), cmocka_unit_test(test_fold_arith_slice_transpose),
       cmocka_unit_test(test_shapes_ops),       cmocka_unit_test(test_split_variants),
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
-      cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_qdq_errors),
+      cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_avgpool_as_conv),
+          cmocka_unit_test(test_qdq_errors),
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),

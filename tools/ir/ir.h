@@ -205,6 +205,13 @@ yrt_status ir_recover_integer_ops(ir_graph *g, int *n_recovered, yrt_error *err)
  * Split gets a non-negative axis and an explicit 'split' list (from attribute, input or
  * num_outputs); Concat/Gather/Softmax axis and Transpose perm become explicit/non-negative. */
 yrt_status ir_infer_shapes(ir_graph *g, yrt_error *err);
+/* AveragePool and GlobalAveragePool (rank 4, shapes known) become a depthwise Conv (group C)
+ * whose weights are 1/(kh*kw), rewritten in place (name, input and output kept), where that is
+ * exactly the pool: no padding, or count_include_pad = 1, and no partial window from ceil_mode;
+ * other pools are left as they are. In a graph with a DequantizeLinear the weights are int8 127
+ * through a new DQ at scale 1/(127*kh*kw) (for ir_qdq_annotate), else float. *n_rewritten (may
+ * be NULL) counts them. Run right after ir_infer_shapes (tools/ir/avgpool_as_conv.c). */
+yrt_status ir_avgpool_as_conv(ir_graph *g, int *n_rewritten, yrt_error *err);
 /* Fold BatchNormalization that follows a Conv into its weights/bias (FP32 graphs). New
  * weight/bias tensors are created (the originals may be shared); the Conv then writes the BN
  * output tensor. Needs constant float weights; other BNs are left alone. */

@@ -85,6 +85,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = ir_recover_integer_ops(g, &rep->n_dynamic, err)) != YRT_OK) return st;
   if ((st = lw_fuse_e2e_head(g, &rep->e2e, rep->e2e_note, sizeof rep->e2e_note, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
+  if ((st = ir_avgpool_as_conv(g, &rep->n_avgpool, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
   /* not under --exact-qdq: onnxruntime computes a QAT graph's in-between tensors in float */
@@ -114,6 +115,7 @@ yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err) {
   if (!st) st = ir_fold_constants(g, err);
   if (!st) st = lw_fuse_e2e_head(g, &fused, note, sizeof note, err);
   if (!st) st = ir_infer_shapes(g, err);
+  if (!st) st = ir_avgpool_as_conv(g, NULL, err);
   return st;
 }
 
@@ -322,6 +324,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_avgpool)
+    fprintf(f, "average pools run as depthwise convs (weights 1/k^2): %d\n", r->n_avgpool);
   if (r->n_half)
     fprintf(f, "float16 export: %d constants widened to float32 (exactly); the model runs in float32 "
             "(yolort-quantize makes it int8)\n", r->n_half);

@@ -59,6 +59,7 @@ typedef struct yrt_convert_report {
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
   int n_half;                 /* float16 / bfloat16 constants widened to float32 (an FP16 export) */
+  int n_avgpool;              /* AveragePool / GlobalAveragePool run as depthwise convs */
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int e2e;                    /* 1: the end-to-end head's selection became one DETECT_TOPK node */
@@ -83,7 +84,7 @@ yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **y
 /* The converter's structural passes up to shapes, for tools that analyse a float graph as the
  * converter will see it (yolort-quantize, yolort-inspect): constants folded, an end-to-end head's
  * TopK selection fused into one node (its ReduceMax / TopK / GatherElements have no shape rule),
- * shapes inferred. */
+ * shapes inferred, average pools made depthwise convs (as the converter runs them). */
 yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err);
 
 /* onnx_read_file + yrt_convert_graph. The META source is the file's base name unless
