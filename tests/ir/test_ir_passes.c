@@ -775,6 +775,14 @@ static void test_qdq_propagate(void **state) {
 }
 
 /* conv(4-D) -> Reshape to 3-D -> Sigmoid -> output; attention-like 4-D reshape stays int8 */
+/* Pretend every tensor was quantized (the region clears q where nothing int8 reads it). */
+static void all_quantized(ir_graph *g) {
+  for (int i = 0; i < g->n_tensors; i++) {
+    g->tensors[i].q.on = 1;
+    g->tensors[i].q.scale = 1;
+  }
+}
+
 static void test_fp32_region(void **state) {
   (void)state;
   Onnx__ModelProto *m = onnx_model_new(13);
@@ -791,11 +799,7 @@ static void test_fp32_region(void **state) {
   onnx_model_add_output(m, "y", IR_F32, -1, NULL);
   onnx_model_add_output(m, "side_out", IR_F32, -1, NULL);
   ir_graph *g = build(m, 1);
-  /* pretend everything was quantized */
-  for (int i = 0; i < g->n_tensors; i++) {
-    g->tensors[i].q.on = 1;
-    g->tensors[i].q.scale = 1;
-  }
+  all_quantized(g);
   yrt_error err;
   const char *excl[] = {"side", NULL};
   assert_int_equal(ir_mark_fp32_region(g, excl, &err), YRT_OK);
@@ -819,6 +823,53 @@ static void test_fp32_region(void **state) {
   assert_int_equal(ir_mark_fp32_region(g, block, &err), YRT_OK);
   assert_int_equal(g->nodes[1].fp32 + g->nodes[2].fp32, 2);
   assert_int_equal(g->nodes[0].fp32, 0);
+  ir_graph_free(g);
+}
+
+/* Attention that flattens (YOLO12 AAttn): the region a flatten starts ends at the first node
+ * back on its [N, ., H, W] grid; a head (two grids concatenated) never ends, even when it is
+ * rank 4 again. */
+static void test_fp32_region_attention(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 4, 3, 5});
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){4, 4, 1, 1}, (float[16]){1, 0, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "tok", IR_I64, 1, (int64_t[]){3}, (int64_t[]){1, 4, 15});
+  onnx_model_add_initializer(m, "hwc", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 3, 5, 4});
+  onnx_model_add_initializer(m, "c4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 4, 15, 1});
+  N(m, "Conv", "conv", "x,w", "c");
+  N(m, "Reshape", "attn_flatten", "c,tok", "t");                  /* [1,4,15] */
+  onnx_node_attr_ints(N(m, "Transpose", "attn_tr", "t", "tt"), "perm", (int64_t[]){0, 2, 1}, 3);
+  onnx_node_attr_int(N(m, "Softmax", "attn_softmax", "tt", "sm"), "axis", -1);
+  N(m, "Reshape", "attn_hwc", "sm,hwc", "hw");                     /* [1,3,5,4]: not NCHW */
+  onnx_node_attr_ints(N(m, "Transpose", "attn_back", "hw", "img"), "perm", (int64_t[]){0, 3, 1, 2}, 4);
+  N(m, "Add", "after_add", "img,c", "sum");                        /* back on the grid: int8 */
+  N(m, "Conv", "after_conv", "sum,w", "y");
+  /* a head: the 3x5 grid and a 1x3 grid flattened, concatenated, made rank 4 */
+  onnx_model_add_initializer(m, "tok2", IR_I64, 1, (int64_t[]){3}, (int64_t[]){1, 4, 3});
+  onnx_model_add_initializer(m, "s2", IR_I64, 1, (int64_t[]){2}, (int64_t[]){1, 3});
+  onnx_model_add_initializer(m, "k2", IR_I64, 1, (int64_t[]){2}, (int64_t[]){3, 3});
+  onnx_model_add_initializer(m, "p0", IR_I64, 1, (int64_t[]){4}, (int64_t[]){0, 0, 0, 0});
+  onnx_node_attr_ints(N(m, "MaxPool", "down", "y", "d"), "kernel_shape", (int64_t[]){3, 3}, 2);
+  N(m, "Reshape", "head_flat0", "y,tok", "h0");
+  N(m, "Reshape", "head_flat1", "d,tok2", "h1");
+  onnx_node_attr_int(N(m, "Concat", "head_cat", "h0,h1", "hc"), "axis", 2);      /* [1,4,18] */
+  onnx_model_add_initializer(m, "h4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 4, 3, 6});
+  N(m, "Reshape", "head_r4", "hc,h4", "hr");                        /* rank 4, on no grid */
+  N(m, "Sigmoid", "head_sig", "hr", "out");
+  onnx_model_add_output(m, "out", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  all_quantized(g);
+  yrt_error err;
+  if (ir_mark_fp32_region(g, NULL, &err)) fail_msg("%s", err.msg);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    if (n->dead) continue;
+    int want = strncmp(n->name, "attn_", 5) == 0 || strncmp(n->name, "head_", 5) == 0;
+    if (n->fp32 != want) fail_msg("node %s fp32=%d", n->name, n->fp32);
+  }
+  assert_int_equal(g->tensors[ir_find_tensor(g, "img")].q.on, 1); /* read by int8: keeps q */
+  assert_int_equal(g->tensors[ir_find_tensor(g, "sm")].q.on, 0);
   ir_graph_free(g);
 }
 
@@ -1064,7 +1115,8 @@ int main(void) {
           cmocka_unit_test(test_qdq_errors),
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
-      cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_name_matches),
+      cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_fp32_region_attention),
+           cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,6 +6,9 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
   runs as a depthwise conv of 1/k^2 weights: the float output equals numpy's average pool, an
   int8 (QDQ) pool is an int8 conv within 1 quantization step of the same pool kept in float, and
   a pool the conv cannot compute exactly (padding not counted) is refused naming the node;
+* attention that flattens (YOLO12 A2C2f / AAttn): float equals numpy; in QDQ only the token part
+  (MatMul / Softmax and the reshapes around them) is float, the convs and Adds after it int8,
+  and the output correlates > 0.95 with float;
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -176,6 +179,121 @@ for tag, kind, k, s, pad, inc in POOLS:
     ref = quant(avg_pool(quant(x, sx, zx), kk, ss, [pad] * 4, inc == 1), sy, zy)
     d = float(np.abs(y - ref).max()) / sy
     check(d <= 1.0 + 1e-3, "int8 %s: within 1 step of numpy's quantized pool (max %.3f steps)" % (tag, d))
+
+# ---- attention that flattens (YOLO12 A2C2f / AAttn with area 2): conv -> qkv conv -> tokens ->
+# q k v MatMul Softmax -> back to NCHW -> pe conv + Add -> proj conv, residual Add, mlp conv.
+# The float region the flatten starts ends where the tensor is [1, C, H, W] again, so in int8
+# only the token part is float.
+AH, AW, C, NH, AREA = 16, 12, 32, 2, 2
+HD, N = C // NH, AH * AW
+
+
+def attention_model(quant, tag):
+    """The block as ONNX nodes; quant: QDQ with int8 per-channel weights and Q/DQ on every NCHW
+    activation (scales from the float run), the token part float. Returns (path, params)."""
+    r = np.random.default_rng(12)
+    convs = {  # name: (input, output, cout, cin/group, k, group)
+        "/model.0/conv": ("images", "a", C, 3, 3, 1),
+        "/model.6/attn/qkv/conv": ("a", "qkv", 3 * C, C, 1, 1),
+        "/model.6/attn/pe/conv": ("v_img", "pe", C, 1, 3, C),
+        "/model.6/attn/proj/conv": ("xpe", "proj", C, C, 1, 1),
+        "/model.6/mlp/conv": ("res", "output0", C, C, 1, 1),
+    }
+    w = {n: (r.standard_normal((co, ci, k, k)) / np.sqrt(ci * k * k)).astype(np.float32)
+         for n, (_, _, co, ci, k, _) in convs.items()}
+    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    params = {"s_tok": i64(1, 3 * C, N), "s_area": i64(AREA, N // AREA, 3 * C),
+              "s_heads": i64(AREA, N // AREA, NH, 3 * HD), "split": i64(HD, HD, HD),
+              "s_back": i64(1, N, C), "s_img": i64(1, AH, AW, C), "scale": np.array(HD ** -0.5, np.float32)}
+    T = "/model.6/attn/tok/"  # the token part: the nodes that may run in float
+
+    def conv(n):
+        x, y, _, _, k, grp = convs[n]
+        return helper.make_node("Conv", [x, n + ".w"], [y], name=n, kernel_shape=[k, k],
+                                pads=[k // 2] * 4, group=grp)
+    nodes = [conv("/model.0/conv"), conv("/model.6/attn/qkv/conv"),
+             helper.make_node("Reshape", ["qkv", "s_tok"], ["t0"], name=T + "Flatten"),
+             helper.make_node("Transpose", ["t0"], ["t1"], perm=[0, 2, 1], name=T + "Transpose"),
+             helper.make_node("Reshape", ["t1", "s_area"], ["t2"], name=T + "Reshape_area"),
+             helper.make_node("Reshape", ["t2", "s_heads"], ["t3"], name=T + "Reshape_heads"),
+             helper.make_node("Transpose", ["t3"], ["t4"], perm=[0, 2, 3, 1], name=T + "Transpose_1"),
+             helper.make_node("Split", ["t4", "split"], ["q", "k", "v"], axis=2, name=T + "Split"),
+             helper.make_node("Transpose", ["q"], ["qt"], perm=[0, 1, 3, 2], name=T + "Transpose_q"),
+             helper.make_node("MatMul", ["qt", "k"], ["qk"], name=T + "MatMul"),
+             helper.make_node("Mul", ["qk", "scale"], ["qks"], name=T + "Mul"),
+             helper.make_node("Softmax", ["qks"], ["attn"], axis=-1, name=T + "Softmax"),
+             helper.make_node("Transpose", ["attn"], ["attn_t"], perm=[0, 1, 3, 2], name=T + "Transpose_a"),
+             helper.make_node("MatMul", ["v", "attn_t"], ["xv"], name=T + "MatMul_1")]
+    for src, dst in (("xv", "x"), ("v", "v")):  # both back to [1, C, H, W]
+        nodes += [helper.make_node("Transpose", [src], [dst + "_p"], perm=[0, 3, 1, 2], name=T + "Transpose_" + dst),
+                  helper.make_node("Reshape", [dst + "_p", "s_back"], [dst + "_b"], name=T + "Reshape_b" + dst),
+                  helper.make_node("Reshape", [dst + "_b", "s_img"], [dst + "_hwc"], name=T + "Reshape_i" + dst),
+                  helper.make_node("Transpose", [dst + "_hwc"], [dst + "_img"], perm=[0, 3, 1, 2],
+                                   name=T + "Transpose_i" + dst)]
+    nodes += [conv("/model.6/attn/pe/conv"),
+              helper.make_node("Add", ["x_img", "pe"], ["xpe"], name="/model.6/attn/Add"),
+              conv("/model.6/attn/proj/conv"),
+              helper.make_node("Add", ["a", "proj"], ["res"], name="/model.6/Add"),
+              conv("/model.6/mlp/conv")]
+    params.update({n + ".w": v for n, v in w.items()})
+    if not quant:
+        return save(nodes, params, [1, 3, AH, AW], "output0", tag), params
+    # QDQ: ranges from the float run; every NCHW activation gets a Q/DQ pair, weights int8
+    vals = rf.run(nodes, {"images": xa}, params)
+    acts = ["images", "a", "qkv", "x_img", "v_img", "pe", "xpe", "proj", "res", "output0"]
+    qnodes, qparams = [], {}
+    for t in acts:
+        qparams[t + ".s"] = np.array(np.abs(vals[t]).max() / 127.0, np.float32)
+        qparams[t + ".z"] = np.array(0, np.int8)
+    rename = {t: t + "_f" for t in acts}  # producers write t_f; Q/DQ gives the readers t
+    qnodes += qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+    body = []  # each producer followed by its output's Q/DQ (topological order)
+    for n in nodes:
+        n.input[:] = ["images_dq" if i == "images" else i for i in n.input]
+        outs = [o for o in n.output if o in rename]
+        n.output[:] = [rename.get(o, o) for o in n.output]
+        body.append(n)
+        for t in outs:
+            body += qdq(t + "_f", t, t + ".s", t + ".z", "/q/" + t)
+    for name in w:
+        wt = w[name]
+        ws = (np.abs(wt).reshape(wt.shape[0], -1).max(axis=1) / 127.0).astype(np.float32)
+        qparams[name + ".wq"] = np.clip(np.rint(wt / ws[:, None, None, None]), -127, 127).astype(np.int8)
+        qparams[name + ".ws"] = ws
+        qparams[name + ".wz"] = np.zeros(wt.shape[0], np.int8)
+        qnodes.append(helper.make_node("DequantizeLinear", [name + ".wq", name + ".ws", name + ".wz"], [name + ".w"],
+                                       axis=0, name=name + "/w/DQ"))
+        del params[name + ".w"]
+    params.update(qparams)
+    return save(qnodes + body, params, [1, 3, AH, AW], "output0", tag), params
+
+
+xa = (rng.random((1, 3, AH, AW), dtype=np.float32) * 2.0 - 0.5).astype(np.float32)
+fpath, fparams = attention_model(False, "attn-float")
+ref = rf.run(onnx.load(fpath).graph.node, {"images": xa}, fparams)["output0"]
+y, log = yolort(fpath, xa, "attn-float")
+check(y is not None, "attention float: converts%s" % ("" if y is not None else ": " + log[-300:]))
+if y is not None:
+    err = float(np.abs(y - ref).max() / np.abs(ref).max()) if y.shape == ref.shape else float("inf")
+    check(err < 1e-5, "attention float: output %s equals numpy's (max |diff| %.2g of max |y|)" % (list(y.shape), err))
+qpath, _ = attention_model(True, "attn-qdq")
+y, log = yolort(qpath, xa, "attn-qdq")
+check(y is not None, "attention int8: converts%s" % ("" if y is not None else ": " + log[-300:]))
+if y is not None:
+    print("\n".join("  " + ln for ln in log.splitlines() if re.match(r"\s+(conv2d|binary|matmul|softmax)\s", ln)))
+    check(ops_count(log, "conv2d") == (5, 0), "attention int8: all 5 convs int8 (qkv, pe, proj, mlp after the "
+          "tokens) %s" % (ops_count(log, "conv2d"),))
+    b8, _ = ops_count(log, "binary")
+    check(b8 == 2, "attention int8: both Adds after the tokens int8 (%d int8 binary)" % b8)
+    check(ops_count(log, "matmul") == (0, 2) and ops_count(log, "softmax") == (0, 1),
+          "attention int8: MatMul / Softmax float")
+    listed = re.findall(r"^  (\S+)\s+(head region|no int8 kernel.*|inputs not quantized|output not quantized)$",
+                        log, re.M)
+    outside = [n for n, _ in listed if "/tok/" not in n]
+    check(listed and not outside, "attention int8: only the token part is float (%d nodes listed; outside: %s)"
+          % (len(listed), outside))
+    corr = float(np.corrcoef(y.ravel(), ref.ravel())[0, 1]) if y.shape == ref.shape else 0.0
+    check(corr > 0.95, "attention int8: output correlates %.4f with float" % corr)
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

@@ -1,6 +1,15 @@
 /* fp32_region.c — decide which nodes run in float: the detection head (everything downstream
  * of the op that flattens a rank-4 activation, or of an op flagged ONNX_F_HEAD_SEED in the op
- * table — Sigmoid/Softmax/Gather/Slice — on a non-rank-4 activation) plus user exclusions. Needs shapes (run ir_infer_shapes first). */
+ * table — Sigmoid/Softmax/Gather/Slice — on a non-rank-4 activation) plus user exclusions. Needs shapes (run ir_infer_shapes first).
+ *
+ * Attention that flattens (YOLO12's area attention A2C2f / AAttn: qkv conv -> flatten to tokens
+ * -> MatMul / Softmax -> back to NCHW -> pe conv, Add, proj conv) also starts at a flatten, but
+ * returns to the image: a region started by a flatten carries the seed's grid (batch, H, W of
+ * its rank-4 input), passed on through the region while every region input agrees on it, and
+ * ENDS at the first node whose output is rank 4 on that grid again: that node is float, its
+ * output is not in the region, so the convs and Adds after the attention stay int8 instead of
+ * the whole rest of the network falling to float. A detection head never comes back (its
+ * scales' grids differ once concatenated, and its rank-4 DFL views are not [N, C, H, W]). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +17,24 @@
 #include "ir_passes.h"
 
 static int is_activation(const ir_graph *g, int t) { return t >= 0 && !g->tensors[t].data; }
+
+/* The image grid a region tensor came from: batch, height, width of the flattened rank-4
+ * input; h == 0: none (a head seed, or region inputs from different grids). */
+typedef struct grid {
+  int64_t n, h, w;
+} grid;
+
+static int is_flatten(const ir_graph *g, const ir_node *n) {
+  return n->n_in >= 1 && n->n_out >= 1 && is_activation(g, n->in[0]) && g->tensors[n->in[0]].rank == 4 &&
+         g->tensors[n->out[0]].rank != 4;
+}
+
+/* 1 when node nd, in the region with grid gr, writes a rank-4 tensor on that grid: the end. */
+static int back_on_grid(const ir_graph *g, const ir_node *nd, grid gr) {
+  if (gr.h <= 0 || nd->n_out != 1) return 0;
+  const ir_tensor *y = &g->tensors[nd->out[0]];
+  return y->rank == 4 && y->dims[0] == gr.n && y->dims[2] == gr.h && y->dims[3] == gr.w;
+}
 
 static int is_seed(const ir_graph *g, const ir_node *n) {
   if (n->n_in < 1 || n->n_out < 1 || !is_activation(g, n->in[0])) return 0;
@@ -27,7 +54,10 @@ yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int h
   yrt_status st = ir_topo_order(g, &order, &n, err);
   if (st) return st;
   char *hot = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), 1); /* produced in the region */
-  if (!hot) {
+  grid *grids = calloc((size_t)(g->n_tensors ? g->n_tensors : 1), sizeof(grid)); /* of hot tensors */
+  if (!hot || !grids) {
+    free(hot);
+    free(grids);
     free(order);
     return yrt_set_error(err, YRT_ERR_NOMEM, "fp32 region: out of memory");
   }
@@ -39,12 +69,29 @@ yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int h
                            "ir_infer_shapes first)", g->tensors[nd->in[j]].name);
         goto done;
       }
-    int in_region = head && is_seed(g, nd);
-    for (int j = 0; j < nd->n_in && !in_region; j++)
-      if (nd->in[j] >= 0 && hot[nd->in[j]]) in_region = 1;
+    int in_region = 0;
+    grid gr = {0, 0, 0};
+    for (int j = 0; j < nd->n_in; j++) {
+      const int t = nd->in[j];
+      if (t < 0 || !hot[t]) continue;
+      if (!in_region) gr = grids[t];
+      else if (memcmp(&gr, &grids[t], sizeof gr) != 0) gr.h = 0; /* grids disagree: none */
+      in_region = 1;
+    }
+    if (!in_region && head && is_seed(g, nd)) {
+      in_region = 1;
+      if (is_flatten(g, nd)) {
+        const ir_tensor *x = &g->tensors[nd->in[0]];
+        gr = (grid){x->dims[0], x->dims[2], x->dims[3]};
+      }
+    }
     if (in_region) {
       nd->fp32 = 1;
-      for (int j = 0; j < nd->n_out; j++) hot[nd->out[j]] = 1;
+      if (!back_on_grid(g, nd, gr))
+        for (int j = 0; j < nd->n_out; j++) {
+          hot[nd->out[j]] = 1;
+          grids[nd->out[j]] = gr;
+        }
     }
   }
   for (int e = 0; exclude && exclude[e]; e++) {
@@ -81,6 +128,7 @@ yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int h
     if (all_fp32 && (readers > 0 || x->is_output)) ir_tensor_clear_quant(x);
   }
 done:
+  free(grids);
   free(hot);
   free(order);
   return st;

@@ -248,6 +248,9 @@ int ir_qdq_propagate(ir_graph *g);
 void ir_silu_input_quant(float sz, int32_t zz, float *sy, int32_t *zy);
 /* Mark the FP32 region: every node reachable from an op that turns a rank-4 activation into
  * another rank (the detection head's flatten), and from head Sigmoid/Softmax/Gather/Slice.
+ * A region a flatten starts ends at the first node whose output is rank 4 again on the
+ * flattened input's grid (batch, H, W; attention that flattens to tokens and comes back, as
+ * YOLO12's AAttn): that node is fp32, what reads its output is not (tools/ir/fp32_region.c).
  * Quantization annotations on tensors produced and consumed only inside the region are
  * cleared (the head computes in float; borders are dequantized per branch). Also marks the
  * nodes named in `exclude` (NULL-terminated, may be NULL; ir_name_matches patterns) fp32
