@@ -57,6 +57,13 @@ static void expect_shape(const ir_graph *g, const char *name, int rank, const in
 #define SHAPE(g, name, ...) \
   expect_shape(g, name, (int)(sizeof((int64_t[]){__VA_ARGS__}) / 8), (int64_t[]){__VA_ARGS__})
 
+/* The node that writes tensor `name`. */
+static const ir_node *producer_of(const ir_graph *g, const char *name) {
+  int t = ir_find_tensor(g, name);
+  if (t < 0 || g->tensors[t].producer < 0) fail_msg("no producer of %s", name);
+  return &g->nodes[g->tensors[t].producer];
+}
+
 /* Shape -> Gather -> Unsqueeze -> Concat -> Reshape, the classic dynamic-reshape chain. */
 static void test_fold_shape_chain(void **state) {
   (void)state;
@@ -641,28 +648,41 @@ static void test_qoperator_layout(void **state) {
     nonzero += a[i] != 0;
   }
   assert_true(nonzero > NY / 4);
-  /* QLinearGlobalAveragePool becomes DQ -> GlobalAveragePool -> Q; channels_last is refused */
-  for (int cl = 0; cl < 2; cl++) {
+  /* QLinearGlobalAveragePool / QLinearAveragePool become DQ -> (Global)AveragePool -> Q, then an
+   * int8 depthwise conv (ir_avgpool_as_conv); channels_last is refused */
+  for (int cl = 0; cl < 4; cl++) {
+    const char *qop = cl < 2 ? "QLinearGlobalAveragePool" : "QLinearAveragePool";
     Onnx__ModelProto *m = onnx_model_new(13);
     onnx_model_add_input(m, "x", IR_U8, 4, (int64_t[]){1, 2, 3, 3});
     onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.1f});
     onnx_model_add_initializer(m, "z", IR_U8, 0, NULL, (uint8_t[]){3});
-    Onnx__NodeProto *n = N(m, "QLinearGlobalAveragePool", "gap", "x,s,z,s,z", "y");
+    Onnx__NodeProto *n = N(m, qop, "gap", "x,s,z,s,z", "y");
     onnx_node_set_domain(n, "com.microsoft");
-    if (cl) onnx_node_attr_int(n, "channels_last", 1);
+    if (cl & 1) onnx_node_attr_int(n, "channels_last", 1);
+    if (cl >= 2) {
+      onnx_node_attr_ints(n, "kernel_shape", (int64_t[]){2, 2}, 2);
+      onnx_node_attr_int(n, "count_include_pad", 1);
+    }
     onnx_model_add_output(m, "y", IR_U8, -1, NULL);
     g = build(m, 0);
     yrt_error err = {{0}};
     int nl = 0;
-    if (cl) {
+    if (cl & 1) {
       assert_int_equal(ir_lower_qoperators(g, &nl, &err), YRT_ERR_UNSUPPORTED);
       assert_non_null(strstr(err.msg, "gap"));
     } else {
       if (ir_lower_qoperators(g, &nl, &err)) fail_msg("%s", err.msg);
       assert_int_equal(nl, 1);
       int found = 0;
-      for (int i = 0; i < g->n_nodes; i++) found += !g->nodes[i].dead && ir_node_is(&g->nodes[i], "GlobalAveragePool");
+      for (int i = 0; i < g->n_nodes; i++) found += !g->nodes[i].dead && ir_node_is(&g->nodes[i], qop + 7);
       assert_int_equal(found, 1);
+      if (ir_fold_constants(g, &err) || ir_infer_shapes(g, &err) || ir_avgpool_as_conv(g, &nl, &err))
+        fail_msg("%s", err.msg);
+      assert_int_equal(nl, 1);
+      const ir_node *q = producer_of(g, "y"); /* Q(conv(DQ(x), DQ(127))) */
+      const ir_node *c = &g->nodes[g->tensors[q->in[0]].producer];
+      assert_true(ir_node_is_op(q, ONNX_OP_QUANTIZE_LINEAR) && ir_node_is_op(c, ONNX_OP_CONV));
+      assert_true(ir_node_is_op(&g->nodes[g->tensors[c->in[1]].producer], ONNX_OP_DEQUANTIZE_LINEAR));
     }
     ir_graph_free(g);
   }
@@ -979,13 +999,6 @@ static void test_name_matches(void **state) {
   assert_true(ir_name_matches("a*", "a*")); /* a literal '*' in a name still matches as prefix */
 }
 
-
-/* The node that writes tensor `name`. */
-static const ir_node *producer_of(const ir_graph *g, const char *name) {
-  int t = ir_find_tensor(g, name);
-  if (t < 0 || g->tensors[t].producer < 0) fail_msg("no producer of %s", name);
-  return &g->nodes[g->tensors[t].producer];
-}
 
 /* Conv node c: depthwise over ch channels, weights [ch,1,kh,kw] all equal to 1/(kh*kw). */
 static void expect_window_conv(const ir_graph *g, const ir_node *c, int64_t ch, int64_t kh, int64_t kw) {

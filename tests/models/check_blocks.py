@@ -45,11 +45,12 @@ def check(cond, msg):
         failures.append(msg)
 
 
-def save(nodes, inits, in_shape, out_name, tag, opset=17):
+def save(nodes, inits, in_shape, out_name, tag, opset=17, ms=False):
     g = helper.make_graph(nodes, tag, [helper.make_tensor_value_info("images", TensorProto.FLOAT, in_shape)],
                           [helper.make_tensor_value_info(out_name, TensorProto.FLOAT, None)],
                           [numpy_helper.from_array(v, k) for k, v in inits.items()])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    ops = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("com.microsoft", 1)] if ms else [])
+    m = helper.make_model(g, opset_imports=ops)
     path = os.path.join(WORK, tag + ".onnx")
     onnx.save(m, path)
     return path
@@ -179,6 +180,17 @@ for tag, kind, k, s, pad, inc in POOLS:
     ref = quant(avg_pool(quant(x, sx, zx), kk, ss, [pad] * 4, inc == 1), sy, zy)
     d = float(np.abs(y - ref).max()) / sy
     check(d <= 1.0 + 1e-3, "int8 %s: within 1 step of numpy's quantized pool (max %.3f steps)" % (tag, d))
+    if kind == "global":
+        continue
+    # onnxruntime's QOperator layout: QLinearAveragePool (com.microsoft) runs as the QDQ pool does
+    qop = helper.make_node("QLinearAveragePool", ["xq", "sx", "zx", "sy", "zy"], ["yq"], name=name, domain="com.microsoft",
+                           kernel_shape=[k, k], strides=[s, s], pads=[pad] * 4, count_include_pad=inc or 0)
+    nodes = [helper.make_node("QuantizeLinear", ["images", "sx", "zx"], ["xq"], name="in/Q"), qop,
+             helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["output0"], name="out/DQ")]
+    y2, log = yolort(save(nodes, qinit, [1, 3, H, W], "output0", "qop-" + tag, ms=True), x, "qop-" + tag)
+    check(y2 is not None and np.array_equal(y2, y) and ops_count(log, "conv2d") == (1, 0),
+          "int8 %s: QLinearAveragePool gives the QDQ pool's output bit for bit%s"
+          % (tag, "" if y2 is not None else ": " + log[-300:]))
 
 # ---- attention that flattens (YOLO12 A2C2f / AAttn with area 2): conv -> qkv conv -> tokens ->
 # q k v MatMul Softmax -> back to NCHW -> pe conv + Add -> proj conv, residual Add, mlp conv.

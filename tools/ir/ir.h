@@ -228,7 +228,7 @@ yrt_status ir_fold_batchnorm(ir_graph *g, yrt_error *err);
  * (block_size), types other than int8/uint8 (int32 for biases). */
 yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
 /* onnxruntime's QOperator layout (QLinearConv, QLinearAdd, QLinearMul, QLinearConcat,
- * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool) rewritten as QDQ: each becomes
+ * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool) rewritten as QDQ: each becomes
  * DequantizeLinear of its inputs -> the float op -> QuantizeLinear of its output, for
  * ir_qdq_annotate (QLinearConv's int32 bias: a DQ at x_scale * w_scale). Run first. *n_lowered
  * (may be NULL) counts the rewritten nodes (tools/ir/qop_lower.c). */

@@ -30,6 +30,7 @@ static const qop_row k_rows[] = {
     {"QLinearSigmoid", "Sigmoid", 1, {{0, 1, 2}}, {0, 3, 4}, -1},
     {"QLinearLeakyRelu", "LeakyRelu", 1, {{0, 1, 2}}, {0, 3, 4}, -1},
     {"QLinearGlobalAveragePool", "GlobalAveragePool", 1, {{0, 1, 2}}, {0, 3, 4}, -1},
+    {"QLinearAveragePool", "AveragePool", 1, {{0, 1, 2}}, {0, 3, 4}, -1}, /* YOLOv9 ADown / AConv */
     {"QLinearConcat", "Concat", -1, {{0, 0, 0}}, {0, 0, 1}, -1},
 };
 
