@@ -246,6 +246,33 @@ if rec is not None:
     compare("dynamic", orig, rec, step)
     meta = {p.key: p.value for p in rec.metadata_props}
     check(meta.get("end2end") == "True" and meta.get("yolort.synthetic") == "1", "dynamic: metadata kept")
+    # --weight-scale grid: every channel whose export integers fit [-127, 127] keeps them exactly
+    # (max-abs requantizing rounds them again); the others (uint8 with a zero point) fall back to max
+    exact = {}
+    for ws in ("max", "grid"):
+        _, q = quantize(dyn_path, "dynamic-" + ws, r"input: dynamic-quant", ["--weight-scale", ws])
+        init = inits(q) if q is not None else {}
+        prod = {o: n for n in q.graph.node for o in n.output} if q is not None else {}
+        n_fit = n_exact = 0
+        for out, (w, _) in convs(rec).items():
+            dq = next((prod[c.input[1]] for c in (q.graph.node if q is not None else []) if c.op_type == "Conv"
+                       and c.output[0] == out and c.input[1] in prod and prod[c.input[1]].op_type == "DequantizeLinear"),
+                      None)
+            if dq is None or out not in step:
+                continue
+            wq = init[dq.input[0]].astype(np.float64)
+            sc = init[dq.input[1]].astype(np.float64).reshape(-1, *[1] * (w.ndim - 1))
+            ints = np.round(w / step[out].reshape(-1, *[1] * (w.ndim - 1)).astype(np.float64))
+            fit = np.abs(ints).reshape(w.shape[0], -1).max(1) <= 127
+            err = (np.abs(wq * sc - w) / (np.abs(w) + 1e-30)).reshape(w.shape[0], -1).max(1)
+            n_fit += int(fit.sum())
+            n_exact += int((fit & (err < 1e-5)).sum())
+        exact[ws] = (n_exact, n_fit)
+    print(f"  channels exact (max, grid): {exact}")
+    check(exact["grid"][1] > 0 and exact["grid"][0] == exact["grid"][1],
+          f"dynamic: --weight-scale grid keeps every on-grid channel exact ({exact['grid'][0]} of {exact['grid'][1]})")
+    check(exact["max"][0] < exact["max"][1] // 2, f"dynamic: max-abs requantizing rounds most of them "
+          f"({exact['max'][0]} exact)")
 
 # 2. static QDQ crafted: uint8 asymmetric / int8 per-channel / Q of a float constant
 fp = os.path.join(WORK, "plain.onnx")

@@ -4,7 +4,7 @@
  *   [--no-concat-ties] [--float-head-weights] [-n MAX_IMAGES] [--threads N] [-q]
  *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
- *   [--bias-correct-wave LEVELS] [--weight-scale max|mse]
+ *   [--bias-correct-wave LEVELS] [--weight-scale max|mse|grid|all]
  *   [--report FILE [--report-labels DIR] [--report-images DIR]]
  *   [--auto-mixed [--budget-ms X | --budget-pct P] [--auto-mixed-images N] [--auto-mixed-runs N]
  *    [--auto-mixed-threads N] [--auto-mixed-timed N]]
@@ -17,7 +17,9 @@
  * --bias-correct (bias_correct.h) measures each int8 conv's per-channel mean shift on the
  * calibration images in the quantized model and folds it into the conv's int32 bias; off by
  * default, it did not improve yolo11n's mAP beyond noise (docs/accuracy.md). --weight-scale mse:
- * per-channel weight scales minimising squared error (weight_scale.h), also off by default.
+ * per-channel weight scales minimising squared error (weight_scale.h), also off by default;
+ * --weight-scale grid: weights already on an int8 grid keep their exact integers (weight_scale.h);
+ * --weight-scale all writes one model per weight scale from the one calibration.
  * --exclude keeps nodes in float (a trailing '*' matches a name prefix: a whole block);
  * --float-stem S keeps the nodes computed only from stride <= S feature maps (tools/ir/stem.c):
  * S = 8 is the accuracy setting for YOLO11 (no measurable mAP loss, ~1.6x the latency).
@@ -44,6 +46,7 @@
 #include "file_write.h"
 #include "float_recover.h"
 #include "quant_report.h"
+#include "weight_scale.h"
 #include "onnx_write.h"
 #include "cli_version.h"
 
@@ -80,8 +83,11 @@ static void help(FILE *f) {
           "  --bias-correct-global    correct against the float network, one conv level per wave\n"
           "  --bias-correct-local     correct each conv on its own int8 inputs (the default kind)\n"
           "  --bias-correct-wave L    conv levels corrected per wave with --bias-correct-global\n"
-          "  --weight-scale K         per-channel weight scale: max (default) or mse (clip minimising the\n"
-          "                           squared error)\n"
+          "  --weight-scale K         per-channel weight scale: max (default), mse (clip minimising the\n"
+          "                           squared error), grid (weights already on an int8 grid, e.g.\n"
+          "                           recovered from an int8 export, kept exact; others max) or all\n"
+          "                           (one model per scale from one calibration, wmax / wmse / wgrid\n"
+          "                           inserted in OUT)\n"
           "  --report FILE            write a report: per-layer SQNR (int8 vs float, 8 images) and, with\n"
           "                           --report-labels, mAP of float and int8 and the 10 classes most hurt\n"
           "  --report-labels DIR      YOLO labels of the report's images (evaluated: all, or -n of them)\n"
@@ -225,7 +231,7 @@ int main(int argc, char **argv) {
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
-  int auto_mixed = 0, budget_given = 0;
+  int auto_mixed = 0, budget_given = 0, weight_all = 0;
   auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 48,
                          .threads = 1};
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
@@ -298,7 +304,9 @@ int main(int argc, char **argv) {
     }
     else if (!strcmp(a, "--weight-scale") && i + 1 < argc) {
       const char *t = argv[++i];
-      if (!strcmp(t, "mse")) o.weight_mse = 1;
+      if (!strcmp(t, "mse")) o.weight_scale = WEIGHT_SCALE_MSE;
+      else if (!strcmp(t, "grid")) o.weight_scale = WEIGHT_SCALE_GRID;
+      else if (!strcmp(t, "all")) weight_all = 1;
       else if (strcmp(t, "max")) return usage_free(excl);
     }
     else if (a[0] == '-') return usage_free(excl);
@@ -325,6 +333,11 @@ int main(int argc, char **argv) {
   if (bc.passes < 0 || bc.passes > 10 || bc.max_images < 0 || bc.wave_levels < 0) {
     fprintf(stderr, "yolort-quantize: --bias-correct-passes must be in [0, 10], --bias-correct-images "
                     "and --bias-correct-wave >= 0\n");
+    free(excl);
+    return 2;
+  }
+  if (weight_all && all) {
+    fprintf(stderr, "yolort-quantize: --weight-scale all and --method all: give one of them\n");
     free(excl);
     return 2;
   }
@@ -429,6 +442,16 @@ int main(int argc, char **argv) {
   if (!st && all) {
     for (size_t k = 0; !st && k < sizeof runs / sizeof runs[0]; k++)
       st = emit(folded, folded_size, &r, &o, &runs[k], &bc, out, yrt_out, &ro, 1, &err);
+  } else if (!st && weight_all) {
+    /* one model per weight scale from the one calibration (they differ in the weights only) */
+    const struct { weight_scale_kind k; const char *tag; } ws[] = {
+        {WEIGHT_SCALE_MAX, "wmax"}, {WEIGHT_SCALE_MSE, "wmse"}, {WEIGHT_SCALE_GRID, "wgrid"}};
+    for (size_t k = 0; !st && k < sizeof ws / sizeof ws[0]; k++) {
+      calib_options ok = o;
+      ok.weight_scale = (int)ws[k].k;
+      method_run one = {o.method, o.percentile, ws[k].tag};
+      st = emit(folded, folded_size, &r, &ok, &one, &bc, out, yrt_out, &ro, 1, &err);
+    }
   } else if (!st) {
     method_run one = {o.method, o.percentile, calib_method_name(o.method)};
     st = emit(folded, folded_size, &r, &o, &one, &bc, out, yrt_out, &ro, 0, &err);

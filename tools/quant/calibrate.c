@@ -311,7 +311,7 @@ yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const cal
     acts[i].scale = r->t[i].scale;
     acts[i].zero_point = r->t[i].zero_point;
   }
-  qdq_plan plan = {acts, r->n, o->uint8_acts, o->exclude, o->weight_mse, o->float_head_weights};
+  qdq_plan plan = {acts, r->n, o->uint8_acts, o->exclude, o->weight_scale, o->float_head_weights};
   yrt_status st = qdq_write(m, &plan, err);
   free(acts);
   return st;

@@ -25,7 +25,7 @@ typedef struct calib_options {
   int max_images;             /* 0: all */
   int threads;
   int quiet;                  /* no progress bar */
-  int weight_mse;             /* per-channel weight scales minimising squared error (weight_scale.h) */
+  int weight_scale;           /* per-channel weight scale: a weight_scale_kind (weight_scale.h) */
   int no_concat_ties;         /* keep a Concat-only input's own parameters (--no-concat-ties) */
   int float_head_weights;     /* convs whose output stays float keep float weights (run in float) */
 } calib_options;

@@ -275,7 +275,7 @@ static yrt_status emit_qdq(Onnx__ModelProto *m, node_list *l, const qdq_act *a, 
 
 /* Quantize conv weights per channel (symmetric int8) and bias (int32, s_x*s_w). */
 static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodeProto *conv, float s_x,
-                                int weight_mse, yrt_error *err) {
+                                weight_scale_kind wkind, yrt_error *err) {
   float *w = NULL, *b = NULL;
   int rank, brank;
   int64_t dims[IR_MAX_RANK], bdims[IR_MAX_RANK];
@@ -298,10 +298,7 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
     st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
   if (!st) {
     for (int64_t c = 0; c < cout; c++) {
-      float amax = 0;
-      for (size_t k = 0; k < per; k++) amax = fmaxf(amax, fabsf(w[c * per + k]));
-      /* all-zero channel: any scale represents it; 1 keeps its bias small in int32 */
-      ws[c] = amax > 0 ? (weight_mse ? weight_scale_mse(w + c * per, per) : amax / 127.0f) : 1.0f;
+      ws[c] = weight_scale_pick(wkind, w + c * per, per);
       /* the int32 bias (scale s_x * s_w) must leave accumulator headroom: widen s_w if not */
       if (has_b && fabsf(b[c]) / (s_x * ws[c]) > 1073741824.0f) ws[c] = fabsf(b[c]) / (s_x * 1073741824.0f);
       for (size_t k = 0; k < per; k++) {
@@ -390,7 +387,7 @@ yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err) 
     if (!st && onnx_op_id(n->op_type) == ONNX_OP_CONV && ax && n->n_input >= 2 && n->n_output == 1 &&
         (find_act(plan, n->output[0]) || !plan->float_out_float_weights) &&
         !listed(plan->skip_weights, n->name) && onnx_model_find_initializer(m, n->input[1]))
-      st = quantize_conv(m, &l, n, ax->scale, plan->weight_mse, err);
+      st = quantize_conv(m, &l, n, ax->scale, (weight_scale_kind)plan->weight_scale, err);
     if (!st && push(&l, n)) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     for (size_t j = 0; j < n->n_output && !st; j++) {
       const qdq_act *a = find_act(plan, n->output[j]);

@@ -27,7 +27,7 @@ typedef struct qdq_plan {
   int n_acts;
   int uint8_acts;                  /* 1: uint8 activations (onnxruntime's U8S8) */
   const char *const *skip_weights; /* Conv node names whose weights stay float (NULL-terminated) */
-  int weight_mse;                  /* 1: per-channel weight scales by weight_scale_mse, not max-abs */
+  int weight_scale;                /* per-channel weight scale: a weight_scale_kind (weight_scale.h) */
   int float_out_float_weights;     /* 1: a conv whose output stays float keeps float weights (it
                                       then runs in float); 0: int8 weights, int8 -> f32 conv */
 } qdq_plan;
