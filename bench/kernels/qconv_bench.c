@@ -1,7 +1,8 @@
 /* qconv_bench.c — single-thread micro-benchmark of yk_qconv over the YOLO11n conv shapes.
  *
  * qconv_bench [--size 640|320] [--file CONVS.txt] [--reps N] [--filter SUBSTR] [--lut]
- *             [--isa avx512vnni|avxvnni|avx2|scalar]  (hide the better ISAs from init)
+ *             [--isa amx|avx512vnni|avxvnni|avx2|scalar]  (hide the better ISAs from init)
+ *             [--variant amx]     (AMX on every conv it can run, not only where init picks it)
  *             [--mr MR --nz NZ]   (force the blocking of the variant init picks, for tuning)
  *
  * Every groups=1 conv of YOLO11n (built-in table at 640, halved for 320; or the text written by
@@ -122,7 +123,7 @@ static int load_file(conv_shape *out, int max, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0;
+  int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0, force_amx = 0;
   const char *file = NULL, *filter = NULL, *isa_name = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) size = atoi(argv[++i]);
@@ -133,8 +134,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mr") && i + 1 < argc) force_mr = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nz") && i + 1 < argc) force_nz = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--isa") && i + 1 < argc) isa_name = argv[++i];
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "amx")) force_amx = 1, i++;
     else {
-      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--mr M --nz N]\n",
+      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--variant amx] [--mr M --nz N]\n",
               argv[0]);
       return 2;
     }
@@ -152,12 +154,14 @@ int main(int argc, char **argv) {
   yk_isa isa;
   yk_isa_detect(&isa);
   if (isa_name) { /* a yk_isa copy with the better ISAs cleared: init then picks the one asked */
-    const int lvl = !strcmp(isa_name, "avx512vnni") ? 3 : !strcmp(isa_name, "avxvnni") ? 2
-                    : !strcmp(isa_name, "avx2") ? 1 : !strcmp(isa_name, "scalar") ? 0 : -1;
+    const int lvl = !strcmp(isa_name, "amx") ? 4 : !strcmp(isa_name, "avx512vnni") ? 3
+                    : !strcmp(isa_name, "avxvnni") ? 2 : !strcmp(isa_name, "avx2") ? 1
+                    : !strcmp(isa_name, "scalar") ? 0 : -1;
     if (lvl < 0) {
-      fprintf(stderr, "qconv_bench: --isa must be avx512vnni, avxvnni, avx2 or scalar\n");
+      fprintf(stderr, "qconv_bench: --isa must be amx, avx512vnni, avxvnni, avx2 or scalar\n");
       return 2;
     }
+    if (lvl < 4) isa.amx = 0;
     if (lvl < 3) isa.avx512 = isa.avx512vnni = 0;
     if (lvl < 2) isa.avxvnni = 0;
     if (lvl < 1) isa.avx2 = 0;
@@ -190,6 +194,17 @@ int main(int argc, char **argv) {
       fprintf(stderr, "qconv_bench: %s: init failed\n", s->name);
       return 1;
     }
+#if YK_ARCH_X86_64
+    if (force_amx && isa.amx && c.variant != YK_QCONV_SCALAR && c.variant != YK_QCONV_AMX) {
+      yk_qconv t = c;
+      t.variant = YK_QCONV_AMX;
+      yk_qconv_blocking__amx(t.cout, &t.mr, &t.nz);
+      t.packed_bytes = yk_qconv_packed_bytes(&t);
+      if (t.packed_bytes) c = t; /* else its tile copies would not fit: init's choice */
+    }
+#else
+    (void)force_amx;
+#endif
 #if defined(YOLORT_QCONV_HAS_BLOCKING) && YK_ARCH_X86_64
     if (force_mr && force_nz && c.variant != YK_QCONV_SCALAR) {
       c.mr = force_mr, c.nz = force_nz;

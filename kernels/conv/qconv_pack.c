@@ -29,6 +29,8 @@ static const yk_qconv_layout layouts[] = {
     [YK_QCONV_NEONDOT] = {.lanes = 4, .kr = 4, .wide = 0, .seg_align = 8, .u8 = 0},
     [YK_QCONV_AVXVNNI] = {.lanes = 8, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1},
     [YK_QCONV_AVX2] = {.lanes = 8, .kr = 2, .wide = 1, .seg_align = 4, .u8 = 0},
+    /* AMX: a B tile is 16 steps (64 K bytes) of one column, rows 64 * NZ bytes apart */
+    [YK_QCONV_AMX] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 64, .u8 = 0},
 };
 
 const yk_qconv_layout *yk_qconv_layout_of(int variant) {

@@ -27,10 +27,10 @@ static inline size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 /* A variant's column tile, which is all the packer (qconv_pack.c) and the tile driver below need
  * to know about it. K is always walked 4 bytes (one "step") at a time. */
 typedef struct yk_qconv_layout {
-  int lanes;     /* output channels per column: 16 (AVX-512), 8 (AVX-VNNI, AVX2), 4 (NEON) */
+  int lanes;     /* output channels per column: 16 (AVX-512, AMX), 8 (AVX-VNNI, AVX2), 4 (NEON) */
   int kr;        /* K bytes of a channel kept adjacent within a step: 4 (dot products), 2 (AVX2) */
   int wide;      /* 1: weights pre-widened to int16 (AVX2's vpmaddwd), else int8 */
-  int seg_align; /* segments padded to a multiple of this many bytes (NEON steps 8 at a time) */
+  int seg_align; /* segments padded to a multiple of this many bytes (NEON: 8, AMX: 64, a tile row) */
   int u8;        /* 1: the kernel reads activations as u8 (x + 128, vpdpbusd) */
 } yk_qconv_layout;
 
@@ -209,6 +209,7 @@ typedef struct qconv_block_args {
    * for all its column blocks (AVX2: widened to int16), pixel m's K at xw + m * xws. */
   const int16_t *xw;
   int xws;
+  const void *tile; /* set by a variant's tile_prep: its own per-tile data (AMX: A tile sources) */
 } qconv_block_args;
 
 typedef void (*qconv_block_fn)(const qconv_block_args *);

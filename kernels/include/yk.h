@@ -24,6 +24,7 @@ typedef struct yk_isa {
   int avx512vnni;
   int avx512vbmi;  /* byte permutes (vpermi2b): the LUT of the AVX-512 VNNI conv kernels */
   int avxvnni;
+  int amx;         /* AMX-TILE + AMX-INT8 and the OS grants this process the tile state */
   int neon;
   int neon_dot;    /* ARMv8.2 dot product */
 } yk_isa;

@@ -31,6 +31,13 @@
  * yk_isa has it) and mr/nz after init, then call yk_qconv_packed_bytes again. Whether one
  * of these beats XNNPACK on a given CPU is not decided here: the runtime's conv setup does it.
  *
+ * x86-64 with AMX-INT8 (qconv_nhwc_amx.c, isa->amx: the OS granted the tile state): tiles of 16
+ * pixels x 64 K bytes (segments padded to 64 bytes with zero weights) times 16-channel columns,
+ * tdpbssd on signed activations (x_zp * sum(w) folded into the bias), the AVX-512 VNNI
+ * variant's output stage. init prefers it where the K padding wastes little (else AVX-512
+ * VNNI); tests may set variant AMX when isa->amx (then yk_qconv_blocking__amx and
+ * yk_qconv_packed_bytes; 0 when its tile copies would not fit).
+ *
  * Use: fill the shape fields, yk_qconv_init() picks a variant for the yk_isa and tells how many
  * bytes of packed memory it needs, yk_qconv_pack() fills them (once, at session creation), then
  * yk_qconv_rows() computes any range of output rows (call it from several threads on disjoint
@@ -51,6 +58,7 @@ enum yk_qconv_variant {
   YK_QCONV_NEONDOT = 3, /* AArch64 with the ARMv8.2 dot product: SDOT */
   YK_QCONV_AVXVNNI = 4, /* x86-64 AVX-VNNI: 256-bit vpdpbusd */
   YK_QCONV_AVX2 = 5,    /* x86-64 AVX2: sign-extended int16 + vpmaddwd */
+  YK_QCONV_AMX = 6,     /* x86-64 AMX-INT8 (tdpbssd), output stage on AVX-512 */
 };
 
 typedef struct yk_qconv {
@@ -113,6 +121,9 @@ void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, 
 size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c);
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
 void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz); /* AVX-VNNI (vnni 1), AVX2 */
+void yk_qconv_rows__amx(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+size_t yk_qconv_packed_bytes__amx(yk_qconv *c);
+void yk_qconv_blocking__amx(int cout, int *mr, int *nz);
 #endif
 #if YK_ARCH_AARCH64
 void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);

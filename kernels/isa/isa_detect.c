@@ -1,11 +1,31 @@
 /* isa_detect.c — CPU capabilities from cpuinfo, filled once per session (no global state of ours). */
+#define _DEFAULT_SOURCE /* syscall() */
 #include <cpuinfo.h>
 #include <string.h>
 
 #include "yk.h"
 
-#if YK_ARCH_X86_64 && defined(__clang__)
+#if YK_ARCH_X86_64
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/* AMX-TILE and AMX-INT8 (CPUID.(EAX=7,ECX=0):EDX bits 24 and 25; this cpuinfo has no AMX query),
+ * usable only once Linux grants the process the tile data state (ARCH_REQ_XCOMP_PERM 0x1023 for
+ * XFEATURE_XTILEDATA 18; process-wide and idempotent, so asking on every detect is harmless).
+ * Without the permission the first tile instruction faults. Elsewhere (no such call) never.
+ * valgrind hides these CPUID bits (and does not know the tile instructions): 0 there. */
+static int amx_usable(void) {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 25))) return 0;
+#if defined(__linux__) && defined(SYS_arch_prctl)
+  return syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+#else
+  return 0;
+#endif
+}
 #endif
 
 void yk_isa_detect(yk_isa *isa) {
@@ -23,6 +43,7 @@ void yk_isa_detect(yk_isa *isa) {
   isa->avx512vnni = isa->avx512 && cpuinfo_has_x86_avx512vnni();
   isa->avx512vbmi = isa->avx512 && cpuinfo_has_x86_avx512vbmi();
   /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
+  isa->amx = amx_usable();
 #if defined(__clang__) && __clang_major__ < 16
   /* clang < 16 does not know "avxvnni" (fuzz build): CPUID.(EAX=7,ECX=1):EAX bit 4. */
   unsigned a = 0, b = 0, c = 0, d = 0;

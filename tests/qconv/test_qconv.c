@@ -119,10 +119,10 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
     free(yd);
   }
   int variant = c.variant;
-  /* The variants to check: on x86-64 what init chose and every 256-bit one this CPU has (or
+  /* The variants to check: on x86-64 AVX-512 VNNI, AMX and every 256-bit one this CPU has (or
    * just q.only; a forced blocking without q.only is an AVX-512 VNNI one); on AArch64 both NEON
    * ones (SDOT only when the CPU has it), or just q.only. */
-  int todo[3], ntodo = 0;
+  int todo[4], ntodo = 0;
 #if YK_ARCH_AARCH64
   if (q.only) {
     if (q.only == YK_QCONV_NEON || isa.neon_dot) todo[ntodo++] = q.only;
@@ -131,13 +131,16 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
     if (isa.neon_dot) todo[ntodo++] = YK_QCONV_NEONDOT;
   }
 #elif YK_ARCH_X86_64
+  const int vnni512 = isa.avx512vnni && isa.avx512vbmi, amx = vnni512 && isa.amx;
   if (q.only) {
-    if ((q.only == YK_QCONV_AVXVNNI && isa.avxvnni) || (q.only == YK_QCONV_AVX2 && isa.avx2))
+    if ((q.only == YK_QCONV_AVXVNNI && isa.avxvnni) || (q.only == YK_QCONV_AVX2 && isa.avx2) ||
+        (q.only == YK_QCONV_AMX && amx))
       todo[ntodo++] = q.only;
   } else if (q.mr) {
-    if (variant == YK_QCONV_AVX512VNNI) todo[ntodo++] = variant;
+    if (vnni512) todo[ntodo++] = YK_QCONV_AVX512VNNI;
   } else {
-    if (variant == YK_QCONV_AVX512VNNI) todo[ntodo++] = variant;
+    if (vnni512) todo[ntodo++] = YK_QCONV_AVX512VNNI;
+    if (amx) todo[ntodo++] = YK_QCONV_AMX; /* also where init would not pick it */
     if (isa.avxvnni) todo[ntodo++] = YK_QCONV_AVXVNNI;
     if (isa.avx2) todo[ntodo++] = YK_QCONV_AVX2;
   }
@@ -147,7 +150,15 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
   for (int t = 0; t < ntodo; t++) {
     c.variant = todo[t];
 #if YK_ARCH_X86_64
-    if (c.variant == YK_QCONV_AVX512VNNI) {
+    if (c.variant == YK_QCONV_AMX) {
+      yk_qconv_blocking__amx(c.cout, &c.mr, &c.nz);
+      if (q.nz) c.nz = q.nz;
+      c.packed_bytes = yk_qconv_packed_bytes(&c);
+      if (!c.packed_bytes) { /* its tile copies would not fit the stack buffers: not AMX's */
+        if (q.only) print_message("AMX cannot run cin %d k%dx%d x_stride %d: skipped\n", q.cin, q.kh, q.kw, c.x_stride);
+        continue;
+      }
+    } else if (c.variant == YK_QCONV_AVX512VNNI) {
       if (q.mr) {
         c.mr = q.mr;
         c.nz = q.nz;
@@ -214,13 +225,15 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
   free(y1);
   free(bias);
   free(scale);
-  return variant;
+  /* AMX or AVX-512 VNNI: init picks per shape between the two (K padding), one family here */
+  return variant == YK_QCONV_AMX ? YK_QCONV_AVX512VNNI : variant;
 }
 
 static int run_qcase(rng *r, qcase q) { return run_qcase_ex(r, q, 0); }
 
 /* The variant a plain cin=4 conv gets on this machine: every shape below must get it too (the
- * SIMD kernels take any cin; only machines without AVX2 or NEON run scalar). */
+ * SIMD kernels take any cin; only machines without AVX2 or NEON run scalar; AMX counts as
+ * AVX-512 VNNI, see run_qcase_ex). */
 static int expected_variant(void) {
   rng r = {3};
   qcase q = {1, 3, 3, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 999, 999, 0, 0, 0, 0, 0, 0};
@@ -374,7 +387,7 @@ static void odd_geometry(void **state) {
 
 /* The dispatch as the runtime uses it (yk_qconv_init on a yk_isa): a small YOLO11n-like chain of
  * convs (3x3 stride 2 stem over 3 channels, 1x1, 3x3, odd cout, SiLU-like LUTs), each layer
- * fed with the previous one's output, run with this CPU's yk_isa and with copies that hide
+ * fed with the previous one's output, run with this CPU's yk_isa and with copies that hide AMX,
  * AVX-512, then AVX-VNNI, then AVX2 (and AVX-512 without VNNI: our AVX2 variant; that the
  * runtime prefers XNNPACK there is its own choice): every variant init picks must give the
  * same bytes. The
@@ -387,10 +400,12 @@ static void masked_isa_chain(void **state) {
   enum { NL = sizeof net / sizeof net[0], H0 = 38, MAXB = 38 * 38 * 80 };
   yk_isa host;
   yk_isa_detect(&host);
-  yk_isa isas[5];
-  int expect[5], nisa = 0;
+  yk_isa isas[6];
+  int expect[6], nisa = 0;
   isas[nisa] = host, expect[nisa++] = -1; /* whatever init picks with everything */
   yk_isa m = host;
+  m.amx = 0; /* AMX hidden: AVX-512 VNNI for every layer */
+  if (host.amx) isas[nisa] = m, expect[nisa++] = host.avx512vnni && host.avx512vbmi ? YK_QCONV_AVX512VNNI : -1;
   m.avx512 = m.avx512vnni = m.avx512vbmi = 0;
   if (host.avxvnni) isas[nisa] = m, expect[nisa++] = YK_QCONV_AVXVNNI;
   m.avxvnni = 0;
@@ -419,7 +434,8 @@ static void masked_isa_chain(void **state) {
     }
   }
   for (int i = 0; i < 256; i++) lut[i] = (int8_t)(i < 128 ? (i - 128) / 8 : i - 128); /* SiLU-ish */
-  int8_t *out[5], *buf0 = malloc(MAXB), *buf1 = malloc(MAXB);
+  int8_t *out[6], *buf0 = malloc(MAXB), *buf1 = malloc(MAXB);
+  int amx_layers = 0;
   assert_non_null(buf0);
   assert_non_null(buf1);
   size_t nout = 0;
@@ -436,6 +452,7 @@ static void masked_isa_chain(void **state) {
                     .weights = wts[l], .bias = bias[l], .scale = scale[l],
                     .lut = l % 3 != 2 ? lut : NULL};
       assert_int_equal(yk_qconv_init(&c, &isas[v]), 0);
+      amx_layers += v == 0 && c.variant == YK_QCONV_AMX;
       if (expect[v] >= 0 && c.variant != expect[v])
         fail_msg("layer %d: yk_isa mask %d picked variant %d, expected %d", l, v, c.variant,
                  expect[v]);
@@ -461,6 +478,9 @@ static void masked_isa_chain(void **state) {
       if (out[v][i] != out[0][i])
         fail_msg("chain output %zu: mask %d (variant %d) gives %d, host yk_isa %d", i, v,
                  expect[v], out[v][i], out[0][i]);
+  /* with AMX, init takes it where the K padding is small (3x3 over 16 or more channels) */
+  if (host.amx && host.avx512vnni && host.avx512vbmi && amx_layers < 4)
+    fail_msg("AMX picked for %d layers of the chain, expected 4 or more", amx_layers);
   /* the output is not degenerate (all one value would hide a wrong chain) */
   int distinct = 0;
   for (size_t i = 1; i < nout; i++) distinct |= out[0][i] != out[0][0];
@@ -606,6 +626,66 @@ static void avx2_widened_tiles(void **state) {
 #endif
 }
 
+/* AMX (when the CPU has it and the kernel grants the tile state, else skipped): bit-exact
+ * against scalar on odd cin / cout around the 16-channel columns and 64-byte K chunks, 1x1 and
+ * 3x3, strides 1 and 2, padding, widths giving direct (evenly spaced) and copied A tiles, every
+ * NZ, channel-range views, float output, LUTs, saturating values (run_qcase's value modes and
+ * extreme zero points) and dynamic input. */
+static void amx_matches_scalar(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.amx || !isa.avx512vnni || !isa.avx512vbmi) {
+    print_message("no AMX-INT8 here (CPU, kernel permission or valgrind): skipped\n");
+    skip();
+  }
+  rng r = {8086};
+  static const int cins[] = {3, 5, 17, 64, 80, 130};
+  static const int couts[] = {1, 15, 16, 17, 33, 80, 130};
+  int i = 0;
+  for (int ci = 0; ci < 6; ci++)
+    for (int co = 0; co < 7; co++, i++) {
+      const int k = 1 + 2 * (i & 1), st = 1 + (i % 3 == 2), p = k / 2;
+      /*          n  h  w                    cin       cout       kh kw sh  sw pt pl pb pr dh dw */
+      qcase q = {1 + (i % 5 == 0), 6, i % 4 == 3 ? 40 : 9 + i % 3, cins[ci], couts[co], k, k, st, st,
+                 p, p, p, p, 1, 1, i & 2 ? 1 : 0, i % 3, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0};
+      run_qcase(&r, q);
+      q.kh = q.kw = 4 - k; /* the other kernel size */
+      q.pt = q.pl = q.pb = q.pr = q.kh / 2;
+      q.f32 = i % 4 == 1;
+      run_qcase(&r, q);
+      q.x_extra = 3 + i % 5, q.y_extra = i % 7; /* views of wider tensors: per-tap segments */
+      run_qcase(&r, q);
+      q.x_extra = q.y_extra = 0, q.f32 = 0, q.use_lut = 1;
+      q.x_zp = i & 1 ? -128 : 127, q.y_zp = i & 1 ? 127 : -128;
+      run_qcase_ex(&r, q, 1);
+    }
+  /* every NZ with a narrower last block; long rows of direct tiles; asymmetric padding */
+  for (int nz = 1; nz <= 6; nz++) {
+    qcase q = {1, 5, 37, 64, 16 * nz * 2 + 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, nz & 1, nz % 3,
+               999, 999, 16, nz, YK_QCONV_AMX, 0, 0, nz == 4};
+    run_qcase(&r, q);
+    q.kh = q.kw = 1, q.pt = q.pl = q.pb = q.pr = 0, q.cin = 128 + nz;
+    run_qcase(&r, q);
+  }
+  qcase edge[] = {
+      /* the last pixel's padded kernel row ends past the input: copied, not read in place */
+      {1, 6, 33, 64, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+      {1, 3, 20, 48, 16, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+      /* dilation (one segment per tap), wide padding, one output pixel, a long 1x1 row */
+      {2, 9, 9, 32, 40, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1, 1, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+      {1, 1, 1, 96, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+      {1, 2, 300, 64, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+      /* the largest K its tile copies take: 3x3 over 256 channels, one segment per tap */
+      {1, 5, 21, 256, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
+  };
+  for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++) run_qcase(&r, edge[e]);
+#else
+  print_message("not x86-64: nothing to check\n");
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -620,6 +700,7 @@ int main(void) {
       cmocka_unit_test(float_output),
       cmocka_unit_test(dynamic_input),
       cmocka_unit_test(avx2_widened_tiles),
+      cmocka_unit_test(amx_matches_scalar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
