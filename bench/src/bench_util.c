@@ -134,6 +134,7 @@ void bench_cpu_read(bench_cpu *c) {
       c->avx512f = has_flag(line, "avx512f");
       c->avx512_vnni = has_flag(line, "avx512_vnni");
       c->avx_vnni = has_flag(line, "avx_vnni");
+      c->amx_int8 = has_flag(line, "amx_int8") && has_flag(line, "amx_tile");
       got_flags = 1;
     }
   }

@@ -34,7 +34,7 @@ int bench_read_file(const char *path, void **data, size_t *size, char *msg, size
  * "unknown" and 0 elsewhere). */
 typedef struct bench_cpu {
   char model[128];
-  int avx2, avx512f, avx512_vnni, avx_vnni, online;
+  int avx2, avx512f, avx512_vnni, avx_vnni, amx_int8, online;
 } bench_cpu;
 void bench_cpu_read(bench_cpu *c);
 
