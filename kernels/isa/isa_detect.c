@@ -42,8 +42,8 @@ void yk_isa_detect(yk_isa *isa) {
                 cpuinfo_has_x86_avx512vl() && cpuinfo_has_x86_avx512dq();
   isa->avx512vnni = isa->avx512 && cpuinfo_has_x86_avx512vnni();
   isa->avx512vbmi = isa->avx512 && cpuinfo_has_x86_avx512vbmi();
-  /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
   isa->amx = amx_usable();
+  /* This cpuinfo (Debian 2022) has no AVX-VNNI query; gcc's runtime check covers it. */
 #if defined(__clang__) && __clang_major__ < 16
   /* clang < 16 does not know "avxvnni" (fuzz build): CPUID.(EAX=7,ECX=1):EAX bit 4. */
   unsigned a = 0, b = 0, c = 0, d = 0;
