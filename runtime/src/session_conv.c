@@ -259,6 +259,13 @@ static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, int shareable, yrt
                          yrt_model_string(s->model, e->node->name));
   c->packed_shared = shared == 1;
   c->rows_per_task = yrt_par_chunk((size_t)(c->g.n * c->g.oh), 16, 1, 1);
+  /* AMX computes 16-pixel tiles from each range's first pixel: rows of 40 or 20 pixels in 16
+   * ranges leave a partial tile in every range (40x40: 3 rows = 7.5 tiles run as 8, 20x20: 2 rows
+   * = 2.5 as 3, 10x10: 1 row = 0.625 as 1); take the chunk with the fewest tiles on the busiest
+   * thread instead. */
+  if (q->variant == YK_QCONV_AMX && q->mr > 1)
+    c->rows_per_task = yrt_par_chunk_blocks((size_t)(c->g.n * c->g.oh), (size_t)c->g.ow,
+                                            (size_t)q->mr, yrt_par_threads(&s->par), c->rows_per_task);
   c->own = 1;
   return YRT_OK;
 }

@@ -8,6 +8,36 @@ size_t yrt_par_chunk(size_t n, size_t tasks, size_t min_chunk, size_t align) {
   return chunk;
 }
 
+/* Blocks on the busiest of `threads` threads when n rows go in ranges of r: ranges in order to the
+ * least loaded thread (what a pool's workers taking the next task do, at equal speed). */
+static size_t busiest_blocks(size_t n, size_t unit, size_t block, size_t threads, size_t r) {
+  size_t load[64] = {0}, most = 0;
+  if (threads > 64) threads = 64;
+  for (size_t lo = 0; lo < n; lo += r) {
+    const size_t rows = n - lo < r ? n - lo : r;
+    size_t t = 0;
+    for (size_t i = 1; i < threads; i++)
+      if (load[i] < load[t]) t = i;
+    load[t] += (rows * unit + block - 1) / block;
+    if (load[t] > most) most = load[t];
+  }
+  return most;
+}
+
+size_t yrt_par_chunk_blocks(size_t n, size_t unit, size_t block, size_t threads, size_t chunk) {
+  if (threads < 2 || block < 2 || n < 2 || unit == 0 || chunk == 0) return chunk;
+  size_t best = chunk, best_cost = busiest_blocks(n, unit, block, threads, chunk);
+  for (size_t r = 1; r <= n; r++) {
+    const size_t cost = busiest_blocks(n, unit, block, threads, r);
+    const size_t d = r > chunk ? r - chunk : chunk - r, bd = best > chunk ? best - chunk : chunk - best;
+    if (cost < best_cost || (cost == best_cost && (d < bd || (d == bd && r > best)))) {
+      best = r;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 typedef struct par_job {
   yrt_range_fn fn;
   const void *ctx;

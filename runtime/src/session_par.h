@@ -23,6 +23,13 @@ typedef void (*yrt_range_fn)(const void *ctx, size_t lo, size_t hi);
  * min_chunk, rounded up to a multiple of align (whole SIMD blocks, row pairs, cache lines). */
 size_t yrt_par_chunk(size_t n, size_t tasks, size_t min_chunk, size_t align);
 
+/* A chunk of n rows of `unit` items each for a kernel that works in blocks of `block` items
+ * starting afresh at every range's first item (a last partial block costs a whole one): the
+ * chunk whose busiest thread (tasks handed to the least loaded of `threads` in order) has the
+ * fewest blocks, the one nearest `chunk` among equals (fewer tasks when as near). `chunk` itself
+ * when threads < 2 or block < 2. */
+size_t yrt_par_chunk_blocks(size_t n, size_t unit, size_t block, size_t threads, size_t chunk);
+
 /* fn over [0, n) in ranges of chunk units (the last one shorter), on par's threads; in one call
  * fn(ctx, 0, n) on the calling thread when par is NULL / has no threads or one range covers n. */
 void yrt_par_ranges(const yrt_par *par, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx);
