@@ -49,6 +49,10 @@ void yk_concat_i8__neon(const int8_t *const *x, const yk_qparams *qx, const size
 void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *qx,
                   const size_t *inner, int n, size_t outer, int8_t *y, yk_qparams qy) {
 #if YK_ARCH_X86_64
+  if (isa && isa->avx2 && isa->avx512 && isa->avx512vbmi) {
+    yk_concat_i8__avx512vbmi(x, qx, inner, n, outer, y, qy);
+    return;
+  }
   if (isa && isa->avx2) {
     yk_concat_i8__avx2(x, qx, inner, n, outer, y, qy);
     return;

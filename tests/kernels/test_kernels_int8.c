@@ -305,6 +305,35 @@ static void test_concat_i8(void **state) {
   if (!kt_have_avx2()) return;
   yk_concat_i8__avx2(xs, qx, inner, 4, outer, z, qy);
   assert_memory_equal(y, z, outer * tot);
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!(isa.avx512 && isa.avx512vbmi)) return;
+  memset(z, 0x55, sizeof(z));
+  yk_concat_i8__avx512vbmi(xs, qx, inner, 4, outer, z, qy);
+  assert_memory_equal(y, z, outer * tot);
+  /* runs over 64 bytes (two and a half vectors), an empty input, one already in place (NULL:
+   * its bytes are left as they are), saturating scales, every byte value */
+  enum { O2 = 5, T2 = 150 + 64 + 7 };
+  static int8_t a[O2 * 150], b[O2 * 64], c[O2 * 7], y2[O2 * T2], z2[O2 * T2];
+  for (size_t k = 0; k < sizeof(a); k++) a[k] = (int8_t)(k * 7 + 3);
+  kt_fill_i8(&r, b, sizeof(b));
+  kt_fill_i8(&r, c, sizeof(c));
+  const int8_t *x2[5] = {a, NULL, b, c, NULL};
+  const size_t in2[5] = {150, 0, 64, 7, 0};
+  const yk_qparams q2[5] = {{4.0f, -7}, {1.0f, 0}, {0.01f, 100}, {0.1f, 0}, {1.0f, 0}};
+  const yk_qparams qy2 = {0.1f, 0};
+  memset(y2, 0x11, sizeof(y2));
+  memset(z2, 0x11, sizeof(z2));
+  yk_concat_i8__scalar(x2, q2, in2, 5, O2, y2, qy2);
+  yk_concat_i8__avx512vbmi(x2, q2, in2, 5, O2, z2, qy2);
+  assert_memory_equal(y2, z2, sizeof(y2));
+  const int8_t *x3[2] = {a, NULL};
+  const size_t in3[2] = {150, 13};
+  memset(y2, 0x22, sizeof(y2));
+  memset(z2, 0x22, sizeof(z2));
+  yk_concat_i8__scalar(x3, q2, in3, 2, O2, y2, qy2);
+  yk_concat_i8__avx512vbmi(x3, q2, in3, 2, O2, z2, qy2);
+  assert_memory_equal(y2, z2, sizeof(y2));
 #endif
 }
 
