@@ -15,6 +15,30 @@ typedef struct tp_plan {
   int64_t xs[YK_MAX_RANK]; /* x stride (elements) of each y axis */
 } tp_plan;
 
+/* Bytes move 8 x 8 at a time in eight 64-bit words (three rounds of masked swaps, Hacker's
+ * Delight's transpose8): a byte-at-a-time gather made YOLO11n's attention transpose (2 x 400 x
+ * 400) 0.2 ms, serial. The byte order inside a word is little-endian's. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TP_BYTE_BLOCKS 1
+/* y[i * ys + j] = x[i + j * xs] for i, j in [0, 8). */
+static inline void transpose8x8(uint8_t *y, int64_t ys, const uint8_t *x, int64_t xs) {
+  uint64_t r[8];
+  for (int k = 0; k < 8; k++) memcpy(&r[k], x + k * xs, 8); /* r[j] byte i: element (i, j) */
+  static const uint64_t mask[3] = {0x00000000FFFFFFFFull, 0x0000FFFF0000FFFFull,
+                                   0x00FF00FF00FF00FFull};
+  for (int st = 0, s = 4; s >= 1; st++, s >>= 1)
+    for (int a = 0; a < 8; a++)
+      if (!(a & s)) { /* swap byte c + s of row a with byte c of row a + s, c & s == 0 */
+        const uint64_t t = ((r[a] >> (8 * s)) ^ r[a + s]) & mask[st];
+        r[a + s] ^= t;
+        r[a] ^= t << (8 * s);
+      }
+  for (int k = 0; k < 8; k++) memcpy(y + k * ys, &r[k], 8); /* r[i] byte j: element (i, j) */
+}
+#else
+#define TP_BYTE_BLOCKS 0
+#endif
+
 static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
   const int r = sx->rank;
   int keep[YK_MAX_RANK], newidx[YK_MAX_RANK], kr = 0;
@@ -115,7 +139,18 @@ void yk_transpose(const void *x, const yk_shape *sx, void *y, const int *perm, s
       const int64_t i1 = i0 + TILE < m ? i0 + TILE : m;
       for (int64_t j0 = 0; j0 < n; j0 += TILE) {
         const int64_t j1 = j0 + TILE < n ? j0 + TILE : n;
-        for (int64_t i = i0; i < i1; i++) {
+        int64_t ib = i0;
+        if (TP_BYTE_BLOCKS && es == 1) { /* 8 x 8 blocks, then the tile's right edge */
+          ib = i0 + (i1 - i0) / 8 * 8;
+          const int64_t jb = j0 + (j1 - j0) / 8 * 8;
+          for (int64_t i = i0; i < ib; i += 8)
+            for (int64_t j = j0; j < jb; j += 8)
+              transpose8x8(yb + yo + i * ysc + j, ysc, xb + xo + i + j * xsl, xsl);
+          if (jb < j1)
+            for (int64_t i = i0; i < ib; i++)
+              yk_copy_strided(yb + yo + i * ysc + jb, xb + xo + i + jb * xsl, xsl, j1 - jb, 1);
+        }
+        for (int64_t i = ib; i < i1; i++) {
           uint8_t *dst = yb + (yo + i * ysc + j0) * (int64_t)es;
           const uint8_t *src = xb + (xo + i + j0 * xsl) * (int64_t)es;
           yk_copy_strided(dst, src, xsl, j1 - j0, es);

@@ -98,6 +98,9 @@ static const tcase tcases[] = {
     {{2, {1, 1}}, {1, 0}},
     {{1, {37}}, {0}},
     {{4, {1, 4, 16, 70}}, {0, 2, 1, 3}},  /* DFL reshape/transpose */
+    {{3, {2, 45, 77}}, {0, 2, 1}},        /* 8x8 byte blocks, partial tiles and edges */
+    {{4, {1, 2, 64, 40}}, {0, 1, 3, 2}},  /* attention: whole tiles */
+    {{3, {3, 7, 9}}, {0, 2, 1}},          /* one block and edges */
 };
 
 static void test_transpose(void **state) {
