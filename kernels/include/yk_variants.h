@@ -67,7 +67,9 @@ void yk_dequantize_i8_f32__avx2(const int8_t *x, float *y, size_t n, float scale
 void yk_requant_i8__avx2(const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy, size_t n);
 void yk_concat_i8__avx2(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
                         int n, size_t outer, int8_t *y, yk_qparams qy);
-/* AVX-512 BW + VBMI (and AVX2): the requantization as a 256-byte table (vpermi2b). */
+/* AVX-512 BW + VBMI (and AVX2): 256-byte tables with vpermi2b (lut/lut_vbmi.h). */
+void yk_lut_i8__avx512vbmi(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+/* The concat's requantization as such a table. */
 void yk_concat_i8__avx512vbmi(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
                               int n, size_t outer, int8_t *y, yk_qparams qy);
 void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,

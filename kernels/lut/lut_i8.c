@@ -6,6 +6,10 @@
 
 void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]) {
 #if YK_ARCH_X86_64
+  if (isa && isa->avx512 && isa->avx512vbmi) {
+    yk_lut_i8__avx512vbmi(x, y, n, lut);
+    return;
+  }
   if (isa && isa->avx2) {
     yk_lut_i8__avx2(x, y, n, lut);
     return;

@@ -41,6 +41,8 @@ static void test_lut_avx2(void **state) {
   KT_SKIP_NO_AVX2();
   kt_rng r = {2};
   int8_t lut[256];
+  yk_isa isa;
+  yk_isa_detect(&isa);
   for (int pass = 0; pass < 3; pass++) {
     kt_fill_i8(&r, lut, 256);
     for (size_t s = 0; s < KT_NSIZES; s++) {
@@ -56,6 +58,14 @@ static void test_lut_avx2(void **state) {
       assert_memory_equal(y, z, n);
       yk_lut_i8__avx2(x, x, n, lut); /* in place */
       assert_memory_equal(y, x, n);
+      if (isa.avx512 && isa.avx512vbmi) {
+        for (size_t i = 0; i < n; i++) x[i] = (int8_t)(i * 7 + pass);
+        memset(z, 0, n);
+        yk_lut_i8__avx512vbmi(x, z, n, lut);
+        assert_memory_equal(y, z, n);
+        yk_lut_i8__avx512vbmi(x, x, n, lut); /* in place */
+        assert_memory_equal(y, x, n);
+      }
       free(bx);
       free(by);
       free(bz);
