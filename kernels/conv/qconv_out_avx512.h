@@ -11,18 +11,16 @@
 
 #include <immintrin.h>
 
+#include "../lut/lut_vbmi.h"
 #include "qconv_segments.h"
 
 #define QO_NZ_MAX 6 /* the most zmm columns of any 512-bit blocking */
 
-/* 256-entry LUT on 64 bytes with two vpermi2b and a blend on the index's top bit. */
+/* 256-entry LUT (indexed by y + 128) on 64 bytes: lut_vbmi.h's lookup, whose index is the raw
+ * byte, on y ^ 0x80. */
 static inline __m512i lut64(__m512i v, const int8_t *lut) {
-  const __m512i idx = _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80));
-  const __m512i lo = _mm512_permutex2var_epi8(_mm512_loadu_si512(lut), idx,
-                                              _mm512_loadu_si512(lut + 64));
-  const __m512i hi = _mm512_permutex2var_epi8(_mm512_loadu_si512(lut + 128), idx,
-                                              _mm512_loadu_si512(lut + 192));
-  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(idx), lo, hi);
+  const yk_lut4 l = yk_lut4_load(lut);
+  return yk_lut4_lookup(&l, _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)));
 }
 
 static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, const float *scale,
