@@ -1,7 +1,11 @@
 /* thread_pool.c — see thread_pool.h. One 64-bit word holds the run's generation (high half) and
- * its next unclaimed item (low half): a worker claims item i of generation g by a compare-exchange
- * of (g, i) -> (g, i + 1), so a late worker of an earlier run can never take an item of the next
- * one. The job (fn, ctx, n) of generation g lives in slot g & 1: a worker that read the word of
+ * its unclaimed items [lo, hi) (16 bits each): the caller claims item lo of generation g by a
+ * compare-exchange of (g, lo, hi) -> (g, lo + 1, hi), a worker item hi - 1 by (g, lo, hi - 1), so
+ * a late worker of an earlier run can never take an item of the next one. Claiming from both ends
+ * keeps, with two threads, each thread on the same part of every node (the caller the first rows,
+ * the worker the last ones), so a node finds most of its input in its own core's cache where it
+ * wrote it: yolo11n 2 threads 1.75 -> 1.62 ms at 320, 6.3 -> 5.9 ms at 640 (Xeon SPR, KVM)
+ * against a single shared counter, which handed rows to whichever thread came first. The job (fn, ctx, n) of generation g lives in slot g & 1: a worker that read the word of
  * generation g-1 and was delayed reads g-1's slot, which the caller does not touch while setting up
  * g (it would with a single slot: such a worker read g's n with g-1's word still in place, claimed
  * an item past g-1's end, and its extra finished count made the caller wait forever — seen under
@@ -56,18 +60,25 @@ static uint64_t now_ns(void) {
 
 static inline uint32_t gen_of(uint64_t w) { return (uint32_t)(w >> 32); }
 
-/* Claims and does items of generation g until none is left. */
-static void do_items(yrt_thread_pool *p, uint32_t g) {
+/* Claims and does items of generation g until none is left: the caller from the low end (lo),
+ * workers from the high end (hi), so with two threads each keeps taking the same part of every
+ * node's rows and finds its previous node's output in its own cache. */
+#define LO_OF(w) ((uint32_t)((w) >> 16) & 0xFFFFu)
+#define HI_OF(w) ((uint32_t)(w)&0xFFFFu)
+static void do_items(yrt_thread_pool *p, uint32_t g, int from_low) {
   uint64_t w = atomic_load_explicit(&p->work, memory_order_acquire);
   for (;;) {
     if (gen_of(w) != g) return;
     const unsigned slot = g & 1u;
-    const size_t i = (uint32_t)w, n = atomic_load_explicit(&p->n[slot], memory_order_relaxed);
-    if (i >= n) return;
-    /* fn / ctx / n read after (g, i) was seen: they are generation g's unless the claim fails */
+    const uint32_t lo = LO_OF(w), hi = HI_OF(w);
+    if (lo >= hi) return;
+    const size_t n = atomic_load_explicit(&p->n[slot], memory_order_relaxed);
+    /* fn / ctx / n read after (g, lo, hi) was seen: they are generation g's unless the claim fails */
     const yrt_pool_fn fn = atomic_load_explicit(&p->fn[slot], memory_order_relaxed);
     void *ctx = atomic_load_explicit(&p->ctx[slot], memory_order_relaxed);
-    if (!atomic_compare_exchange_weak_explicit(&p->work, &w, w + 1, memory_order_acquire, memory_order_acquire))
+    const size_t i = from_low ? lo : hi - 1;
+    const uint64_t nw = from_low ? w + (1u << 16) : w - 1;
+    if (!atomic_compare_exchange_weak_explicit(&p->work, &w, nw, memory_order_acquire, memory_order_acquire))
       continue;
     fn(ctx, i);
     const size_t done = atomic_fetch_add_explicit(&p->done, 1, memory_order_seq_cst) + 1;
@@ -103,7 +114,7 @@ static void *worker(void *arg) {
     }
     if (atomic_load_explicit(&p->stop, memory_order_acquire)) return NULL;
     seen = gen_of(w);
-    do_items(p, seen);
+    do_items(p, seen, 0);
   }
 }
 
@@ -155,8 +166,34 @@ void yrt_thread_pool_destroy(yrt_thread_pool *p) {
 
 int yrt_thread_pool_threads(const yrt_thread_pool *p) { return p ? p->threads : 1; }
 
+#define RUN_MAX 0xFFFFu /* items per generation (16-bit lo / hi) */
+
+typedef struct batch {
+  yrt_pool_fn fn;
+  void *ctx;
+  size_t first;
+} batch;
+
+static void batch_item(void *ctx, size_t i) {
+  const batch *b = ctx;
+  b->fn(b->ctx, b->first + i);
+}
+
+static void run_gen(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n);
+
 void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n) {
-  if (!p || n < 2 || n > UINT32_MAX) {
+  if (p && n > RUN_MAX) { /* in generations of RUN_MAX items */
+    for (size_t first = 0; first < n; first += RUN_MAX) {
+      batch b = {fn, ctx, first};
+      run_gen(p, batch_item, &b, n - first < RUN_MAX ? n - first : RUN_MAX);
+    }
+    return;
+  }
+  run_gen(p, fn, ctx, n);
+}
+
+static void run_gen(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n) {
+  if (!p || n < 2) {
     for (size_t i = 0; i < n; i++) fn(ctx, i);
     return;
   }
@@ -167,14 +204,14 @@ void yrt_thread_pool_run(yrt_thread_pool *p, yrt_pool_fn fn, void *ctx, size_t n
   atomic_store_explicit(&p->ctx[slot], ctx, memory_order_relaxed);
   atomic_store_explicit(&p->n[slot], n, memory_order_relaxed);
   atomic_store_explicit(&p->done, 0, memory_order_relaxed);
-  atomic_store_explicit(&p->work, (uint64_t)g << 32, memory_order_seq_cst);
+  atomic_store_explicit(&p->work, (uint64_t)g << 32 | (uint64_t)n, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&p->sleepers, memory_order_seq_cst) > 0) {
     pthread_mutex_lock(&p->mu);
     pthread_cond_broadcast(&p->wake);
     pthread_mutex_unlock(&p->mu);
   }
-  do_items(p, g);
+  do_items(p, g, 1);
   /* the rest is in the workers' hands: poll briefly, then sleep until the last one signals */
   const uint64_t t0 = now_ns();
   for (unsigned k = 1; atomic_load_explicit(&p->done, memory_order_acquire) != n; k++) {

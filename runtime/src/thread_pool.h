@@ -1,8 +1,10 @@
 /* thread_pool.h — the worker threads a session owns (num_threads > 1 without a caller's pool).
  * Unlike pthreadpool (whose caller waits until every worker has checked in on every parallel
  * node, and whose workers spin ~1M pauses between nodes), a run here is over when its items are
- * done: items are claimed one at a time from a shared counter, so a worker the scheduler has not
- * run yet simply finds nothing left, and idle workers sleep after a short spin. More threads than
+ * done: items are claimed one at a time from a shared word (the caller from the first item up,
+ * workers from the last one down, so each thread keeps to the same rows node after node and
+ * reads what it wrote from its own cache), so a worker the scheduler has not run yet simply
+ * finds nothing left, and idle workers sleep after a short spin. More threads than
  * free cores then cost what the cores can give instead of a scheduling delay per node. */
 #ifndef YOLORT_THREAD_POOL_H
 #define YOLORT_THREAD_POOL_H

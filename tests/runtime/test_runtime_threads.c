@@ -147,6 +147,15 @@ static void test_own_pool_items(void **state) {
       for (size_t i = 0; i < MAXN; i++) atomic_store(&hits[i], 0);
       yrt_thread_pool_run(p, count_item, &c, n);
       for (size_t i = 0; i < MAXN; i++) assert_int_equal(atomic_load(&hits[i]), i < n ? 1 : 0);
+      if (r % 1000 == 500) { /* more items than one generation holds (65535): in batches */
+        enum { BIGN = 65535 * 2 + 3 };
+        _Atomic int *big = calloc(BIGN, sizeof *big);
+        assert_non_null(big);
+        count_ctx cb = {big};
+        yrt_thread_pool_run(p, count_item, &cb, BIGN);
+        for (size_t i = 0; i < BIGN; i++) assert_int_equal(atomic_load(&big[i]), 1);
+        free(big);
+      }
       if (r % 1000 == 999) { /* past the spin: the workers sleep */
         const struct timespec nap = {0, 200 * 1000 * 1000};
         nanosleep(&nap, NULL);
