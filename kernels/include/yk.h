@@ -134,6 +134,11 @@ void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *
  * lut[u] = quantize(f(dequantize(u - 128, qx)), qy). kind: yk_unary_kind; returns 0, or -1
  * (lut untouched) for an unknown kind. */
 int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8_t lut[256]);
+/* A binary op with a float scalar operand c as a table: lut[u] = quantize(x op c, qy), or c op x
+ * when c_first, x = dequantize(u - 128, qx): the float DQ -> op -> Q chain (yk_dequantize_i8_f32,
+ * yk_binary_f32, yk_quantize_f32) bit for bit. kind: yk_binary_kind. */
+void yk_lut_build_binary_scalar(int kind, float c, int c_first, yk_qparams qx, yk_qparams qy,
+                                int8_t lut[256]);
 /* SiLU as QDQ defines it: s = Q_s(sigmoid(DQ_x(x))); y = Q_y(DQ_x(x) * DQ_s(s)). */
 /* lut[u] = x * sigmoid(x), x = dequantize(u - 128, qx): the float DQ -> Sigmoid -> Mul chain
  * (yk_dequantize_i8_f32, yk_unary_f32 SIGMOID, yk_binary_f32 MUL) bit for bit. */

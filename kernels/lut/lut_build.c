@@ -12,6 +12,15 @@ int yk_lut_build_unary(int kind, float alpha, yk_qparams qx, yk_qparams qy, int8
   return 0;
 }
 
+void yk_lut_build_binary_scalar(int kind, float c, int c_first, yk_qparams qx, yk_qparams qy,
+                                int8_t lut[256]) {
+  for (int u = 0; u < 256; u++) {
+    const float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);
+    lut[u] = yk_quantize1(c_first ? yk_binop_f32(kind, c, x) : yk_binop_f32(kind, x, c), qy.scale,
+                          qy.zero_point);
+  }
+}
+
 void yk_lut_build_silu_f32(yk_qparams qx, float lut[256]) {
   for (int u = 0; u < 256; u++) {
     const float x = yk_dequantize1((int8_t)(u - 128), qx.scale, qx.zero_point);

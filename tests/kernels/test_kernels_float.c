@@ -222,8 +222,36 @@ static void test_lut_build(void **state) {
       }
 }
 
+/* A scalar-operand binary LUT equals the float chain the runtime runs without it: the
+ * dequantize kernel, the float binary kernel with the scalar broadcast (either side), the
+ * quantize kernel; every kind, both operand orders, constants that saturate and divide. */
+static void test_lut_build_binary_scalar(void **state) {
+  (void)state;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  const yk_qparams qx[] = {{0.05f, -10}, {0.2f, 0}, {0.0371f, 127}, {1.0f, -128}};
+  const yk_qparams qy[] = {{0.04f, -100}, {0.1f, 5}, {0.003f, 0}};
+  const float cs[] = {0.17677669f, -3.0f, 0.5f, 1e-3f, 250.0f};
+  int8_t x[256], lut[256], want[256];
+  float xf[256], yf[256];
+  for (int u = 0; u < 256; u++) x[u] = (int8_t)(u - 128);
+  const yk_shape full = {.rank = 1, .d = {256}}, one = {.rank = 1, .d = {1}};
+  for (size_t a = 0; a < 4; a++)
+    for (size_t b = 0; b < 3; b++)
+      for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+        for (int kind = 0; kind < YK_BIN_COUNT; kind++)
+          for (int first = 0; first < 2; first++) {
+            yk_lut_build_binary_scalar(kind, cs[k], first, qx[a], qy[b], lut);
+            yk_dequantize_i8_f32(&isa, x, xf, 256, qx[a].scale, qx[a].zero_point);
+            if (first) yk_binary_f32(&isa, kind, &cs[k], &one, xf, &full, yf, &full);
+            else yk_binary_f32(&isa, kind, xf, &full, &cs[k], &one, yf, &full);
+            yk_quantize_f32_i8(&isa, yf, want, 256, qy[b].scale, qy[b].zero_point);
+            assert_memory_equal(lut, want, 256);
+          }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_lut_build_binary_scalar),
       cmocka_unit_test(test_binary_f32), cmocka_unit_test(test_unary), cmocka_unit_test(test_unary_unknown_kind),
       cmocka_unit_test(test_softmax),
       cmocka_unit_test(test_matmul),     cmocka_unit_test(test_lut_build),

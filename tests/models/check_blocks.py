@@ -9,6 +9,9 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
 * attention that flattens (YOLO12 A2C2f / AAttn): float equals numpy; in QDQ only the token part
   (MatMul / Softmax and the reshapes around them) is float, the convs and Adds after it int8,
   and the output correlates > 0.95 with float;
+* a binary op with a float scalar constant between QDQ pairs (the attention's Mul by
+  1/sqrt(key_dim)) is one int8 LUT node whose output equals, bit for bit, the same graph with
+  that node kept in float (dequantize, float op, quantize);
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -306,6 +309,46 @@ if y is not None:
           % (len(listed), outside))
     corr = float(np.corrcoef(y.ravel(), ref.ravel())[0, 1]) if y.shape == ref.shape else 0.0
     check(corr > 0.95, "attention int8: output correlates %.4f with float" % corr)
+
+# ---- binary with a float scalar between QDQ pairs: an int8 LUT, equal to the float chain
+wc = (rng.standard_normal((8, 3, 1, 1)) / 2).astype(np.float32)
+ws = (np.abs(wc).reshape(8, -1).max(axis=1) / 127.0).astype(np.float32)
+inits = {"wq": np.clip(np.rint(wc / ws[:, None, None, None]), -127, 127).astype(np.int8), "ws": ws,
+         "wz": np.zeros(8, np.int8), "k_mul": np.array(0.17677669, np.float32),
+         "k_sub": np.array(0.75, np.float32), "k_div": np.array(3.0, np.float32)}
+chain = [("images", 0.02, 0), ("c", 0.031, -3), ("m", 0.0062, 5), ("s", 0.009, -20), ("d", 0.004, 0),
+         ("output0", 0.01, 0)]
+inits["w2q"] = rng.integers(-127, 128, (4, 8, 1, 1)).astype(np.int8)
+inits["w2s"], inits["w2z"] = np.full(4, 0.01, np.float32), np.zeros(4, np.int8)
+for t, sc, zp in chain:
+    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+nodes = qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+nodes += [helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, name="/w/DQ"),
+          helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"], axis=0, name="/w2/DQ"),
+          helper.make_node("Conv", ["images_dq", "w"], ["c_f"], name="/model.0/conv")]
+nodes += qdq("c_f", "c", "c.s", "c.z", "/q/c")
+nodes += [helper.make_node("Mul", ["c", "k_mul"], ["m_f"], name="/scalar/Mul")]
+nodes += qdq("m_f", "m", "m.s", "m.z", "/q/m")
+nodes += [helper.make_node("Sub", ["k_sub", "m"], ["s_f"], name="/scalar/Sub")]  # constant first
+nodes += qdq("s_f", "s", "s.s", "s.z", "/q/s")
+nodes += [helper.make_node("Div", ["s", "k_div"], ["d_f"], name="/scalar/Div")]
+nodes += qdq("d_f", "d", "d.s", "d.z", "/q/d")
+nodes += [helper.make_node("Conv", ["d", "w2"], ["o_f"], name="/model.1/conv")]  # not the graph output:
+nodes += qdq("o_f", "output0", "output0.s", "output0.z", "/q/output0")  # a float output drops its Q/DQ
+path = save(nodes, inits, [1, 3, H, W], "output0", "scalar-lut")
+y, log = yolort(path, x, "scalar-lut")
+check(y is not None, "scalar ops: convert%s" % ("" if y is not None else ": " + log[-300:]))
+if y is not None:
+    check(ops_count(log, "lut")[0] == 3 and ops_count(log, "binary") == (0, 0) and "/scalar/" not in log,
+          "scalar ops: Mul, Sub (constant first), Div by a float scalar are 3 int8 LUTs, none float (%s, %s)"
+          % (ops_count(log, "lut"), ops_count(log, "binary")))
+    for op in ("Mul", "Sub", "Div"):  # one at a time: the converter may drop Q/DQ between float nodes
+        yf, logf = yolort(path, x, "scalar-float-" + op, "--keep-fp32", "/scalar/" + op)
+        same = yf is not None and yf.shape == y.shape and np.array_equal(y, yf)
+        check(same and ops_count(logf, "binary") == (0, 1),
+              "scalar ops: the %s LUT equals dequantize -> float %s -> quantize bit for bit (%s)"
+              % (op, op, "equal" if same else logf[-200:] if yf is None else
+                 "max |diff| %.3g" % float(np.abs(y - yf).max())))
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

@@ -1,5 +1,6 @@
 /* lower_int8.c — which ONNX nodes run int8, and the int8 helpers: requantizing data movement
  * through a LUT, LUT tables for unary functions and QDQ SiLU. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,6 +120,39 @@ int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float s
   return add_lut(c, lut, sx, zx);
 }
 
+int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val) {
+  const ir_node *n = &c->g->nodes[ni];
+  const onnx_op_row *row = ir_node_op(n);
+  if (!row || row->lower != ONNX_LOWER_BINARY || is_excluded(c, n) || n->fp32 || n->n_in != 2 ||
+      n->n_out < 1 || n->out[0] < 0 || !lw_q_ok(c->g, n->out[0]))
+    return -1;
+  for (int j = 0; j < 2; j++) {
+    const int k = n->in[j], x = n->in[1 - j];
+    if (k < 0 || x < 0) return -1;
+    const ir_tensor *t = &c->g->tensors[k];
+    if (!t->data || t->qdata || t->q.on || t->dtype != IR_F32 || t->nbytes != sizeof(float) ||
+        ir_numel(t) != 1)
+      continue;
+    const ir_tensor *xt = &c->g->tensors[x], *yt = &c->g->tensors[n->out[0]];
+    if (xt->data || !lw_q_ok(c->g, x) || xt->rank < 1 || xt->rank != yt->rank) return -1;
+    for (int d = 0; d < xt->rank; d++)
+      if (xt->dims[d] != yt->dims[d]) return -1;
+    float v;
+    memcpy(&v, t->data, sizeof v);
+    if (!isfinite(v)) return -1;
+    *val = v;
+    return 1 - j;
+  }
+  return -1;
+}
+
+int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,
+                         int32_t zy) {
+  int8_t lut[256];
+  yk_lut_build_binary_scalar(kind, k, k_first, (yk_qparams){sx, zx}, (yk_qparams){sy, zy}, lut);
+  return add_lut(c, lut, sx, zx);
+}
+
 int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz) {
   int8_t lut[256];
   yk_qparams a = {qy->scale, qy->zero_point}, b = {qs->scale, qs->zero_point},
@@ -154,7 +188,9 @@ static int read_in_float(const lw_ctx *c, int irt) {
       if (n->in[j] != irt) continue;
       const char *why;
       /* a fused SiLU's Sigmoid/Mul read the conv's accumulator, not this tensor in float */
-      if (!c->absorbed[i] && !lw_node_int8(c, i, &why)) return 1;
+      float k;
+      if (!c->absorbed[i] && !lw_node_int8(c, i, &why) && lw_binary_scalar_operand(c, i, &k) < 0)
+        return 1;
       break;
     }
   }

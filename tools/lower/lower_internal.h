@@ -121,6 +121,14 @@ yrt_status lw_requant_end(lw_ctx *c, int wrote, int out);
 /* 256-entry CONST LUT tensor; scale/zp record the index domain's q. */
 int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float sy, int32_t zy);
 int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz);
+/* A binary node (Add / Sub / Mul / Div) of an int8 activation and a float scalar constant, with
+ * an int8 output, is a function of one int8 tensor: a LUT (the attention's Mul by
+ * 1/sqrt(key_dim) between QDQ pairs, which otherwise runs as dequantize, float Mul, quantize).
+ * Returns the activation's input index (0 or 1) and *val the constant, else -1. */
+int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val);
+/* The LUT of x op k (k op x when k_first), x in (sx, zx), result quantized to (sy, zy). */
+int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,
+                         int32_t zy);
 void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why);
 /* After node ni is lowered: a node that ran in float outside the fp32 region (no int8 kernel,
  * unquantized inputs) but whose output the QDQ graph quantizes gets that rounding applied

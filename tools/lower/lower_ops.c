@@ -56,10 +56,30 @@ static lw_node *emit_moved(lw_ctx *c, uint32_t op, int xi, int to) {
   return &c->n[idx]; /* c->n may have moved */
 }
 
+/* x op k with k a float scalar, x and the result int8 of one shape (lw_binary_scalar_operand):
+ * one LUT node. */
+static yrt_status lower_binary_scalar(lw_ctx *c, int ni, int kind, int xj, float k) {
+  const ir_node *n = &c->g->nodes[ni];
+  const int x = n->in[xj], o = n->out[0];
+  const uint32_t layout = follow_layout(c, n, 2, T(c, o)->rank);
+  const int xi = lw_get(c, x, 1, layout);
+  if (xi < 0) return c->status;
+  const int to = lw_def(c, o, 1, layout);
+  if (to < 0) return c->status;
+  const int lut = lw_lut_binary_scalar(c, kind, k, xj == 1, T(c, x)->q.scale, T(c, x)->q.zero_point,
+                                       T(c, o)->q.scale, T(c, o)->q.zero_point);
+  if (lut < 0) return c->status;
+  const int in[2] = {xi, lut};
+  return lw_add_node(c, YRT_OP_LUT, in, 2, &to, 1) ? YRT_OK : c->status;
+}
+
 static yrt_status lower_binary(lw_ctx *c, int ni, int kind) {
   const ir_node *n = &c->g->nodes[ni];
   yrt_status st = need_io(c, n, 2, 1);
   if (st) return st;
+  float k = 0.0f;
+  const int xj = lw_binary_scalar_operand(c, ni, &k);
+  if (xj >= 0) return lower_binary_scalar(c, ni, kind, xj, k);
   int i8 = decide(c, ni);
   int orank = T(c, n->out[0])->rank;
   uint32_t layout = follow_layout(c, n, 2, orank);
