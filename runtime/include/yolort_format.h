@@ -150,7 +150,10 @@ enum yrt_op {
   YRT_OP_RESIZE_NEAREST = 10,
   /* f32: a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. */
   YRT_OP_MATMUL = 11,
-  /* f32: p[0] = axis. */
+  /* f32: p[0] = axis. i8 -> i8 (p[0] the last axis, at most YRT_SOFTMAX_I8_MAX_LEN long): each
+   * row dequantized, softmax, times f[0] (onnxruntime's QLinearSoftmax rounding, see
+   * docs/convert.md), quantized: the f32 chain DEQUANTIZE, SOFTMAX, BINARY MUL, QUANTIZE row by
+   * row, bit for bit. */
   YRT_OP_SOFTMAX = 12,
   /* f32 -> i8 with out's scale/zp: saturate(round_half_even(x / s) + zp). */
   YRT_OP_QUANTIZE = 13,
@@ -173,6 +176,9 @@ enum yrt_op {
   YRT_OP_DETECT_TOPK = 17,
   YRT_OP_COUNT_
 };
+
+/* The longest row an int8 SOFTMAX takes (its row is dequantized into a stack buffer). */
+#define YRT_SOFTMAX_I8_MAX_LEN 4096
 
 enum yrt_conv_params {
   YRT_CONV_P_KH = 0, YRT_CONV_P_KW, YRT_CONV_P_SH, YRT_CONV_P_SW,

@@ -323,9 +323,17 @@ yrt_status yrt_check_matmul(const vctx *v) {
 
 yrt_status yrt_check_softmax(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
-  if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 only");
+  const int i8 = x->dtype == YRT_I8 && y->dtype == YRT_I8;
+  if (!i8 && (x->dtype != YRT_F32 || y->dtype != YRT_F32))
+    return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 -> f32 or i8 -> i8");
   if (!same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
   if (v->n->p[0] < 0 || (uint32_t)v->n->p[0] >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)v->n->p[0], (unsigned)x->rank);
+  if (!i8) return YRT_OK;
+  const float k = v->n->f[0];
+  if ((uint32_t)v->n->p[0] != x->rank - 1 || x->dims[x->rank - 1] > YRT_SOFTMAX_I8_MAX_LEN)
+    return bad(v, YRT_ERR_UNSUPPORTED, "int8 softmax over axis %d of rank %u (the last one, at most %d long)",
+               (int)v->n->p[0], (unsigned)x->rank, YRT_SOFTMAX_I8_MAX_LEN);
+  if (!(k > 0.0f && k <= 1.0f)) return bad(v, YRT_ERR_FORMAT, "int8 softmax factor %g not in (0, 1]", (double)k);
   return YRT_OK;
 }
 

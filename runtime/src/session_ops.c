@@ -370,9 +370,31 @@ yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *er
   return YRT_OK;
 }
 
+/* Rows [lo, hi) of an int8 softmax: each row through the f32 chain's own kernels (dequantize,
+ * softmax, the QLinearSoftmax factor as BINARY MUL computes it, quantize) in a stack row, so the
+ * result is that chain's bit for bit without its three passes over the tensor in float. */
+static void softmax_i8_range(const void *ctx, size_t lo, size_t hi) {
+  const yrt_session *s = ((const node_ctx *)ctx)->s;
+  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const size_t len = e->u.softmax.len;
+  const float k = e->u.softmax.k;
+  float rows[YRT_SOFTMAX_I8_MAX_LEN]; /* as many whole rows as fit */
+  const size_t per = YRT_SOFTMAX_I8_MAX_LEN / len;
+  for (size_t r = lo; r < hi; r += per) {
+    const size_t nr = hi - r < per ? hi - r : per, n = nr * len;
+    yk_dequantize_i8_f32(&s->isa, (const int8_t *)e->in[0] + r * len, rows, n, e->q[0].scale,
+                         e->q[0].zero_point);
+    yk_softmax_f32(&s->isa, rows, rows, nr, len, 1);
+    if (k != 1.0f)
+      for (size_t j = 0; j < n; j++) rows[j] *= k;
+    yk_quantize_f32_i8(&s->isa, rows, (int8_t *)e->out + r * len, n, e->q[2].scale, e->q[2].zero_point);
+  }
+}
+
 yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, softmax_range, e->u.softmax.outer, e->u.softmax.len * e->u.softmax.inner);
+  run_par(s, e, e->esize == 1 ? softmax_i8_range : softmax_range, e->u.softmax.outer,
+          e->u.softmax.len * e->u.softmax.inner);
   return YRT_OK;
 }
 
@@ -498,6 +520,7 @@ yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err) {
   e->u.softmax.outer = dims_product(x, 0, axis);
   e->u.softmax.len = (size_t)x->dims[axis];
   e->u.softmax.inner = dims_product(x, axis + 1, x->rank);
+  e->u.softmax.k = e->node->f[0];
   return YRT_OK;
 }
 

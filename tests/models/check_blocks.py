@@ -12,6 +12,8 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
 * a binary op with a float scalar constant between QDQ pairs (the attention's Mul by
   1/sqrt(key_dim)) is one int8 LUT node whose output equals, bit for bit, the same graph with
   that node kept in float (dequantize, float op, quantize);
+* a Softmax over the last axis between QDQ pairs (C2PSA attention) is one int8 SOFTMAX node,
+  equal bit for bit to the float chain (dequantize, softmax, QLinearSoftmax factor, quantize);
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -349,6 +351,39 @@ if y is not None:
               "scalar ops: the %s LUT equals dequantize -> float %s -> quantize bit for bit (%s)"
               % (op, op, "equal" if same else logf[-200:] if yf is None else
                  "max |diff| %.3g" % float(np.abs(y - yf).max())))
+
+# ---- Softmax over the last axis between QDQ pairs: one int8 node, equal to the float chain
+inits = {"wq": inits["wq"], "ws": inits["ws"], "wz": inits["wz"], "w2q": inits["w2q"][:, :8],
+         "w2s": inits["w2s"], "w2z": inits["w2z"], "rows": np.array([1, 2, 4, H * W], np.int64),
+         "img": np.array([1, 8, H, W], np.int64)}
+for t, sc, zp in [("images", 0.02, 0), ("c", 0.05, -3), ("p", 1.0 / 256.0, -128), ("output0", 0.01, 0)]:
+    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+nodes = qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+nodes += [helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, name="/w/DQ"),
+          helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"], axis=0, name="/w2/DQ"),
+          helper.make_node("Conv", ["images_dq", "w"], ["c_f"], name="/model.0/conv")]
+nodes += qdq("c_f", "c", "c.s", "c.z", "/q/c")
+nodes += [helper.make_node("Reshape", ["c", "rows"], ["r_f"], name="/attn/Reshape")]
+nodes += qdq("r_f", "r", "c.s", "c.z", "/q/r")
+nodes += [helper.make_node("Softmax", ["r"], ["p_f"], axis=-1, name="/attn/Softmax")]
+nodes += qdq("p_f", "p", "p.s", "p.z", "/q/p")
+nodes += [helper.make_node("Reshape", ["p", "img"], ["pi_f"], name="/attn/Reshape_1")]
+nodes += qdq("pi_f", "pi", "p.s", "p.z", "/q/pi")
+nodes += [helper.make_node("Conv", ["pi", "w2"], ["o_f"], name="/model.1/conv")]
+nodes += qdq("o_f", "output0", "output0.s", "output0.z", "/q/output0")
+path = save(nodes, inits, [1, 3, H, W], "output0", "softmax-i8")
+y, log = yolort(path, x, "softmax-i8")
+yf, logf = yolort(path, x, "softmax-f32", "--keep-fp32", "/attn/Softmax")
+check(y is not None and yf is not None, "int8 softmax: converts%s" % (
+    "" if y is not None and yf is not None else ": " + (log + logf)[-300:]))
+if y is not None and yf is not None:
+    check(ops_count(log, "softmax") == (1, 0) and "/attn/Softmax" not in log,
+          "int8 softmax: one int8 softmax node, not listed as float %s" % (ops_count(log, "softmax"),))
+    check(ops_count(logf, "softmax") == (0, 1), "int8 softmax kept in float: a float softmax %s"
+          % (ops_count(logf, "softmax"),))
+    check(y.shape == yf.shape and np.array_equal(y, yf),
+          "int8 softmax: output equals the float chain's bit for bit (max |diff| %.3g)"
+          % (float(np.abs(y - yf).max()) if y.shape == yf.shape else float("inf")))
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

@@ -146,6 +146,18 @@ int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val) {
   return -1;
 }
 
+int lw_softmax_int8(const lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  if (!ir_node_is_op(n, ONNX_OP_SOFTMAX) || is_excluded(c, n) || n->fp32 || n->n_in < 1 || n->n_out < 1 ||
+      n->in[0] < 0 || n->out[0] < 0 || !lw_q_ok(c->g, n->in[0]) || !lw_q_ok(c->g, n->out[0]))
+    return 0;
+  const ir_tensor *x = &c->g->tensors[n->in[0]];
+  if (x->data || x->rank < 1 || c->g->opset < 13) return 0;
+  const int64_t a = ir_attr_int(n, "axis", -1);
+  if ((a < 0 ? a + x->rank : a) != x->rank - 1) return 0;
+  return x->dims[x->rank - 1] >= 1 && x->dims[x->rank - 1] <= YRT_SOFTMAX_I8_MAX_LEN;
+}
+
 int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,
                          int32_t zy) {
   int8_t lut[256];
@@ -189,7 +201,8 @@ static int read_in_float(const lw_ctx *c, int irt) {
       const char *why;
       /* a fused SiLU's Sigmoid/Mul read the conv's accumulator, not this tensor in float */
       float k;
-      if (!c->absorbed[i] && !lw_node_int8(c, i, &why) && lw_binary_scalar_operand(c, i, &k) < 0)
+      if (!c->absorbed[i] && !lw_node_int8(c, i, &why) && lw_binary_scalar_operand(c, i, &k) < 0 &&
+          !lw_softmax_int8(c, i))
         return 1;
       break;
     }

@@ -126,6 +126,9 @@ int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quan
  * 1/sqrt(key_dim) between QDQ pairs, which otherwise runs as dequantize, float Mul, quantize).
  * Returns the activation's input index (0 or 1) and *val the constant, else -1. */
 int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val);
+/* A Softmax over the last axis (at most YRT_SOFTMAX_I8_MAX_LEN) between QDQ pairs: an int8
+ * SOFTMAX node (yolort_format.h), the float chain it replaces row by row. */
+int lw_softmax_int8(const lw_ctx *c, int ni);
 /* The LUT of x op k (k op x when k_first), x in (sx, zx), result quantized to (sy, zy). */
 int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,
                          int32_t zy);

@@ -413,16 +413,24 @@ static yrt_status lower_softmax(lw_ctx *c, int ni) {
         return lw_err(c, YRT_ERR_UNSUPPORTED,
                       "node '%s': op 'Softmax' (opset %lld) over axis %d of rank %d", n->name,
                       (long long)c->g->opset, axis, r);
-  decide(c, ni);
-  int xi = lw_get(c, n->in[0], 0, YRT_LAYOUT_PLAIN);
-  if (xi < 0) return c->status;
-  int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
-  if (to < 0) return c->status;
   /* DQ -> Softmax -> Q is onnxruntime's QLinearSoftmax, which quantizes p as
    * round(p * floor(1 / s_y)) + zp (qlinear_softmax.cc), not round(p / s_y) + zp: scale p by
    * floor(1 / s_y) * s_y so that the QUANTIZE reading this output rounds the same way. */
   const int qlinear = !n->fp32 && lw_q_ok(c->g, n->in[0]) && lw_q_ok(c->g, n->out[0]);
   const float sy = T(c, n->out[0])->q.scale, k = floorf(1.0f / sy) * sy;
+  const int i8 = lw_softmax_int8(c, ni) && k > 0.0f && k <= 1.0f;
+  if (!i8) decide(c, ni);
+  int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_PLAIN);
+  if (xi < 0) return c->status;
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_PLAIN);
+  if (to < 0) return c->status;
+  if (i8) { /* the whole chain in one int8 node, row by row */
+    lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, &xi, 1, &to, 1);
+    if (!nd) return c->status;
+    nd->p[0] = axis;
+    nd->f[0] = k;
+    return YRT_OK;
+  }
   int so = to;
   if (qlinear && k != 1.0f) {
     so = lw_temp_like(c, to, "#softmax", YRT_F32, 0.0f, 0);
