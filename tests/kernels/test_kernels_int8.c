@@ -344,6 +344,19 @@ static void test_concat_i8(void **state) {
   yk_concat_i8__scalar(x3, q2, in3, 2, O2, y2, qy2);
   yk_concat_i8__avx512vbmi(x3, q2, in3, 2, O2, z2, qy2);
   assert_memory_equal(y2, z2, sizeof(y2));
+  /* short runs several pixels to a vector (8, 16, 32, 24, 5, 31 bytes), a pixel count that leaves
+   * a partial vector, one input in place between them, equal and requantized scales */
+  enum { O4 = 43, T4 = 8 + 16 + 32 + 24 + 5 + 31 + 12 };
+  static int8_t s4[7][O4 * 32], y4[O4 * T4], z4[O4 * T4];
+  for (int i = 0; i < 7; i++) kt_fill_i8(&r, s4[i], sizeof(s4[i]));
+  const int8_t *x4[7] = {s4[0], s4[1], s4[2], s4[3], s4[4], s4[5], NULL};
+  const size_t in4[7] = {8, 16, 32, 24, 5, 31, 12};
+  const yk_qparams q4[7] = {{0.1f, 0}, {0.05f, -3}, {4.0f, 9}, {0.1f, 0}, {0.02f, 127}, {0.3f, -128}, {0.1f, 0}};
+  memset(y4, 0x33, sizeof(y4));
+  memset(z4, 0x33, sizeof(z4));
+  yk_concat_i8__scalar(x4, q4, in4, 7, O4, y4, qy2);
+  yk_concat_i8__avx512vbmi(x4, q4, in4, 7, O4, z4, qy2);
+  assert_memory_equal(y4, z4, sizeof(y4));
 #endif
 }
 
