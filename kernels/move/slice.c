@@ -52,6 +52,25 @@ void yk_slice(const void *x, const yk_shape *sx, void *y, const yk_shape *sy,
   for (int k = 0; k <= m; k++) off += starts[k] * xs[k];
   const int64_t runs = total / run;
   const size_t run_bytes = (size_t)run * elem_size;
+  /* The outer axes whole with step 1 (a channel range of an NHWC tensor: a Split half): run q
+   * starts q * xs[m - 1] elements after the first, one tight loop per run size (the index
+   * bookkeeping below cost more than a 16-byte copy). */
+  int linear = contiguous && m > 0;
+  for (int k = 0; k < m && linear; k++) linear = steps[k] == 1 && starts[k] == 0 && sy->d[k] == sx->d[k];
+  if (linear) {
+    const uint8_t *src = xb + off * (int64_t)elem_size;
+    const size_t sstep = (size_t)xs[m - 1] * elem_size;
+#define LINEAR_RUNS(N) \
+  for (int64_t q = 0; q < runs; q++, yb += (N), src += sstep) memcpy(yb, src, (N));
+    switch (run_bytes) {
+      case 8: LINEAR_RUNS(8) return;
+      case 16: LINEAR_RUNS(16) return;
+      case 32: LINEAR_RUNS(32) return;
+      case 64: LINEAR_RUNS(64) return;
+      default: LINEAR_RUNS(run_bytes) return;
+    }
+#undef LINEAR_RUNS
+  }
   for (int64_t q = 0; q < runs; q++) {
     if (contiguous)
       copy_run(yb, xb + off * (int64_t)elem_size, run_bytes);
