@@ -3,19 +3,24 @@
  *
  * One tdpbssd multiplies an A tile of 16 output pixels x 64 K bytes (signed activations) by a
  * B tile of 64 K bytes x 16 output channels (signed weights) into a C tile of 16 x 16 int32:
- * 16384 MAC, 8x what vpdpbusd zmm does per instruction. Tile registers: tmm0 A, tmm1 B, tmm2..
- * C for the block's NZ columns (NZ <= 6). The C tiles start as the bias (a stride-0 load: every
- * pixel's row is the same 16 channels), K is walked as the driver's segments (qconv_segments.h)
- * padded to whole 64-byte chunks with zero weights (layout seg_align 64), so a padded tail's
- * bytes, whatever they are, add nothing.
+ * 16384 MAC, 8x what vpdpbusd zmm does per instruction. Tiles of 16 pixels: tmm0 A, tmm1 B,
+ * tmm2.. C for the block's NZ columns (NZ <= 6). With one or two columns (cout <= 32) a C
+ * tile's chain (bias, K's tdpbssd, store) is short and its latency shows: tiles of 32 pixels,
+ * two A tiles (tmm0, tmm1), a B tile per column (tmm2, tmm7) and two independent C chains per
+ * column (tmm3-6). The C tiles start as the bias (a stride-0 load: every pixel's row is the same
+ * 16 channels), K is walked as the driver's segments (qconv_segments.h) padded to whole 64-byte
+ * chunks with zero weights (layout seg_align 64), so a padded tail's bytes, whatever they are,
+ * add nothing.
  *
- * A tiles come straight from the NHWC input when the tile's 16 pointers of a segment are evenly
- * spaced (tileloadd's row stride: the driver's interior tiles move by sw pixels per pixel, the
- * padding row by 0): no copy. Otherwise (image edges, tiles across output rows, short tiles,
- * clipped segments) tile_prep copies that segment's 16 rows into a compact stack buffer once per
- * tile, for all its column blocks. Every pointer the driver gives is valid for the segment's
- * seg_bytes (it checked direct ones against the input's end), so both ways read only bytes it
- * vouched for.
+ * A tiles come straight from the NHWC input when the 16 pointers of a segment are evenly spaced
+ * (tileloadd's row stride). A full tile inside one output row with no clipped pixel (the
+ * driver's first_only tiles) gives only its first pixel's pointers: base + sw pixels per row,
+ * the padding row with stride 0, without filling and re-checking 16 x nseg pointers. Otherwise
+ * the driver fills every pointer; per 16 pixels and segment, evenly spaced ones are read in
+ * place and the rest (image edges, tiles across output rows, short tiles, clipped segments) are
+ * copied by tile_prep into a compact stack buffer once per tile, for all its column blocks.
+ * Every pointer the driver gives is valid for the segment's seg_bytes (it checked direct ones
+ * against the input's end), so both ways read only bytes it vouched for.
  *
  * Activations stay signed (layout .u8 0): x_zp * sum(w) is folded into the bias at pack time and
  * padded taps read x_zp bytes, so they add exactly zero, as in the reference. Packed weights
@@ -23,7 +28,9 @@
  * so the B tile of column z and chunk j is 16 rows (steps) 64 * NZ bytes apart.
  *
  * After K the C tiles go to a stack int32 buffer and through the AVX-512 VNNI variant's output
- * stage (qconv_out_avx512.h), 4 pixels at a time.
+ * stage (qconv_out_avx512.h), 16, 8 or 4 pixels at a time (NZ 1, 2, more). A 32-pixel tile's
+ * block runs the previous block's output stage while its own tdpbssd compute (the pending
+ * block, two acc buffers; the last one after the rows).
  */
 #include <immintrin.h>
 #include <stdint.h>
@@ -32,8 +39,8 @@
 #include "qconv_segments.h"
 #include "yk_qconv.h"
 
-#define AMX_MR 16         /* A tile rows: pixels per tile */
-#define AMX_NZ_MAX 6      /* C tiles: 8 tile registers - A - B */
+#define AMX_NZ_MAX 6      /* C tiles of a 16-pixel tile: 8 tile registers - A - B */
+#define AMX_NZ32_MAX 2    /* C tiles per A of a 32-pixel tile: A0, A1, B0, B1 + 2 x 2 C */
 #define AMX_COPY_BYTES 36864 /* per-tile copies: 16 pixels x K (3x3 taps of 256 channels) */
 
 typedef struct amx_tilecfg { /* ldtilecfg's 64-byte operand, palette 1 */
@@ -42,12 +49,23 @@ typedef struct amx_tilecfg { /* ldtilecfg's 64-byte operand, palette 1 */
   uint8_t rows[16];
 } amx_tilecfg;
 
-/* Where each segment's A tiles come from for the current tile: base + chunk * 64, rows
- * stride bytes apart. */
+/* Where each segment's A tiles come from for the current tile, per 16 pixels h: base[h][s] +
+ * chunk * 64, rows stride[h][s] bytes apart. */
+typedef struct amx_pending amx_pending;
 typedef struct amx_tile {
-  const int8_t *base[NSEG_MAX];
-  size_t stride[NSEG_MAX];
+  const int8_t *base[2][NSEG_MAX];
+  size_t stride[2][NSEG_MAX];
+  amx_pending *pend;
 } amx_tile;
+
+/* A block whose C tiles wait in acc for their output stage, run by the next block while its
+ * tdpbssd chains compute (or by the end of the rows). */
+typedef void (*amx_out_fn)(const qconv_block_args *a, const int32_t *acc32);
+struct amx_pending {
+  qconv_block_args a;
+  amx_out_fn out; /* NULL: nothing pending */
+  int32_t *acc[2]; /* 16 * 16 * AMX_NZ_MAX int32 each, 64-byte aligned; acc[0] is pending's */
+};
 
 typedef struct amx_ctx {
   amx_tile t;
@@ -56,7 +74,10 @@ typedef struct amx_ctx {
 
 void yk_qconv_blocking__amx(int cout, int *mr, int *nz) {
   const int cols = (cout + 15) / 16;
-  *mr = AMX_MR;
+  /* One or two columns: 32 pixels, two independent C tile chains per column (one chain of
+   * tdpbssd waits out each one's latency); yk_qconv_packed_bytes__amx falls back to 16 when
+   * the copies of 32 would not fit. */
+  *mr = cols <= AMX_NZ32_MAX ? 32 : 16;
   if (cols <= AMX_NZ_MAX) {
     *nz = cols;
     return;
@@ -70,36 +91,50 @@ void yk_qconv_blocking__amx(int cout, int *mr, int *nz) {
   *nz = best;
 }
 
-/* Per segment: the 16 pointers evenly spaced (one tileloadd reads them in place), else copied
- * to buf, 64 bytes at a time (seg_bytes is a multiple of 64). */
+/* Per 16 pixels h and segment: an interior tile's (a->first_only) base and sw pixels' stride
+ * straight from the driver; else the 16 pointers evenly spaced (one tileloadd reads them in
+ * place), else copied to buf, 64 bytes at a time (seg_bytes is a multiple of 64). */
 static void amx_tile_prep(qconv_block_args *a, int MR, void *ctx) {
   amx_ctx *x = ctx;
-  const size_t segb = (size_t)a->steps * 4;
-  for (int s = 0; s < a->nseg; s++) {
-    const int8_t *const *p = a->sp + (size_t)s * MR;
-    const uintptr_t b0 = (uintptr_t)p[0], d = (uintptr_t)p[1] - b0;
-    int even = 1;
-    for (int m = 2; m < MR; m++) even &= (uintptr_t)p[m] - b0 == (uintptr_t)m * d;
-    if (even) {
-      x->t.base[s] = p[0];
-      x->t.stride[s] = (size_t)d;
-      continue;
-    }
-    int8_t *dst = x->buf + (size_t)s * MR * segb;
-    for (int m = 0; m < MR; m++)
-      for (size_t k = 0; k < segb; k += 64)
-        _mm512_store_si512(dst + (size_t)m * segb + k, _mm512_loadu_si512(p[m] + k));
-    x->t.base[s] = dst;
-    x->t.stride[s] = segb;
-  }
   a->tile = &x->t;
+  if (a->first_only) {
+    const size_t xs = a->xstep, half = 16 * xs;
+    for (int s = 0; s < a->nseg; s++) {
+      const int8_t *q = a->sp[(size_t)s * MR];
+      const int pad = q == a->pad;
+      x->t.base[0][s] = q;
+      x->t.base[1][s] = pad ? q : q + half;
+      x->t.stride[0][s] = x->t.stride[1][s] = pad ? 0 : xs;
+    }
+    return;
+  }
+  const size_t segb = (size_t)a->steps * 4;
+  for (int h = 0; h < MR / 16; h++)
+    for (int s = 0; s < a->nseg; s++) {
+      const int8_t *const *p = a->sp + (size_t)s * MR + 16 * h;
+      const uintptr_t b0 = (uintptr_t)p[0], d = (uintptr_t)p[1] - b0;
+      int even = 1;
+      for (int m = 2; m < 16; m++) even &= (uintptr_t)p[m] - b0 == (uintptr_t)m * d;
+      if (even) {
+        x->t.base[h][s] = p[0];
+        x->t.stride[h][s] = (size_t)d;
+        continue;
+      }
+      int8_t *dst = x->buf + ((size_t)h * a->nseg + s) * 16 * segb;
+      for (int m = 0; m < 16; m++)
+        for (size_t k = 0; k < segb; k += 64)
+          _mm512_store_si512(dst + (size_t)m * segb + k, _mm512_loadu_si512(p[m] + k));
+      x->t.base[h][s] = dst;
+      x->t.stride[h][s] = segb;
+    }
 }
 
 /* gcc's tileloadd asm names no memory operand: this keeps the copies above (and any store)
  * before the tile loads. */
 #define AMX_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
 
-/* Per column z, its C tile T (a literal: gcc's tile macros paste it into the instruction). */
+/* 16-pixel tiles, per column z its C tile T (a literal: gcc's tile macros paste it into the
+ * instruction): tmm0 A, tmm1 B, tmm2..7 C. */
 #define C_INIT(z, T) \
   if (NZ > z) _tile_loadd(T, a->bias + 16 * z, 0);
 #define C_DP(z, T)                  \
@@ -108,54 +143,130 @@ static void amx_tile_prep(qconv_block_args *a, int MR, void *ctx) {
     _tile_dpbssd(T, 0, 1);          \
   }
 #define C_STORE(z, T) \
-  if (NZ > z) _tile_stored(T, &acc32[0][16 * z], 64 * AMX_NZ_MAX);
+  if (NZ > z) _tile_stored(T, acc32 + 16 * z, 64 * NZ);
 #define C_ALL(F) F(0, 2) F(1, 3) F(2, 4) F(3, 5) F(4, 6) F(5, 7)
 
+/* 32-pixel tiles, per column z its B tile B and the C tiles T0 (pixels 0-15, A tile tmm0) and
+ * T1 (16-31, tmm1): two chains that do not wait for each other. */
+#define C2_INIT(z, B, T0, T1)                     \
+  if (NZ > z) {                                   \
+    _tile_loadd(T0, a->bias + 16 * z, 0);         \
+    _tile_loadd(T1, a->bias + 16 * z, 0);         \
+  }
+#define C2_DP(z, B, T0, T1)         \
+  if (NZ > z) {                     \
+    _tile_loadd(B, w + 64 * z, bs); \
+    _tile_dpbssd(T0, 0, B);         \
+    _tile_dpbssd(T1, 1, B);         \
+  }
+#define C2_STORE(z, B, T0, T1)                                       \
+  if (NZ > z) {                                                      \
+    _tile_stored(T0, acc32 + 16 * z, 64 * NZ);                       \
+    _tile_stored(T1, acc32 + (size_t)16 * 16 * NZ + 16 * z, 64 * NZ); \
+  }
+#define C2_ALL(F) F(0, 2, 3, 5) F(1, 7, 4, 6)
+
+/* The output stage of a block's MR x NZ int32 (pixel m's at acc32 + m * 16 * NZ), G pixels at
+ * a time (its packs of 4 zmm, 16 or 24 accumulators at most). */
+static inline __attribute__((always_inline)) void out_kernel(const qconv_block_args *a,
+                                                             const int32_t *acc32, const int NZ) {
+  const int G = NZ == 1 ? 16 : NZ == 2 ? 8 : 4;
+  for (int m0 = 0; m0 < a->mr; m0 += G) {
+    qconv_block_args o = *a;
+    o.mr = a->mr - m0 < G ? a->mr - m0 : G;
+    if (a->yf) o.yf = a->yf + (size_t)m0 * a->ystride;
+    else o.y = a->y + (size_t)m0 * a->ystride;
+    __m512i acc[16][QO_NZ_MAX];
+#pragma GCC unroll 16
+    for (int m = 0; m < G; m++)
+#pragma GCC unroll 6
+      for (int z = 0; z < NZ; z++)
+        acc[m][z] = _mm512_load_si512(acc32 + (size_t)(m0 + m) * 16 * NZ + 16 * z);
+    qo_output(&o, acc, G, NZ);
+  }
+}
+#define OUTS(X) X(1) X(2) X(3) X(4) X(5) X(6)
+#define DEF_OUT(NZ) \
+  static void out_##NZ(const qconv_block_args *a, const int32_t *acc32) { out_kernel(a, acc32, NZ); }
+OUTS(DEF_OUT)
+
+/* C tiles from the bias, K's tdpbssd, then the C tiles through the output stage; 32-pixel tiles
+ * (short K, the chains' latency shows) run the previous block's output stage while their
+ * tdpbssd compute, then store their C tiles to the free acc buffer: the pending block. */
 static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
-                                                               const int NZ) {
+                                                               const int MR, const int NZ,
+                                                               const amx_out_fn out) {
   const amx_tile *t = a->tile;
+  amx_pending *pd = t->pend;
   AMX_MEMORY_BARRIER();
-  C_ALL(C_INIT)
+  if (MR == 32) {
+    C2_ALL(C2_INIT)
+  } else {
+    C_ALL(C_INIT)
+  }
   const int8_t *w = a->w;
   const size_t bs = (size_t)64 * NZ; /* B tile row stride: one step of the block's columns */
   const int chunks = a->steps / 16;
   for (int s = 0; s < a->nseg; s++) {
-    const int8_t *xa = t->base[s];
-    const size_t xs = t->stride[s];
-    for (int j = 0; j < chunks; j++, xa += 64, w += 16 * bs) {
+    const int8_t *xa = t->base[0][s], *xb = t->base[1][s];
+    const size_t xs = t->stride[0][s], xt = t->stride[1][s];
+    for (int j = 0; j < chunks; j++, xa += 64, xb += 64, w += 16 * bs) {
       _tile_loadd(0, xa, xs);
-      C_ALL(C_DP)
+      if (MR == 32) {
+        _tile_loadd(1, xb, xt);
+        C2_ALL(C2_DP)
+      } else {
+        C_ALL(C_DP)
+      }
     }
   }
-  _Alignas(64) int32_t acc32[AMX_MR][16 * AMX_NZ_MAX];
-  C_ALL(C_STORE)
-  /* the output stage 4 pixels at a time (its packs of 4 zmm, 24 accumulators at most) */
-  for (int m0 = 0; m0 < a->mr; m0 += 4) {
-    qconv_block_args o = *a;
-    o.mr = a->mr - m0 < 4 ? a->mr - m0 : 4;
-    if (a->yf) o.yf = a->yf + (size_t)m0 * a->ystride;
-    else o.y = a->y + (size_t)m0 * a->ystride;
-    __m512i acc[4][QO_NZ_MAX];
-#pragma GCC unroll 4
-    for (int m = 0; m < 4; m++)
-#pragma GCC unroll 6
-      for (int z = 0; z < NZ; z++) acc[m][z] = _mm512_load_si512(&acc32[m0 + m][16 * z]);
-    qo_output(&o, acc, 4, NZ);
+  if (MR == 16) { /* deferring measured slower here: 80x80 3x3 64 -> 64 0.173 -> 0.216 ms */
+    _Alignas(64) int32_t acc32[16 * 16 * AMX_NZ_MAX];
+    if (MR == 32) {
+      C2_ALL(C2_STORE)
+    } else {
+      C_ALL(C_STORE)
+    }
+    out_kernel(a, acc32, NZ);
+    return;
   }
+  if (pd->out) pd->out(&pd->a, pd->acc[0]);
+  int32_t *acc32 = pd->acc[1];
+  pd->acc[1] = pd->acc[0];
+  pd->acc[0] = acc32;
+  AMX_MEMORY_BARRIER(); /* the output stage's loads of the other buffer stay before */
+  if (MR == 32) {
+    C2_ALL(C2_STORE)
+  } else {
+    C_ALL(C_STORE)
+  }
+  pd->a = *a;
+  pd->out = out;
 }
 
-#define BLOCKS(X) X(16, 1) X(16, 2) X(16, 3) X(16, 4) X(16, 5) X(16, 6)
+#define BLOCKS(X) X(32, 1) X(32, 2) X(16, 1) X(16, 2) X(16, 3) X(16, 4) X(16, 5) X(16, 6)
 #define DEF_BLOCK(MR, NZ) \
-  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, NZ); }
+  static void block_##MR##x##NZ(const qconv_block_args *a) { block_kernel(a, MR, NZ, out_##NZ); }
 BLOCKS(DEF_BLOCK)
 static const qconv_ukernel ukernels[] = {BLOCKS(QCONV_UKERNEL)};
 
+/* 32-pixel tiles (asked by yk_qconv_blocking__amx) only with NZ <= 2, where their copies fit
+ * and the segments stay those of 16 (else c->mr becomes 16): a 3x3 over 64 channels would go
+ * from 3 kernel-row segments to 9 taps (the driver's scratch), measured 1.8x slower. */
 size_t yk_qconv_packed_bytes__amx(yk_qconv *c) {
-  if (c->variant != YK_QCONV_AMX ||
-      !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
-    return 0;
+  if (c->variant != YK_QCONV_AMX) return 0;
+  const int want32 = c->mr == 32 && c->nz <= AMX_NZ32_MAX;
+  if (c->mr == 32) c->mr = 16;
+  if (!qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz)) return 0;
   const size_t n = yk_qconv_packed_size(c);
-  if (n && (size_t)AMX_MR * (size_t)c->nseg * (size_t)c->seg_bytes > AMX_COPY_BYTES) return 0;
+  if (!n || (size_t)c->mr * (size_t)c->nseg * (size_t)c->seg_bytes > AMX_COPY_BYTES) return 0;
+  if (want32) {
+    yk_qconv d = *c;
+    d.mr = 32;
+    if (yk_qconv_packed_size(&d) == n && d.nseg == c->nseg && d.seg_bytes == c->seg_bytes &&
+        (size_t)32 * (size_t)c->nseg * (size_t)c->seg_bytes <= AMX_COPY_BYTES)
+      c->mr = 32;
+  }
   return n;
 }
 
@@ -166,8 +277,11 @@ void yk_qconv_rows__amx(const yk_qconv *c, const int8_t *x, void *y, int row0, i
   for (int i = 0; i < 8; i++) cfg.colsb[i] = 64, cfg.rows[i] = 16;
   _tile_loadconfig(&cfg);
   _Alignas(64) int8_t buf[AMX_COPY_BYTES];
-  amx_ctx ctx = {.buf = buf};
+  _Alignas(64) int32_t acc[2][16 * 16 * AMX_NZ_MAX];
+  amx_pending pend = {.acc = {acc[0], acc[1]}};
+  amx_ctx ctx = {.t = {.pend = &pend}, .buf = buf};
   qconv_rows_prep(c, x, y, row0, row1, ukernels, QCONV_NUKERNELS(ukernels), NULL, amx_tile_prep,
-                  &ctx);
+                  &ctx, 1);
+  if (pend.out) pend.out(&pend.a, pend.acc[0]);
   _tile_release(); /* back to the init state: no tile data for the OS to save */
 }

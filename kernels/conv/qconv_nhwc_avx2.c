@@ -178,7 +178,7 @@ void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, 
   if ((c->cout + 7) / 8 >= 3 && (size_t)c->mr * (size_t)wide_stride(c) * 2 <= WIDE_BYTES) {
     _Alignas(32) int16_t buf[WIDE_BYTES / 2 + WIDE_SLACK];
     qconv_rows_prep(c, x, y, row0, row1, wide_ukernels, QCONV_NUKERNELS(wide_ukernels), lut,
-                    widen_tile, buf);
+                    widen_tile, buf, 0);
     return;
   }
   qconv_rows_with(c, x, y, row0, row1, ukernels, QCONV_NUKERNELS(ukernels), lut);

@@ -22,7 +22,7 @@
 #include "qconv_segments.h"
 #include "yk_qconv.h"
 
-#define MR_MAX QCONV_MR_MAX
+#define MR_MAX 16 /* its largest blocking, 16 x 1 */
 
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz) {
   const int cols = (cout + 15) / 16;

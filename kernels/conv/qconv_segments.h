@@ -20,7 +20,7 @@
 #define NSEG_MAX 64
 #define SCRATCH_BYTES 16384 /* stack copies of clipped segments, per tile */
 
-#define QCONV_MR_MAX 16 /* the most pixels of any variant's tile */
+#define QCONV_MR_MAX 32 /* the most pixels of any variant's tile (AMX's two A tiles) */
 
 static inline size_t align64(size_t v) { return (v + 63) & ~(size_t)63; }
 
@@ -127,9 +127,12 @@ static inline int build_pixel_segments(const seg_geom *g, const int8_t **sp, int
  * stays), unless that would read past the input's end; else pixel by pixel, where a pixel in the
  * same output row as a previous one whose segments were all direct (*prev_direct, carried from
  * tile to tile) is that one's moved by sw pixels. A short tile repeats its last pixel (computed,
- * never stored). */
-static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, int p0, int mr,
-                                 int8_t *scratch, int *prev_direct) {
+ * never stored). first_only: a full tile (mr == MR) taking the first way fills only each
+ * segment's first pixel (sp[s * MR]) and last (sp[s * MR + MR - 1], which the next tile's
+ * pixel-by-pixel way may move on from) and returns 1: pixel m's is the first's + m * sw pixels,
+ * or the pad row for all (a variant that reads them as base + stride, AMX). Else returns 0. */
+static inline int tile_segments(const seg_geom *g, const int8_t **sp, int MR, int p0, int mr,
+                                int8_t *scratch, int *prev_direct, const int first_only) {
   const yk_qconv *c = g->c;
   const int ow = c->ow, oh = c->oh, nseg = c->nseg, w = g->w, sw = g->sw, pl = g->pl;
   const int segb = g->segb, reach = g->reach; /* reach: from a pixel's first tap to its last */
@@ -144,6 +147,14 @@ static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, i
     for (int s = 0; ok && s < nseg; s++) {
       const int8_t *q = sp[s * MR];
       if (q != pad && q + (size_t)(mr - 1) * xstep + segb > xend) ok = 0;
+    }
+    if (ok && first_only && mr == MR) {
+      for (int s = 0; s < nseg; s++) {
+        const int8_t *q = sp[s * MR];
+        sp[s * MR + MR - 1] = q == pad ? q : q + (size_t)(MR - 1) * xstep;
+      }
+      *prev_direct = 1;
+      return 1; /* the next tile starts a new output row or moves on from this one's last */
     }
     if (ok) {
       for (int s = 0; s < nseg; s++) {
@@ -187,6 +198,7 @@ static inline void tile_segments(const seg_geom *g, const int8_t **sp, int MR, i
   }
   for (int k = mr; k < MR; k++)
     for (int s = 0; s < nseg; s++) sp[s * MR + k] = sp[s * MR + mr - 1];
+  return 0;
 }
 
 /* What a micro-kernel gets for one block: MR pixels (sp) x the block's columns. One struct for
@@ -210,6 +222,12 @@ typedef struct qconv_block_args {
   const int16_t *xw;
   int xws;
   const void *tile; /* set by a variant's tile_prep: its own per-tile data (AMX: A tile sources) */
+  /* With qconv_rows_prep's first_only: 1 when this tile's sp holds only each segment's first
+   * (and last) pixel, pixel m's segment then being sp[s * MR] + m * xstep, or pad for every
+   * pixel when sp[s * MR] == pad (tile_segments). */
+  int first_only;
+  size_t xstep;
+  const int8_t *pad;
 } qconv_block_args;
 
 typedef void (*qconv_block_fn)(const qconv_block_args *);
@@ -237,10 +255,10 @@ static inline qconv_block_fn qconv_find_ukernel(const qconv_ukernel *t, int n, i
 /* The tile driver of every variant: output rows [row0, row1) as tiles of c->mr pixels; per tile
  * the segment pointers are built once (then tile_prep, when not NULL, with tile_ctx), then full
  * (c->nz columns) or last (the remaining columns) runs on each block of output channels.
- * lut_prep: see qconv_block_args. */
+ * lut_prep: see qconv_block_args; first_only: see tile_segments (a->first_only per tile). */
 static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1,
                                qconv_block_fn full, qconv_block_fn last, const void *lut_prep,
-                               qconv_tile_fn tile_prep, void *tile_ctx) {
+                               qconv_tile_fn tile_prep, void *tile_ctx, const int first_only) {
   const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
   const uint8_t *base = c->packed;
   const int lanes = L->lanes, cpad = qconv_cpad(c, L), cols = cpad / lanes, MR = c->mr, NZ = c->nz;
@@ -255,13 +273,14 @@ static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int 
   qconv_block_args a = {.sp = sp, .nseg = c->nseg, .steps = c->seg_bytes / 4, .ystride = (int)ys,
                         .pair = c->w_sym, .lo = (float)(-128 - c->y_zp),
                         .hi = (float)(127 - c->y_zp), .y_zp = c->y_zp, .lut = c->lut,
-                        .lut_prep = c->lut ? lut_prep : NULL};
+                        .lut_prep = c->lut ? lut_prep : NULL, .pad = pad,
+                        .xstep = (size_t)c->sw * yk_qconv_xs(c)};
   const seg_geom g = seg_geom_of(c, x, pad);
   const int pend = row1 * c->ow;
   int prev_direct = 0;
   for (int p0 = row0 * c->ow; p0 < pend; p0 += MR) {
     const int mr = pend - p0 < MR ? pend - p0 : MR;
-    tile_segments(&g, sp, MR, p0, mr, scratch, &prev_direct);
+    a.first_only = tile_segments(&g, sp, MR, p0, mr, scratch, &prev_direct, first_only);
     a.mr = mr;
     if (tile_prep) tile_prep(&a, MR, tile_ctx);
     for (int col0 = 0, b = 0; col0 < cols; col0 += NZ, b++) {
@@ -277,19 +296,19 @@ static inline void qconv_drive(const yk_qconv *c, const int8_t *x, void *y, int 
 }
 
 /* Rows [row0, row1) with the micro-kernels of a variant's table t (n entries): c->nz columns per
- * block, the last block the remaining ones (c->mr x c->nz checked at packing time); tile_prep
- * and tile_ctx as qconv_drive's. */
+ * block, the last block the remaining ones (c->mr x c->nz checked at packing time); tile_prep,
+ * tile_ctx and first_only (only for a tile_prep that reads a->first_only) as qconv_drive's. */
 static inline void qconv_rows_prep(const yk_qconv *c, const int8_t *x, void *y, int row0,
                                    int row1, const qconv_ukernel *t, int n, const void *lut_prep,
-                                   qconv_tile_fn tile_prep, void *tile_ctx) {
+                                   qconv_tile_fn tile_prep, void *tile_ctx, const int first_only) {
   const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
   const int cols = qconv_cpad(c, L) / L->lanes, nlast = cols % c->nz ? cols % c->nz : c->nz;
   qconv_drive(c, x, y, row0, row1, qconv_find_ukernel(t, n, c->mr, c->nz),
-              qconv_find_ukernel(t, n, c->mr, nlast), lut_prep, tile_prep, tile_ctx);
+              qconv_find_ukernel(t, n, c->mr, nlast), lut_prep, tile_prep, tile_ctx, first_only);
 }
 static inline void qconv_rows_with(const yk_qconv *c, const int8_t *x, void *y, int row0,
                                    int row1, const qconv_ukernel *t, int n, const void *lut_prep) {
-  qconv_rows_prep(c, x, y, row0, row1, t, n, lut_prep, NULL, NULL);
+  qconv_rows_prep(c, x, y, row0, row1, t, n, lut_prep, NULL, NULL, 0);
 }
 
 #endif

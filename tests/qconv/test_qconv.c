@@ -152,6 +152,7 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
 #if YK_ARCH_X86_64
     if (c.variant == YK_QCONV_AMX) {
       yk_qconv_blocking__amx(c.cout, &c.mr, &c.nz);
+      if (q.mr) c.mr = q.mr;
       if (q.nz) c.nz = q.nz;
       c.packed_bytes = yk_qconv_packed_bytes(&c);
       if (!c.packed_bytes) { /* its tile copies would not fit the stack buffers: not AMX's */
@@ -216,6 +217,12 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
                  i, i / ys, i % ys, y0[i * es], c.variant, y1[i * es], q.n, q.h, q.w, q.cin,
                  q.cout, q.kh, q.kw, q.sh, q.sw, q.pt, q.pl, q.pb, q.pr, q.dh, q.dw, q.use_lut,
                  q.big_scale, c.mr, c.nz, q.f32);
+    }
+    if (c.variant == YK_QCONV_AMX) { /* also row by row: tiles restart at every row */
+      memset(y1, 0x55, ny * es);
+      for (int row = 0; row < rows; row++) yk_qconv_rows(&c, x, y1, row, row + 1);
+      if (memcmp(y0, y1, ny * es) != 0)
+        fail_msg("row by row differs from scalar (variant %d mr %d nz %d)", c.variant, c.mr, c.nz);
     }
     free(mem);
   }
@@ -681,6 +688,26 @@ static void amx_matches_scalar(void **state) {
       {1, 5, 21, 256, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0},
   };
   for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++) run_qcase(&r, edge[e]);
+  /* 32-pixel tiles (one or two columns): rows wide enough for interior tiles (the driver's
+   * first-pixel-only way) and not multiples of 16 or 32, so tiles cross rows, end short or
+   * start mid-row (run_qcase also calls AMX row by row); 1x1 and 3x3, stride 2, channel-range views, float
+   * output, LUT, dynamic input; the 16-pixel blocking of the same shapes. */
+  static const int ws[] = {64, 70, 97, 160};
+  static const int cos[] = {1, 8, 16, 17, 32};
+  for (int i = 0; i < 20; i++) {
+    const int k = i & 1 ? 3 : 1, st = 1 + (i % 5 == 4), p = k / 2;
+    qcase q = {1 + (i % 7 == 3), 3 + i % 4, ws[i % 4], (int[]){3, 8, 16, 17, 32, 48}[i % 6],
+               cos[i % 5], k, k, st, st, p, p, p, p, 1, 1, i % 3 == 0, i % 3, 999, 999, 0, 0,
+               YK_QCONV_AMX, 0, 0, 0};
+    run_qcase(&r, q);
+    q.mr = 16;
+    run_qcase(&r, q);
+    q.mr = 0;
+    q.x_extra = 1 + i % 4, q.y_extra = i % 3, q.f32 = i % 4 == 2, q.use_lut = q.use_lut && !q.f32;
+    run_qcase(&r, q);
+    q.x_extra = q.y_extra = 0, q.f32 = 0;
+    run_qcase_ex(&r, q, 1);
+  }
 #else
   print_message("not x86-64: nothing to check\n");
 #endif
