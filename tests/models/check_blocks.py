@@ -322,13 +322,20 @@ chain = [("images", 0.02, 0), ("c", 0.031, -3), ("m", 0.0062, 5), ("s", 0.009, -
          ("output0", 0.01, 0)]
 inits["w2q"] = rng.integers(-127, 128, (4, 8, 1, 1)).astype(np.int8)
 inits["w2s"], inits["w2z"] = np.full(4, 0.01, np.float32), np.zeros(4, np.int8)
-for t, sc, zp in chain:
-    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
-nodes = qdq("images", "images_dq", "images.s", "images.z", "/q/images")
-nodes += [helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, name="/w/DQ"),
-          helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"], axis=0, name="/w2/DQ"),
-          helper.make_node("Conv", ["images_dq", "w"], ["c_f"], name="/model.0/conv")]
-nodes += qdq("c_f", "c", "c.s", "c.z", "/q/c")
+
+
+def qdq_head(inits, chain):
+    """Scales / zero points of chain's tensors into inits; the QDQ input, both weights' DQ and the
+    first int8 conv (images -> c), as nodes."""
+    for t, sc, zp in chain:
+        inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+    return qdq("images", "images_dq", "images.s", "images.z", "/q/images") + [
+        helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, name="/w/DQ"),
+        helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"], axis=0, name="/w2/DQ"),
+        helper.make_node("Conv", ["images_dq", "w"], ["c_f"], name="/model.0/conv")] + qdq("c_f", "c", "c.s", "c.z", "/q/c")
+
+
+nodes = qdq_head(inits, chain)
 nodes += [helper.make_node("Mul", ["c", "k_mul"], ["m_f"], name="/scalar/Mul")]
 nodes += qdq("m_f", "m", "m.s", "m.z", "/q/m")
 nodes += [helper.make_node("Sub", ["k_sub", "m"], ["s_f"], name="/scalar/Sub")]  # constant first
@@ -356,13 +363,7 @@ if y is not None:
 inits = {"wq": inits["wq"], "ws": inits["ws"], "wz": inits["wz"], "w2q": inits["w2q"][:, :8],
          "w2s": inits["w2s"], "w2z": inits["w2z"], "rows": np.array([1, 2, 4, H * W], np.int64),
          "img": np.array([1, 8, H, W], np.int64)}
-for t, sc, zp in [("images", 0.02, 0), ("c", 0.05, -3), ("p", 1.0 / 256.0, -128), ("output0", 0.01, 0)]:
-    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
-nodes = qdq("images", "images_dq", "images.s", "images.z", "/q/images")
-nodes += [helper.make_node("DequantizeLinear", ["wq", "ws", "wz"], ["w"], axis=0, name="/w/DQ"),
-          helper.make_node("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2"], axis=0, name="/w2/DQ"),
-          helper.make_node("Conv", ["images_dq", "w"], ["c_f"], name="/model.0/conv")]
-nodes += qdq("c_f", "c", "c.s", "c.z", "/q/c")
+nodes = qdq_head(inits, [("images", 0.02, 0), ("c", 0.05, -3), ("p", 1.0 / 256.0, -128), ("output0", 0.01, 0)])
 nodes += [helper.make_node("Reshape", ["c", "rows"], ["r_f"], name="/attn/Reshape")]
 nodes += qdq("r_f", "r", "c.s", "c.z", "/q/r")
 nodes += [helper.make_node("Softmax", ["r"], ["p_f"], axis=-1, name="/attn/Softmax")]
