@@ -18,11 +18,12 @@ size_t yk_qconv_packed_bytes(yk_qconv *c) {
 }
 
 #if defined(YK_ARCH_X86_64)
-/* AMX pads every segment to whole 64-byte chunks: worth it while the padded K stays within
- * 7/4 of the real one. qconv_bench, YOLO11n-640 layers, 1 thread, AMX vs AVX-512 VNNI: 1x1 over
- * 80 channels (80 -> 128) 0.086 vs 0.157 ms, 3x3 over 16 (48 -> 64) 0.23 vs 0.40; even at 2x
- * (1x1 over 32) 0.166 vs 0.171; lost: the stem's 3 channels (9 -> 64 per kernel row) 0.97 vs
- * 0.66, the DFL's 1x1 16 -> 1 (4x) 0.18 vs 0.14. */
+/* AMX pads every segment to whole 64-byte chunks: with 16-pixel tiles worth it while the padded
+ * K stays within 7/4 of the real one. qconv_bench, YOLO11n-640 layers, 1 thread, AMX vs AVX-512
+ * VNNI: 1x1 over 80 channels (80 -> 128) 0.086 vs 0.157 ms, 3x3 over 16 (48 -> 64) 0.23 vs
+ * 0.40; even at 2x (1x1 over 32) 0.166 vs 0.171; lost (16-pixel tiles, before the 32-pixel
+ * ones): the stem's 3 channels (9 -> 64 per kernel row) 0.97 vs 0.66, the DFL's 1x1 16 -> 1
+ * (4x) 0.18 vs 0.14. */
 static int amx_pays(const yk_qconv *c) {
   const size_t k = (size_t)c->kh * c->kw * c->cin, kp = (size_t)c->nseg * c->seg_bytes;
   /* A channel range of a wider tensor whose segments are padded cannot be read in place (the
@@ -30,6 +31,10 @@ static int amx_pays(const yk_qconv *c) {
    * then the tile's). YOLOv8n's 3x3 over a 32-channel half of 64 (padded 32 -> 64, within
    * 2x): 0.71 ms on AMX against 0.28 on AVX-512 VNNI. */
   if (yk_qconv_xs(c) != (size_t)c->cin && c->seg_bytes != c->cin) return 0;
+  /* 32-pixel tiles (cout <= 32, two independent chains) win even at 7x: YOLO11n-640's stem
+   * (3x3 over 3 channels, 27 -> 192) 0.57 vs 0.70 ms, 1x1 32 -> 32 0.13 vs 0.20, 3x3 8 -> 16
+   * (72 -> 192) 0.16 vs 0.25, the DFL's 1x1 16 -> 1 0.095 vs 0.139. */
+  if (c->mr == 32) return kp <= k * 8;
   return kp * 4 <= k * 7;
 }
 #endif
