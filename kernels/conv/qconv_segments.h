@@ -138,6 +138,7 @@ static inline int tile_segments(const seg_geom *g, const int8_t **sp, int MR, in
   const int segb = g->segb, reach = g->reach; /* reach: from a pixel's first tap to its last */
   const int8_t *const pad = g->pad, *const xend = g->xend;
   const size_t xstep = (size_t)sw * g->xs;
+  const int ox_last = (w - 1 - reach + pl) / sw; /* the last interior output column (if any) */
   int8_t *scr = scratch;
   int r = p0 / ow, ox = p0 % ow, n = r / oh, oy = r % oh;
   int m = 0;
@@ -179,15 +180,31 @@ static inline int tile_segments(const seg_geom *g, const int8_t **sp, int MR, in
     const int mp = m > 0 ? m - 1 : MR - 1; /* the previous pixel's slot */
     int done = 0;
     if (interior && *prev_direct && ox > 0) {
-      /* Same output row as the previous pixel: every segment moves by sw pixels. */
+      /* Same output row as the previous pixel: every segment moves by sw pixels, and so on for
+       * the run of interior pixels of this row in the tile (checked at its last pixel). */
+      int run = mr - m < ow - ox ? mr - m : ow - ox;
+      if (run > ox_last - ox + 1) run = ox_last - ox + 1;
       done = 1;
       for (int s = 0; s < nseg; s++) {
         const int8_t *q = sp[s * MR + mp];
-        if (q != pad) {
-          q += xstep;
-          if (q + segb > xend) done = 0;
+        if (q != pad && q + (size_t)run * xstep + segb > xend) done = 0;
+      }
+      if (!done && run > 1) { /* near the input's end: this pixel alone */
+        run = 1;
+        done = 1;
+        for (int s = 0; s < nseg; s++) {
+          const int8_t *q = sp[s * MR + mp];
+          if (q != pad && q + xstep + segb > xend) done = 0;
         }
-        sp[s * MR + m] = q;
+      }
+      if (done) {
+        for (int s = 0; s < nseg; s++) {
+          const int8_t *q = sp[s * MR + mp];
+          const size_t step = q == pad ? 0 : xstep;
+          for (int k = 0; k < run; k++) sp[s * MR + m + k] = q + (size_t)(k + 1) * step;
+        }
+        m += run - 1;
+        ox += run - 1;
       }
     }
     if (!done) *prev_direct = build_pixel_segments(g, sp, MR, m, n, oy, ox, &scr);
