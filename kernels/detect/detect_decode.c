@@ -1,12 +1,14 @@
-/* detect_decode.c — the Detect head decode of yk_detect.h. Portable: the int8 path is table
+/* detect_decode.c — the Detect head decode of yk_detect.h. The int8 path is table
  * lookups (no exp at run time) and the float path calls the float kernels' SIMD softmax and
- * sigmoid on blocks of anchors, so there is no ISA-specific variant to keep bit-exact.
- * Anchors are processed in blocks whose class scores are written channel by channel, so every
- * store stream of y is contiguous. */
+ * sigmoid on blocks of anchors. Boxes go in blocks of anchors; int8 class scores go a whole
+ * scale's range at once through yk_detect_cls_i8 (scalar / AVX-512 VBMI, bit-exact: a table
+ * lookup is a copy of the table's bits), float ones block by block, channel by channel, so
+ * every store stream of y is contiguous. */
 #include "yk_detect.h"
 
 #include "../unary/exp_f32_inline.h"
 #include "yk_inline.h"
+#include "yk_variants.h"
 
 /* Floats of stack scratch per call: a block of softmax rows or of class scores. */
 #define SCRATCH 4096
@@ -94,16 +96,26 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
     o[3 * na] = (y2 - y1) * sc->stride;
   }
   float *ys = y + 4 * na + a0;
-  if (sc->cls_sig) {
-    const int8_t *q = (const int8_t *)sc->cls + l0 * (size_t)nc;
-    const float *t = sc->cls_sig + 128;
-    for (int c = 0; c < nc; c++, ys += na)
-      for (size_t i = 0; i < n; i++) ys[i] = t[q[i * (size_t)nc + (size_t)c]];
-  } else {
+  if (!sc->cls_sig) { /* int8 scores: the whole range at once (cls_i8) */
     yk_unary_f32(isa, YK_UNARY_SIGMOID, 0.0f, (const float *)sc->cls + l0 * (size_t)nc, tmp, n * (size_t)nc);
     for (int c = 0; c < nc; c++, ys += na)
       for (size_t i = 0; i < n; i++) ys[i] = tmp[i * (size_t)nc + (size_t)c];
   }
+}
+
+/* Int8 class scores of local anchors [l0, l0 + n) of scale sc. */
+static void cls_i8(const yk_isa *isa, const yk_detect_params *p, const yk_detect_scale *sc, size_t l0, size_t n,
+                   float *y) {
+  const int8_t *q = (const int8_t *)sc->cls + l0 * (size_t)p->nc;
+  float *ys = y + 4 * p->n_anchors + sc->first + l0;
+#if YK_ARCH_X86_64
+  if (isa->avx512 && isa->avx512vbmi && n >= 16) { /* below: the table split costs more */
+    yk_detect_cls_i8__avx512vbmi(q, n, p->nc, sc->cls_sig, ys, p->n_anchors);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_detect_cls_i8__scalar(q, n, p->nc, sc->cls_sig, ys, p->n_anchors);
 }
 
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y) {
@@ -117,5 +129,6 @@ void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, s
     const size_t b = lo > first ? lo : first, e = hi < last ? hi : last;
     for (size_t a = b; a < e; a += block)
       decode_block(isa, p, sc, a - first, e - a < block ? e - a : block, y, tmp);
+    if (sc->cls_sig && b < e) cls_i8(isa, p, sc, b - first, e - b, y);
   }
 }
