@@ -15,7 +15,7 @@ static void cls_i8_variants_match(void **state) {
     const uint32_t bits = kt_u32(&r) ^ (kt_u32(&r) << 16);
     memcpy(&t[i], &bits, 4);
   }
-  static const size_t ns[] = {1, 15, 16, 17, 31, 51, 100, 333};
+  static const size_t ns[] = {1, 15, 16, 17, 31, 51, 100, 333, 600};
   static const int ncs[] = {80, 3, 4, 7, 81, 1};
   for (size_t a = 0; a < sizeof ns / sizeof ns[0]; a++)
     for (size_t b = 0; b < sizeof ncs / sizeof ncs[0]; b++) {
