@@ -24,36 +24,39 @@ void yk_detect_sigmoid_table(const yk_isa *isa, float scale, int32_t zp, float t
   yk_unary_f32(isa, YK_UNARY_SIGMOID, 0.0f, table, table, 256);
 }
 
-/* Expected value of the bins under the softmax of each side's int8 logits. The four sides are
- * accumulated side by side: four independent add chains instead of one long serial one (each
+/* Expected value of the bins under the softmax of each side's int8 logits, with the max pass
+ * (scales where exp(s * (q - 127)) could underflow; without it: yk_detect_dfl_i8). The four sides
+ * are accumulated side by side: four independent add chains instead of one long serial one (each
  * side still sums its bins in order). */
-static void dfl_i8(const int8_t *q, int r, const float *t, const float *proj, int no_max, float d[4]) {
+static void dfl_i8_max(const int8_t *q, int r, const float *t, const float *proj, float d[4]) {
   float sum[4] = {0}, acc[4] = {0};
-  if (no_max) { /* exp(s * (q - 127)) = t[q + 128]: one lookup per bin, no max pass */
-    const float *t0 = t + 128;
-    for (int j = 0; j < r; j++)
-      for (int k = 0; k < 4; k++) {
-        const float e = t0[q[k * r + j]];
-        sum[k] += e;
-        acc[k] += proj[j] * e;
-      }
-  } else {
-    const float *tk[4];
-    for (int k = 0; k < 4; k++) {
-      const int8_t *qk = q + k * r;
-      int m = qk[0];
-      for (int j = 1; j < r; j++) m = qk[j] > m ? qk[j] : m;
-      tk[k] = t + 255 - m; /* tk[k][q] = exp(s * (q - max)) */
-    }
-    for (int j = 0; j < r; j++)
-      for (int k = 0; k < 4; k++) {
-        const float e = tk[k][q[k * r + j]];
-        sum[k] += e;
-        acc[k] += proj[j] * e;
-      }
+  const float *tk[4];
+  for (int k = 0; k < 4; k++) {
+    const int8_t *qk = q + k * r;
+    int m = qk[0];
+    for (int j = 1; j < r; j++) m = qk[j] > m ? qk[j] : m;
+    tk[k] = t + 255 - m; /* tk[k][q] = exp(s * (q - max)) */
   }
-  /* sum >= exp(-80) (no_max) or >= 1 (the max bin is exp(0)): never 0, never denormal */
+  for (int j = 0; j < r; j++)
+    for (int k = 0; k < 4; k++) {
+      const float e = tk[k][q[k * r + j]];
+      sum[k] += e;
+      acc[k] += proj[j] * e;
+    }
+  /* sum >= 1 (the max bin is exp(0)): never 0, never denormal */
   for (int k = 0; k < 4; k++) d[k] = acc[k] * (1.0f / sum[k]);
+}
+
+/* The no-max int8 DFL of n anchors from q into d [n][4]. */
+static void dfl_i8(const yk_isa *isa, const int8_t *q, size_t n, int r, const float *t, const float *proj, float *d) {
+#if YK_ARCH_X86_64
+  if (isa->avx512 && isa->avx512vbmi && n >= 16) { /* below: the table split costs more */
+    yk_detect_dfl_i8__avx512vbmi(q, n, r, t, proj, d);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_detect_dfl_i8__scalar(q, n, r, t, proj, d);
 }
 
 static float dot(const float *a, const float *b, int n) {
@@ -67,15 +70,19 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
                          size_t l0, size_t n, float *y, float *tmp) {
   const int r = p->reg_max, nc = p->nc;
   const size_t na = p->n_anchors, a0 = sc->first + l0;
+  const int dfl_nomax = sc->box_exp && r > 1 && sc->box_no_max;
   if (!sc->box_exp && r > 1) yk_softmax_f32(isa, (const float *)sc->box + l0 * 4 * (size_t)r, tmp, n * 4, (size_t)r, 1);
+  if (dfl_nomax) dfl_i8(isa, (const int8_t *)sc->box + l0 * 4 * (size_t)r, n, r, sc->box_exp, p->proj, tmp);
   for (size_t i = 0; i < n; i++) {
     float d[4];
     if (r == 1) /* no DFL: the distances themselves */
       for (int k = 0; k < 4; k++)
         d[k] = sc->box_exp ? sc->box_exp[((const int8_t *)sc->box)[(l0 + i) * 4 + (size_t)k] + 128]
                            : ((const float *)sc->box)[(l0 + i) * 4 + (size_t)k];
+    else if (dfl_nomax)
+      for (int k = 0; k < 4; k++) d[k] = tmp[i * 4 + (size_t)k];
     else if (sc->box_exp)
-      dfl_i8((const int8_t *)sc->box + (l0 + i) * 4 * (size_t)r, r, sc->box_exp, p->proj, sc->box_no_max, d);
+      dfl_i8_max((const int8_t *)sc->box + (l0 + i) * 4 * (size_t)r, r, sc->box_exp, p->proj, d);
     else
       for (int k = 0; k < 4; k++) d[k] = dot(tmp + (i * 4 + (size_t)k) * (size_t)r, p->proj, r);
     const size_t li = l0 + i;
@@ -120,11 +127,14 @@ static void cls_i8(const yk_isa *isa, const yk_detect_params *p, const yk_detect
 
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y) {
   float tmp[SCRATCH];
-  size_t block = SCRATCH / (4 * (size_t)p->reg_max);
-  if (SCRATCH / (size_t)p->nc < block) block = SCRATCH / (size_t)p->nc;
-  if (block > BLOCK_MAX) block = BLOCK_MAX;
   for (int s = 0; s < p->n_scales; s++) {
     const yk_detect_scale *sc = &p->s[s];
+    /* tmp holds a block's float softmax rows or class scores (BLOCK_MAX anchors at most: the
+     * rows stay in cache), or its int8 DFL distances (4 floats an anchor: long blocks, the
+     * SIMD DFL's table split once per block) */
+    size_t block = sc->box_exp && p->reg_max > 1 && sc->box_no_max ? SCRATCH / 4 : BLOCK_MAX;
+    if (!sc->box_exp && SCRATCH / (4 * (size_t)p->reg_max) < block) block = SCRATCH / (4 * (size_t)p->reg_max);
+    if (!sc->cls_sig && SCRATCH / (size_t)p->nc < block) block = SCRATCH / (size_t)p->nc;
     const size_t first = sc->first, last = first + (size_t)sc->h * (size_t)sc->w;
     const size_t b = lo > first ? lo : first, e = hi < last ? hi : last;
     for (size_t a = b; a < e; a += block)

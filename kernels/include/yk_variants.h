@@ -22,6 +22,8 @@
 void yk_lut_i8__scalar(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
 /* The Detect decode's int8 class scores: y[c * ys + i] = t[q[i * nc + c] + 128], i < n, c < nc. */
 void yk_detect_cls_i8__scalar(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys);
+/* Its int8 DFL without the max pass: d[4i + k] for anchors i < n (q: [n][4][r], t the exp table). */
+void yk_detect_dfl_i8__scalar(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d);
 void yk_lut_i8_f32__scalar(const int8_t *x, float *y, size_t n, const float lut[256]);
 void yk_quantize_f32_i8__scalar(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_minmax_f32__scalar(const float *x, size_t n, float *lo, float *hi);
@@ -76,6 +78,7 @@ void yk_concat_i8__avx512vbmi(const int8_t *const *x, const yk_qparams *qx, cons
                               int n, size_t outer, int8_t *y, yk_qparams qy);
 /* The Detect decode's int8 class scores (yk_detect_cls_i8__scalar) through four byte planes. */
 void yk_detect_cls_i8__avx512vbmi(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys);
+void yk_detect_dfl_i8__avx512vbmi(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d);
 void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
                              yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
 /* Broadcasting form: contiguous rows go through the AVX2 flat kernel, the rest stay scalar. */
