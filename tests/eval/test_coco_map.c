@@ -388,8 +388,86 @@ static void test_largest_changes(void **state) {
   coco_eval_free(b);
 }
 
+/* The random case (python-checked above) into an evaluator: every image, image `twice` added a
+ * second time at the end (-1: none), every `drop`-th detection left out (0: none). */
+static coco_eval *load_random_case(int twice, int drop) {
+  FILE *f = fopen(YOLORT_SOURCE_DIR "/tests/eval/random_case.txt", "r");
+  assert_non_null(f);
+  char line[256];
+  int nc = 0;
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_int_equal(sscanf(line, "classes %d", &nc), 1);
+  coco_eval *ev = make(nc, 0);
+  static yrt_detection d[64], dk[64];
+  static coco_gt_box g[64], gk[64];
+  int nd = 0, ng = 0, started = 0, img = 0, seen = 0, ndk = 0, ngk = 0;
+  for (int more = 1; more;) {
+    more = fgets(line, sizeof line, f) != NULL;
+    if (!more || !strncmp(line, "image", 5) || !strncmp(line, "expect", 6)) {
+      if (started) {
+        add(ev, d, nd, g, ng);
+        if (img == twice) memcpy(dk, d, sizeof d), memcpy(gk, g, sizeof g), ndk = nd, ngk = ng;
+        img++;
+      }
+      started = 1;
+      nd = ng = 0;
+    } else if (!strncmp(line, "gt", 2)) {
+      coco_gt_box *b = &g[ng++];
+      assert_int_equal(sscanf(line, "gt %d %f %f %f %f", &b->class_id, &b->x0, &b->y0, &b->x1, &b->y1), 5);
+    } else if (!strncmp(line, "dt", 2)) {
+      yrt_detection *b = &d[nd];
+      assert_int_equal(sscanf(line, "dt %d %f %f %f %f %f", &b->class_id, &b->x0, &b->y0, &b->x1, &b->y1, &b->score), 6);
+      if (!drop || ++seen % drop) nd++;
+    }
+  }
+  fclose(f);
+  if (twice >= 0) add(ev, dk, ndk, gk, ngk);
+  finish(ev);
+  return ev;
+}
+
+/* The bootstrap's weighted mAP: all ones is the evaluation itself to the bit, a weight of 2 is
+ * the image added twice; the paired bootstrap is reproducible for a seed and brackets a clear
+ * loss (every second detection of B dropped). */
+static void test_bootstrap(void **state) {
+  (void)state;
+  coco_eval *a = load_random_case(-1, 0), *a2 = load_random_case(3, 0), *b = load_random_case(-1, 2);
+  coco_summary sa;
+  assert_int_equal(coco_eval_summary(a, &sa), YRT_OK);
+  const int n = sa.num_images;
+  int *w = calloc((size_t)n, sizeof *w);
+  assert_non_null(w);
+  for (int i = 0; i < n; i++) w[i] = 1;
+  double m50, m95;
+  assert_int_equal(coco_eval_weighted_map(a, w, &m50, &m95, NULL), YRT_OK);
+  assert_true(m50 == sa.map50 && m95 == sa.map50_95);
+  coco_summary s2;
+  assert_int_equal(coco_eval_summary(a2, &s2), YRT_OK);
+  w[3] = 2;
+  assert_int_equal(coco_eval_weighted_map(a, w, &m50, &m95, NULL), YRT_OK);
+  assert_float_equal(m50, s2.map50, 1e-12);
+  assert_float_equal(m95, s2.map50_95, 1e-12);
+  free(w);
+  coco_bootstrap x, y;
+  yrt_error err;
+  assert_int_equal(coco_bootstrap_diff(a, b, 300, 7, &x, &err), YRT_OK);
+  assert_int_equal(coco_bootstrap_diff(a, b, 300, 7, &y, &err), YRT_OK);
+  assert_memory_equal(&x, &y, sizeof x);
+  coco_summary sb;
+  assert_int_equal(coco_eval_summary(b, &sb), YRT_OK);
+  assert_true(x.d50_95 == sb.map50_95 - sa.map50_95 && x.d50_95 < 0);
+  print_message("bootstrap: d %.4f [%.4f, %.4f] se %.4f\n", x.d50_95, x.lo50_95, x.hi50_95, x.se50_95);
+  assert_true(x.lo50_95 <= x.d50_95 && x.d50_95 <= x.hi50_95 && x.hi50_95 < 0 && x.se50_95 > 0);
+  assert_true(x.lo50 <= x.hi50);
+  assert_int_equal(coco_bootstrap_diff(a, a2, 10, 7, &x, &err), YRT_ERR_INVALID_ARG); /* other images */
+  assert_int_equal(coco_bootstrap_diff(a, b, 0, 7, &x, &err), YRT_ERR_INVALID_ARG);
+  coco_eval_free(a);
+  coco_eval_free(a2);
+  coco_eval_free(b);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bootstrap),
       cmocka_unit_test(test_perfect_and_empty), cmocka_unit_test(test_hand_computed),
       cmocka_unit_test(test_iou_thresholds_and_duplicates), cmocka_unit_test(test_classes_and_maxdets),
       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_json),

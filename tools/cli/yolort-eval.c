@@ -2,7 +2,9 @@
  *             [-n MAX] [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
  * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
  * with --compare, both models side by side with the per-class difference, and the 10 classes whose
- * AP50-95 changed most (GT instances, AP of each side). */
+ * AP50-95 changed most (GT instances, AP of each side); --bootstrap R (with --compare) adds a paired
+ * bootstrap over the images of the mAP difference (R resamples, --seed S): its standard error and
+ * 95% interval, i.e. how much of the difference this image set can tell from chance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 static int usage(void) {
   fprintf(stderr,
           "usage: yolort-eval MODEL IMAGES_DIR LABELS_DIR [--compare MODEL2] [--json out.json]\n"
-          "                   [--dets dets.txt] [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n");
+          "                   [--dets dets.txt] [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n"
+          "                   [--bootstrap R [--seed S]]  (with --compare: paired bootstrap of the mAP difference)\n");
   return 2;
 }
 
@@ -30,7 +33,7 @@ typedef struct run {
   coco_summary sum;
 } run;
 
-static void print_report(run *runs, int n_runs) {
+static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
   const int nc = runs[0].det.info.num_classes;
   if (n_runs == 1) {
     printf("%-16s %6s %6s %8s %8s\n", "class", "gt", "det", "AP50", "AP50-95");
@@ -67,6 +70,10 @@ static void print_report(run *runs, int n_runs) {
     coco_print_changes(stdout, "classes with the largest AP50-95 change (B - A), top 10:", runs[0].ev, runs[1].ev,
                        0, 10, names);
     free((void *)names);
+    if (bs) {
+      printf("\n");
+      coco_print_bootstrap(stdout, bs);
+    }
   }
   for (int r = 0; r < n_runs; r++)
     if (runs[r].det.info.synthetic)
@@ -76,7 +83,7 @@ static void print_report(run *runs, int n_runs) {
 int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
-  int max_images = 0, threads = 2, quiet = 0;
+  int max_images = 0, threads = 2, quiet = 0, reps = 0, seed = 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
   pp.conf_threshold = 0.001f;
@@ -98,6 +105,11 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "--max-det") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--max-det", argv[++i], 1, 100000, &pp.max_detections)) return 2;
     }
+    else if (!strcmp(a, "--bootstrap") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--bootstrap", argv[++i], 0, 100000, &reps)) return 2;
+    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--seed", argv[++i], 0, 2000000000, &seed)) return 2;
+    }
     else if (!strcmp(a, "-q")) quiet = 1;
     else if (a[0] == '-') return usage();
     else if (!model) model = a;
@@ -106,6 +118,10 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!model || !images || !labels || pp.max_detections < 1) return usage();
+  if (reps && !cmp) {
+    fprintf(stderr, "%s: --bootstrap compares two models: give --compare MODEL2\n", PROG);
+    return 2;
+  }
 
   yrt_error err = {{0}};
   run runs[2];
@@ -136,7 +152,9 @@ int main(int argc, char **argv) {
   }
   for (int r = 0; !st && r < n_runs; r++) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
   if (dump && fclose(dump) && !st) st = yrt_set_error(&err, YRT_ERR_IO, "--dets: write error on %s", dets_path);
-  if (!st) print_report(runs, n_runs);
+  coco_bootstrap bs;
+  if (!st && reps) st = coco_bootstrap_diff(runs[0].ev, runs[1].ev, reps, (unsigned long long)seed, &bs, &err);
+  if (!st) print_report(runs, n_runs, reps ? &bs : NULL);
   if (!st && json) {
     const int nc = runs[0].det.info.num_classes;
     const char **names = calloc((size_t)nc + 1, sizeof(char *));

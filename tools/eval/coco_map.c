@@ -17,7 +17,7 @@ static double iou_threshold(int t) {
   if (t == COCO_NUM_IOU_THRESHOLDS - 1) return 0.95;
   return 0.5 + t * ((0.95 - 0.5) / (COCO_NUM_IOU_THRESHOLDS - 1));
 }
-static double recall_point(int r) {
+double coco_recall_point(int r) {
   if (r == COCO_NUM_RECALL_POINTS - 1) return 1.0;
   return r * (1.0 / (COCO_NUM_RECALL_POINTS - 1));
 }
@@ -41,7 +41,11 @@ yrt_status coco_eval_create(int num_classes, int max_dets_per_class, coco_eval *
 
 void coco_eval_free(coco_eval *ev) {
   if (!ev) return;
-  for (int c = 0; c < ev->num_classes; c++) free(ev->cls[c].recs);
+  for (int c = 0; c < ev->num_classes; c++) {
+    free(ev->cls[c].recs);
+    free(ev->cls[c].gtc);
+    free(ev->cls[c].order);
+  }
   free(ev->cls);
   free(ev);
 }
@@ -87,7 +91,7 @@ static double box_iou(const yrt_detection *d, const coco_gt_box *g) {
   return i / (da + ga - i);
 }
 
-static yrt_status push_record(coco_class_acc *c, float score, uint16_t matched, yrt_error *err) {
+static yrt_status push_record(coco_class_acc *c, float score, uint16_t matched, int image, yrt_error *err) {
   if (c->n == c->cap) {
     size_t ncap = c->cap ? c->cap * 2 : 256;
     coco_record *nr = (coco_record *)realloc(c->recs, ncap * sizeof *nr);
@@ -97,6 +101,7 @@ static yrt_status push_record(coco_class_acc *c, float score, uint16_t matched, 
   }
   c->recs[c->n].score = score;
   c->recs[c->n].matched = matched;
+  c->recs[c->n].image = image;
   c->n++;
   return YRT_OK;
 }
@@ -106,6 +111,16 @@ static yrt_status match_class(coco_eval *ev, int class_id, const yrt_detection *
                               const coco_gt_box *gts, const int *gt, int ng, uint8_t *gt_taken, yrt_error *err) {
   coco_class_acc *acc = &ev->cls[class_id];
   acc->num_gt += ng;
+  if (ng > 0) {
+    if (acc->n_gtc == acc->cap_gtc) {
+      size_t ncap = acc->cap_gtc ? acc->cap_gtc * 2 : 64;
+      coco_gt_count *ng2 = (coco_gt_count *)realloc(acc->gtc, ncap * sizeof *ng2);
+      if (!ng2) return yrt_set_error(err, YRT_ERR_NOMEM, "coco_eval_add_image: out of memory");
+      acc->gtc = ng2;
+      acc->cap_gtc = ncap;
+    }
+    acc->gtc[acc->n_gtc++] = (coco_gt_count){ev->num_images, ng};
+  }
   if (nd > ev->max_dets) nd = ev->max_dets;
   memset(gt_taken, 0, (size_t)ng * COCO_NUM_IOU_THRESHOLDS);
   for (int i = 0; i < nd; i++) {
@@ -126,7 +141,7 @@ static yrt_status match_class(coco_eval *ev, int class_id, const yrt_detection *
         matched |= (uint16_t)(1u << t);
       }
     }
-    yrt_status st = push_record(acc, d->score, matched, err);
+    yrt_status st = push_record(acc, d->score, matched, ev->num_images, err);
     if (st != YRT_OK) return st;
   }
   return YRT_OK;
@@ -191,7 +206,7 @@ done:
 }
 
 /* pycocotools accumulate for one class and threshold over records sorted by score. */
-static double class_ap(const coco_record *r, const int *order, size_t nd, int num_gt, int t, double *pr,
+double coco_class_ap(const coco_record *r, const int *order, size_t nd, int num_gt, int t, double *pr,
                        double *rc, int *tp_out) {
   double tp = 0, fp = 0;
   for (size_t i = 0; i < nd; i++) {
@@ -205,7 +220,7 @@ static double class_ap(const coco_record *r, const int *order, size_t nd, int nu
   double sum = 0;
   size_t k = 0;
   for (int q = 0; q < COCO_NUM_RECALL_POINTS; q++) {
-    double thr = recall_point(q);
+    double thr = coco_recall_point(q);
     while (k < nd && rc[k] < thr) k++; /* np.searchsorted(rc, thr, side="left") */
     if (k < nd) sum += pr[k];
   }
@@ -227,11 +242,17 @@ yrt_status coco_eval_finalize(coco_eval *ev, yrt_error *err) {
   }
   for (int c = 0; c < ev->num_classes; c++) {
     coco_class_acc *a = &ev->cls[c];
+    a->order = (int *)malloc((a->n ? a->n : 1) * sizeof(int));
+    if (!a->order) {
+      st = yrt_set_error(err, YRT_ERR_NOMEM, "coco_eval_finalize: out of memory (%zu records)", a->n);
+      goto done;
+    }
     for (size_t i = 0; i < a->n; i++) order[i] = (int)i;
     stable_sort(order, tmp, (int)a->n, rec_before, a->recs);
+    memcpy(a->order, order, a->n * sizeof(int));
     for (int t = 0; t < COCO_NUM_IOU_THRESHOLDS; t++) {
       int tp = 0;
-      a->ap[t] = a->num_gt > 0 ? class_ap(a->recs, order, a->n, a->num_gt, t, pr, rc, &tp) : -1.0;
+      a->ap[t] = a->num_gt > 0 ? coco_class_ap(a->recs, order, a->n, a->num_gt, t, pr, rc, &tp) : -1.0;
       if (t == 0) a->tp50 = tp;
     }
   }

@@ -85,6 +85,30 @@ yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *c
 yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const char *const *class_names,
                                 yrt_error *err);
 
+/* ---- resampling images (coco_bootstrap.c) */
+
+/* mAP of ev (finalized) over a resample of its images: image i counted w[i] >= 0 times, as if
+ * its detections and ground truth appeared w[i] times (w all 1: coco_eval_summary's values to the
+ * bit). Classes without ground truth in the resample are left out of the means. */
+yrt_status coco_eval_weighted_map(const coco_eval *ev, const int *w, double *map50, double *map50_95,
+                                  yrt_error *err);
+
+typedef struct coco_bootstrap {
+  int reps, num_images;
+  unsigned long long seed;
+  double d50, d50_95;                    /* the point difference b - a */
+  double mean50, se50, lo50, hi50;       /* over the resamples: mean, standard error, 95% interval */
+  double mean50_95, se50_95, lo50_95, hi50_95;
+} coco_bootstrap;
+
+/* Paired bootstrap over images of mAP(b) - mAP(a): both finalized over the same images; reps
+ * resamples (images drawn with replacement by splitmix64 from seed: reproducible), the same
+ * resample for both sides; the interval is the 2.5th and 97.5th percentile of the differences. */
+yrt_status coco_bootstrap_diff(const coco_eval *a, const coco_eval *b, int reps, unsigned long long seed,
+                               coco_bootstrap *out, yrt_error *err);
+/* Its one-paragraph report (what the interval says). */
+void coco_print_bootstrap(FILE *f, const coco_bootstrap *bs);
+
 /* ---- two evaluations of the same images side by side (coco_compare.c) */
 typedef struct coco_class_change {
   int class_id, num_gt;
