@@ -155,7 +155,15 @@ int lw_softmax_int8(const lw_ctx *c, int ni) {
   if (x->data || x->rank < 1 || c->g->opset < 13) return 0;
   const int64_t a = ir_attr_int(n, "axis", -1);
   if ((a < 0 ? a + x->rank : a) != x->rank - 1) return 0;
-  return x->dims[x->rank - 1] >= 1 && x->dims[x->rank - 1] <= YRT_SOFTMAX_I8_MAX_LEN;
+  if (x->dims[x->rank - 1] < 1 || x->dims[x->rank - 1] > YRT_SOFTMAX_I8_MAX_LEN) return 0;
+  /* the node scales p by k before rounding (lw_softmax_qlinear_k): an output scale over 1 gives
+   * k = 0, which only the float chain reproduces */
+  const float k = lw_softmax_qlinear_k(c->g->tensors[n->out[0]].q.scale);
+  return k > 0.0f && k <= 1.0f;
+}
+
+float lw_softmax_qlinear_k(float sy) {
+  return floorf(1.0f / sy) * sy;
 }
 
 int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,

@@ -126,9 +126,14 @@ int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quan
  * 1/sqrt(key_dim) between QDQ pairs, which otherwise runs as dequantize, float Mul, quantize).
  * Returns the activation's input index (0 or 1) and *val the constant, else -1. */
 int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val);
-/* A Softmax over the last axis (at most YRT_SOFTMAX_I8_MAX_LEN) between QDQ pairs: an int8
- * SOFTMAX node (yolort_format.h), the float chain it replaces row by row. */
+/* A Softmax over the last axis (at most YRT_SOFTMAX_I8_MAX_LEN) between QDQ pairs, with
+ * lw_softmax_qlinear_k in (0, 1]: an int8 SOFTMAX node (yolort_format.h), the float chain it
+ * replaces row by row. The whole decision: lower_softmax and fake_quant's readers both ask here. */
 int lw_softmax_int8(const lw_ctx *c, int ni);
+/* DQ -> Softmax -> Q is onnxruntime's QLinearSoftmax, which quantizes p as
+ * round(p * floor(1 / s_y)) + zp (qlinear_softmax.cc), not round(p / s_y) + zp: p scaled by
+ * k = floor(1 / s_y) * s_y rounds the same way in a QUANTIZE of scale s_y. */
+float lw_softmax_qlinear_k(float sy);
 /* The LUT of x op k (k op x when k_first), x in (sx, zx), result quantized to (sy, zy). */
 int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, int32_t zx, float sy,
                          int32_t zy);

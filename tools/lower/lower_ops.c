@@ -413,12 +413,10 @@ static yrt_status lower_softmax(lw_ctx *c, int ni) {
         return lw_err(c, YRT_ERR_UNSUPPORTED,
                       "node '%s': op 'Softmax' (opset %lld) over axis %d of rank %d", n->name,
                       (long long)c->g->opset, axis, r);
-  /* DQ -> Softmax -> Q is onnxruntime's QLinearSoftmax, which quantizes p as
-   * round(p * floor(1 / s_y)) + zp (qlinear_softmax.cc), not round(p / s_y) + zp: scale p by
-   * floor(1 / s_y) * s_y so that the QUANTIZE reading this output rounds the same way. */
+  /* between QDQ pairs p is scaled by k so that the QUANTIZE reading it rounds as onnxruntime */
   const int qlinear = !n->fp32 && lw_q_ok(c->g, n->in[0]) && lw_q_ok(c->g, n->out[0]);
-  const float sy = T(c, n->out[0])->q.scale, k = floorf(1.0f / sy) * sy;
-  const int i8 = lw_softmax_int8(c, ni) && k > 0.0f && k <= 1.0f;
+  const float k = lw_softmax_qlinear_k(T(c, n->out[0])->q.scale);
+  const int i8 = lw_softmax_int8(c, ni);
   if (!i8) decide(c, ni);
   int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_PLAIN);
   if (xi < 0) return c->status;
