@@ -430,13 +430,33 @@ static void test_bootstrap(void **state) {
   yrt_error err;
   assert_int_equal(coco_bootstrap_diff(a, b, 300, 7, &x, &err), YRT_OK);
   assert_int_equal(coco_bootstrap_diff(a, b, 300, 7, &y, &err), YRT_OK);
-  assert_memory_equal(&x, &y, sizeof x);
+  assert_memory_equal(&x, &y, sizeof x); /* reproducible for a seed, every field */
   coco_summary sb;
   assert_int_equal(coco_eval_summary(b, &sb), YRT_OK);
-  assert_true(x.d50_95 == sb.map50_95 - sa.map50_95 && x.d50_95 < 0);
-  print_message("bootstrap: d %.4f [%.4f, %.4f] se %.4f\n", x.d50_95, x.lo50_95, x.hi50_95, x.se50_95);
-  assert_true(x.lo50_95 <= x.d50_95 && x.d50_95 <= x.hi50_95 && x.hi50_95 < 0 && x.se50_95 > 0);
-  assert_true(x.lo50 <= x.hi50);
+  const coco_boot_stat *m = &x.m50_95;
+  assert_true(m->d == sb.map50_95 - sa.map50_95 && m->d < 0);
+  print_message("bootstrap: d %.4f bias %+.4f se %.4f; percentile [%.4f, %.4f] basic [%.4f, %.4f] BCa [%.4f, %.4f] "
+                "(z0 %+.3f a %+.4f)\n", m->d, m->bias, m->se, m->pct_lo, m->pct_hi, m->basic_lo, m->basic_hi,
+                m->bca_lo, m->bca_hi, m->z0, m->accel);
+  assert_true(m->pct_lo <= m->d && m->d <= m->pct_hi && m->pct_hi < 0 && m->se > 0);
+  assert_true(m->basic_lo == 2 * m->d - m->pct_hi && m->basic_hi == 2 * m->d - m->pct_lo);
+  assert_true(m->bca_ok && m->bca_lo <= m->bca_hi && m->bca_hi < 0 && m->accel != 0);
+  assert_true(m->bias == m->mean - m->d);
+  assert_true(x.m50.pct_lo <= x.m50.pct_hi);
+  /* a model against itself: every resample and jackknife value is 0, so is every interval */
+  assert_int_equal(coco_bootstrap_diff(a, a, 50, 7, &x, &err), YRT_OK);
+  assert_true(x.m50_95.bca_ok && x.m50_95.below == 0.5 && fabs(x.m50_95.z0) < 1e-12 && x.m50_95.accel == 0);
+  assert_true(x.m50_95.pct_lo == 0 && x.m50_95.basic_hi == 0 && x.m50_95.bca_lo == 0 && x.m50_95.bca_hi == 0);
+  /* the report names each interval and the bias */
+  char buf[2048] = {0};
+  FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  assert_non_null(f);
+  coco_print_bootstrap(f, &y);
+  fclose(f);
+  assert_non_null(strstr(buf, "95% BCa "));
+  assert_non_null(strstr(buf, "95% basic "));
+  assert_non_null(strstr(buf, "95% percentile "));
+  assert_non_null(strstr(buf, "(bias "));
   assert_int_equal(coco_bootstrap_diff(a, a2, 10, 7, &x, &err), YRT_ERR_INVALID_ARG); /* other images */
   assert_int_equal(coco_bootstrap_diff(a, b, 0, 7, &x, &err), YRT_ERR_INVALID_ARG);
   coco_eval_free(a);
@@ -444,8 +464,53 @@ static void test_bootstrap(void **state) {
   coco_eval_free(b);
 }
 
+/* The three intervals on resamples whose answer is known: the integers 0..200 (in a scrambled
+ * order), so the nearest-rank 2.5 / 97.5 percentiles are 5 and 195. Expected BCa ranks from
+ * Python's statistics.NormalDist (z0 = inv_cdf(share below d), alpha' = cdf(z0 + (z0 + z) /
+ * (1 - a (z0 + z))), rank floor(alpha' 200 + 0.5); none within 0.05 of a rank boundary). */
+static void test_boot_intervals(void **state) {
+  (void)state;
+  double v[201];
+  coco_boot_stat s;
+  yrt_error err;
+#define FILL()                                                                                                        \
+  for (int i = 0; i < 201; i++) v[i] = (double)((i * 7) % 201)
+  /* symmetric about d: no bias, z0 = 0, a = 0: all three intervals are one */
+  FILL();
+  assert_int_equal(coco_boot_describe(100, v, 201, NULL, 0, &s, &err), YRT_OK);
+  assert_true(s.bias == 0 && s.below == 0.5 && fabs(s.z0) < 1e-12 && s.accel == 0 && s.bca_ok);
+  assert_true(fabs(s.se - sqrt(201.0 * 202.0 / 12.0)) <= 1e-9); /* not assert_float_equal: it compares floats */
+  assert_true(s.pct_lo == 5 && s.pct_hi == 195 && s.basic_lo == 5 && s.basic_hi == 195);
+  assert_true(s.bca_lo == 5 && s.bca_hi == 195 && fabs(s.bca_plo - 0.025) < 1e-12 && fabs(s.bca_phi - 0.975) < 1e-12);
+  /* d = 69.5 below the resamples' mean 100: bias +30.5; basic is the percentile interval mirrored
+   * about d; BCa moves down by z0 = inv_cdf(70 / 201) */
+  FILL();
+  assert_int_equal(coco_boot_describe(69.5, v, 201, NULL, 0, &s, &err), YRT_OK);
+  assert_true(fabs(s.bias - (30.5)) <= 1e-12);
+  assert_true(fabs(s.below - (70.0 / 201.0)) <= 1e-15);
+  assert_true(fabs(s.z0 - (-0.39002587592176985)) <= 1e-12);
+  assert_true(s.pct_lo == 5 && s.pct_hi == 195 && s.basic_lo == -56 && s.basic_hi == 134);
+  assert_true(s.bca_ok && s.bca_lo == 1 && s.bca_hi == 176);
+  assert_true(fabs(s.bca_plo - 0.003071812139534724) < 1e-12 && fabs(s.bca_phi - 0.8809824379612402) < 1e-12);
+  /* acceleration from jackknife values {0, 0, 0, 3}: a = sum(m - J)^3 / (6 (sum(m - J)^2)^1.5) */
+  const double jack[4] = {0, 0, 0, 3};
+  FILL();
+  assert_int_equal(coco_boot_describe(69.5, v, 201, jack, 4, &s, &err), YRT_OK);
+  assert_true(fabs(s.accel - (-0.09622504486493763)) <= 1e-15);
+  assert_true(s.bca_ok && s.bca_lo == 0 && s.bca_hi == 167);
+  FILL();
+  assert_int_equal(coco_boot_describe(100, v, 201, jack, 4, &s, &err), YRT_OK);
+  assert_true(s.bca_ok && s.bca_lo == 2 && s.bca_hi == 190); /* skew alone moves it */
+  /* every resample above d: z0 = -inf, BCa undefined; basic still given */
+  FILL();
+  assert_int_equal(coco_boot_describe(-1, v, 201, jack, 4, &s, &err), YRT_OK);
+  assert_true(!s.bca_ok && isnan(s.bca_lo) && isinf(s.z0) && s.z0 < 0 && s.basic_lo == -197 && s.basic_hi == -7);
+  assert_int_equal(coco_boot_describe(0, v, 0, NULL, 0, &s, &err), YRT_ERR_INVALID_ARG);
+#undef FILL
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bootstrap),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_bootstrap), cmocka_unit_test(test_boot_intervals),
       cmocka_unit_test(test_perfect_and_empty), cmocka_unit_test(test_hand_computed),
       cmocka_unit_test(test_iou_thresholds_and_duplicates), cmocka_unit_test(test_classes_and_maxdets),
       cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_json),

@@ -3,8 +3,9 @@
  * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
  * with --compare, both models side by side with the per-class difference, and the 10 classes whose
  * AP50-95 changed most (GT instances, AP of each side); --bootstrap R (with --compare) adds a paired
- * bootstrap over the images of the mAP difference (R resamples, --seed S): its standard error and
- * 95% interval, i.e. how much of the difference this image set can tell from chance. */
+ * bootstrap over the images of the mAP difference (R resamples, --seed S): its standard error, the
+ * resamples' bias and three 95% intervals (BCa, the one to quote; basic; percentile: coco_map.h),
+ * i.e. how much of the difference this image set can tell from chance. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -93,20 +93,50 @@ yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const cha
 yrt_status coco_eval_weighted_map(const coco_eval *ev, const int *w, double *map50, double *map50_95,
                                   yrt_error *err);
 
+/* What the resamples say of one statistic (a difference d), three 95% intervals of it:
+ * - percentile: the 2.5th / 97.5th percentile of the resamples as they are. Right when some
+ *   monotone transformation makes the resamples unbiased and symmetric about d; mAP is not: its
+ *   resamples sit above the point value (bias), and the interval moves with them.
+ * - basic (pivotal): [2d - q97.5, 2d - q2.5], i.e. assumes d* - d is distributed as d - true:
+ *   removes the bias, but mirrors any skew.
+ * - BCa (bias-corrected and accelerated, Efron 1987): percentiles taken at levels moved by
+ *   z0 = Phi^-1(share of resamples below d, ties half) (median bias) and the acceleration
+ *   a = sum(m - J_i)^3 / (6 (sum(m - J_i)^2)^1.5) from the jackknife values J_i (leave image i
+ *   out; m their mean) (skew): alpha' = Phi(z0 + (z0 + z_alpha) / (1 - a (z0 + z_alpha))).
+ *   Corrects both, to second order. NAN (bca_ok 0) when every resample lies on one side of d
+ *   (z0 infinite) or the levels cannot be moved (1 - a (z0 + z_alpha) <= 0). Moved levels reach
+ *   further into the tails: an end with few resamples beyond it (alpha' R < 10) varies with the
+ *   seed; more resamples settle it.
+ * Percentiles are nearest rank, v[floor(p (R - 1) + 0.5)] of the R sorted resamples. */
+typedef struct coco_boot_stat {
+  double d;            /* the point value */
+  double mean, bias;   /* the resamples' mean, and mean - d */
+  double se;           /* their standard deviation (standard error of d) */
+  double pct_lo, pct_hi, basic_lo, basic_hi, bca_lo, bca_hi;
+  double below;        /* share of resamples below d (ties count half) */
+  double z0, accel;    /* BCa's corrections */
+  double bca_plo, bca_phi; /* the levels BCa takes its ends at (0.025 / 0.975 when z0 = a = 0) */
+  int bca_ok;
+} coco_boot_stat;
+
+/* The above from d, its resamples v[0..reps) (sorted in place) and jackknife values jack[0..n)
+ * (n >= 2; NULL or n < 2: acceleration 0). YRT_ERR_INVALID_ARG when reps < 1. */
+yrt_status coco_boot_describe(double d, double *v, int reps, const double *jack, int n, coco_boot_stat *out,
+                              yrt_error *err);
+
 typedef struct coco_bootstrap {
   int reps, num_images;
   unsigned long long seed;
-  double d50, d50_95;                    /* the point difference b - a */
-  double mean50, se50, lo50, hi50;       /* over the resamples: mean, standard error, 95% interval */
-  double mean50_95, se50_95, lo50_95, hi50_95;
+  coco_boot_stat m50, m50_95; /* b - a */
 } coco_bootstrap;
 
 /* Paired bootstrap over images of mAP(b) - mAP(a): both finalized over the same images; reps
  * resamples (images drawn with replacement by splitmix64 from seed: reproducible), the same
- * resample for both sides; the interval is the 2.5th and 97.5th percentile of the differences. */
+ * resample for both sides; the jackknife for BCa leaves out each image in turn (num_images more
+ * evaluations: cheaper than the resamples for reps >= num_images). */
 yrt_status coco_bootstrap_diff(const coco_eval *a, const coco_eval *b, int reps, unsigned long long seed,
                                coco_bootstrap *out, yrt_error *err);
-/* Its one-paragraph report (what the interval says). */
+/* Its report: each interval with what it is; BCa first, the one to quote. */
 void coco_print_bootstrap(FILE *f, const coco_bootstrap *bs);
 
 /* ---- two evaluations of the same images side by side (coco_compare.c) */
