@@ -20,6 +20,8 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "yk_avx2_inline.h"
+
 #define YK_QA_MR_MAX 12
 #define YK_QA_NZ_MAX 3
 /* The blockings both 256-bit variants instantiate (yk_qconv_blocking__avx2 picks among them). */
@@ -34,15 +36,12 @@ static inline const void *yk_qa_prep_lut(const yk_qconv *c, __m256i t[16]) {
   return t;
 }
 
-/* The reference's requantization on 8 channels. min(v, hi) keeps cvt from overflowing upward
- * (NaN is impossible for a finite scale); a downward overflow gives INT_MIN, which the
- * saturating packs of yk_qa_store turn into -128 like the reference's clamp; cvtps rounds half
- * to even (default MXCSR), and rounding commutes with a clamp to integer bounds. */
+/* The reference's requantization on 8 channels (yk_avx2_inline.h; NaN is impossible for a
+ * finite scale). */
 static inline __attribute__((always_inline)) __m256i yk_qa_requant8(__m256i acc,
                                                                     const float *scale,
                                                                     __m256 hi) {
-  const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(scale));
-  return _mm256_cvtps_epi32(_mm256_min_ps(v, hi));
+  return yk_avx2_requant8(acc, _mm256_loadu_ps(scale), hi);
 }
 
 /* 256-entry LUT on 32 bytes (as lut_i8_avx2.c): u = y + 128, vpshufb of its low nibble in all 16

@@ -2,9 +2,9 @@
  * 512-bit variants (AVX-512 VNNI and AMX), MR x NZ zmm of int32 accumulators (pixel m, 16
  * channels of column z) to int8 (requantized, LUT) or float: one copy for both.
  *
- * Requantization packs 4 zmm of int32 into 64 int8 with two saturating packs (the y_zp add is a
- * saturating int16 add in between, which equals the reference's clamp for any int8 y_zp) and one
- * vpermd; the LUT is applied in register (VBMI) before the single store.
+ * Requantization (include/yk_avx512_inline.h, shared with the int8 MatMul) packs 4 zmm of int32
+ * into 64 int8 with two saturating packs and a saturating y_zp add, then one vpermd; the LUT is
+ * applied in register (VBMI) before the single store.
  */
 #ifndef YOLORT_QCONV_OUT_AVX512_H
 #define YOLORT_QCONV_OUT_AVX512_H
@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "../lut/lut_vbmi.h"
+#include "yk_avx512_inline.h"
 #include "qconv_segments.h"
 
 #define QO_NZ_MAX 6 /* the most zmm columns of any 512-bit blocking */
@@ -25,10 +26,7 @@ static inline __m512i lut64(__m512i v, const int8_t *lut) {
 
 static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, const float *scale,
                                                                __m512 hi) {
-  /* min(v, hi) keeps cvt from overflowing upward; a downward overflow gives INT_MIN, which the
-   * saturating packs turn into -128 like the reference's clamp. */
-  const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(scale));
-  return _mm512_cvtps_epi32(_mm512_min_ps(v, hi));
+  return yk_avx512_requant16(acc, _mm512_loadu_ps(scale), hi);
 }
 
 /* Pack 4 requantized zmm (items i0..i0+3 in pixel-major order) into 64 int8 and store them:
@@ -39,9 +37,7 @@ static inline __attribute__((always_inline)) void store_pack(const qconv_block_a
                                                              const int MR, const int NZ) {
   const __m512i zp = _mm512_set1_epi16((short)a->y_zp);
   const __m512i perm = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  const __m512i ab = _mm512_adds_epi16(_mm512_packs_epi32(q[0], q[1]), zp);
-  const __m512i cd = _mm512_adds_epi16(_mm512_packs_epi32(q[2], q[3]), zp);
-  __m512i r = _mm512_permutexvar_epi32(perm, _mm512_packs_epi16(ab, cd));
+  __m512i r = _mm512_permutexvar_epi32(perm, yk_avx512_pack64(q[0], q[1], q[2], q[3], zp));
   if (a->lut) r = lut64(r, a->lut);
   const int nch = a->nch < 16 * NZ ? a->nch : 16 * NZ;
   const int m0 = i0 / NZ, z0 = i0 % NZ;

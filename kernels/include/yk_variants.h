@@ -11,6 +11,7 @@
  *                (NaN -> -2^22), round half to even, + zp, saturate to int8.
  *   requantize : v = (float)(x - zx) * (sx / sy), the ratio computed once in float, then as above.
  *   dwconv     : v = (float)acc * requant_scale[c], then as above.
+ *   conv, qmatmul: yk_qconv_requant (v = (float)acc * scale clamped to [-128 - zp, 127 - zp]).
  *   SIMD uses vcvtps2dq (round-half-even in the default MXCSR mode) on the same clamped float.
  */
 #ifndef YOLORT_YK_VARIANTS_H
@@ -42,6 +43,9 @@ void yk_binary_i8__scalar(int kind, const int8_t *a, const yk_shape *sa, yk_qpar
                           const yk_shape *sy, yk_qparams qy);
 void yk_maxpool_nhwc_i8__scalar(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
                                 int ow, const yk_pool_params *p);
+void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
+                           size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
+                           size_t N, const yk_qmatmul_params *p);
 void yk_dwconv3x3_i8__scalar(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                              const yk_dw_params *p);
 
@@ -89,6 +93,13 @@ void yk_maxpool_nhwc_i8__avx2(const int8_t *x, int n, int h, int w, int c, int8_
                               int ow, const yk_pool_params *p);
 void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                            const yk_dw_params *p);
+void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
+                         size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K, size_t N,
+                         const yk_qmatmul_params *p);
+/* AVX-512 F/BW + VNNI */
+void yk_qmatmul_i8__avx512vnni(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
+                               size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
+                               size_t N, const yk_qmatmul_params *p);
 /* float: AVX2 needs FMA too (yk_isa.avx2 means AVX2 + FMA); AVX-512 needs F. */
 void yk_unary_f32__avx2(int kind, float alpha, const float *x, float *y, size_t n);
 void yk_unary_f32__avx512(int kind, float alpha, const float *x, float *y, size_t n);

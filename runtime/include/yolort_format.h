@@ -148,7 +148,9 @@ enum yrt_op {
   /* NHWC nearest. in_y = min(floor(out_y / f[0]), H-1) etc.; p[0] = nearest mode (0 floor),
    * p[1] = coordinate mode (0 asymmetric). f[0] = scale_h, f[1] = scale_w. */
   YRT_OP_RESIZE_NEAREST = 10,
-  /* f32: a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. */
+  /* a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. f32, or all three I8
+   * per-tensor (ONNX QLinearMatMul: exact int32 sums of (a - za)(b - zb), requantized by
+   * (sa * sb) / sy as the int8 conv's output stage; K at most YRT_MATMUL_I8_MAX_K). */
   YRT_OP_MATMUL = 11,
   /* f32: p[0] = axis. i8 -> i8 (p[0] the last axis, at most YRT_SOFTMAX_I8_MAX_LEN long): each
    * row dequantized, softmax, times f[0] (onnxruntime's QLinearSoftmax rounding, see
@@ -176,6 +178,9 @@ enum yrt_op {
   YRT_OP_DETECT_TOPK = 17,
   YRT_OP_COUNT_
 };
+
+/* The longest K an int8 MATMUL takes (its int32 sums cannot overflow: 255^2 K < 2^31). */
+#define YRT_MATMUL_I8_MAX_K 32768
 
 /* The longest row an int8 SOFTMAX takes (its row is dequantized into a stack buffer). */
 #define YRT_SOFTMAX_I8_MAX_LEN 4096

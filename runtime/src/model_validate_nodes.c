@@ -301,7 +301,9 @@ yrt_status yrt_check_resize(const vctx *v) {
 
 yrt_status yrt_check_matmul(const vctx *v) {
   const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
-  if (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 only");
+  const int i8 = a->dtype == YRT_I8 && b->dtype == YRT_I8 && y->dtype == YRT_I8;
+  if (!i8 && (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32))
+    return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 x f32 -> f32 or i8 x i8 -> i8");
   const uint32_t r = y->rank;
   if (r < 2 || a->rank != r || b->rank != r) return bad(v, YRT_ERR_SHAPE, "operands must share a rank >= 2");
   if (b->dims[r - 2] != a->dims[r - 1] || y->dims[r - 2] != a->dims[r - 2] || y->dims[r - 1] != b->dims[r - 1])
@@ -318,6 +320,16 @@ yrt_status yrt_check_matmul(const vctx *v) {
       return bad(v, YRT_ERR_SHAPE, "batch axis %u does not broadcast", (unsigned)d);
   }
   if (!(a_full || a_one) || !(b_full || b_one)) return bad(v, YRT_ERR_UNSUPPORTED, "partial batch broadcasting");
+  if (!i8) return YRT_OK;
+  if (a->dims[r - 1] > YRT_MATMUL_I8_MAX_K)
+    return bad(v, YRT_ERR_UNSUPPORTED, "int8 K %lld is over %d", (long long)a->dims[r - 1], YRT_MATMUL_I8_MAX_K);
+  yrt_status st = require_per_tensor(v);
+  if (st) return st;
+  /* the requantization factor the session computes (yk_qmatmul_scale's order) */
+  const float k = a->scale * b->scale / y->scale;
+  if (!(isfinite(k) && k > 0.0f))
+    return bad(v, YRT_ERR_FORMAT, "requantization factor %g x %g / %g is not a positive number", (double)a->scale,
+               (double)b->scale, (double)y->scale);
   return YRT_OK;
 }
 

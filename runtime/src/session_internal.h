@@ -68,6 +68,7 @@ typedef struct yrt_exec_resize {
 } yrt_exec_resize;
 typedef struct yrt_exec_matmul {
   size_t batch, a_stride, b_stride, m, k, n;
+  yk_qmatmul_params q; /* i8: zero points and (sa * sb) / sy */
 } yrt_exec_matmul;
 
 struct yrt_exec {

@@ -75,8 +75,9 @@ static void slice_range(const void *ctx, size_t lo, size_t hi) {
            e->esize);
 }
 
-/* Rows [lo, hi) of the batch * M output rows of a matmul: rows are independent (each output
- * lane sums over k in the same order however M is split), so threading is bit-exact. */
+/* Rows [lo, hi) of the batch * M output rows of a matmul (f32, or int8: QLinearMatMul): rows
+ * are independent (each output sums over k in the same order however M is split), so threading
+ * is bit-exact. */
 static void matmul_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const node_ctx *)ctx)->s;
   const yrt_exec *e = ((const node_ctx *)ctx)->e;
@@ -84,9 +85,13 @@ static void matmul_range(const void *ctx, size_t lo, size_t hi) {
   while (lo < hi) {
     const size_t bt = lo / mm->m, r0 = lo % mm->m;
     const size_t rows = hi - lo < mm->m - r0 ? hi - lo : mm->m - r0;
-    yk_matmul_f32(&s->isa, (const float *)e->in[0] + bt * mm->a_stride + r0 * mm->k,
-                  (const float *)e->in[1] + bt * mm->b_stride, (float *)e->out + (bt * mm->m + r0) * mm->n, 1,
-                  0, 0, rows, mm->k, mm->n);
+    const size_t ao = bt * mm->a_stride + r0 * mm->k, bo = bt * mm->b_stride, yo = (bt * mm->m + r0) * mm->n;
+    if (e->esize == 1)
+      yk_qmatmul_i8(&s->isa, (const int8_t *)e->in[0] + ao, (const int8_t *)e->in[1] + bo, (int8_t *)e->out + yo,
+                    1, 0, 0, rows, mm->k, mm->n, &mm->q);
+    else
+      yk_matmul_f32(&s->isa, (const float *)e->in[0] + ao, (const float *)e->in[1] + bo, (float *)e->out + yo, 1,
+                    0, 0, rows, mm->k, mm->n);
     lo += rows;
   }
 }
@@ -510,6 +515,11 @@ yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err) {
   mm->batch = dims_product(y, 0, r - 2);
   mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
   mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
+  if (e->esize == 1) { /* validated: a positive, finite factor */
+    const yk_qmatmul_params q = {e->q[0].zero_point, e->q[1].zero_point, e->q[2].zero_point,
+                                 yk_qmatmul_scale(e->q[0].scale, e->q[1].scale, e->q[2].scale)};
+    mm->q = q;
+  }
   return YRT_OK;
 }
 

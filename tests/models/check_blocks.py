@@ -14,6 +14,9 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
   that node kept in float (dequantize, float op, quantize);
 * a Softmax over the last axis between QDQ pairs (C2PSA attention) is one int8 SOFTMAX node,
   equal bit for bit to the float chain (dequantize, softmax, QLinearSoftmax factor, quantize);
+* DQ -> MatMul -> Q with per-tensor int8 operands (C2PSA attention) is one int8 MATMUL node whose
+  output equals onnxruntime's QLinearMatMul (computed in numpy) bit for bit, within one step of
+  the float chain;
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -385,6 +388,47 @@ if y is not None and yf is not None:
     check(y.shape == yf.shape and np.array_equal(y, yf),
           "int8 softmax: output equals the float chain's bit for bit (max |diff| %.3g)"
           % (float(np.abs(y - yf).max()) if y.shape == yf.shape else float("inf")))
+
+# ---- DQ -> MatMul -> Q with per-tensor int8 operands (C2PSA attention): one int8 MATMUL node,
+# onnxruntime's QLinearMatMul bit for bit (exact int32 sums, times (sa * sb) / sy in float32,
+# rounded half to even), and within one output step of the float chain (--keep-fp32)
+QH, QW, QK = 8, 10, 5  # images [1, 3, 8, 10] -> [1, 3, 5, 16]: K = 5 (odd), 3 heads
+inits = {"qmm_shape": np.array([1, 3, QK, QH * QW // QK], np.int64)}
+for t, sc, zp in [("images", 0.013, 3), ("mm", 0.0021, -21)]:
+    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+nodes = qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+nodes += [helper.make_node("Reshape", ["images_dq", "qmm_shape"], ["r_f"], name="/attn/Reshape")]
+nodes += qdq("r_f", "r", "images.s", "images.z", "/q/r")
+nodes += [helper.make_node("Transpose", ["r"], ["t_f"], perm=[0, 1, 3, 2], name="/attn/Transpose")]
+nodes += qdq("t_f", "t", "images.s", "images.z", "/q/t")
+nodes += [helper.make_node("MatMul", ["t", "r"], ["mm_f"], name="/attn/MatMul")]
+nodes += qdq("mm_f", "output0", "mm.s", "mm.z", "/q/mm")
+xq_in = (rng.random((1, 3, QH, QW), dtype=np.float32) * 3.0 - 1.5).astype(np.float32)
+xq_in[0, 0, 0, :4] = [10.0, -10.0, 1.6, -1.7]  # saturating inputs
+path = save(nodes, inits, [1, 3, QH, QW], "output0", "qmatmul-i8")
+y, log = yolort(path, xq_in, "qmatmul-i8")
+yf, logf = yolort(path, xq_in, "qmatmul-f32", "--keep-fp32", "/attn/MatMul")
+check(y is not None and yf is not None, "int8 matmul: converts%s" % (
+    "" if y is not None and yf is not None else ": " + (log + logf)[-300:]))
+if y is not None and yf is not None:
+    check(ops_count(log, "matmul") == (1, 0) and "/attn/MatMul " not in log and ops_count(log, "dequantize") == (0, 1),
+          "int8 matmul: one int8 matmul node, not listed as float, a dequantize for output0 only %s %s"
+          % (ops_count(log, "matmul"), ops_count(log, "dequantize")))
+    check(ops_count(logf, "matmul") == (0, 1), "int8 matmul kept in float: a float matmul %s"
+          % (ops_count(logf, "matmul"),))
+    s_x, z_x, s_y, z_y = np.float32(0.013), 3, np.float32(0.0021), -21
+    q = np.clip(np.rint(xq_in / s_x) + z_x, -128, 127).astype(np.int64).reshape(1, 3, QK, QH * QW // QK)
+    acc = np.matmul(q.transpose(0, 1, 3, 2) - z_x, q - z_x)
+    k = np.float32(np.float32(s_x * s_x) / s_y)
+    yq = np.clip(np.rint(acc.astype(np.float32) * k) + z_y, -128, 127)
+    ref = ((yq - z_y).astype(np.float32) * s_y).astype(np.float32)
+    check(y.shape == ref.shape and np.array_equal(y, ref),
+          "int8 matmul: output equals QLinearMatMul's (numpy) bit for bit (max |diff| %.3g)"
+          % (float(np.abs(y - ref).max()) if y.shape == ref.shape else float("inf")))
+    # the float MatMul's output is output0 itself (not quantized): round it as the QDQ graph does
+    steps = np.abs(y - quant(yf, s_y, z_y)) / float(s_y) if y.shape == yf.shape else np.array([np.inf])
+    check(float(steps.max()) <= 1.0 + 1e-3 and float(np.mean(steps > 0.5)) < 0.05,
+          "int8 matmul: within one step of the float chain (%d of %d differ)" % (int((steps > 0.5).sum()), steps.size))
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

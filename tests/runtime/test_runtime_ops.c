@@ -253,12 +253,107 @@ static void test_int8_chain(void **state) {
   ytb_unload(&l);
 }
 
+/* Int8 MATMUL (QLinearMatMul) through a session: f32 inputs quantized by QUANTIZE nodes, b's
+ * batch broadcast, i8 output (dequantized by the session); expected values from a plain loop
+ * (exact int sums, times (sa * sb) / sy, round half even, + zp, saturated). With qa_scale,
+ * qb_dtype, k or a per-channel a the model is hostile and only loading is checked: returns the
+ * status, err set. */
+typedef struct qmm_case {
+  int32_t batch, m, k, n;
+  float sa, sb, sy;
+  uint32_t b_dtype;   /* YRT_I8, or YRT_F32 (a mixed node) */
+  int a_per_channel;  /* 1: a gets per-channel scales */
+} qmm_case;
+
+static yrt_status qmm_model(const qmm_case *c, ytb_loaded *l, yrt_error *err) {
+  ytb *b = ytb_new();
+  int32_t da[3] = {c->batch, c->m, c->k}, db[3] = {1, c->k, c->n}, dy[3] = {c->batch, c->m, c->n};
+  uint32_t xa = 0, qa;
+  if (c->a_per_channel) { /* a constant with one scale per k */
+    static const int8_t zeros[64] = {0};
+    float sc[64];
+    for (int i = 0; i < 64; i++) sc[i] = c->sa;
+    qa = ytb_const(b, "qa", YRT_I8, 3, da, zeros);
+    ytb_set_channel_scales(b, qa, 2, sc, (uint32_t)c->k);
+  } else {
+    xa = ytb_tensor(b, "xa", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 3, da);
+    qa = ytb_tensor(b, "qa", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 3, da);
+    ytb_set_q(b, qa, c->sa, 3);
+    ytb_node(b, YRT_OP_QUANTIZE, "qa", 1, &xa, qa, NULL, 0, NULL, 0);
+    ytb_input(b, xa);
+  }
+  uint32_t xb = ytb_tensor(b, "xb", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 3, db), qb = xb;
+  if (c->b_dtype == YRT_I8) {
+    qb = ytb_tensor(b, "qb", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 3, db);
+    ytb_set_q(b, qb, c->sb, -128);
+    ytb_node(b, YRT_OP_QUANTIZE, "qb", 1, &xb, qb, NULL, 0, NULL, 0);
+  }
+  ytb_input(b, xb);
+  uint32_t y = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 3, dy);
+  ytb_set_q(b, y, c->sy, -21);
+  const uint32_t mi[2] = {qa, qb};
+  ytb_node(b, YRT_OP_MATMUL, "attn/MatMul", 2, mi, y, NULL, 0, NULL, 0);
+  ytb_output(b, y);
+  return ytb_load(b, 0, l, err);
+}
+
+static void test_int8_matmul(void **state) {
+  (void)state;
+  const qmm_case c = {2, 5, 7, 9, 0.05f, 0.0036f, 0.002f, YRT_I8, 0};
+  yrt_error err;
+  ytb_loaded l;
+  if (qmm_model(&c, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  float xa[2 * 5 * 7], xb[7 * 9];
+  int ia[2 * 5 * 7], ib[7 * 9];
+  for (int i = 0; i < 70; i++) {
+    ia[i] = (i * 37) % 256 - 128; /* every int8 value class, saturating ones too */
+    xa[i] = (float)(ia[i] - 3) * c.sa;
+  }
+  for (int i = 0; i < 63; i++) {
+    ib[i] = (i * 91 + 5) % 256 - 128;
+    xb[i] = (float)(ib[i] + 128) * c.sb;
+  }
+  assert_int_equal(yrt_session_set_input(l.s, 0, xa, 70, &err), YRT_OK);
+  assert_int_equal(yrt_session_set_input(l.s, 1, xb, 63, &err), YRT_OK);
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  assert_int_equal(v.count, 2 * 5 * 9);
+  const float k = c.sa * c.sb / c.sy;
+  for (int t = 0; t < 2; t++)
+    for (int i = 0; i < 5; i++)
+      for (int j = 0; j < 9; j++) {
+        int32_t acc = 0;
+        for (int q = 0; q < 7; q++) acc += (ia[(t * 5 + i) * 7 + q] - 3) * (ib[q * 9 + j] + 128);
+        long r = lrintf((float)acc * k) - 21;
+        r = r < -128 ? -128 : r > 127 ? 127 : r;
+        assert_int_equal((int)lrintf(v.data[(t * 5 + i) * 9 + j] / c.sy), (int)r + 21);
+      }
+  ytb_unload(&l);
+  /* hostile nodes: refused at load with a message naming the node, never run */
+  const qmm_case bad[] = {
+      {1, 2, 3, 4, 0.05f, 0.0036f, 0.002f, YRT_F32, 0},            /* i8 x f32 */
+      {1, 2, 3, 4, 3e38f, 3e38f, 1e-30f, YRT_I8, 0},               /* factor overflows to inf */
+      {1, 2, 3, 4, 1e-30f, 1e-30f, 3e38f, YRT_I8, 0},              /* factor underflows to 0 */
+      {1, 2, 3, 4, 0.05f, 0.0036f, 0.002f, YRT_I8, 1},             /* per-channel activation */
+      {1, 1, YRT_MATMUL_I8_MAX_K + 1, 2, 0.05f, 0.0036f, 0.002f, YRT_I8, 0}, /* K over the bound */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const yrt_status st = qmm_model(&bad[i], &l, &err);
+    if (st == YRT_OK) fail_msg("hostile int8 matmul %zu accepted", i);
+    assert_string_equal(l.step, "load");
+    if (!strstr(err.msg, "'attn/MatMul' (matmul)")) fail_msg("case %zu: %s", i, err.msg);
+    ytb_unload(&l);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_data_movement),
       cmocka_unit_test(test_spatial),
       cmocka_unit_test(test_math),
       cmocka_unit_test(test_int8_chain),
+      cmocka_unit_test(test_int8_matmul),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

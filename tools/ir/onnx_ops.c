@@ -48,7 +48,8 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Identity", IDENTITY, ir_shape_unary, ir_fold_copy, INT8, 1, 0, L(UNARY), YRT_UNARY_IDENTITY, 0),
   ROW("LeakyRelu", LEAKY_RELU, ir_shape_unary, NULL, INT8, 1, 0, L(UNARY), YRT_UNARY_LEAKY_RELU, 0.01f),
   ROW("Log", LOG, ir_shape_unary, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
-  ROW("MatMul", MATMUL, ir_shape_matmul, NULL, FLOAT, 0, 0, L(MATMUL), 0, 0),
+  /* int8 (QLinearMatMul) when both inputs and the output are per-tensor int8 (lower_int8.c) */
+  ROW("MatMul", MATMUL, ir_shape_matmul, NULL, INT8, 0, 0, L(MATMUL), 0, 0),
   ROW("Max", MAX, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("MaxPool", MAX_POOL, ir_shape_pool, NULL, MOVE, 1, PTQ | SHARE, L(MAXPOOL), 0, 0),
   ROW("Min", MIN, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(NONE), 0, 0),

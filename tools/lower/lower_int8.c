@@ -39,6 +39,13 @@ static int conv_weights_ok(const ir_graph *g, int w) {
          (!t->q.scales || (t->q.axis == 0 && t->q.n_scales == t->dims[0]) || t->q.n_scales == 1);
 }
 
+/* An int8 MATMUL's K is bounded (YRT_MATMUL_I8_MAX_K: its int32 sums cannot overflow). */
+static int matmul_k_ok(const ir_graph *g, const ir_node *n) {
+  if (n->n_in < 1 || n->in[0] < 0) return 0;
+  const ir_tensor *a = &g->tensors[n->in[0]];
+  return a->rank >= 1 && a->dims[a->rank - 1] >= 0 && a->dims[a->rank - 1] <= YRT_MATMUL_I8_MAX_K;
+}
+
 int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
   const ir_node *n = &c->g->nodes[ni];
   static const char *const no_kernel = "no int8 kernel";
@@ -65,6 +72,10 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
   }
   if (ir_node_is_op(n, ONNX_OP_CONV) && !conv_weights_ok(c->g, n->n_in > 1 ? n->in[1] : -1)) {
     *why = "weights not int8 symmetric";
+    return 0;
+  }
+  if (ir_node_is_op(n, ONNX_OP_MATMUL) && !matmul_k_ok(c->g, n)) {
+    *why = "MatMul K over the int8 bound";
     return 0;
   }
   for (int j = 0; j < n->n_out; j++) {

@@ -387,13 +387,14 @@ static yrt_status lower_matmul(lw_ctx *c, int ni) {
   int orank = T(c, n->out[0])->rank;
   if (orank < 2 || T(c, n->in[0])->rank < 2 || T(c, n->in[1])->rank < 2)
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MatMul' with a 1-D operand", n->name);
-  decide(c, ni);
+  /* DQ -> MatMul -> Q with per-tensor int8 operands: one int8 MATMUL (QLinearMatMul), else float */
+  const int i8 = decide(c, ni);
   int ab[2];
   for (int j = 0; j < 2; j++) {
-    ab[j] = lw_get_rank(c, n->in[j], 0, YRT_LAYOUT_PLAIN, orank);
+    ab[j] = lw_get_rank(c, n->in[j], i8, YRT_LAYOUT_PLAIN, orank);
     if (ab[j] < 0) return c->status;
   }
-  int to = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_PLAIN);
   if (to < 0) return c->status;
   return lw_add_node(c, YRT_OP_MATMUL, ab, 2, &to, 1) ? YRT_OK : c->status;
 }
