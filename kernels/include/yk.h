@@ -151,9 +151,12 @@ void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t l
  * scale = yk_qmatmul_scale(s_a, s_b, s_y). a [M][K], b [K][N] per batch; batch strides in
  * elements (0 = broadcast); y dense [batch][M][N]. Zero points are int8 values and
  * K <= YK_QMATMUL_MAX_K, so the exact int32 accumulator cannot overflow (|acc| <= 255^2 K).
- * No scratch: the AVX-512 VNNI variant interleaves b's rows in registers. Rows are independent,
- * so any split of M over threads gives the same bytes. */
+ * No caller scratch: the SIMD variants interleave b's rows in registers or in at most 32 KiB of
+ * their own stack. Rows are independent, so any split of M over threads gives the same bytes. */
 #define YK_QMATMUL_MAX_K 32768
+/* Rows per block of the SIMD variants (each call starts its blocks afresh): ranges of rows that
+ * are multiples of it waste no work. */
+#define YK_QMATMUL_ROWS 6
 typedef struct yk_qmatmul_params {
   int32_t a_zp, b_zp, y_zp;
   float scale;

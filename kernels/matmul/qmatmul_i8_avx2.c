@@ -16,7 +16,7 @@
 #include "yk_avx2_inline.h"
 #include "yk_variants.h"
 
-#define MR 6
+#define MR YK_QMATMUL_ROWS /* rows per block (6 x 2 ymm sums) */
 #define KC 1024 /* k values of a's rows converted to int16 at a time (once per row block up to this K) */
 
 /* 16 bytes of b at p (n valid), sign-extended, zb subtracted. */

@@ -75,16 +75,18 @@ static void slice_range(const void *ctx, size_t lo, size_t hi) {
            e->esize);
 }
 
-/* Rows [lo, hi) of the batch * M output rows of a matmul (f32, or int8: QLinearMatMul): rows
- * are independent (each output sums over k in the same order however M is split), so threading
- * is bit-exact. */
+/* Units [lo, hi) of a matmul's output rows, a unit being rows_per_unit rows of one batch (the
+ * int8 kernel's row blocks): rows are independent (each output sums over k in the same order
+ * however M is split), so threading is bit-exact. */
 static void matmul_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const node_ctx *)ctx)->s;
   const yrt_exec *e = ((const node_ctx *)ctx)->e;
   const yrt_exec_matmul *mm = &e->u.matmul;
   while (lo < hi) {
-    const size_t bt = lo / mm->m, r0 = lo % mm->m;
-    const size_t rows = hi - lo < mm->m - r0 ? hi - lo : mm->m - r0;
+    const size_t bt = lo / mm->units_per_batch, u0 = lo % mm->units_per_batch;
+    const size_t units = hi - lo < mm->units_per_batch - u0 ? hi - lo : mm->units_per_batch - u0;
+    const size_t r0 = u0 * mm->rows_per_unit, r1 = (u0 + units) * mm->rows_per_unit;
+    const size_t rows = (r1 < mm->m ? r1 : mm->m) - r0;
     const size_t ao = bt * mm->a_stride + r0 * mm->k, bo = bt * mm->b_stride, yo = (bt * mm->m + r0) * mm->n;
     if (e->esize == 1)
       yk_qmatmul_i8(&s->isa, (const int8_t *)e->in[0] + ao, (const int8_t *)e->in[1] + bo, (int8_t *)e->out + yo,
@@ -92,7 +94,7 @@ static void matmul_range(const void *ctx, size_t lo, size_t hi) {
     else
       yk_matmul_f32(&s->isa, (const float *)e->in[0] + ao, (const float *)e->in[1] + bo, (float *)e->out + yo, 1,
                     0, 0, rows, mm->k, mm->n);
-    lo += rows;
+    lo += units;
   }
 }
 
@@ -371,7 +373,18 @@ yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *er
 yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_matmul *mm = &e->u.matmul;
-  run_par(s, e, matmul_range, mm->batch * mm->m, mm->n * mm->k); /* weigh rows by their work, k MACs per output */
+  const size_t n = mm->batch * mm->units_per_batch;
+  if (e->esize != 1) {
+    run_par(s, e, matmul_range, n, mm->n * mm->k); /* weigh rows by their work, k MACs per output */
+    return YRT_OK;
+  }
+  /* int8: one range per thread. Each call prepares b once (its column sums, and the AVX-512
+   * kernel's panel interleave: a quarter of the work of 16 rows of the attention's MatMul_1), so
+   * fewer, longer ranges; whole row blocks. */
+  const size_t threads = yrt_par_threads(&s->par);
+  const node_ctx t = {s, e};
+  const int one = threads < 2 || n < 2 || mm->batch * mm->m * mm->n * mm->k < 2 * YRT_PAR_MIN_ELEMS;
+  yrt_par_ranges(one ? NULL : &s->par, n, one ? n : (n + threads - 1) / threads, matmul_range, &t);
   return YRT_OK;
 }
 
@@ -515,6 +528,8 @@ yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err) {
   mm->batch = dims_product(y, 0, r - 2);
   mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
   mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
+  mm->rows_per_unit = e->esize == 1 ? YK_QMATMUL_ROWS : 1;
+  mm->units_per_batch = (mm->m + mm->rows_per_unit - 1) / mm->rows_per_unit;
   if (e->esize == 1) { /* validated: a positive, finite factor */
     const yk_qmatmul_params q = {e->q[0].zero_point, e->q[1].zero_point, e->q[2].zero_point,
                                  yk_qmatmul_scale(e->q[0].scale, e->q[1].scale, e->q[2].scale)};

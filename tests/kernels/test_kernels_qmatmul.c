@@ -79,7 +79,7 @@ static void test_scalar_ref(void **state) {
 static void against_scalar(qmm_fn fn) {
   kt_rng r = {1234};
   static const size_t ms[] = {1, 5, 6, 7, 13, 64};
-  static const size_t ks[] = {0, 1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 63, 64, 65, 255, 256, 257, 400};
+  static const size_t ks[] = {0, 1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 63, 64, 65, 255, 256, 257, 400, 511, 512, 513, 700};
   static const size_t ns[] = {1, 3, 16, 17, 63, 64, 65, 127, 400, 1025, 1100};
   for (size_t im = 0; im < sizeof ms / sizeof ms[0]; im++)
     for (size_t ik = 0; ik < sizeof ks / sizeof ks[0]; ik++)
@@ -89,10 +89,11 @@ static void against_scalar(qmm_fn fn) {
         one(fn, yk_qmatmul_i8__scalar, &r, ms[im], ks[ik], ns[in], (int)((ik + in) % 4), (im * 7 + in) % 64,
             &pset[p], 0);
       }
-  /* every parameter set on the attention's shapes */
+  /* every parameter set on the attention's shapes; more rows than a block of row terms */
   for (size_t p = 0; p < NP; p++) {
     one(fn, yk_qmatmul_i8__scalar, &r, 400, 32, 400, 0, 5, &pset[p], 0);
     one(fn, yk_qmatmul_i8__scalar, &r, 64, 400, 400, 0, 0, &pset[p], 0);
+    one(fn, yk_qmatmul_i8__scalar, &r, 487, 9, 70, 1, 3, &pset[p], 0);
   }
   /* the sums at their bound, both signs, with a K tail */
   const yk_qmatmul_params big[] = {{-128, 127, 0, 1e-9f}, {127, 127, -5, 1e-9f}, {-128, -128, 3, 1.0f}};
