@@ -15,8 +15,9 @@
     _mm_storeu_si128((__m128i *)(void *)(y + i), yk_avx2_pack16(r0, r1));           \
   }
 
-void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
-                             yk_qparams qb, int8_t *y, yk_qparams qy, size_t n) {
+/* n elements with the vectors of yk_binary_i8_flat__avx2 set up once by the caller. */
+static inline void flat_avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b, yk_qparams qb, int8_t *y,
+                             yk_qparams qy, size_t n) {
   const __m256 vsa = _mm256_set1_ps(qa.scale), vsb = _mm256_set1_ps(qb.scale);
   const __m256 vsy = _mm256_set1_ps(qy.scale);
   const __m256i vza = _mm256_set1_epi32(qa.zero_point), vzb = _mm256_set1_epi32(qb.zero_point);
@@ -29,6 +30,17 @@ void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int
     default: FLAT_LOOP(_mm256_add_ps) break;
   }
   if (i < n) yk_binary_i8_flat__scalar(kind, a + i, qa, b + i, qb, y + i, qy, n - i);
+}
+
+void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
+                             yk_qparams qb, int8_t *y, yk_qparams qy, size_t n) {
+  flat_avx2(kind, a, qa, b, qb, y, qy, n);
+}
+
+/* Inlined per pixel: the broadcasts hoist out of the pixel loop. */
+void yk_binary_i8_pixels__avx2(int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b, size_t bs,
+                               yk_qparams qb, int8_t *y, size_t ys, yk_qparams qy, size_t pixels, size_t c) {
+  for (size_t p = 0; p < pixels; p++) flat_avx2(kind, a + p * as, qa, b + p * bs, qb, y + p * ys, qy, c);
 }
 
 void yk_binary_i8__avx2(int kind, const int8_t *a, const yk_shape *sa, yk_qparams qa,

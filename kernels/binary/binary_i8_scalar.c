@@ -19,6 +19,11 @@ void yk_binary_i8_flat__scalar(int kind, const int8_t *a, yk_qparams qa, const i
   row_i8(kind, a, 1, qa, b, 1, qb, y, qy, (int64_t)n);
 }
 
+void yk_binary_i8_pixels__scalar(int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b, size_t bs,
+                                 yk_qparams qb, int8_t *y, size_t ys, yk_qparams qy, size_t pixels, size_t c) {
+  for (size_t p = 0; p < pixels; p++) row_i8(kind, a + p * as, 1, qa, b + p * bs, 1, qb, y + p * ys, qy, (int64_t)c);
+}
+
 void yk_binary_i8__scalar(int kind, const int8_t *a, const yk_shape *sa, yk_qparams qa,
                           const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
                           const yk_shape *sy, yk_qparams qy) {

@@ -130,6 +130,11 @@ void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *q
 void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *sa,
                   yk_qparams qa, const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
                   const yk_shape *sy, yk_qparams qy);
+/* yk_binary_i8 on same-shape NHWC views: `pixels` pixels of c channels, pixel p of a at
+ * a + p * as (likewise b, y): the channel ranges of wider tensors (Concat buffers, Split halves)
+ * read and written in place. Same values as yk_binary_i8 on dense copies. */
+void yk_binary_i8_pixels(const yk_isa *isa, int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b,
+                         size_t bs, yk_qparams qb, int8_t *y, size_t ys, yk_qparams qy, size_t pixels, size_t c);
 /* Build the 256-entry table of an int8 -> int8 function given in float:
  * lut[u] = quantize(f(dequantize(u - 128, qx)), qy). kind: yk_unary_kind; returns 0, or -1
  * (lut untouched) for an unknown kind. */

@@ -71,6 +71,8 @@ yrt_status yrt_validate_plan(const yrt_model *m, yrt_error *err);
 /* A SLICE node whose output is a view of its input's holder at the place the slice would copy
  * it to (a channel range, every other axis whole): running it copies nothing. */
 int yrt_slice_is_in_place(const yrt_model *m, const yrt_node_rec *n);
+/* An int8 BINARY node on same-shape [1, H, W, C] tensors: reads and writes views. */
+int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n);
 /* Input k of a CONCAT node is a view of the node's output at its slot: nothing to copy. */
 int yrt_concat_slot_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
 

@@ -1,8 +1,10 @@
 /* model_validate_views.c — tensor views (yrt_tensor_rec.view_holder): each view lies inside its
  * holder with the holder's layout, dtype and quantization, and only nodes whose kernels take a
- * pixel stride touch one: int8 CONV2D with groups 1 reads (input 0) and writes views, SLICE reads
- * them (the session slices the holder instead) or is an in-place no-op, and a CONCAT reads the
- * views of its own output at their slots (nothing to copy). Everything else sees dense tensors. */
+ * pixel stride touch one: int8 CONV2D with groups 1 reads (input 0) and writes views, an int8
+ * BINARY on same-shape [1, H, W, C] tensors reads and writes them (yk_binary_i8_pixels), SLICE
+ * reads them (the session slices the holder instead) or is an in-place no-op, and a CONCAT reads
+ * the views of its own output at their slots (nothing to copy). Everything else sees dense
+ * tensors. */
 #include "model_internal.h"
 
 static yrt_status check_view_tensor(const yrt_model *m, uint32_t i, yrt_error *err) {
@@ -71,25 +73,39 @@ static int conv_takes_views(const yrt_model *m, const yrt_node_rec *n) {
   return n->op == YRT_OP_CONV2D && m->tensors[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
 }
 
+/* An int8 binary whose inputs and output have one shape [1, H, W, C]: its rows can be strided. */
+int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n) {
+  if (n->op != YRT_OP_BINARY || n->n_in != 2 || n->in[0] == YRT_NONE || n->in[1] == YRT_NONE) return 0;
+  const yrt_tensor_rec *y = &m->tensors[n->out[0]];
+  if (y->dtype != YRT_I8 || y->rank != 4 || y->dims[0] != 1) return 0;
+  for (uint32_t k = 0; k < 2; k++) {
+    const yrt_tensor_rec *x = &m->tensors[n->in[k]];
+    if (x->dtype != YRT_I8 || x->rank != 4) return 0;
+    for (int d = 0; d < 4; d++)
+      if (x->dims[d] != y->dims[d]) return 0;
+  }
+  return 1;
+}
+
 static yrt_status check_view_node(const yrt_model *m, uint32_t i, yrt_error *err) {
   const yrt_node_rec *n = &m->nodes[i];
   const char *name = yrt_model_string(m, n->name);
   for (uint32_t k = 0; k < n->n_in; k++) {
     if (n->in[k] == YRT_NONE || !yrt_is_view(&m->tensors[n->in[k]])) continue;
     const int ok = (k == 0 && (conv_takes_views(m, n) || n->op == YRT_OP_SLICE)) ||
-                   yrt_concat_slot_in_place(m, n, k);
+                   (k < 2 && yrt_binary_takes_views(m, n)) || yrt_concat_slot_in_place(m, n, k);
     if (!ok)
       return yrt_set_error(err, YRT_ERR_FORMAT,
                            "yrt: node %u '%.64s' reads view tensor %u as input %u: only int8 convs (groups "
-                           "1), slices and the holder's own concat read views",
+                           "1), same-shape int8 binaries, slices and the holder's own concat read views",
                            (unsigned)i, name, (unsigned)n->in[k], (unsigned)k);
   }
   if (!yrt_is_view(&m->tensors[n->out[0]])) return YRT_OK;
   if (conv_takes_views(m, n) && yrt_view_root(m, n->in[0]) != yrt_view_root(m, n->out[0])) return YRT_OK;
-  if (yrt_slice_is_in_place(m, n)) return YRT_OK;
+  if (yrt_slice_is_in_place(m, n) || yrt_binary_takes_views(m, n)) return YRT_OK;
   return yrt_set_error(err, YRT_ERR_FORMAT,
                        "yrt: node %u '%.64s' writes view tensor %u: only int8 convs (groups 1, not reading "
-                       "the same holder) and in-place slices write views",
+                       "the same holder), same-shape int8 binaries and in-place slices write views",
                        (unsigned)i, name, (unsigned)n->out[0]);
 }
 

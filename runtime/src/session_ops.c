@@ -228,6 +228,22 @@ yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *er
   return YRT_OK;
 }
 
+/* Rows [lo, hi) of an int8 binary reading or writing views (NHWC [1, H, W, C], same shapes). */
+static void binary_views_range(const void *ctx, size_t lo, size_t hi) {
+  const yrt_session *s = ((const node_ctx *)ctx)->s;
+  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const size_t w = e->u.binview.w, as = e->u.binview.as, bs = e->u.binview.bs, ys = e->u.binview.ys;
+  yk_binary_i8_pixels(&s->isa, e->node->p[0], (const int8_t *)e->in[0] + lo * w * as, as, e->q[0],
+                      (const int8_t *)e->in[1] + lo * w * bs, bs, e->q[1], (int8_t *)e->out + lo * w * ys, ys,
+                      e->q[2], (hi - lo) * w, e->u.binview.c);
+}
+
+static yrt_status run_binary_views(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  run_par(s, e, binary_views_range, (size_t)e->sh[2].d[1], e->numel / (size_t)e->sh[2].d[1]);
+  return YRT_OK;
+}
+
 yrt_status yrt_run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   run_par_out(s, e, unary_range, e->numel, 1);
@@ -300,6 +316,17 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const size_t i = (size_t)(e - s->exec);
+  if (yrt_binary_takes_views(m, n) && (yrt_is_view(&m->tensors[n->in[0]]) || yrt_is_view(&m->tensors[n->in[1]]) ||
+                                       yrt_is_view(&m->tensors[n->out[0]]))) {
+    /* same-shape NHWC [1, H, W, C] (model_validate_views.c) */
+    e->u.binview.as = yrt_pixel_stride(m, &m->tensors[n->in[0]]);
+    e->u.binview.bs = yrt_pixel_stride(m, &m->tensors[n->in[1]]);
+    e->u.binview.ys = yrt_pixel_stride(m, &m->tensors[n->out[0]]);
+    e->u.binview.w = (size_t)e->sh[2].d[2];
+    e->u.binview.c = (size_t)e->sh[2].d[3];
+    e->run = run_binary_views;
+    return YRT_OK;
+  }
   if (n->p[0] != YRT_BIN_MUL || e->esize != 4 || i < 2) return YRT_OK;
   yrt_exec *sg = e - 1, *dq = e - 2; /* the three in a row: nothing else runs in between */
   if (sg->node->op != YRT_OP_UNARY || sg->node->p[0] != YRT_UNARY_SIGMOID || sg->run != yrt_run_unary ||

@@ -174,6 +174,7 @@ static float *convert_run(ir_graph *g, int fuse, const float *x, size_t nx, size
   yrt_convert_options o;
   memset(&o, 0, sizeof o);
   o.no_fuse_head = !fuse;
+  o.no_ties = 1; /* unfused, the head's per-scale Concat is int8 and would be tied: not the fusion's effect */
   void *buf = NULL;
   size_t size = 0;
   yrt_error err;

@@ -62,14 +62,25 @@ static inline int yv_find_op(const yv *v, uint32_t op, int from) {
 }
 
 /* Check the memory plan: every ACT/INPUT/OUTPUT inside the arena, 64-aligned, and no two
- * tensors whose lifetimes overlap share bytes. Returns the number of violations. */
+ * tensors whose lifetimes overlap share bytes — but for a Slice written in place (its output a
+ * view of its input's holder): it is its input's bytes by design. Returns the number of violations. */
 static inline int yv_check_plan(const yv *v) {
   int bad = 0;
   int *first = malloc(sizeof(int) * v->nt), *last = malloc(sizeof(int) * v->nt);
-  if (!first || !last) {
+  uint32_t *base = malloc(sizeof(uint32_t) * v->nt);
+  if (!first || !last || !base) {
     free(first);
     free(last);
+    free(base);
     return 1;
+  }
+  for (uint32_t i = 0; i < v->nt; i++) base[i] = i;
+  for (uint32_t k = 0; k < v->nn; k++) { /* in execution order: a slice's input has its base already */
+    const yrt_node_rec *n = &v->n[k];
+    if (n->op != YRT_OP_SLICE || n->in[0] >= v->nt || n->out[0] >= v->nt || !v->t[n->out[0]].view_holder) continue;
+    const uint32_t x = n->in[0], y = n->out[0];
+    const uint32_t rx = v->t[x].view_holder ? v->t[x].view_holder - 1 : x;
+    if (rx == v->t[y].view_holder - 1) base[y] = base[x];
   }
   for (uint32_t i = 0; i < v->nt; i++) first[i] = last[i] = -1;
   for (uint32_t k = 0; k < v->nn; k++) {
@@ -99,6 +110,7 @@ static inline int yv_check_plan(const yv *v) {
       if (first[i] > last[j] || first[j] > last[i]) continue;
       const uint32_t ri = a->view_holder ? a->view_holder - 1 : i, rj = b->view_holder ? b->view_holder - 1 : j;
       if (ri == rj) {
+        if (base[i] == base[j]) continue;
         if (a->view_holder && b->view_holder && a->view_channel < b->view_channel + (uint32_t)b->dims[3] &&
             b->view_channel < a->view_channel + (uint32_t)a->dims[3])
           bad++;
@@ -109,6 +121,7 @@ static inline int yv_check_plan(const yv *v) {
     }
   free(first);
   free(last);
+  free(base);
   return bad;
 }
 

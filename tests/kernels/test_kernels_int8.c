@@ -480,6 +480,45 @@ static void test_binary_i8_avx2(void **state) {
 #endif
 }
 
+/* Strided views: every pixel of the pixels kernel equals the flat scalar kernel on that pixel, bytes
+ * between the views untouched; odd channel counts and strides, saturating scales, all kinds. */
+static void test_binary_i8_pixels(void **state) {
+  (void)state;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  kt_rng r = {10};
+  const yk_qparams qs[3][3] = {{{0.5f, 0}, {0.5f, 0}, {1.0f, 0}},      /* ties */
+                               {{0.9f, -3}, {0.7f, 5}, {0.01f, 2}},    /* saturating */
+                               {{0.02f, -128}, {0.03f, 127}, {0.04f, -7}}};
+  const size_t cs[] = {1, 7, 16, 17, 33, 64};
+  for (size_t ci = 0; ci < sizeof cs / sizeof cs[0]; ci++) {
+    const size_t c = cs[ci], pixels = 37, as = c + 5, bs = 3 * c, ys = c + 16;
+    int8_t *a = malloc(pixels * as), *b = malloc(pixels * bs), *y0 = malloc(pixels * ys),
+           *y1 = malloc(pixels * ys), *ref = malloc(c);
+    assert_true(a && b && y0 && y1 && ref);
+    kt_fill_i8(&r, a, pixels * as);
+    kt_fill_i8(&r, b, pixels * bs);
+    for (int qi = 0; qi < 3; qi++)
+      for (int kind = 0; kind < 3; kind++) {
+        memset(y0, 0x5a, pixels * ys);
+        memset(y1, 0x5a, pixels * ys);
+        yk_binary_i8_pixels__scalar(kind, a, as, qs[qi][0], b, bs, qs[qi][1], y0, ys, qs[qi][2], pixels, c);
+        yk_binary_i8_pixels(&isa, kind, a, as, qs[qi][0], b, bs, qs[qi][1], y1, ys, qs[qi][2], pixels, c);
+        assert_memory_equal(y0, y1, pixels * ys);
+        for (size_t p = 0; p < pixels; p++) {
+          yk_binary_i8_flat__scalar(kind, a + p * as, qs[qi][0], b + p * bs, qs[qi][1], ref, qs[qi][2], c);
+          assert_memory_equal(y0 + p * ys, ref, c);
+          for (size_t k = c; k < ys; k++) assert_int_equal((uint8_t)y0[p * ys + k], 0x5a);
+        }
+      }
+    free(a);
+    free(b);
+    free(y0);
+    free(y1);
+    free(ref);
+  }
+}
+
 /* ---------------- dispatch */
 static void test_dispatch(void **state) {
   (void)state;
@@ -518,6 +557,7 @@ int main(void) {
       cmocka_unit_test(test_dequantize),           cmocka_unit_test(test_requant_scalar_ref),
       cmocka_unit_test(test_requant_avx2),         cmocka_unit_test(test_concat_i8),
       cmocka_unit_test(test_binary_i8_scalar_ref), cmocka_unit_test(test_binary_i8_avx2),
+      cmocka_unit_test(test_binary_i8_pixels),
       cmocka_unit_test(test_dispatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,10 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
 * DQ -> MatMul -> Q with per-tensor int8 operands (C2PSA attention) is one int8 MATMUL node whose
   output equals onnxruntime's QLinearMatMul (computed in numpy) bit for bit, within one step of
   the float chain;
+* a C3k2 block quantized onnxruntime's way (every Split half and Concat input with its own range):
+  the converter ties them to the Concat's range (qdq_tie.c) and the whole block runs with no copy
+  (views: conv output, Split half, residual Add in the Concat's buffer), bit for bit what the same
+  ties give with every view copied (--no-views), and within a step or so of the untied chain;
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -429,6 +433,57 @@ if y is not None and yf is not None:
     steps = np.abs(y - quant(yf, s_y, z_y)) / float(s_y) if y.shape == yf.shape else np.array([np.inf])
     check(float(steps.max()) <= 1.0 + 1e-3 and float(np.mean(steps > 0.5)) < 0.05,
           "int8 matmul: within one step of the float chain (%d of %d differ)" % (int((steps > 0.5).sum()), steps.size))
+
+# ---- C3k2 block, onnxruntime's QDQ (own ranges everywhere): ties + views, no copy left
+
+
+def conv_w(name, co, ci, k):
+    w = (rng.standard_normal((co, ci, k, k)) / np.sqrt(ci * k * k)).astype(np.float32)
+    sc = (np.abs(w).reshape(co, -1).max(axis=1) / 127.0).astype(np.float32)
+    inits[name + "q"] = np.clip(np.rint(w / sc[:, None, None, None]), -127, 127).astype(np.int8)
+    inits[name + "s"], inits[name + "z"] = sc, np.zeros(co, np.int8)
+    return helper.make_node("DequantizeLinear", [name + "q", name + "s", name + "z"], [name], axis=0,
+                            name="/" + name + "/DQ")
+
+
+inits = {"split": np.array([4, 4], np.int64)}
+nodes = [conv_w("w0", 8, 3, 1), conv_w("w1", 8, 8, 1), conv_w("w2", 4, 4, 3), conv_w("w3", 4, 12, 1)]
+for t, sc, zp in [("images", 0.02, 0), ("c", 0.05, -3), ("X", 0.04, 0), ("a", 0.035, 1), ("b", 0.03, -2),
+                  ("mo", 0.03, 0), ("ad", 0.045, 0), ("cat", 0.05, 0), ("output0", 0.05, 0)]:
+    inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+nodes += qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+nodes += [helper.make_node("Conv", ["images_dq", "w0"], ["c_f"], name="/model.0/conv")]
+nodes += qdq("c_f", "c", "c.s", "c.z", "/q/c")
+nodes += [helper.make_node("Conv", ["c", "w1"], ["X_f"], name="/model.2/cv1/conv")]
+nodes += qdq("X_f", "X", "X.s", "X.z", "/q/X")
+nodes += [helper.make_node("Split", ["X", "split"], ["a_f", "b_f"], axis=1, name="/model.2/Split")]
+nodes += qdq("a_f", "a", "a.s", "a.z", "/q/a") + qdq("b_f", "b", "b.s", "b.z", "/q/b")
+nodes += [helper.make_node("Conv", ["b", "w2"], ["mo_f"], pads=[1, 1, 1, 1], name="/model.2/m.0/cv1/conv")]
+nodes += qdq("mo_f", "mo", "mo.s", "mo.z", "/q/mo")
+nodes += [helper.make_node("Add", ["b", "mo"], ["ad_f"], name="/model.2/m.0/Add")]
+nodes += qdq("ad_f", "ad", "ad.s", "ad.z", "/q/ad")
+nodes += [helper.make_node("Concat", ["a", "b", "ad"], ["cat_f"], axis=1, name="/model.2/Concat")]
+nodes += qdq("cat_f", "cat", "cat.s", "cat.z", "/q/cat")
+nodes += [helper.make_node("Conv", ["cat", "w3"], ["o_f"], name="/model.2/cv2/conv")]
+nodes += qdq("o_f", "output0", "output0.s", "output0.z", "/q/output0")
+path = save(nodes, inits, [1, 3, H, W], "output0", "c3k2-ties")
+y, log = yolort(path, x, "c3k2-ties")
+ync, lognc = yolort(path, x, "c3k2-ties-copied", "--no-views")
+ynt, lognt = yolort(path, x, "c3k2-untied", "--no-ties")
+check(y is not None and ync is not None and ynt is not None, "C3k2 ties: converts%s" % (
+    "" if y is not None and ync is not None and ynt is not None else ": " + (log + lognc + lognt)[-300:]))
+if y is not None and ync is not None and ynt is not None:
+    tied = re.search(r"Concat ties: (\d+) tensors", log)
+    views = re.search(r"zero-copy views: (\d+)", log)
+    check(tied is not None and int(tied.group(1)) == 4, "C3k2 ties: X, its halves a, b and the Add output tied "
+          "(%s)" % (tied.group(0) if tied else "no ties line"))
+    check(views is not None and int(views.group(1)) >= 3 and "Concat ties" not in lognt,
+          "C3k2 ties: conv output, Split half and Add written in the Concat's buffer (%s)"
+          % (views.group(0) if views else "no views line"))
+    check(np.array_equal(y, ync), "C3k2 ties: views give the copied block's output bit for bit")
+    d = np.abs(y - ynt) / 0.05
+    check(float(d.mean()) < 0.5 and float(d.max()) <= 3.0, "C3k2 ties: within a few output steps of the untied "
+          "chain (mean %.3f, max %.1f steps)" % (float(d.mean()), float(d.max())))
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

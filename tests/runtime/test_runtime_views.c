@@ -3,7 +3,8 @@
  * writes the Concat's second half, and the Concat copies nothing. Its output equals the same
  * graph with dense tensors, bit for bit, on 1 and 2 threads; hostile view records (holder out of
  * range, self, nested, channels past the holder, wrong offset or quantization, a view where no
- * kernel takes one, overlapping a live view) are rejected at load. */
+ * kernel takes one, overlapping a live view) are rejected at load. A second graph has a bottleneck's
+ * residual Add reading a Split half in place and writing its Concat slot (int8 binary on views). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,26 @@ enum { H = 6, W = 5, C = 8, NOUT = H * W * 4 };
 
 /* Tensor indices of the graph, in creation order (records are edited by index). */
 enum { T_X, T_Q, T_WA, T_WC, T_WB, T_WD, T_A, T_SV, T_C, T_B, T_P, T_D, T_OUT };
+
+/* The graph's input, output, META, and (views) vt[0..2] placed inside p at channels 0, 4, 8. */
+static void *finish(ytb *b, uint32_t x, uint32_t out, uint32_t p, const uint32_t vt[3], int views, size_t *size) {
+  ytb_input(b, x);
+  ytb_output(b, out);
+  ytb_meta(b, W, H, 4, "");
+  if (views) {
+    const uint64_t po = ytb_tensor_rec(b, p)->offset;
+    const uint32_t ch[3] = {0, 4, 8};
+    for (int k = 0; k < 3; k++) {
+      yrt_tensor_rec *r = ytb_tensor_rec(b, vt[k]);
+      r->view_holder = p + 1;
+      r->view_channel = ch[k];
+      r->offset = po + ch[k];
+    }
+  }
+  void *img = ytb_serialize(b, size);
+  ytb_free(b);
+  return img;
+}
 
 static void *build(int views, size_t *size) {
   ytb *b = ytb_new();
@@ -63,22 +84,8 @@ static void *build(int views, size_t *size) {
   uint32_t in_d[2] = {p, td};
   ytb_node(b, YRT_OP_CONV2D, "conv_d", 2, in_d, d, cp, YRT_NODE_PARAMS, NULL, 0);
   ytb_node(b, YRT_OP_DEQUANTIZE, "dequant", 1, &d, out, NULL, 0, NULL, 0);
-  ytb_input(b, x);
-  ytb_output(b, out);
-  ytb_meta(b, W, H, 4, "");
-  if (views) { /* a, sv, b inside p: channels 0-7, 4-7, 8-15 */
-    const uint64_t po = ytb_tensor_rec(b, p)->offset;
-    const uint32_t vt[3] = {a, sv, bb}, ch[3] = {0, 4, 8};
-    for (int k = 0; k < 3; k++) {
-      yrt_tensor_rec *r = ytb_tensor_rec(b, vt[k]);
-      r->view_holder = p + 1;
-      r->view_channel = ch[k];
-      r->offset = po + ch[k];
-    }
-  }
-  void *img = ytb_serialize(b, size);
-  ytb_free(b);
-  return img;
+  const uint32_t vt[3] = {a, sv, bb}; /* channels 0-7, 4-7, 8-15 of p */
+  return finish(b, x, out, p, vt, views, size);
 }
 
 static void *aligned_copy(const void *img, size_t size) {
@@ -109,21 +116,28 @@ static void run_model(const void *img, size_t size, int threads, float *y) {
   yrt_model_free(m);
 }
 
-static void views_equal_dense(void **state) {
-  (void)state;
-  size_t sv, sd;
-  void *iv = build(1, &sv), *id = build(0, &sd);
+/* The graph with views gives the dense one's output bit for bit, on 1 and 2 threads; returns the
+ * views image (caller frees). */
+static void *expect_views_equal_dense(void *(*make)(int, size_t *), size_t *sv) {
+  size_t sd;
+  void *iv = make(1, sv), *id = make(0, &sd);
   float yv[NOUT], yd[NOUT], y2[NOUT];
   run_model(id, sd, 1, yd);
-  run_model(iv, sv, 1, yv);
-  run_model(iv, sv, 2, y2);
+  run_model(iv, *sv, 1, yv);
+  run_model(iv, *sv, 2, y2);
   assert_memory_equal(yv, yd, sizeof yd);
   assert_memory_equal(y2, yd, sizeof yd);
   int distinct = 0; /* not a degenerate output */
   for (int i = 1; i < NOUT; i++) distinct |= yd[i] != yd[0];
   assert_true(distinct);
-  free(iv);
   free(id);
+  return iv;
+}
+
+static void views_equal_dense(void **state) {
+  (void)state;
+  size_t sv;
+  free(expect_views_equal_dense(build, &sv));
 }
 
 /* Overwrite n bytes at field offset `field` of tensor t's record, fix the CRC, expect a load error. */
@@ -197,9 +211,81 @@ static void hostile_views(void **state) {
   free(img);
 }
 
+/* C3k2's bottleneck: a = conv(q) in p[0:8], sv = a[4:8] in place, e = conv(sv) dense, s = sv + e
+ * (int8 Add) in p[8:12], p = Concat(a, s) copying nothing, d = conv(p). */
+enum { R_X, R_Q, R_WA, R_WE, R_WD, R_A, R_SV, R_E, R_S, R_P, R_D, R_OUT };
+
+static void *build_add(int views, size_t *size) {
+  ytb *b = ytb_new();
+  int8_t wa[C * C], we[4 * 9 * 4], wd[4 * 12];
+  for (int i = 0; i < (int)sizeof wa; i++) wa[i] = (int8_t)((i * 53) % 255 - 127);
+  for (int i = 0; i < (int)sizeof we; i++) we[i] = (int8_t)((i * 29) % 251 - 125);
+  for (int i = 0; i < (int)sizeof wd; i++) wd[i] = (int8_t)((i * 17) % 233 - 116);
+  int32_t dx[4] = {1, H, W, C}, dwa[4] = {C, 1, 1, C}, dwe[4] = {4, 3, 3, 4}, dwd[4] = {4, 1, 1, 12};
+  int32_t d4[4] = {1, H, W, 4}, dp[4] = {1, H, W, 12};
+  const float sp = 0.05f;
+  const int32_t zp = -3;
+  uint32_t x = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, dx);
+  uint32_t q = ytb_act_i8(b, "q", 4, dx, 1.0f / 64, 2);
+  uint32_t ta = ytb_const(b, "wa", YRT_I8, 4, dwa, wa), te = ytb_const(b, "we", YRT_I8, 4, dwe, we);
+  uint32_t td = ytb_const(b, "wd", YRT_I8, 4, dwd, wd);
+  ytb_set_q(b, ta, 0.01f, 0);
+  ytb_set_q(b, te, 0.02f, 0);
+  ytb_set_q(b, td, 0.01f, 0);
+  uint32_t a = ytb_act_i8(b, "a", 4, dx, sp, zp), sv = ytb_act_i8(b, "sv", 4, d4, sp, zp);
+  uint32_t e = ytb_act_i8(b, "e", 4, d4, 0.03f, 5), sm = ytb_act_i8(b, "s", 4, d4, sp, zp);
+  uint32_t p = ytb_act_i8(b, "p", 4, dp, sp, zp), d = ytb_act_i8(b, "d", 4, d4, 0.1f, 0);
+  uint32_t out = ytb_tensor(b, "out", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, d4);
+  assert_int_equal(out, R_OUT);
+  int32_t cp[YRT_NODE_PARAMS];
+  ytb_node(b, YRT_OP_QUANTIZE, "quant", 1, &x, q, NULL, 0, NULL, 0);
+  ytb_conv_params(cp, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
+  uint32_t in_a[2] = {q, ta};
+  ytb_node(b, YRT_OP_CONV2D, "conv_a", 2, in_a, a, cp, YRT_NODE_PARAMS, NULL, 0);
+  int32_t sl[12] = {0, 0, 0, 4, 0, 0, 1, 1, 1, 1, 1, 1};
+  ytb_node(b, YRT_OP_SLICE, "split", 1, &a, sv, sl, 12, NULL, 0);
+  ytb_conv_params(cp, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, YRT_UNARY_NONE, -1);
+  uint32_t in_e[2] = {sv, te};
+  ytb_node(b, YRT_OP_CONV2D, "conv_e", 2, in_e, e, cp, YRT_NODE_PARAMS, NULL, 0);
+  uint32_t in_s[2] = {sv, e};
+  int32_t kadd = YRT_BIN_ADD;
+  ytb_node(b, YRT_OP_BINARY, "add", 2, in_s, sm, &kadd, 1, NULL, 0);
+  uint32_t in_p[2] = {a, sm};
+  int32_t axis3 = 3;
+  ytb_node(b, YRT_OP_CONCAT, "concat", 2, in_p, p, &axis3, 1, NULL, 0);
+  ytb_conv_params(cp, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
+  uint32_t in_d[2] = {p, td};
+  ytb_node(b, YRT_OP_CONV2D, "conv_d", 2, in_d, d, cp, YRT_NODE_PARAMS, NULL, 0);
+  ytb_node(b, YRT_OP_DEQUANTIZE, "dequant", 1, &d, out, NULL, 0, NULL, 0);
+  const uint32_t vt[3] = {a, sv, sm}; /* channels 0-7, 4-7, 8-11 of p */
+  return finish(b, x, out, p, vt, views, size);
+}
+
+static void add_views_equal_dense(void **state) {
+  (void)state;
+  size_t sv;
+  void *iv = expect_views_equal_dense(build_add, &sv);
+  /* e (dense, 4 channels) made a view of p where s sits: the Add's output and input collide */
+  const uint32_t p_holder = R_P + 1, eight = 8;
+  const uint64_t o8 = rec_offset(iv, R_P) + 8;
+  uint64_t tlen;
+  const uint64_t toff = ytb_section(iv, YRT_SEC_TENSORS, &tlen);
+  uint8_t *buf = aligned_copy(iv, sv);
+  memcpy(buf + toff + R_E * sizeof(yrt_tensor_rec) + offsetof(yrt_tensor_rec, view_holder), &p_holder, 4);
+  memcpy(buf + toff + R_E * sizeof(yrt_tensor_rec) + offsetof(yrt_tensor_rec, offset), &o8, 8);
+  const float sp = 0.05f; /* p's quantization, so only the overlap is wrong */
+  const int32_t zp = -3;
+  memcpy(buf + toff + R_E * sizeof(yrt_tensor_rec) + offsetof(yrt_tensor_rec, scale), &sp, 4);
+  memcpy(buf + toff + R_E * sizeof(yrt_tensor_rec) + offsetof(yrt_tensor_rec, zero_point), &zp, 4);
+  expect_reject(buf, sv, R_E, offsetof(yrt_tensor_rec, view_channel), &eight, 4, "binary input over its output");
+  free(buf);
+  free(iv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(views_equal_dense),
+      cmocka_unit_test(add_views_equal_dense),
       cmocka_unit_test(hostile_views),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
- *                  [--no-fuse-head] [--no-views] [--size N|HxW] [--no-qat-propagate] [-v]
+ *                  [--no-fuse-head] [--no-views] [--no-ties] [--size N|HxW] [--no-qat-propagate] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -14,7 +14,8 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
-          "                      [--no-fuse-head] [--no-views] [--size N|HxW] [--no-qat-propagate] [-v]\n"
+          "                      [--no-fuse-head] [--no-views] [--no-ties] [--size N|HxW] [--no-qat-propagate]\n"
+          "                      [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -23,6 +24,9 @@ static void usage(FILE *f) {
           "                    nodes instead of one detect_decode node\n"
           "  --no-views        copy every Concat input and Split output (default: convs write into\n"
           "                    Concat buffers and read Split halves in place where they can)\n"
+          "  --no-ties         keep a QDQ file's own ranges on Concat inputs and Split outputs (default:\n"
+          "                    they take the Concat's, so nothing is requantized twice; not under\n"
+          "                    --exact-qdq)\n"
           "  --size N|HxW      input size of a model exported with dynamic axes (default: the\n"
           "                    model's imgsz metadata); e.g. --size 640, --size 480x864\n"
           "  --no-qat-propagate  in a QAT / TensorRT-style QDQ graph (Q/DQ on conv inputs only), keep\n"
@@ -55,6 +59,8 @@ int main(int argc, char **argv) {
       opt.no_fuse_head = 1;
     } else if (strcmp(argv[i], "--no-views") == 0) {
       opt.no_views = 1;
+    } else if (strcmp(argv[i], "--no-ties") == 0) {
+      opt.no_ties = 1;
     } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
       const char *s = argv[++i];
       char *end;

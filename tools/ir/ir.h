@@ -267,6 +267,12 @@ yrt_status ir_mark_fp32_region_ex(ir_graph *g, const char *const *exclude, int h
  * stride <= max_stride of the image input's height: the high-resolution stem (tools/ir/stem.c).
  * Needs shapes. No rank-4 image input -> YRT_ERR_SHAPE. */
 yrt_status ir_stem_nodes(const ir_graph *g, int max_stride, char ***names, int *n, yrt_error *err);
+/* The tensors feeding a Concat (through channel Splits / Slices, from the int8 Conv, Add or Concat
+ * computing them) take the Concat's quantization, so the Concat and the Splits only move bytes
+ * (views) and nothing is rounded twice: for QDQ files quantized elsewhere (onnxruntime gives
+ * every tensor its own range). Run after ir_mark_fp32_region. Returns how many tensors changed
+ * (tools/ir/qdq_tie.c). */
+int ir_qdq_tie_concat(ir_graph *g);
 /* Concat inputs that are all outputs of one Split, consecutive, in order, along the same axis
  * and with the Split input's quantization, are replaced by the Split input (merge_split_concat.c).
  * Returns how many runs were merged. */

@@ -104,6 +104,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq), err);
   free(keep);
   if (st != YRT_OK) return st;
+  if (!(o && (o->no_ties || o->exact_qdq))) rep->n_tied = ir_qdq_tie_concat(g);
   rep->n_split_concat = ir_merge_split_concat(g);
   return ir_compact(g, err);
 }
@@ -324,6 +325,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
+  if (r->n_tied)
+    fprintf(f, "Concat ties: %d tensors take their Concat's quantization (not requantized twice)\n", r->n_tied);
   if (r->n_avgpool)
     fprintf(f, "average pools run as depthwise convs (weights 1/k^2): %d\n", r->n_avgpool);
   if (r->n_half)

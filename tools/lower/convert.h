@@ -32,6 +32,8 @@ typedef struct yrt_convert_options {
                                    quantization propagated as TensorRT does, qdq_propagate.c) */
   int no_views;                 /* 1: every Concat / Split copies (default 0: zero-copy views
                                    where the kernels allow, plan_views.c) */
+  int no_ties;                   /* 1: keep a foreign QDQ file's own Concat / Split input ranges
+                                   (default 0: tied to the Concat's, qdq_tie.c) */
   int input_h, input_w;         /* image input size for a model exported with dynamic axes
                                    (yolort-convert --size); 0: the metadata's imgsz. A model with a
                                    fixed size must be given that size or none. */
@@ -57,6 +59,7 @@ typedef struct yrt_convert_report {
   char head_note[256];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
+  int n_tied;                 /* tensors given their Concat's quantization (ir_qdq_tie_concat) */
   int n_qoperators;           /* onnxruntime QOperator nodes (QLinearConv...) rewritten as QDQ */
   int n_half;                 /* float16 / bfloat16 constants widened to float32 (an FP16 export) */
   int n_avgpool;              /* AveragePool / GlobalAveragePool run as depthwise convs */

@@ -1,11 +1,12 @@
 /* plan_views.c — zero-copy Concat and Split (the tensor views of yolort_format.h).
  *
- * A Concat input made by an int8 conv (groups 1) becomes a view of the Concat's output: the conv
- * writes its channels straight into the Concat's buffer with a pixel stride, and the Concat copies
- * nothing for it. It needs the input to carry the output's quantization (our quantizer's Concat
- * ties give it that) and every other reader to take a strided input (int8 convs, slices). A
- * channel Slice (a Split half) whose readers are all int8 convs becomes a view of its input's
- * holder, read in place. Views are planned here; plan_memory.c places them inside their holders
+ * A Concat input made by an int8 conv (groups 1) or a same-shape int8 binary (the residual Add of
+ * a bottleneck) becomes a view of the Concat's output: the node writes its channels straight into
+ * the Concat's buffer with a pixel stride, and the Concat copies nothing for it. It needs the
+ * input to carry the output's quantization (our quantizer's Concat ties give it that, qdq_tie.c
+ * for other QDQ files) and every other reader to take a strided input (int8 convs, binaries,
+ * slices). A channel Slice (a Split half) whose readers all take strided inputs becomes a view of
+ * its input's holder, read in place. Views are planned here; plan_memory.c places them inside their holders
  * and model_validate_views.c is the runtime's side of the same rules. */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,21 @@ static int conv_takes_views(const lw_ctx *c, const lw_node *n) {
   return n->op == YRT_OP_CONV2D && c->t[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
 }
 
+/* Same-shape [1, H, W, C] int8 binary (yk_binary_i8_pixels): reads and writes views; an
+ * element-wise op, so reading one channel range of a holder and writing another is safe. */
+static int binary_takes_views(const lw_ctx *c, const lw_node *n) {
+  if (n->op != YRT_OP_BINARY || n->n_in != 2) return 0;
+  const lw_tensor *y = &c->t[n->out[0]];
+  if (!is_i8_nhwc_act(y) || y->dims[0] != 1) return 0;
+  for (int k = 0; k < 2; k++) {
+    const lw_tensor *x = &c->t[n->in[k]];
+    if (!is_i8_nhwc_act(x)) return 0;
+    for (int d = 0; d < 4; d++)
+      if (x->dims[d] != y->dims[d]) return 0;
+  }
+  return 1;
+}
+
 static int root_of(const lw_ctx *c, int t) { return c->t[t].view_holder ? c->t[t].view_holder - 1 : t; }
 
 /* Every reader of t other than node `except` reads it as a conv's input 0 or a slice's input. */
@@ -35,18 +51,19 @@ static int readers_take_views(const lw_ctx *c, int t, int except) {
     if (k == except) continue;
     for (int j = 0; j < n->n_in; j++) {
       if (n->in[j] != t) continue;
-      if (!((j == 0 && conv_takes_views(c, n)) || (j == 0 && n->op == YRT_OP_SLICE))) return 0;
+      if (!((j == 0 && conv_takes_views(c, n)) || (j == 0 && n->op == YRT_OP_SLICE) || binary_takes_views(c, n)))
+        return 0;
     }
   }
   return 1;
 }
 
-/* Some reader of t other than node `except` (the Concat) writes a tensor held by `root` (a conv
- * reading t would then read and write one buffer once t is a view of root: Concat(conv(u), u)). */
+/* Some conv reading t, other than node `except` (the Concat), writes a tensor held by `root` (it
+ * would then read and write one buffer once t is a view of root: Concat(conv(u), u)). */
 static int readers_write_into(const lw_ctx *c, int t, int root, int except) {
   for (int k = 0; k < c->nn; k++) {
     const lw_node *n = &c->n[k];
-    if (k == except) continue;
+    if (k == except || binary_takes_views(c, n)) continue;
     for (int j = 0; j < n->n_in; j++)
       if (n->in[j] == t && root_of(c, n->out[0]) == root) return 1;
   }
@@ -76,8 +93,10 @@ static int concat_views(vp *v, int k) {
     const int p = v->producer[t];
     if (once && p >= 0 && p < k && is_i8_nhwc_act(x) && !x->view_holder && !is_graph_output(c, t) &&
         x->scale == y->scale && x->zp == y->zp && x->dims[0] == y->dims[0] && x->dims[1] == y->dims[1] &&
-        x->dims[2] == y->dims[2] && conv_takes_views(c, &c->n[p]) &&
-        root_of(c, c->n[p].in[0]) != n->out[0] && readers_take_views(c, t, k) &&
+        x->dims[2] == y->dims[2] &&
+        ((conv_takes_views(c, &c->n[p]) && root_of(c, c->n[p].in[0]) != n->out[0]) ||
+         binary_takes_views(c, &c->n[p])) &&
+        readers_take_views(c, t, k) &&
         !readers_write_into(c, t, n->out[0], k)) {
       x->view_holder = n->out[0] + 1;
       x->view_ch = (int)off;
@@ -88,7 +107,7 @@ static int concat_views(vp *v, int k) {
   return made;
 }
 
-/* Slice node k: a channel range, every reader an int8 conv: a view of its input's holder. */
+/* Slice node k: a channel range, every reader an int8 conv or binary: a view of its input's holder. */
 static int slice_view(vp *v, int k) {
   lw_ctx *c = v->c;
   const lw_node *n = &c->n[k];
@@ -102,7 +121,8 @@ static int slice_view(vp *v, int k) {
   for (int r = 0; r < c->nn; r++) {
     const lw_node *m = &c->n[r];
     for (int j = 0; j < m->n_in; j++)
-      if (m->in[j] == yt && !(j == 0 && conv_takes_views(c, m) && root_of(c, m->out[0]) != root_of(c, xt)))
+      if (m->in[j] == yt && !(j == 0 && conv_takes_views(c, m) && root_of(c, m->out[0]) != root_of(c, xt)) &&
+          !binary_takes_views(c, m))
         return 0;
   }
   y->view_holder = root_of(c, xt) + 1;
