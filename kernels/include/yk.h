@@ -130,6 +130,22 @@ void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *q
 void yk_binary_i8(const yk_isa *isa, int kind, const int8_t *a, const yk_shape *sa,
                   yk_qparams qa, const int8_t *b, const yk_shape *sb, yk_qparams qb, int8_t *y,
                   const yk_shape *sy, yk_qparams qy);
+/* The fixed-point int8 Add: s = a ma + b mb + bias, y = sat8(s >> shift) (arithmetic shift), one
+ * less when s's low shift bits are 0 (an exact half) and the result minus zy is odd (half to
+ * even, as the float chain); ma = round(sa / sy 2^shift), mb likewise, bias = 2^(shift-1) - za ma
+ * - zb mb + zy 2^shift: one integer multiply-add per pair instead of the float chain's dequantize,
+ * add and true division. It differs from yk_binary_i8's ADD by one step where (fa + fb) / sy falls
+ * within about 2^-14 steps of a half (the multipliers are rounded). */
+typedef struct yk_add_fixed {
+  int16_t ma, mb;
+  int32_t bias, zy;
+  int shift;
+} yk_add_fixed;
+/* 0 with *p set, or -1 when a scale ratio sa / sy or sb / sy is too large for int16 (> 16383). */
+int yk_add_fixed_params(yk_qparams qa, yk_qparams qb, yk_qparams qy, yk_add_fixed *p);
+/* `pixels` pixels of c channels at pixel strides as, bs, ys (dense: strides c). */
+void yk_add_i8_fixed_pixels(const yk_isa *isa, const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y,
+                            size_t ys, size_t pixels, size_t c, const yk_add_fixed *p);
 /* yk_binary_i8 on same-shape NHWC views: `pixels` pixels of c channels, pixel p of a at
  * a + p * as (likewise b, y): the channel ranges of wider tensors (Concat buffers, Split halves)
  * read and written in place. Same values as yk_binary_i8 on dense copies. */

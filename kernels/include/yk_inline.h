@@ -40,4 +40,12 @@ static inline float yk_binop_f32(int kind, float a, float b) {
   }
 }
 
+/* One element of the fixed-point int8 Add (yk_add_fixed in yk.h). */
+static inline int8_t yk_add_fixed1(int8_t a, int8_t b, const yk_add_fixed *p) {
+  const int32_t s = (int32_t)a * p->ma + (int32_t)b * p->mb + p->bias;
+  int32_t r = s >> p->shift;
+  if (!(s & ((1 << p->shift) - 1))) r -= (r ^ p->zy) & 1;
+  return yk_sat_i8(r);
+}
+
 #endif /* YOLORT_YK_INLINE_H */

@@ -37,6 +37,8 @@ void yk_concat_i8__scalar(const int8_t *const *x, const yk_qparams *qx, const si
 /* Same-shape contiguous binary op on n elements (the hot case of yk_binary_i8). */
 void yk_binary_i8_flat__scalar(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
                                yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
+void yk_add_i8_fixed_pixels__scalar(const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y, size_t ys,
+                                    size_t pixels, size_t c, const yk_add_fixed *p);
 /* Same shape, pixels of c channels at pixel strides (yk_binary_i8_pixels). */
 void yk_binary_i8_pixels__scalar(int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b, size_t bs,
                                  yk_qparams qb, int8_t *y, size_t ys, yk_qparams qy, size_t pixels, size_t c);
@@ -88,6 +90,10 @@ void yk_detect_cls_i8__avx512vbmi(const int8_t *q, size_t n, int nc, const float
 void yk_detect_dfl_i8__avx512vbmi(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d);
 void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
                              yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
+void yk_add_i8_fixed_pixels__avx2(const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y, size_t ys,
+                                  size_t pixels, size_t c, const yk_add_fixed *p);
+void yk_add_i8_fixed_pixels__avx512(const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y, size_t ys,
+                                    size_t pixels, size_t c, const yk_add_fixed *p);
 void yk_binary_i8_pixels__avx2(int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b, size_t bs,
                                yk_qparams qb, int8_t *y, size_t ys, yk_qparams qy, size_t pixels, size_t c);
 /* Broadcasting form: contiguous rows go through the AVX2 flat kernel, the rest stay scalar. */

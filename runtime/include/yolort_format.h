@@ -202,6 +202,10 @@ enum yrt_detect_params {
 };
 
 enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BIN_DIV = 3 };
+/* BINARY p[1]: how an int8 ADD computes. 0: the float chain (dequantize, add, quantize with true
+ * division, as onnxruntime); 1: fixed point (yk_add_fixed in kernels/include/yk.h: one step apart
+ * where the sum falls within ~2^-14 steps of a half), same shapes only. */
+enum yrt_binary_arith { YRT_BIN_FLOAT_CHAIN = 0, YRT_BIN_I8_FIXED = 1 };
 
 enum yrt_unary_kind {
   YRT_UNARY_NONE = 0, YRT_UNARY_RELU = 1, YRT_UNARY_SIGMOID = 2, YRT_UNARY_SILU = 3,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "yk.h"
 #include "node_kind.h"
 #include "op_table.h"
 
@@ -180,6 +181,21 @@ yrt_status yrt_check_binary(const vctx *v) {
   if (y->dtype == YRT_I8 && kind != YRT_BIN_ADD && kind != YRT_BIN_MUL)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 binary supports add and mul only (kind %d)", (int)kind);
   if (a->rank != y->rank || b->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "operands differ in rank");
+  const int32_t arith = v->n->p[1];
+  if (!range_ok(arith, YRT_BIN_FLOAT_CHAIN, YRT_BIN_I8_FIXED)) return bad(v, YRT_ERR_FORMAT, "binary arithmetic p[1] = %d", (int)arith);
+  if (arith == YRT_BIN_I8_FIXED) {
+    yk_add_fixed fx;
+    if (y->dtype != YRT_I8 || kind != YRT_BIN_ADD)
+      return bad(v, YRT_ERR_FORMAT, "fixed-point arithmetic (p[1] = 1) is for int8 add only");
+    for (uint32_t d = 0; d < y->rank; d++)
+      if (a->dims[d] != y->dims[d] || b->dims[d] != y->dims[d])
+        return bad(v, YRT_ERR_SHAPE, "fixed-point add: axis %u broadcasts (same shapes only)", (unsigned)d);
+    if (a->n_scales > 1 || b->n_scales > 1 || y->n_scales > 1 ||
+        yk_add_fixed_params((yk_qparams){a->scale, a->zero_point}, (yk_qparams){b->scale, b->zero_point},
+                            (yk_qparams){y->scale, y->zero_point}, &fx) != 0)
+      return bad(v, YRT_ERR_FORMAT, "fixed-point add: scale ratios %g / %g past int16", (double)(a->scale / y->scale),
+                 (double)(b->scale / y->scale));
+  }
   for (uint32_t d = 0; d < y->rank; d++) {
     int32_t ad = a->dims[d], bd = b->dims[d], yd = y->dims[d];
     if ((ad != yd && ad != 1) || (bd != yd && bd != 1) || yd != (ad > bd ? ad : bd))

@@ -100,7 +100,8 @@ struct yrt_exec {
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
     struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
-    struct { size_t as, bs, ys, w, c; } binview;  /* int8 binary on views: pixel strides, row width, C */
+    struct { size_t as, bs, ys, c; int fixed; yk_add_fixed fx; } binview; /* int8 binary by pixels of c
+                                                   (views: strides), fixed-point Add or the float chain */
   } u;
 };
 

@@ -228,19 +228,24 @@ yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *er
   return YRT_OK;
 }
 
-/* Rows [lo, hi) of an int8 binary reading or writing views (NHWC [1, H, W, C], same shapes). */
-static void binary_views_range(const void *ctx, size_t lo, size_t hi) {
+/* Pixels [lo, hi) of an int8 binary run by pixels: on views (same shapes [1, H, W, C], pixel
+ * strides), or a fixed-point Add (dense: strides c). */
+static void binary_pixels_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const node_ctx *)ctx)->s;
   const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const size_t w = e->u.binview.w, as = e->u.binview.as, bs = e->u.binview.bs, ys = e->u.binview.ys;
-  yk_binary_i8_pixels(&s->isa, e->node->p[0], (const int8_t *)e->in[0] + lo * w * as, as, e->q[0],
-                      (const int8_t *)e->in[1] + lo * w * bs, bs, e->q[1], (int8_t *)e->out + lo * w * ys, ys,
-                      e->q[2], (hi - lo) * w, e->u.binview.c);
+  const size_t as = e->u.binview.as, bs = e->u.binview.bs, ys = e->u.binview.ys;
+  const int8_t *a = (const int8_t *)e->in[0] + lo * as, *b = (const int8_t *)e->in[1] + lo * bs;
+  int8_t *y = (int8_t *)e->out + lo * ys;
+  if (e->u.binview.fixed)
+    yk_add_i8_fixed_pixels(&s->isa, a, as, b, bs, y, ys, hi - lo, e->u.binview.c, &e->u.binview.fx);
+  else
+    yk_binary_i8_pixels(&s->isa, e->node->p[0], a, as, e->q[0], b, bs, e->q[1], y, ys, e->q[2], hi - lo,
+                        e->u.binview.c);
 }
 
-static yrt_status run_binary_views(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+static yrt_status run_binary_pixels(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, binary_views_range, (size_t)e->sh[2].d[1], e->numel / (size_t)e->sh[2].d[1]);
+  run_par(s, e, binary_pixels_range, e->numel / e->u.binview.c, e->u.binview.c);
   return YRT_OK;
 }
 
@@ -316,15 +321,21 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const size_t i = (size_t)(e - s->exec);
-  if (yrt_binary_takes_views(m, n) && (yrt_is_view(&m->tensors[n->in[0]]) || yrt_is_view(&m->tensors[n->in[1]]) ||
-                                       yrt_is_view(&m->tensors[n->out[0]]))) {
-    /* same-shape NHWC [1, H, W, C] (model_validate_views.c) */
+  const int fixed = n->p[1] == YRT_BIN_I8_FIXED; /* validated: int8 ADD of one shape, parameters fit */
+  if (fixed || (yrt_binary_takes_views(m, n) && (yrt_is_view(&m->tensors[n->in[0]]) ||
+                                                 yrt_is_view(&m->tensors[n->in[1]]) ||
+                                                 yrt_is_view(&m->tensors[n->out[0]])))) {
+    const yrt_tensor_rec *y = &m->tensors[n->out[0]];
+    e->u.binview.c = y->rank ? (size_t)y->dims[y->rank - 1] : 1;
+    if (!e->u.binview.c) e->u.binview.c = 1;
     e->u.binview.as = yrt_pixel_stride(m, &m->tensors[n->in[0]]);
     e->u.binview.bs = yrt_pixel_stride(m, &m->tensors[n->in[1]]);
-    e->u.binview.ys = yrt_pixel_stride(m, &m->tensors[n->out[0]]);
-    e->u.binview.w = (size_t)e->sh[2].d[2];
-    e->u.binview.c = (size_t)e->sh[2].d[3];
-    e->run = run_binary_views;
+    e->u.binview.ys = yrt_pixel_stride(m, y);
+    e->u.binview.fixed = fixed;
+    if (fixed && yk_add_fixed_params(e->q[0], e->q[1], e->q[2], &e->u.binview.fx) != 0)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: node '%s': fixed-point add with scale ratios past int16",
+                           yrt_model_string(m, n->name));
+    e->run = run_binary_pixels;
     return YRT_OK;
   }
   if (n->p[0] != YRT_BIN_MUL || e->esize != 4 || i < 2) return YRT_OK;

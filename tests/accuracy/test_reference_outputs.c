@@ -44,13 +44,14 @@ typedef struct ctx {
   yrt_session *s;
 } ctx;
 
+/* no_ties: onnxruntime's arithmetic in the int8 body (the file's own ranges, float-chain Adds). */
 static void open_model_ex(ctx *c, const char *rel, int exact, int no_ties) {
   char path[1024];
   YT_REQUIRE_DATA(path, rel);
   yrt_error err = {{0}};
   void *buf = NULL;
   size_t size = 0;
-  yrt_convert_options o = {.exact_qdq = exact, .no_ties = no_ties};
+  yrt_convert_options o = {.exact_qdq = exact, .no_ties = no_ties, .float_add = no_ties};
   if (yrt_convert_onnx_file(path, &o, &buf, &size, NULL, &err) != YRT_OK) fail_msg("convert %s: %s", rel, err.msg);
   if (yrt_model_load_memory(buf, size, 1, &c->m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
   free(buf);
@@ -133,9 +134,10 @@ enum { MODE_FP32 = 0, MODE_EXACT = 1, MODE_FLOAT_HEAD = 2, MODE_S8 = 3 };
 /* MODE_FP32: tight tolerance. MODE_EXACT (--exact-qdq, onnxruntime's own quantized head): the
  * issue's 0.02 / 1.5 px on 99.5% of entries. MODE_FLOAT_HEAD (head in float): boxes may leave
  * onnxruntime's quantized DFL, but must be at least as close to the FP32 model as it is. These
- * compare with onnxruntime's chain, so without the Concat ties (--no-ties); `tied` (the default
- * conversion: Concat inputs rounded once on the Concat's grid, not twice as onnxruntime does)
- * only has to stay as close to the FP32 model as onnxruntime and find its detections. */
+ * compare with onnxruntime's chain, so without the Concat ties and with float-chain Adds
+ * (--no-ties --float-add); `tied` (the default conversion: Concat inputs rounded once on the
+ * Concat's grid, not twice as onnxruntime does; fixed-point Adds) only has to stay as close to the
+ * FP32 model as onnxruntime and find its detections. */
 static void compare_case_ex(const ref_case *rc, int mode, int tied) {
   const int int8 = mode != MODE_FP32;
   ctx c;
@@ -144,10 +146,13 @@ static void compare_case_ex(const ref_case *rc, int mode, int tied) {
   open_model_ex(&c, rel, mode == MODE_EXACT, !tied);
   const int s8 = mode == MODE_S8;
   double ours_fp = 0, ort_fp = 0; /* box error against FP32 on confident anchors */
+  double ours_sc = 0, ort_sc = 0; /* their best class's score error against FP32 */
+  int clear_dets = 0, clear_found = 0; /* FP32 detections scoring >= 0.35 (not at the threshold), found */
   size_t n_conf = 0;
   size_t total_entries = 0, bad_entries = 0, bad_boxes = 0, score_entries = 0;
   int found50 = 0;
   int ref_dets = 0, found = 0;
+  int fp_dets = 0, ours_of_fp = 0, ort_of_fp = 0; /* FP32 detections each int8 run finds (IoU > 0.5) */
   double max_box = 0, max_score = 0;
   for (int i = 0; i < 4 && rc->images[i]; i++) {
     size_t na;
@@ -185,14 +190,31 @@ static void compare_case_ex(const ref_case *rc, int mode, int tied) {
       assert_non_null(fp);
       for (size_t a = 0; a < na; a++) {
         float best = 0;
-        for (int k = 4; k < 84; k++) best = fmaxf(best, fp[(size_t)k * na + a]);
+        int bk = 4;
+        for (int k = 4; k < 84; k++)
+          if (fp[(size_t)k * na + a] > best) best = fp[(size_t)k * na + a], bk = k;
         if (best < 0.1f) continue;
         n_conf++;
+        ours_sc += fabs((double)got[(size_t)bk * na + a] - best);
+        ort_sc += fabs((double)ref[(size_t)bk * na + a] - best);
         for (int k = 0; k < 4; k++) {
           ours_fp += fabs((double)got[(size_t)k * na + a] - fp[(size_t)k * na + a]);
           ort_fp += fabs((double)ref[(size_t)k * na + a] - fp[(size_t)k * na + a]);
         }
       }
+      yrt_detection df[300], dq[300];
+      const int nf = detect(fp, na, df, 300), nq = detect(got, na, dq, 300), no = detect(ref, na, dq + 150, 150);
+      fp_dets += nf;
+      ours_of_fp += matched(df, nf, dq, nq < 150 ? nq : 150, 0.5f);
+      for (int k = 0; k < nf; k++) {
+        const int hit = matched(&df[k], 1, dq, nq < 150 ? nq : 150, 0.5f);
+        clear_dets += df[k].score >= 0.35f;
+        clear_found += df[k].score >= 0.35f && hit;
+        if (!hit)
+          print_message("  %s: FP32 detection class %d score %.3f not found (onnxruntime %s)\n", rc->images[i],
+                        df[k].class_id, df[k].score, matched(&df[k], 1, dq + 150, no, 0.5f) ? "finds it" : "neither");
+      }
+      ort_of_fp += matched(df, nf, dq + 150, no, 0.5f);
       free(fp);
     }
     yrt_detection dr[300], dg[300];
@@ -210,12 +232,19 @@ static void compare_case_ex(const ref_case *rc, int mode, int tied) {
   if (int8)
     print_message("%s: mean box error vs FP32 on %zu confident anchors: yolort %.3f px, onnxruntime %.3f px\n",
                   rc->model, n_conf, ours_fp / (4.0 * (double)n_conf), ort_fp / (4.0 * (double)n_conf));
-  print_message("%s%s: %d of %d reference detections matched at IoU > 0.5\n", rc->model, tied ? " (tied)" : "",
-                found50, ref_dets);
-  if (tied) {
+  print_message("%s%s: %d of %d reference detections matched at IoU > 0.5; of the FP32 model's %d, yolort "
+                "finds %d, onnxruntime %d\n",
+                rc->model, tied ? " (tied)" : "", found50, ref_dets, fp_dets, ours_of_fp, ort_of_fp);
+  if (int8)
+    print_message("%s%s: mean best-class score error vs FP32: yolort %.4f, onnxruntime %.4f; FP32 detections over "
+                  "0.35 found: %d of %d\n", rc->model, tied ? " (tied)" : "", ours_sc / (double)n_conf,
+                  ort_sc / (double)n_conf, clear_found, clear_dets);
+  if (tied) { /* no longer onnxruntime's chain: judged against the FP32 model, as onnxruntime is (detections
+               * at the 0.25 threshold come and go with any change: only the clear ones must stay) */
     assert_true(ours_fp <= ort_fp * 1.05);
-    assert_true(ref_dets > 0);
-    assert_true(found50 >= 0.85 * ref_dets);
+    assert_true(ours_sc <= ort_sc * 1.05);
+    assert_true(clear_dets > 0);
+    assert_int_equal(clear_found, clear_dets);
   } else if (mode == MODE_FP32) {
     assert_true(max_box < 0.05);
     assert_true(max_score < 1e-3);

@@ -1,6 +1,7 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
- *                  [--no-fuse-head] [--no-views] [--no-ties] [--size N|HxW] [--no-qat-propagate] [-v]
+ *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
+ *                  [--no-qat-propagate] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -14,8 +15,8 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
-          "                      [--no-fuse-head] [--no-views] [--no-ties] [--size N|HxW] [--no-qat-propagate]\n"
-          "                      [-v]\n"
+          "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
+          "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -27,6 +28,8 @@ static void usage(FILE *f) {
           "  --no-ties         keep a QDQ file's own ranges on Concat inputs and Split outputs (default:\n"
           "                    they take the Concat's, so nothing is requantized twice; not under\n"
           "                    --exact-qdq)\n"
+          "  --float-add       int8 Adds as onnxruntime computes them (dequantize, add, quantize; default:\n"
+          "                    fixed point, one integer multiply-add, one step apart on near-halves)\n"
           "  --size N|HxW      input size of a model exported with dynamic axes (default: the\n"
           "                    model's imgsz metadata); e.g. --size 640, --size 480x864\n"
           "  --no-qat-propagate  in a QAT / TensorRT-style QDQ graph (Q/DQ on conv inputs only), keep\n"
@@ -61,6 +64,8 @@ int main(int argc, char **argv) {
       opt.no_views = 1;
     } else if (strcmp(argv[i], "--no-ties") == 0) {
       opt.no_ties = 1;
+    } else if (strcmp(argv[i], "--float-add") == 0) {
+      opt.float_add = 1;
     } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
       const char *s = argv[++i];
       char *end;

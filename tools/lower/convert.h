@@ -34,6 +34,8 @@ typedef struct yrt_convert_options {
                                    where the kernels allow, plan_views.c) */
   int no_ties;                   /* 1: keep a foreign QDQ file's own Concat / Split input ranges
                                    (default 0: tied to the Concat's, qdq_tie.c) */
+  int float_add;                /* 1: int8 Adds compute as the float chain (dequantize, add, quantize:
+                                   onnxruntime's; default 0: fixed point, yrt_binary_arith) */
   int input_h, input_w;         /* image input size for a model exported with dynamic axes
                                    (yolort-convert --size); 0: the metadata's imgsz. A model with a
                                    fixed size must be given that size or none. */

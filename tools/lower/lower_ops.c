@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lower_internal.h"
+#include "yk.h"
 
 static int decide(lw_ctx *c, int ni) {
   const char *why = NULL;
@@ -73,6 +74,22 @@ static yrt_status lower_binary_scalar(lw_ctx *c, int ni, int kind, int xj, float
   return lw_add_node(c, YRT_OP_LUT, in, 2, &to, 1) ? YRT_OK : c->status;
 }
 
+/* An int8 Add of one shape whose scale ratios fit int16 runs in fixed point (yrt_binary_arith),
+ * not under --exact-qdq or --float-add (onnxruntime's float chain, bit for bit). */
+static int32_t lw_binary_arith(const lw_ctx *c, const lw_node *nd) {
+  const lw_tensor *a = &c->t[nd->in[0]], *b = &c->t[nd->in[1]], *y = &c->t[nd->out[0]];
+  yk_add_fixed fx;
+  if ((c->opt && (c->opt->exact_qdq || c->opt->float_add)) || nd->p[0] != YRT_BIN_ADD || y->dtype != YRT_I8 || a->rank != y->rank ||
+      b->rank != y->rank || a->n_scales > 1 || b->n_scales > 1 || y->n_scales > 1)
+    return YRT_BIN_FLOAT_CHAIN;
+  for (int d = 0; d < y->rank; d++)
+    if (a->dims[d] != y->dims[d] || b->dims[d] != y->dims[d]) return YRT_BIN_FLOAT_CHAIN;
+  return yk_add_fixed_params((yk_qparams){a->scale, a->zp}, (yk_qparams){b->scale, b->zp},
+                             (yk_qparams){y->scale, y->zp}, &fx) == 0
+             ? YRT_BIN_I8_FIXED
+             : YRT_BIN_FLOAT_CHAIN;
+}
+
 static yrt_status lower_binary(lw_ctx *c, int ni, int kind) {
   const ir_node *n = &c->g->nodes[ni];
   yrt_status st = need_io(c, n, 2, 1);
@@ -95,6 +112,7 @@ static yrt_status lower_binary(lw_ctx *c, int ni, int kind) {
   lw_node *nd = lw_add_node(c, YRT_OP_BINARY, ab, 2, &to, 1);
   if (!nd) return c->status;
   nd->p[0] = kind;
+  nd->p[1] = lw_binary_arith(c, nd);
   return YRT_OK;
 }
 
