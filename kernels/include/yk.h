@@ -105,6 +105,9 @@ void yk_maxpool_nhwc_i8(const yk_isa *isa, const int8_t *x, int n, int h, int w,
 /* NHWC nearest resize, asymmetric coordinates, floor: in = min(floor(out / scale), in - 1). */
 void yk_resize_nearest_nhwc(const void *x, int n, int h, int w, int c, void *y, int oh, int ow,
                             float scale_h, float scale_w, size_t elem_size);
+/* The same for one image, output rows [oy0, oy1) only (y: the whole output's base). */
+void yk_resize_nearest_nhwc_rows(const void *x, int h, int w, int c, void *y, int oh, int ow, float scale_h,
+                                 float scale_w, size_t elem_size, int oy0, int oy1);
 
 /* ---------------- int8 */
 

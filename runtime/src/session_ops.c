@@ -391,9 +391,31 @@ yrt_status yrt_run_reshape(const yrt_session *s, const yrt_exec *e, yrt_error *e
   return YRT_OK;
 }
 
+/* Output rows [lo, hi) of a max pool (one image): the input from the first row they read, the
+ * top padding what is left of it above that row, so every window keeps its taps. */
+static void maxpool_range(const void *ctx, size_t lo, size_t hi) {
+  const yrt_session *s = ((const node_ctx *)ctx)->s;
+  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const yrt_exec_pool *p = &e->u.pool;
+  yk_pool_params q = p->p;
+  const int first = (int)lo * q.sh - q.pad_t, s0 = first > 0 ? first : 0;
+  q.pad_t = -first + s0;
+  const size_t in_off = (size_t)s0 * (size_t)p->w * (size_t)p->c, out_off = lo * (size_t)p->ow * (size_t)p->c;
+  if (e->esize == 1)
+    yk_maxpool_nhwc_i8(&s->isa, (const int8_t *)e->in[0] + in_off, 1, p->h - s0, p->w, p->c,
+                       (int8_t *)e->out + out_off, (int)(hi - lo), p->ow, &q);
+  else
+    yk_maxpool_nhwc_f32(&s->isa, (const float *)e->in[0] + in_off, 1, p->h - s0, p->w, p->c,
+                        (float *)e->out + out_off, (int)(hi - lo), p->ow, &q);
+}
+
 yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_pool *p = &e->u.pool;
+  if (p->n == 1) {
+    run_par(s, e, maxpool_range, (size_t)p->oh, (size_t)p->ow * (size_t)p->c);
+    return YRT_OK;
+  }
   if (e->esize == 1)
     yk_maxpool_nhwc_i8(&s->isa, e->in[0], p->n, p->h, p->w, p->c, e->out, p->oh, p->ow, &p->p);
   else
@@ -401,9 +423,20 @@ yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *e
   return YRT_OK;
 }
 
-yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)s, (void)err;
+static void resize_range(const void *ctx, size_t lo, size_t hi) {
+  const yrt_exec *e = ((const node_ctx *)ctx)->e;
   const yrt_exec_resize *r = &e->u.resize;
+  yk_resize_nearest_nhwc_rows(e->in[0], r->h, r->w, r->c, e->out, r->oh, r->ow, r->sh, r->sw, e->esize, (int)lo,
+                              (int)hi);
+}
+
+yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_resize *r = &e->u.resize;
+  if (r->n == 1) {
+    run_par(s, e, resize_range, (size_t)r->oh, (size_t)r->ow * (size_t)r->c);
+    return YRT_OK;
+  }
   yk_resize_nearest_nhwc(e->in[0], r->n, r->h, r->w, r->c, e->out, r->oh, r->ow, r->sh, r->sw, e->esize);
   return YRT_OK;
 }
