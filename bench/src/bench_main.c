@@ -237,6 +237,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     in.jpeg = jpeg;
+    in.frame = o.frame;
   }
   bench_cpu cpu;
   bench_cpu_read(&cpu);

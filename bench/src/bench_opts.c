@@ -19,6 +19,10 @@ void bench_usage(const char *argv0) {
           "  --size L          input sizes; MODEL may contain {S} (yolo11n-{S}.yrt), else the\n"
           "                    model must already have that size\n"
           "  --image JPG       end-to-end split: JPEG decode + letterbox / inference / decode + NMS\n"
+          "  --frame           with --image, the camera path: the JPEG decoded once (a camera delivers\n"
+          "                    frames), then per frame yrt_session_detect (letterbox straight into the\n"
+          "                    int8 input, inference, threshold-aware decode, NMS); letterbox alone\n"
+          "                    (yrt_session_set_frame) timed beside it; --profile profiles that call\n"
           "  --profile         per-op-kind time profile (separate profiled runs)\n"
           "  --convs           per-conv time and GMAC/s (implies --profile)\n"
           "  --top N           the N slowest nodes, by ONNX name (implies --profile)\n"
@@ -93,6 +97,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
     } else if (!strcmp(a, "--streams")) {
       NEED_VAL();
       if (parse_list(val, 1, 64, o->streams, &o->n_streams)) goto bad;
+    } else if (!strcmp(a, "--frame")) {
+      o->frame = 1;
     } else if (!strcmp(a, "--image")) {
       NEED_VAL();
       o->image = val;

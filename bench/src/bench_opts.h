@@ -9,6 +9,7 @@
 typedef struct bench_opts {
   const char *model;      /* .yrt (or .onnx when built with the converter); may contain {S} */
   const char *image;      /* --image: JPEG for the end-to-end split, NULL = inference only */
+  int frame;              /* --frame (with --image): the camera path, yrt_session_set_frame + yrt_session_detect */
   const char *dump_convs; /* --dump-convs FILE ("-" = stdout): write conv shapes and exit */
   int warmup, runs;
   int threads[BENCH_MAX_LIST], n_threads;

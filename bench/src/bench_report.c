@@ -23,7 +23,12 @@ void bench_print_table(FILE *f, const bench_model_report *m, int show_convs) {
             r->size_w, r->size_h, r->threads, r->batch,
             r->batch > 1 ? " (batch-1 model run B times per iteration; times are per batch)" : "",
             r->warmup, r->runs, r->session_ms);
-    if (r->has_e2e) {
+    if (r->frame) {
+      stats_line(f, "frame -> detections", &r->infer, r->batch);
+      stats_line(f, "  of which letterbox", &r->pre, r->batch);
+      fprintf(f, "    (yrt_session_detect on the decoded frame; letterbox = yrt_session_set_frame alone)\n");
+      fprintf(f, "    detections (last frame): %d\n", r->n_dets);
+    } else if (r->has_e2e) {
       stats_line(f, "JPEG decode+letterbox", &r->pre, r->batch);
       stats_line(f, "inference", &r->infer, r->batch);
       stats_line(f, "decode+NMS", &r->post, r->batch);
@@ -99,6 +104,7 @@ void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs
                "\"session_ms\":%.3f,\"end_to_end\":%d,",
             i ? "," : "", r->size_w, r->size_h, r->threads, r->batch, r->warmup, r->runs,
             r->session_ms, r->has_e2e);
+    if (r->frame) fprintf(f, "\"frame\":1,");
     json_stats(f, "inference", &r->infer);
     if (r->has_e2e) {
       fputc(',', f);

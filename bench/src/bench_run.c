@@ -17,10 +17,27 @@ typedef struct run_ctx {
   yrt_detection *dets;
   yrt_postprocess_params pp;
   int n_dets;
+  yrt_image img;          /* --frame: the decoded JPEG, the camera's frame */
+  yrt_frame fr;
 } run_ctx;
+
+/* --frame: the camera path. pre: yrt_session_set_frame alone (the letterbox, for the split);
+ * infer: yrt_session_detect, the call a camera loop makes (letterbox again, inference, decode, NMS). */
+static yrt_status run_frame(run_ctx *c, double t[3], yrt_error *err) {
+  double t0 = bench_now_ms();
+  yrt_status st = yrt_session_set_frame(c->s, &c->fr, NULL, err);
+  if (st != YRT_OK) return st;
+  double t1 = bench_now_ms();
+  st = yrt_session_detect(c->s, &c->fr, &c->pp, c->dets, BENCH_MAX_DETS, &c->n_dets, err);
+  if (st != YRT_OK) return st;
+  t[0] += t1 - t0;
+  t[1] += bench_now_ms() - t1;
+  return YRT_OK;
+}
 
 /* One image through the chosen stages; adds stage times (ms) into t[3] = pre, infer, post. */
 static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
+  if (c->in->frame) return run_frame(c, t, err);
   yrt_status st;
   yrt_letterbox lb;
   double t0 = bench_now_ms();
@@ -73,7 +90,17 @@ static yrt_status prepare(run_ctx *c, yrt_error *err) {
   yrt_status st = yrt_image_decode_jpeg(c->in->jpeg, c->in->jpeg_size, &img, err);
   if (st != YRT_OK) return st;
   c->lb_scratch = malloc(yrt_letterbox_scratch_bytes(img.w, img.h, c->in_w, c->in_h) + 1);
-  yrt_image_free(&img);
+  if (c->in->frame) { /* kept: the frame every iteration sees */
+    c->img = img;
+    yrt_frame_init(&c->fr);
+    c->fr.format = YRT_PIX_RGB888;
+    c->fr.width = img.w;
+    c->fr.height = img.h;
+    c->fr.plane[0] = img.rgb;
+    c->fr.stride[0] = (size_t)img.w * 3;
+  } else {
+    yrt_image_free(&img);
+  }
   if (!c->lb_scratch) return yrt_set_error(err, YRT_ERR_NOMEM, "bench: letterbox scratch");
   /* Output shape is known only after a run. */
   st = yrt_session_run(c->s, err);
@@ -125,9 +152,10 @@ static yrt_status run_profile(run_ctx *c, const bench_opts *o, bench_result *r, 
   }
   r->n_nodes = n;
   yrt_session_set_profiling(c->s, 1);
-  yrt_status st = yrt_session_run(c->s, err); /* first profiled run untimed */
+  double t[3] = {0, 0, 0};
+  yrt_status st = c->in->frame ? run_frame(c, t, err) : yrt_session_run(c->s, err); /* first one untimed */
   for (int it = 0; st == YRT_OK && it < o->runs; it++) {
-    st = yrt_session_run(c->s, err);
+    st = c->in->frame ? run_frame(c, t, err) : yrt_session_run(c->s, err);
     if (st != YRT_OK) break;
     int got = yrt_session_node_times(c->s, ns, n);
     for (int i = 0; i < got && i < n; i++) r->node_ms[i] += (double)ns[i] * 1e-6;
@@ -199,6 +227,7 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   r->warmup = o->warmup;
   r->runs = o->runs;
   r->has_e2e = in->jpeg != NULL;
+  r->frame = in->jpeg != NULL && in->frame;
 
   run_ctx c;
   memset(&c, 0, sizeof c);
@@ -248,6 +277,7 @@ done:
   free(c.lb_scratch);
   free(c.pp_scratch);
   free(c.dets);
+  yrt_image_free(&c.img);
   yrt_session_free(c.s);
   return st;
 }

@@ -22,6 +22,7 @@ typedef struct bench_node_time {
 typedef struct bench_result {
   int size_w, size_h, threads, batch, warmup, runs;
   int has_e2e;           /* pre/post measured (--image) */
+  int frame;             /* --frame: pre = yrt_session_set_frame alone, infer = yrt_session_detect, no post */
   double session_ms;     /* yrt_session_create */
   bench_stats total;     /* per iteration = per batch of `batch` images */
   bench_stats pre, infer, post; /* per batch; pre/post only with has_e2e */
@@ -41,6 +42,7 @@ typedef struct bench_result {
 /* Shared, read-only input of every configuration. */
 typedef struct bench_input {
   const void *jpeg; /* NULL: no --image */
+  int frame;        /* --frame: camera path (yrt_session_detect on the decoded frame) */
   size_t jpeg_size;
   const bench_conv *convs; /* --convs: layers to time, matched to session nodes by name */
   int n_convs;

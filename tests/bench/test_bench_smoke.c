@@ -88,6 +88,14 @@ static void test_bench_table_e2e(void **state) {
   assert_non_null(strstr(out, "JPEG decode+letterbox"));
   assert_non_null(strstr(out, "decode+NMS"));
   assert_non_null(strstr(out, "per image"));
+  /* --frame: the camera path, profiled (the frame is written into the int8 input: no quantize work) */
+  snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 2 --warmup 1 --image '%s/%s' --frame --profile",
+           emulator(), YOLORT_BENCH_EXE, model, img, name);
+  rc = run(cmd, out, sizeof out);
+  if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
+  assert_non_null(strstr(out, "frame -> detections"));
+  assert_non_null(strstr(out, "of which letterbox"));
+  assert_non_null(strstr(out, "profile (mean of 2 runs"));
 }
 
 /* --streams: two sessions side by side and two sharing one pool; frames/s for each. */
