@@ -91,7 +91,14 @@ struct yrt_exec {
     yrt_exec_conv conv;
     yrt_exec_concat concat;
     struct { int64_t starts[YK_MAX_RANK], steps[YK_MAX_RANK]; } slice;
-    struct { int perm[YK_MAX_RANK]; } transpose;
+    struct yrt_exec_transpose {
+      int perm[YK_MAX_RANK];
+      /* the leading axes the perm leaves in place, as `outer` independent slabs of `inner`
+       * elements, each transposed as slab (shape [1, rest], perm sub_perm): threaded over slabs */
+      size_t outer, inner;
+      yk_shape slab;
+      int sub_perm[YK_MAX_RANK];
+    } transpose;
     yrt_exec_pool pool;
     yrt_exec_resize resize;
     yrt_exec_matmul matmul;

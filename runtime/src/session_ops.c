@@ -379,9 +379,24 @@ yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err
   return YRT_OK;
 }
 
+/* Slabs [lo, hi) of a transpose whose leading axes stay in place (attention heads): each slab
+ * is the same transpose of its own contiguous block, in and out. */
+static void transpose_range(const void *ctx, size_t lo, size_t hi) {
+  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const struct yrt_exec_transpose *t = &e->u.transpose;
+  yk_shape sh = t->slab;
+  sh.d[0] = (int64_t)(hi - lo);
+  const size_t off = lo * t->inner * e->esize;
+  yk_transpose((const uint8_t *)e->in[0] + off, &sh, (uint8_t *)e->out + off, t->sub_perm, e->esize);
+}
+
 yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)s, (void)err;
-  yk_transpose(e->in[0], &e->sh[0], e->out, e->u.transpose.perm, e->esize);
+  (void)err;
+  const struct yrt_exec_transpose *t = &e->u.transpose;
+  if (t->outer > 1) /* each thread moves its own heads: the next node's rows stay on it */
+    run_par(s, e, transpose_range, t->outer, t->inner);
+  else
+    yk_transpose(e->in[0], &e->sh[0], e->out, t->perm, e->esize);
   return YRT_OK;
 }
 
@@ -558,7 +573,22 @@ yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &s->model->tensors[n->in[0]];
-  for (uint32_t d = 0; d < YK_MAX_RANK; d++) e->u.transpose.perm[d] = d < x->rank ? n->p[d] : (int)d;
+  struct yrt_exec_transpose *t = &e->u.transpose;
+  for (uint32_t d = 0; d < YK_MAX_RANK; d++) t->perm[d] = d < x->rank ? n->p[d] : (int)d;
+  /* p: leading axes in place; none, or all (a copy), or one slab: not split */
+  uint32_t p = 0;
+  while (p < x->rank && t->perm[p] == (int)p) p++;
+  t->outer = p >= 1 && p < x->rank ? dims_product(x, 0, p) : 1;
+  if (t->outer < 2) return YRT_OK;
+  t->inner = dims_product(x, p, x->rank);
+  t->slab.rank = (int)(x->rank - p) + 1;
+  t->slab.d[0] = 1;
+  for (uint32_t d = p; d < x->rank; d++) {
+    t->slab.d[d - p + 1] = x->dims[d];
+    t->sub_perm[d - p + 1] = t->perm[d] - (int)p + 1;
+  }
+  t->sub_perm[0] = 0;
+  for (int d = t->slab.rank; d < YK_MAX_RANK; d++) t->sub_perm[d] = d;
   return YRT_OK;
 }
 

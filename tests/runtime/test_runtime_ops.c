@@ -112,6 +112,33 @@ static void test_data_movement(void **state) {
         assert_true(y[(b * 4 + c) * 20 + i] == (c < 3 ? x[(b * 3 + c) * 20 + i] : x2[b * 20 + i]));
 }
 
+/* Transposes whose leading axes stay in place (attention heads) run slab by slab on the session's
+ * threads: large enough to be split, checked against a plain loop. */
+static void test_transpose_slabs(void **state) {
+  (void)state;
+  enum { A = 2, B = 3, C = 40, D = 70, NX = A * B * C * D };
+  float *x = malloc(NX * sizeof *x), *y = malloc(NX * sizeof *y);
+  assert_non_null(x), assert_non_null(y);
+  iota(x, NX);
+  const float *d[1] = {x};
+  /* [1, 6, 40, 70] perm (0, 1, 3, 2): 6 slabs, the last two axes swapped */
+  tdesc t1 = {4, {1, A * B, C, D}};
+  int32_t p1[4] = {0, 1, 3, 2};
+  run1(YRT_OP_TRANSPOSE, 1, &t1, d, NULL, NULL, (tdesc){4, {1, A * B, D, C}}, p1, 4, NULL, 0, y);
+  for (int h = 0; h < A * B; h++)
+    for (int i = 0; i < D; i++)
+      for (int j = 0; j < C; j++) assert_true(y[(h * D + i) * C + j] == x[(h * C + j) * D + i]);
+  /* [2, 3, 40, 70] perm (0, 2, 1, 3): 2 slabs, the inner axis kept */
+  tdesc t2 = {4, {A, B, C, D}};
+  int32_t p2[4] = {0, 2, 1, 3};
+  run1(YRT_OP_TRANSPOSE, 1, &t2, d, NULL, NULL, (tdesc){4, {A, C, B, D}}, p2, 4, NULL, 0, y);
+  for (int a = 0; a < A; a++)
+    for (int c = 0; c < C; c++)
+      for (int b = 0; b < B; b++)
+        for (int w = 0; w < D; w++) assert_true(y[((a * C + c) * B + b) * D + w] == x[((a * B + b) * C + c) * D + w]);
+  free(x), free(y);
+}
+
 static void test_spatial(void **state) {
   (void)state;
   float x[2 * 5 * 6 * 3], y[2 * 10 * 12 * 3];
@@ -350,6 +377,7 @@ static void test_int8_matmul(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_data_movement),
+      cmocka_unit_test(test_transpose_slabs),
       cmocka_unit_test(test_spatial),
       cmocka_unit_test(test_math),
       cmocka_unit_test(test_int8_chain),
