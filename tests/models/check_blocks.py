@@ -447,7 +447,8 @@ def conv_w(name, co, ci, k):
 
 
 inits = {"split": np.array([4, 4], np.int64)}
-nodes = [conv_w("w0", 8, 3, 1), conv_w("w1", 8, 8, 1), conv_w("w2", 4, 4, 3), conv_w("w3", 4, 12, 1)]
+# the bottleneck conv is a 1x1: a 3x3 over a half this narrow reads a copy (plan_views.c)
+nodes = [conv_w("w0", 8, 3, 1), conv_w("w1", 8, 8, 1), conv_w("w2", 4, 4, 1), conv_w("w3", 4, 12, 1)]
 for t, sc, zp in [("images", 0.02, 0), ("c", 0.05, -3), ("X", 0.04, 0), ("a", 0.035, 1), ("b", 0.03, -2),
                   ("mo", 0.03, 0), ("ad", 0.045, 0), ("cat", 0.05, 0), ("output0", 0.05, 0)]:
     inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
@@ -458,7 +459,7 @@ nodes += [helper.make_node("Conv", ["c", "w1"], ["X_f"], name="/model.2/cv1/conv
 nodes += qdq("X_f", "X", "X.s", "X.z", "/q/X")
 nodes += [helper.make_node("Split", ["X", "split"], ["a_f", "b_f"], axis=1, name="/model.2/Split")]
 nodes += qdq("a_f", "a", "a.s", "a.z", "/q/a") + qdq("b_f", "b", "b.s", "b.z", "/q/b")
-nodes += [helper.make_node("Conv", ["b", "w2"], ["mo_f"], pads=[1, 1, 1, 1], name="/model.2/m.0/cv1/conv")]
+nodes += [helper.make_node("Conv", ["b", "w2"], ["mo_f"], name="/model.2/m.0/cv1/conv")]
 nodes += qdq("mo_f", "mo", "mo.s", "mo.z", "/q/mo")
 nodes += [helper.make_node("Add", ["b", "mo"], ["ad_f"], name="/model.2/m.0/Add")]
 nodes += qdq("ad_f", "ad", "ad.s", "ad.z", "/q/ad")
