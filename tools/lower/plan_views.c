@@ -44,14 +44,25 @@ static int binary_takes_views(const lw_ctx *c, const lw_node *n) {
 
 static int root_of(const lw_ctx *c, int t) { return c->t[t].view_holder ? c->t[t].view_holder - 1 : t; }
 
-/* Every reader of t other than node `except` reads it as a conv's input 0 or a slice's input. */
+/* A conv reading a c-channel view as fast as a dense copy: a 1x1 (a pixel's channels are contiguous
+ * either way), or c a multiple of 64 (the kernels' K chunks: a strided kernel row is cut per tap
+ * into whole chunks, read in place). Otherwise the taps are cut into short padded segments: the
+ * 3x3 over a 16- or 32-channel Split half of YOLO11n-640's C3k2 ran 3x slower on a view (0.32
+ * against 0.10 ms; three such layers 0.65 ms) than the Slice's copy costs (0.03 ms). */
+static int conv_reads_view_well(const lw_node *n, int64_t c) {
+  return (n->p[YRT_CONV_P_KH] == 1 && n->p[YRT_CONV_P_KW] == 1) || c % 64 == 0;
+}
+
+/* Every reader of t other than node `except` reads it as a conv's input 0 (reading a view well), a
+ * slice's input or a same-shape int8 binary's input. */
 static int readers_take_views(const lw_ctx *c, int t, int except) {
   for (int k = 0; k < c->nn; k++) {
     const lw_node *n = &c->n[k];
     if (k == except) continue;
     for (int j = 0; j < n->n_in; j++) {
       if (n->in[j] != t) continue;
-      if (!((j == 0 && conv_takes_views(c, n)) || (j == 0 && n->op == YRT_OP_SLICE) || binary_takes_views(c, n)))
+      if (!((j == 0 && conv_takes_views(c, n) && conv_reads_view_well(n, c->t[t].dims[3])) ||
+            (j == 0 && n->op == YRT_OP_SLICE) || binary_takes_views(c, n)))
         return 0;
     }
   }
@@ -105,15 +116,6 @@ static int concat_views(vp *v, int k) {
     off += cj;
   }
   return made;
-}
-
-/* A conv reading a c-channel view as fast as a dense copy: a 1x1 (a pixel's channels are contiguous
- * either way), or c a multiple of 64 (the kernels' K chunks: a strided kernel row is cut per tap
- * into whole chunks, read in place). Otherwise the taps are cut into short padded segments: the
- * 3x3 over a 16- or 32-channel Split half of YOLO11n-640's C3k2 ran 3x slower on a view (0.32
- * against 0.10 ms; three such layers 0.65 ms) than the Slice's copy costs (0.03 ms). */
-static int conv_reads_view_well(const lw_node *n, int64_t c) {
-  return (n->p[YRT_CONV_P_KH] == 1 && n->p[YRT_CONV_P_KW] == 1) || c % 64 == 0;
 }
 
 /* Slice node k: a channel range, every reader an int8 conv (reading it well) or binary: a view of
