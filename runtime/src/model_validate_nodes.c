@@ -342,7 +342,7 @@ yrt_status yrt_check_matmul(const vctx *v) {
   yrt_status st = require_per_tensor(v);
   if (st) return st;
   /* the requantization factor the session computes (yk_qmatmul_scale's order) */
-  const float k = a->scale * b->scale / y->scale;
+  const float k = yk_qmatmul_scale(a->scale, b->scale, y->scale);
   if (!(isfinite(k) && k > 0.0f))
     return bad(v, YRT_ERR_FORMAT, "requantization factor %g x %g / %g is not a positive number", (double)a->scale,
                (double)b->scale, (double)y->scale);

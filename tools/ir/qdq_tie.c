@@ -54,20 +54,18 @@ static int collect(tie_ctx *c, int t) {
   for (int k = 0; k < c->n_fam; k++)
     if (c->fam[k] == t) return 1;
   c->fam[c->n_fam++] = t;
+  /* its readers: a channel Split / Slice joins the family; an fp32 one (reading the float value)
+   * leaves the family alone, to keep it simple */
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
-    if (n->dead || n->n_in < 1 || n->in[0] != t || !is_channel_split(n)) continue;
+    if (n->dead) continue;
+    int reads = 0;
+    for (int j = 0; j < n->n_in; j++) reads |= n->in[j] == t;
+    if (!reads) continue;
     if (n->fp32) return 0;
+    if (n->in[0] != t || !is_channel_split(n)) continue;
     for (int j = 0; j < n->n_out; j++)
       if (n->out[j] >= 0 && !collect(c, n->out[j])) return 0;
-  }
-  /* a reader that is fp32 reads the float value: the tie would change nothing it sees, but keep it
-   * simple and leave such families alone */
-  for (int i = 0; i < g->n_nodes; i++) {
-    const ir_node *n = &g->nodes[i];
-    if (n->dead || !n->fp32) continue;
-    for (int j = 0; j < n->n_in; j++)
-      if (n->in[j] == t) return 0;
   }
   return 1;
 }
