@@ -59,4 +59,10 @@ void yk_detect_sigmoid_table(const yk_isa *isa, float scale, int32_t zp, float t
 /* Decode anchors [lo, hi) (global indices) into y [4 + nc][n_anchors]. */
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y);
 
+/* Threshold-aware decode: the anchors i < n of an anchor-major class block [n][nc] with some value
+ * over t — int8 q > t, float !(x < t) (NaN counts as over) — written as base + i to list in
+ * increasing order (room for n); returns their count. Scans n * nc values once (vectorised). */
+size_t yk_detect_over_i8(const yk_isa *isa, const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list);
+size_t yk_detect_over_f32(const yk_isa *isa, const float *x, size_t n, int nc, float t, int32_t base, int32_t *list);
+
 #endif

@@ -25,6 +25,20 @@ void yk_lut_i8__scalar(const int8_t *x, int8_t *y, size_t n, const int8_t lut[25
 void yk_detect_cls_i8__scalar(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys);
 /* Its int8 DFL without the max pass: d[4i + k] for anchors i < n (q: [n][4][r], t the exp table). */
 void yk_detect_dfl_i8__scalar(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d);
+/* Anchors with a class value over t (yk_detect_over_i8 / _f32); the _from forms are the reference's
+ * scan from flat value i of total = n * nc, the step every variant ends with. */
+size_t yk_detect_over_i8__scalar(const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list);
+size_t yk_detect_over_f32__scalar(const float *x, size_t n, int nc, float t, int32_t base, int32_t *list);
+size_t yk_detect_over_i8_from(const int8_t *q, size_t i, size_t total, size_t nc, int8_t t, int32_t base,
+                              int32_t *list);
+/* A hit at flat value i: list its anchor, return where the scan resumes (the next anchor). */
+static inline size_t yk_detect_over_hit(size_t i, size_t nc, int32_t base, int32_t *slot) {
+  const size_t a = i / nc;
+  *slot = base + (int32_t)a;
+  return (a + 1) * nc;
+}
+size_t yk_detect_over_f32_from(const float *x, size_t i, size_t total, size_t nc, float t, int32_t base,
+                               int32_t *list);
 void yk_lut_i8_f32__scalar(const int8_t *x, float *y, size_t n, const float lut[256]);
 void yk_quantize_f32_i8__scalar(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_minmax_f32__scalar(const float *x, size_t n, float *lo, float *hi);
@@ -88,6 +102,10 @@ void yk_concat_i8__avx512vbmi(const int8_t *const *x, const yk_qparams *qx, cons
 /* The Detect decode's int8 class scores (yk_detect_cls_i8__scalar) through four byte planes. */
 void yk_detect_cls_i8__avx512vbmi(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys);
 void yk_detect_dfl_i8__avx512vbmi(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d);
+size_t yk_detect_over_i8__avx2(const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list);
+size_t yk_detect_over_f32__avx2(const float *x, size_t n, int nc, float t, int32_t base, int32_t *list);
+size_t yk_detect_over_i8__avx512(const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list);
+size_t yk_detect_over_f32__avx512(const float *x, size_t n, int nc, float t, int32_t base, int32_t *list);
 void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int8_t *b,
                              yk_qparams qb, int8_t *y, yk_qparams qy, size_t n);
 void yk_add_i8_fixed_pixels__avx2(const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y, size_t ys,

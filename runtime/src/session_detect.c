@@ -87,13 +87,9 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return YRT_OK;
 }
 
-/* Best class score of an int8 anchor, exactly as the full decode's table gives it. */
-static float best_score_i8(const int8_t *q, int nc, const float *sig, int monotonic) {
-  if (monotonic) {
-    int8_t m = q[0];
-    for (int c = 1; c < nc; c++) m = q[c] > m ? q[c] : m;
-    return sig[m + 128];
-  }
+/* Best class score of an int8 anchor, exactly as the full decode's table gives it (a table
+ * that is not monotonic: the scan below cannot use a threshold on q). */
+static float best_score_i8(const int8_t *q, int nc, const float *sig) {
   float b = sig[q[0] + 128];
   for (int c = 1; c < nc; c++) b = sig[q[c] + 128] > b ? sig[q[c] + 128] : b;
   return b;
@@ -108,22 +104,24 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
   size_t n = 0;
   for (int k = 0; k < p->n_scales; k++) {
     const yk_detect_scale *sc = &p->s[k];
-    const size_t count = (size_t)sc->h * (size_t)sc->w;
-    for (size_t a = 0; a < count; a++) {
-      int keep;
-      if (sc->cls_sig) {
-        keep = best_score_i8((const int8_t *)sc->cls + a * (size_t)p->nc, p->nc, sc->cls_sig, d->sig_monotonic[k]) > conf;
-      } else {
-        const float *x = (const float *)sc->cls + a * (size_t)p->nc;
-        float m = x[0];
-        for (int c = 1; c < p->nc; c++) m = x[c] > m ? x[c] : m;
-        keep = !(m < logit); /* NaN logits are kept: the full decode decides */
-      }
-      if (!keep) continue;
-      const size_t g = sc->first + a;
-      yk_detect_decode(&s->isa, p, g, g + 1, e->out);
-      list[n++] = (int32_t)g;
+    const size_t count = (size_t)sc->h * (size_t)sc->w, listed = n;
+    const int32_t base = (int32_t)sc->first;
+    if (sc->cls_sig && d->sig_monotonic[k]) {
+      /* a non-decreasing table: sig[max q] > conf  <=>  max q >= the first q whose score passes */
+      int pass = 0;
+      while (pass < 256 && !(sc->cls_sig[pass] > conf)) pass++;
+      if (pass == 0)
+        for (size_t a = 0; a < count; a++) list[n++] = base + (int32_t)a;
+      else if (pass < 256)
+        n += yk_detect_over_i8(&s->isa, sc->cls, count, p->nc, (int8_t)(pass - 129), base, list + n);
+    } else if (sc->cls_sig) {
+      for (size_t a = 0; a < count; a++)
+        if (best_score_i8((const int8_t *)sc->cls + a * (size_t)p->nc, p->nc, sc->cls_sig) > conf)
+          list[n++] = base + (int32_t)a;
+    } else {
+      n += yk_detect_over_f32(&s->isa, sc->cls, count, p->nc, logit, base, list + n);
     }
+    for (size_t j = listed; j < n; j++) yk_detect_decode(&s->isa, p, (size_t)list[j], (size_t)list[j] + 1, e->out);
   }
   return n;
 }
