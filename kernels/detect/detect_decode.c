@@ -65,11 +65,11 @@ static float dot(const float *a, const float *b, int n) {
   return acc;
 }
 
-/* Local anchors [l0, l0 + n) of scale sc, n <= block size: boxes then scores. */
+/* Local anchors [l0, l0 + n) of scale sc, n <= block size, into columns [a0, a0 + n) of rows na
+ * floats apart: boxes then scores. */
 static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_detect_scale *sc,
-                         size_t l0, size_t n, float *y, float *tmp) {
+                         size_t l0, size_t n, float *y, size_t na, size_t a0, float *tmp) {
   const int r = p->reg_max, nc = p->nc;
-  const size_t na = p->n_anchors, a0 = sc->first + l0;
   const int dfl_nomax = sc->box_exp && r > 1 && sc->box_no_max;
   if (!sc->box_exp && r > 1) yk_softmax_f32(isa, (const float *)sc->box + l0 * 4 * (size_t)r, tmp, n * 4, (size_t)r, 1);
   if (dfl_nomax) dfl_i8(isa, (const int8_t *)sc->box + l0 * 4 * (size_t)r, n, r, sc->box_exp, p->proj, tmp);
@@ -112,20 +112,25 @@ static void decode_block(const yk_isa *isa, const yk_detect_params *p, const yk_
 
 /* Int8 class scores of local anchors [l0, l0 + n) of scale sc. */
 static void cls_i8(const yk_isa *isa, const yk_detect_params *p, const yk_detect_scale *sc, size_t l0, size_t n,
-                   float *y) {
+                   float *y, size_t na, size_t a0) {
   const int8_t *q = (const int8_t *)sc->cls + l0 * (size_t)p->nc;
-  float *ys = y + 4 * p->n_anchors + sc->first + l0;
+  float *ys = y + 4 * na + a0;
 #if YK_ARCH_X86_64
   if (isa->avx512 && isa->avx512vbmi && n >= 16) { /* below: the table split costs more */
-    yk_detect_cls_i8__avx512vbmi(q, n, p->nc, sc->cls_sig, ys, p->n_anchors);
+    yk_detect_cls_i8__avx512vbmi(q, n, p->nc, sc->cls_sig, ys, na);
     return;
   }
 #endif
   (void)isa;
-  yk_detect_cls_i8__scalar(q, n, p->nc, sc->cls_sig, ys, p->n_anchors);
+  yk_detect_cls_i8__scalar(q, n, p->nc, sc->cls_sig, ys, na);
 }
 
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y) {
+  yk_detect_decode_cols(isa, p, lo, hi, y, p->n_anchors, lo);
+}
+
+void yk_detect_decode_cols(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y, size_t ys,
+                           size_t col) {
   float tmp[SCRATCH];
   for (int s = 0; s < p->n_scales; s++) {
     const yk_detect_scale *sc = &p->s[s];
@@ -138,7 +143,7 @@ void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, s
     const size_t first = sc->first, last = first + (size_t)sc->h * (size_t)sc->w;
     const size_t b = lo > first ? lo : first, e = hi < last ? hi : last;
     for (size_t a = b; a < e; a += block)
-      decode_block(isa, p, sc, a - first, e - a < block ? e - a : block, y, tmp);
-    if (sc->cls_sig && b < e) cls_i8(isa, p, sc, b - first, e - b, y);
+      decode_block(isa, p, sc, a - first, e - a < block ? e - a : block, y, ys, col + (a - lo), tmp);
+    if (sc->cls_sig && b < e) cls_i8(isa, p, sc, b - first, e - b, y, ys, col + (b - lo));
   }
 }

@@ -58,6 +58,10 @@ void yk_detect_sigmoid_table(const yk_isa *isa, float scale, int32_t zp, float t
 
 /* Decode anchors [lo, hi) (global indices) into y [4 + nc][n_anchors]. */
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y);
+/* The same into columns [col, col + hi - lo) of rows ys floats apart (ys >= col + hi - lo): a few
+ * listed anchors packed together, so their 4 + nc values are not 4 + nc cache lines each. */
+void yk_detect_decode_cols(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y, size_t ys,
+                           size_t col);
 
 /* Threshold-aware decode: the anchors i < n of an anchor-major class block [n][nc] with some value
  * over t — int8 q > t, float !(x < t) (NaN counts as over) — written as base + i to list in

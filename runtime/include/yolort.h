@@ -341,7 +341,7 @@ YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classe
  * session keeps the scratch memory (made at creation): nothing is allocated. When output0 comes
  * from the fused decode node, thresholds apply inside the decode: anchors whose best class score
  * cannot pass conf_threshold get no DFL / sigmoid work (same detections as decoding them all);
- * output0 read afterwards then holds only those anchors' columns: call yrt_session_run for the
+ * output0 read afterwards then holds only those anchors, packed: call yrt_session_run for the
  * whole tensor (evaluation). YRT_ERR_UNSUPPORTED when the model has no image input or its output0
  * is not a detection tensor. */
 YRT_API yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,

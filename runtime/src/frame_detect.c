@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "postprocess_listed.h"
+#include "postprocess_internal.h"
 #include "session_internal.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
@@ -83,7 +83,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   yrt_letterbox lb;
   yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
   /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best
-   * class score can pass conf get DFL + sigmoid; same detections as decoding every anchor. */
+   * class score can pass conf get DFL + sigmoid, packed into output0 as a [4 + nc][n_list]
+   * tensor in anchor order (so NMS ties break alike); same detections as decoding every anchor. */
   const int sparse = s->detect_node != YRT_NONE && !isnan(params->conf_threshold);
   if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
   yrt_tensor_view out;
@@ -95,8 +96,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
   else if (st == YRT_OK)
-    st = yrt_postprocess_listed(out.data, classes, anchors, sparse ? s->detect_list : NULL, n_list, &lb, params,
-                                s->pp_scratch, dets, cap, n_dets, err);
+    st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
+                               cap, n_dets, err);
   if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st != YRT_OK) return st;

@@ -8,7 +8,7 @@
  * rounding of the offset coordinates). Ties in score are broken by anchor index, so results
  * are deterministic. No allocation: everything lives in the caller's scratch. */
 #include "yolort.h"
-#include "postprocess_listed.h"
+#include "postprocess_internal.h"
 #include "struct_growth.h"
 
 #include <math.h>
@@ -140,14 +140,12 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
     if (st != YRT_OK) return st;
     params = &known;
   }
-  return yrt_postprocess_listed(output0, num_classes, num_anchors, NULL, 0, lb, params, scratch, dets, cap, n_dets,
-                                err);
+  return yrt_postprocess_known(output0, num_classes, num_anchors, lb, params, scratch, dets, cap, n_dets, err);
 }
 
-/* list NULL: every anchor. */
-yrt_status yrt_postprocess_listed(const float *output0, int num_classes, int num_anchors, const int32_t *list,
-                                  size_t n_list, const yrt_letterbox *lb, const yrt_postprocess_params *params,
-                                  void *scratch, yrt_detection *dets, int cap, int *n_dets, yrt_error *err) {
+yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
+                                 const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                                 int *n_dets, yrt_error *err) {
   if (n_dets) *n_dets = 0;
   if (!output0 || !params || !scratch || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: NULL argument");
@@ -175,9 +173,7 @@ yrt_status yrt_postprocess_listed(const float *output0, int num_classes, int num
   /* 1. Candidates: best class per anchor, score > conf. */
   int n = 0;
   const float conf = params->conf_threshold;
-  const size_t n_scan = list ? n_list : N;
-  for (size_t li = 0; li < n_scan; li++) {
-    const size_t i = list ? (size_t)list[li] : li;
+  for (size_t i = 0; i < N; i++) {
     const float *s = output0 + 4 * N + i;
     float best = s[0];
     int best_c = 0;

@@ -104,7 +104,7 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
   size_t n = 0;
   for (int k = 0; k < p->n_scales; k++) {
     const yk_detect_scale *sc = &p->s[k];
-    const size_t count = (size_t)sc->h * (size_t)sc->w, listed = n;
+    const size_t count = (size_t)sc->h * (size_t)sc->w;
     const int32_t base = (int32_t)sc->first;
     if (sc->cls_sig && d->sig_monotonic[k]) {
       /* a non-decreasing table: sig[max q] > conf  <=>  max q >= the first q whose score passes */
@@ -121,7 +121,13 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
     } else {
       n += yk_detect_over_f32(&s->isa, sc->cls, count, p->nc, logit, base, list + n);
     }
-    for (size_t j = listed; j < n; j++) yk_detect_decode(&s->isa, p, (size_t)list[j], (size_t)list[j] + 1, e->out);
+  }
+  /* Packed: listed anchor j into column j of rows n floats apart, runs of neighbours at once
+   * (written at their own columns, each anchor's 4 + nc values would be as many cold lines). */
+  for (size_t j = 0, r; j < n; j = r) {
+    for (r = j + 1; r < n && list[r] == list[r - 1] + 1; r++) {
+    }
+    yk_detect_decode_cols(&s->isa, p, (size_t)list[j], (size_t)list[r - 1] + 1, e->out, n, j);
   }
   return n;
 }

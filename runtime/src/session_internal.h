@@ -146,9 +146,9 @@ pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
 /* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
 /* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class
- * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are decoded into the
- * node's output exactly as the full decode does, and listed in increasing order. Returns the
- * count. Other anchors' columns of the output are left as they were. */
+ * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are listed in increasing
+ * order and decoded exactly as the full decode does, packed: the node's output then starts with a
+ * [4 + nc][count] tensor, listed anchor j in column j. Returns the count. */
 size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 
 /* Physical shape of a tensor as a yk_shape. */

@@ -133,7 +133,8 @@ static void test_decode_matches_reference(void **state) {
 
 /* The threshold-aware decode yrt_session_detect uses (issue 16 item 4), on both the int8 (table)
  * and float scales: every anchor whose best score passes conf is listed and decoded exactly as the
- * full decode, no listed column differs, and an unlisted anchor never passes conf. */
+ * full decode (packed: listed anchor j in column j of [4 + nc][n]), and an unlisted anchor never
+ * passes conf. */
 static void test_decode_over_threshold(void **state) {
   (void)state;
   uint32_t node, t[8];
@@ -165,7 +166,7 @@ static void test_decode_over_threshold(void **state) {
       const int listed = li < n && list[li] == a;
       if (best > confs[c]) assert_true(listed);
       if (listed) {
-        for (int r = 0; r < 4 + NC; r++) assert_memory_equal(&v.data[r * N + a], &full[r * N + a], sizeof(float));
+        for (int r = 0; r < 4 + NC; r++) assert_memory_equal(&v.data[r * n + li], &full[r * N + a], sizeof(float));
         li++;
       }
     }
