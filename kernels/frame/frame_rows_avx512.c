@@ -98,7 +98,7 @@ void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb)
 }
 
 void yk_frame_rows__avx512(const yk_frame_job *j, int r0, int r1) {
-  static const yk_frame_ops ops = {yk_frame_row_packed__scalar, yk_frame_row_gray__scalar, yk_frame_row_yuv__avx512,
+  static const yk_frame_ops ops = {yk_frame_row_packed__avx2, yk_frame_row_gray__scalar, yk_frame_row_yuv__avx512,
                                    yk_frame_store__avx2};
   yk_frame_drive(j, r0, r1, &ops);
 }

@@ -35,6 +35,7 @@ void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb)
 void yk_frame_store__scalar(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
 #if defined(YK_ARCH_X86_64)
 /* the AVX2 pieces the AVX-512 variant reuses (its tails and stores) */
+void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
 void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb);

@@ -205,14 +205,19 @@ static void test_every_format(void **state) {
       }
 }
 
-/* Frames wide enough for whole 16-pixel SIMD groups (down- and up-scaling, the shift table). */
+/* Frames wide enough for whole 16-pixel SIMD groups and several 64-pixel chunks (down- and
+ * up-scaling, the shift table), packed and YUV layouts: the 1:1 row (every tap on a source
+ * pixel, the vector loop's gathers ending at the row's last bytes), odd output widths whose last
+ * group and the pixels near the row's end go to the scalar tail, a ~3x and a ~2x downscale. */
 static void test_wide_rows(void **state) {
   (void)state;
   kt_rng rng = {77};
-  static const int sizes[][4] = {{333, 190, 96, 96}, {161, 91, 160, 160}, {96, 54, 203, 128}};
-  for (int fmt = YK_PIX_NV12; fmt <= YK_PIX_I420; fmt++)
+  static const int sizes[][4] = {{333, 190, 96, 96}, {161, 91, 160, 160}, {96, 54, 203, 128},
+                                 {320, 240, 320, 320}, {1283, 721, 211, 160}, {257, 131, 131, 99}};
+  for (int fmt = YK_PIX_RGB; fmt <= YK_PIX_I420; fmt++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-      frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 5, (int)(s & 1), 1, 1};
+      frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 5, (int)(s & 1),
+                       (int)(s != 2), (int)(s % 3 != 1)};
       run_case(&fc, &rng);
     }
 }
