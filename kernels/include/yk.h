@@ -117,6 +117,19 @@ void yk_quantize_f32_i8(const yk_isa *isa, const float *x, int8_t *y, size_t n, 
                         int32_t zp);
 void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, float scale,
                           int32_t zp);
+/* Softmax of int8 rows, ONNX DQ -> Softmax (last axis) -> Q with onnxruntime's QLinearSoftmax
+ * factor: for each of `rows` rows of len (<= YK_SOFTMAX_I8_MAX_LEN) int8 values, exactly the
+ * float chain yk_dequantize_i8_f32 (x_scale, x_zp), yk_softmax_f32 over the row, times k when
+ * k != 1, yk_quantize_f32_i8 (y_scale, y_zp), without its passes over a float tensor: the SIMD
+ * variant takes the row's max from the int8 values (dequantize is monotone), computes exp and the
+ * row sum in one pass over a stack row, and quantizes from it. In place allowed (x == y). */
+#define YK_SOFTMAX_I8_MAX_LEN 4096
+typedef struct yk_softmax_i8_params {
+  float x_scale, k, y_scale;
+  int32_t x_zp, y_zp;
+} yk_softmax_i8_params;
+void yk_softmax_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t rows, size_t len,
+                   const yk_softmax_i8_params *p);
 /* y[i] = lut[(uint8_t)(x[i] + 128)]; in place allowed. */
 void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
 /* y[i] = lut[(uint8_t)(x[i] + 128)], a float table (not in place). */

@@ -62,6 +62,14 @@ void yk_binary_i8__scalar(int kind, const int8_t *a, const yk_shape *sa, yk_qpar
                           const yk_shape *sy, yk_qparams qy);
 void yk_maxpool_nhwc_i8__scalar(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
                                 int ow, const yk_pool_params *p);
+/* The int8 softmax as its float chain through isa's dequantize / softmax / quantize kernels (all
+ * bit-exact with their scalar references), as many whole rows at a time as a stack buffer holds.
+ * The reference (yk_softmax_i8__scalar) is this chain on scalar kernels; CPUs without the AVX-512
+ * variant run it on their own. */
+void yk_softmax_i8_chain(const yk_isa *isa, const int8_t *x, int8_t *y, size_t rows, size_t len,
+                         const yk_softmax_i8_params *p);
+void yk_softmax_i8__scalar(const int8_t *x, int8_t *y, size_t rows, size_t len,
+                           const yk_softmax_i8_params *p);
 void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                            size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
                            size_t N, const yk_qmatmul_params *p);
@@ -125,6 +133,9 @@ void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias
 void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                          size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K, size_t N,
                          const yk_qmatmul_params *p);
+/* AVX-512 F/BW */
+void yk_softmax_i8__avx512(const int8_t *x, int8_t *y, size_t rows, size_t len,
+                           const yk_softmax_i8_params *p);
 /* AVX-512 F/BW + VNNI */
 void yk_qmatmul_i8__avx512vnni(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                                size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,

@@ -23,5 +23,6 @@ _Static_assert((int)YRT_BIN_MUL == (int)YK_BIN_MUL, "binary kind MUL");
 _Static_assert((int)YRT_BIN_DIV == (int)YK_BIN_DIV, "binary kind DIV");
 _Static_assert((int)YRT_BIN_DIV + 1 == (int)YK_BIN_COUNT, "a binary kind the kernels lack (or the format)");
 _Static_assert(YRT_MATMUL_I8_MAX_K == YK_QMATMUL_MAX_K, "the int8 MATMUL's K bound is the kernel's");
+_Static_assert(YRT_SOFTMAX_I8_MAX_LEN == YK_SOFTMAX_I8_MAX_LEN, "the int8 SOFTMAX's row bound is the kernel's");
 
 #endif /* YOLORT_KERNEL_KINDS_H */

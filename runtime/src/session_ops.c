@@ -474,25 +474,15 @@ yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *er
   return YRT_OK;
 }
 
-/* Rows [lo, hi) of an int8 softmax: each row through the f32 chain's own kernels (dequantize,
- * softmax, the QLinearSoftmax factor as BINARY MUL computes it, quantize) in a stack row, so the
- * result is that chain's bit for bit without its three passes over the tensor in float. */
+/* Rows [lo, hi) of an int8 softmax: the float chain dequantize, softmax, the QLinearSoftmax factor
+ * as BINARY MUL computes it, quantize, bit for bit (yk_softmax_i8: fused rows on AVX-512). */
 static void softmax_i8_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const node_ctx *)ctx)->s;
   const yrt_exec *e = ((const node_ctx *)ctx)->e;
   const size_t len = e->u.softmax.len;
-  const float k = e->u.softmax.k;
-  float rows[YRT_SOFTMAX_I8_MAX_LEN]; /* as many whole rows as fit */
-  const size_t per = YRT_SOFTMAX_I8_MAX_LEN / len;
-  for (size_t r = lo; r < hi; r += per) {
-    const size_t nr = hi - r < per ? hi - r : per, n = nr * len;
-    yk_dequantize_i8_f32(&s->isa, (const int8_t *)e->in[0] + r * len, rows, n, e->q[0].scale,
-                         e->q[0].zero_point);
-    yk_softmax_f32(&s->isa, rows, rows, nr, len, 1);
-    if (k != 1.0f)
-      for (size_t j = 0; j < n; j++) rows[j] *= k;
-    yk_quantize_f32_i8(&s->isa, rows, (int8_t *)e->out + r * len, n, e->q[2].scale, e->q[2].zero_point);
-  }
+  const yk_softmax_i8_params p = {e->q[0].scale, e->u.softmax.k, e->q[2].scale, e->q[0].zero_point,
+                                  e->q[2].zero_point};
+  yk_softmax_i8(&s->isa, (const int8_t *)e->in[0] + lo * len, (int8_t *)e->out + lo * len, hi - lo, len, &p);
 }
 
 yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
