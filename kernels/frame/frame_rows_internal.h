@@ -41,6 +41,7 @@ void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, 
 void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 #endif
 #if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+void yk_frame_row_packed__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_yuv__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_store__neon(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
 #endif
