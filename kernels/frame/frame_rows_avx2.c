@@ -3,10 +3,11 @@
  * vpmaddwd applies the 11-bit weights exactly, int32 vertical pass and BT.601 conversion, packs
  * and one byte shuffle interleave R, G, B — the int8 store as a byte add when the table is a
  * shift (lut_is_shift), the float table store through vgatherdps; packed RGB / BGR / RGBA / BGRA
- * rows 8 pixels at a time (one 64-bit gather fetches both taps of a pixel, see
- * yk_frame_row_packed__avx2). Pixels whose taps reach the last bytes of a row, and the gray
+ * rows 8 pixels at a time (16-byte windows of two pixels or 64-bit gathers fetch both taps of a
+ * pixel, see yk_frame_row_packed__avx2). Pixels whose taps reach the last bytes of a row, and the gray
  * layout, use the scalar functions. */
 #include <immintrin.h>
+#include <string.h>
 
 #include "frame_rows_internal.h"
 
@@ -89,67 +90,184 @@ void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
   if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
 }
 
-/* pshufb control of one 64-bit gather per 128-bit lane (two pixels: bytes 0-7 and 8-15, each
- * tap 0's bpp bytes then tap 1's): pixel `q` (0 or 8) as int16 pairs (tap 0, tap 1) of output
- * channels 0..3, ready for vpmaddwd with (ONE - wx, wx). BGR / BGRA swap here; the 4th pair
- * (alpha, or RGB's channel 2 again) is computed and dropped. */
-static inline __m256i pair_ctl(int bpp, int swap, int q) {
-  int8_t c[32];
-  for (int l = 0; l < 2; l++)
-    for (int k = 0; k < 4; k++) {
-      const int ch = k == 3 ? bpp - 1 : swap ? 2 - k : k;
-      c[16 * l + 4 * k] = (int8_t)(q + ch);
-      c[16 * l + 4 * k + 2] = (int8_t)(q + ch + bpp);
-      c[16 * l + 4 * k + 1] = c[16 * l + 4 * k + 3] = -1;
-    }
-  return _mm256_loadu_si256((const __m256i *)(const void *)c);
+/* pshufb controls, the same in both 128-bit lanes (broadcast), of two pixels per lane (each: tap
+ * 0's bpp bytes then tap 1's). pair[bpp - 3][swap]: the pixel at lane byte 0 as int16 pairs
+ * (tap 0, tap 1) of output channels 0..3, ready for vpmaddwd with (ONE - wx, wx); BGR / BGRA
+ * swap here; the 4th pair (alpha, or RGB's channel 2 again) is computed and dropped. copy[swap][g]:
+ * tap 0's channels of the pixel at lane byte 0 into dword 2g and of the one at byte 0 + rel (where
+ * copy_b[g] marks) into dword 2g + 1. Tables, not built per call: the row function runs per
+ * 64-pixel chunk. */
+static const int8_t pair_tab[2][2][16] = {{{0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, 2, -1, 5, -1},
+                                           {2, -1, 5, -1, 1, -1, 4, -1, 0, -1, 3, -1, 2, -1, 5, -1}},
+                                          {{0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1},
+                                           {2, -1, 6, -1, 1, -1, 5, -1, 0, -1, 4, -1, 3, -1, 7, -1}}};
+static const int8_t copy_tab[2][2][16] = {{{0, 1, 2, 2, 0, 1, 2, 2, -1, -1, -1, -1, -1, -1, -1, -1},
+                                           {-1, -1, -1, -1, -1, -1, -1, -1, 0, 1, 2, 2, 0, 1, 2, 2}},
+                                          {{2, 1, 0, 2, 2, 1, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1},
+                                           {-1, -1, -1, -1, -1, -1, -1, -1, 2, 1, 0, 2, 2, 1, 0, 2}}};
+static const int8_t copy_b_tab[2][16] = {{0, 0, 0, 0, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0},
+                                         {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1}};
+
+static inline __m256i bcast16(const int8_t *t) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)t));
 }
 
-/* Packed rows: gathers of 8 bytes at s0 * bpp hold both taps (s1 = s0 + 1: the vector loop
- * stops where the 8 bytes would leave the row, so the clamp never applies in it), one pshufb
- * per pixel makes the (tap 0, tap 1) int16 pairs, vpmaddwd the horizontal pass exactly, the
- * vertical pass is h0 * ONE + (h1 - h0) * wy (the same integer as the reference's
- * h0 * (ONE - wy) + h1 * wy, one vpmulld instead of two), then packs, a dword permute back to
- * pixel order and a pshufb dropping the 4th channel. */
-void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  const yk_frame_job *j = r->j;
-  const int bpp = j->fmt == YK_PIX_RGB || j->fmt == YK_PIX_BGR ? 3 : 4;
-  const int swap = j->fmt == YK_PIX_BGR || j->fmt == YK_PIX_BGRA;
-  const int last = j->src_w * bpp - 8; /* the last byte offset an 8-byte gather may start at */
-  const __m256i ctl_a = pair_ctl(bpp, swap, 0), ctl_b = pair_ctl(bpp, swap, 8);
-  const __m256i wy = _mm256_set1_epi32(r->wy), half = _mm256_set1_epi32(1 << (2 * WB - 1));
+/* One pixel per 128-bit lane from both rows' bytes t0, t1 (pshufb control ctl, weight pairs wk):
+ * its 4 channels, horizontal pass by vpmaddwd, vertical h0 * ONE + (h1 - h0) * wy (the same
+ * integer as the reference's h0 * (ONE - wy) + h1 * wy, one vpmulld instead of two), rounded. */
+static inline __m256i bilerp(__m256i t0, __m256i t1, __m256i ctl, __m256i wk, __m256i wy) {
+  const __m256i h0 = _mm256_madd_epi16(_mm256_shuffle_epi8(t0, ctl), wk);
+  const __m256i h1 = _mm256_madd_epi16(_mm256_shuffle_epi8(t1, ctl), wk);
+  const __m256i s = _mm256_add_epi32(_mm256_slli_epi32(h0, WB), _mm256_mullo_epi32(_mm256_sub_epi32(h1, h0), wy));
+  return _mm256_srai_epi32(_mm256_add_epi32(s, _mm256_set1_epi32(1 << (2 * WB - 1))), 2 * WB);
+}
+
+/* The same when wy = 0 (the output row on a source row: 1:1, integer downscales): only row 0,
+ * (h0 * ONE + 2^(2WB-1)) >> 2WB = (h0 + 2^(WB-1)) >> WB. */
+static inline __m256i hlerp(__m256i t0, __m256i ctl, __m256i wk) {
+  const __m256i h0 = _mm256_madd_epi16(_mm256_shuffle_epi8(t0, ctl), wk);
+  return _mm256_srai_epi32(_mm256_add_epi32(h0, _mm256_set1_epi32(1 << (WB - 1))), WB);
+}
+
+/* Weight pairs of pixels p (low lane) and q (high lane) of w, each over the lane's 4 dwords. */
+static inline __m256i lanes(__m256i w, int p, int q) {
+  return _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(p, p, p, p, q, q, q, q));
+}
+
+/* 8 pixels' 4 bytes each (dword k = pixel k) -> 24 bytes RGB. */
+static inline void store8(__m256i by, uint8_t *out) {
   const __m256i drop = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8,
                                         9, 10, 12, 13, 14, -1, -1, -1, -1);
+  const __m256i px = _mm256_shuffle_epi8(by, drop);
+  const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
+  _mm_storel_epi64((__m128i *)(void *)(out + 16), _mm_srli_si128(hi, 4));
+}
+
+static inline __m256i window2(const uint8_t *row, int lo, int hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)(row + lo))),
+                                 _mm_loadu_si128((const __m128i *)(const void *)(row + hi)), 1);
+}
+
+/* Packed rows, 8 pixels at a time, while the loads stay inside the row; returns the pixels done.
+ * Both taps of a pixel are 2 * bpp bytes from s0 * bpp (s1 = s0 + 1: the clamp never applies
+ * where the loads stay inside the row). Where pixels 2k and 2k + 1 lie within one 16-byte window
+ * (up to a 3x downscale for RGB, 2x for RGBA: the camera and 1:1 cases), each lane is one 16-byte
+ * load and the second pixel's pshufb control is shifted by its offset in the window (every weight
+ * 0: tap 0's bytes copied by one pshufb); elsewhere one 64-bit gather per pixel and row. Then
+ * packs and a pshufb dropping the 4th channel. */
+static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n, uint8_t *rgb) {
+  const int fmt = r->j->fmt, bpp = fmt == YK_PIX_RGB || fmt == YK_PIX_BGR ? 3 : 4;
+  const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
+  const int last = src_w * bpp - 8;   /* the last byte offset an 8-byte gather may start at */
+  const int wlast = src_w * bpp - 16; /* ... a 16-byte window */
+  const __m256i ctl_a = bcast16(pair_tab[bpp - 3][swap]);
+  const __m256i zero_pos = _mm256_cmpeq_epi8(ctl_a, _mm256_set1_epi8(-1));
+  const __m256i ctl_b = _mm256_or_si256(_mm256_add_epi8(ctl_a, _mm256_set1_epi8(8)), zero_pos);
+  const __m256i far = _mm256_set1_epi32(16 - 2 * bpp), wy = _mm256_set1_epi32(r->wy);
+  const int one_row = r->wy == 0;
   const long long *p0 = (const long long *)(const void *)r->p0, *p1 = (const long long *)(const void *)r->p1;
   int i = 0;
-  for (; i + 8 <= n && j->x.ofs[x + i + 7] * bpp <= last; i += 8) {
-    const __m256i ofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->x.ofs + x + i));
+  for (; i + 8 <= n && o[i + 7] * bpp <= last; i += 8) {
+    const __m256i ofs = _mm256_loadu_si256((const __m256i *)(const void *)(o + i));
     const __m256i b = bpp == 3 ? _mm256_add_epi32(_mm256_add_epi32(ofs, ofs), ofs) : _mm256_slli_epi32(ofs, 2);
-    const __m128i b_lo = _mm256_castsi256_si128(b), b_hi = _mm256_extracti128_si256(b, 1);
-    /* pixels 0-3 and 4-7; each 128-bit lane two pixels (0,1 | 2,3 and 4,5 | 6,7) */
-    const __m256i g0[2] = {_mm256_i32gather_epi64(p0, b_lo, 1), _mm256_i32gather_epi64(p0, b_hi, 1)};
-    const __m256i g1[2] = {_mm256_i32gather_epi64(p1, b_lo, 1), _mm256_i32gather_epi64(p1, b_hi, 1)};
-    const __m256i wx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->x.wt + x + i)));
+    const __m256i wx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(wt + i)));
     const __m256i w = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wx), _mm256_slli_epi32(wx, 16));
-    __m256i o[4]; /* pixels 0|2, 1|3, 4|6, 5|7 (low | high lane), channels 0..3 as int32 */
-    for (int k = 0; k < 4; k++) {
-      const int g = k >> 1, q = k & 1, p = 4 * g + q; /* lane 0 holds pixel p, lane 1 pixel p + 2 */
-      const __m256i wk = _mm256_permutevar8x32_epi32(w, _mm256_setr_epi32(p, p, p, p, p + 2, p + 2, p + 2, p + 2));
-      const __m256i ctl = q ? ctl_b : ctl_a;
-      const __m256i h0 = _mm256_madd_epi16(_mm256_shuffle_epi8(g0[g], ctl), wk);
-      const __m256i h1 = _mm256_madd_epi16(_mm256_shuffle_epi8(g1[g], ctl), wk);
-      const __m256i s = _mm256_add_epi32(_mm256_slli_epi32(h0, WB), _mm256_mullo_epi32(_mm256_sub_epi32(h1, h0), wy));
-      o[k] = _mm256_srai_epi32(_mm256_add_epi32(s, half), 2 * WB);
+    /* dword 2k + 1: pixel 2k + 1's byte offset from pixel 2k's */
+    const __m256i d = _mm256_sub_epi32(b, _mm256_slli_si256(b, 4));
+    __m256i by;
+    if (o[i + 7] * bpp <= wlast && !(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, far))) & 0xAA)) {
+      /* lanes: pixels 0,1 | 4,5 and 2,3 | 6,7 */
+      const __m256i t0[2] = {window2(r->p0, o[i] * bpp, o[i + 4] * bpp), window2(r->p0, o[i + 2] * bpp, o[i + 6] * bpp)};
+      __m256i rel[2];
+      for (int g = 0; g < 2; g++) rel[g] = _mm256_shuffle_epi8(d, _mm256_set1_epi8((char)(4 + 8 * g)));
+      if (one_row && _mm256_testz_si256(wx, wx)) {
+        __m256i c[2];
+        for (int g = 0; g < 2; g++) {
+          const __m256i cc = bcast16(copy_tab[swap][g]);
+          const __m256i ctl = _mm256_add_epi8(cc, _mm256_and_si256(rel[g], bcast16(copy_b_tab[g])));
+          c[g] = _mm256_shuffle_epi8(t0[g], _mm256_or_si256(ctl, _mm256_cmpeq_epi8(cc, _mm256_set1_epi8(-1))));
+        }
+        by = _mm256_or_si256(c[0], c[1]);
+      } else {
+        __m256i v[4]; /* pixels 0|4, 1|5, 2|6, 3|7 (low | high lane) */
+        for (int g = 0; g < 2; g++) {
+          const __m256i ctl = _mm256_or_si256(_mm256_add_epi8(ctl_a, rel[g]), zero_pos);
+          const __m256i wa = lanes(w, 2 * g, 2 * g + 4), wb = lanes(w, 2 * g + 1, 2 * g + 5);
+          if (one_row) {
+            v[2 * g] = hlerp(t0[g], ctl_a, wa);
+            v[2 * g + 1] = hlerp(t0[g], ctl, wb);
+          } else {
+            const __m256i t1 = window2(r->p1, o[i + 2 * g] * bpp, o[i + 2 * g + 4] * bpp);
+            v[2 * g] = bilerp(t0[g], t1, ctl_a, wa, wy);
+            v[2 * g + 1] = bilerp(t0[g], t1, ctl, wb, wy);
+          }
+        }
+        by = _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+      }
+    } else {
+      const __m128i b_lo = _mm256_castsi256_si128(b), b_hi = _mm256_extracti128_si256(b, 1);
+      /* lanes: pixels 0,1 | 2,3 and 4,5 | 6,7 */
+      const __m256i g0[2] = {_mm256_i32gather_epi64(p0, b_lo, 1), _mm256_i32gather_epi64(p0, b_hi, 1)};
+      __m256i v[4]; /* pixels 0|2, 1|3, 4|6, 5|7 */
+      if (one_row) {
+        for (int k = 0; k < 4; k++) {
+          const int p = 4 * (k >> 1) + (k & 1);
+          v[k] = hlerp(g0[k >> 1], k & 1 ? ctl_b : ctl_a, lanes(w, p, p + 2));
+        }
+      } else {
+        const __m256i g1[2] = {_mm256_i32gather_epi64(p1, b_lo, 1), _mm256_i32gather_epi64(p1, b_hi, 1)};
+        for (int k = 0; k < 4; k++) {
+          const int g = k >> 1, q = k & 1, p = 4 * g + q;
+          v[k] = bilerp(g0[g], g1[g], q ? ctl_b : ctl_a, lanes(w, p, p + 2), wy);
+        }
+      }
+      /* dwords 0 1 4 5 | 2 3 6 7 -> pixel order */
+      by = _mm256_permutevar8x32_epi32(
+          _mm256_packus_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3])),
+          _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7));
     }
-    /* dwords (one pixel's 4 bytes each): 0 1 4 5 | 2 3 6 7 -> 0..7, then 3 bytes per pixel */
-    const __m256i by = _mm256_packus_epi16(_mm256_packs_epi32(o[0], o[1]), _mm256_packs_epi32(o[2], o[3]));
-    const __m256i px =
-        _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(by, _mm256_setr_epi32(0, 1, 4, 5, 2, 3, 6, 7)), drop);
-    const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
-    _mm_storeu_si128((__m128i *)(void *)(rgb + 3 * i), _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
-    _mm_storel_epi64((__m128i *)(void *)(rgb + 3 * i + 16), _mm_srli_si128(hi, 4));
+    store8(by, rgb + 3 * i);
   }
-  if (i < n) yk_frame_row_packed__scalar(r, x + i, n - i, rgb + 3 * i);
+  return i;
+}
+
+/* Up to 8 pixels at the row's end (their loads would leave the row): packed_body on a copy of
+ * the source bytes they read, the row's last pixel repeated once past its end (the reference's
+ * clamped second tap), zeros after; the group padded with its last pixel at weight 0. Wider
+ * spans (downscales over ~7x) go to the scalar row. */
+static void packed_tail(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  const yk_frame_job *j = r->j;
+  const int bpp = j->fmt == YK_PIX_RGB || j->fmt == YK_PIX_BGR ? 3 : 4;
+  enum { CAP = 256 };
+  const int s0 = j->x.ofs[x], span = j->x.ofs[x + n - 1] - s0 + 1 + (16 + bpp - 1) / bpp; /* pixels read */
+  if (span * bpp > CAP) {
+    yk_frame_row_packed__scalar(r, x, n, rgb);
+    return;
+  }
+  uint8_t row[2][CAP], out[24];
+  int32_t o[8];
+  int16_t wt[8];
+  const int real = (j->src_w - s0 < span ? j->src_w - s0 : span) * bpp;
+  const uint8_t *src[2] = {r->p0 + (size_t)s0 * bpp, r->p1 + (size_t)s0 * bpp};
+  for (int k = 0; k < 2; k++) {
+    memcpy(row[k], src[k], (size_t)real);
+    memset(row[k] + real, 0, (size_t)(CAP - real));
+    if (real < span * bpp) memcpy(row[k] + real, src[k] + real - bpp, (size_t)bpp);
+  }
+  for (int k = 0; k < 8; k++) {
+    o[k] = j->x.ofs[x + (k < n ? k : n - 1)] - s0;
+    wt[k] = k < n ? j->x.wt[x + k] : 0;
+  }
+  yk_frame_row lr = *r;
+  lr.p0 = row[0], lr.p1 = row[1];
+  if (packed_body(&lr, o, wt, span, 8, out) == 8) memcpy(rgb, out, 3 * (size_t)n);
+  else yk_frame_row_packed__scalar(r, x, n, rgb);
+}
+
+void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  int i = packed_body(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
+  for (; i < n; i += 8) packed_tail(r, x + i, n - i < 8 ? n - i : 8, rgb + 3 * i);
 }
 
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {

@@ -207,13 +207,16 @@ static void test_every_format(void **state) {
 
 /* Frames wide enough for whole 16-pixel SIMD groups and several 64-pixel chunks (down- and
  * up-scaling, the shift table), packed and YUV layouts: the 1:1 row (every tap on a source
- * pixel, the vector loop's gathers ending at the row's last bytes), odd output widths whose last
- * group and the pixels near the row's end go to the scalar tail, a ~3x and a ~2x downscale. */
+ * pixel, the vector loop's loads ending at the row's last bytes), odd output widths whose last
+ * group and the pixels near the row's end go to the scalar tail, a ~6x and a ~2x downscale, a 3x
+ * upscale (every third row on a source row: wy = 0 with mixed wx), exact 6x and 3x downscales
+ * (every weight 0). */
 static void test_wide_rows(void **state) {
   (void)state;
   kt_rng rng = {77};
   static const int sizes[][4] = {{333, 190, 96, 96}, {161, 91, 160, 160}, {96, 54, 203, 128},
-                                 {320, 240, 320, 320}, {1283, 721, 211, 160}, {257, 131, 131, 99}};
+                                 {320, 240, 320, 320}, {1283, 721, 211, 160}, {257, 131, 131, 99},
+                                 {100, 60, 300, 300},  {1284, 720, 214, 214}, {963, 543, 321, 321}};
   for (int fmt = YK_PIX_RGB; fmt <= YK_PIX_I420; fmt++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 5, (int)(s & 1),
