@@ -7,7 +7,6 @@
  * pixel, see yk_frame_row_packed__avx2). Pixels whose taps reach the last bytes of a row, and the gray
  * layout, use the scalar functions. */
 #include <immintrin.h>
-#include <string.h>
 
 #include "frame_rows_internal.h"
 
@@ -149,7 +148,7 @@ static inline __m256i window2(const uint8_t *row, int lo, int hi) {
                                  _mm_loadu_si128((const __m128i *)(const void *)(row + hi)), 1);
 }
 
-/* Packed rows, 8 pixels at a time, while the loads stay inside the row; returns the pixels done.
+/* Packed rows (a yk_frame_packed_body), 8 pixels at a time, while the loads stay inside the row.
  * Both taps of a pixel are 2 * bpp bytes from s0 * bpp (s1 = s0 + 1: the clamp never applies
  * where the loads stay inside the row). Where pixels 2k and 2k + 1 lie within one 16-byte window
  * (up to a 3x downscale for RGB, 2x for RGBA: the camera and 1:1 cases), each lane is one 16-byte
@@ -232,42 +231,9 @@ static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *w
   return i;
 }
 
-/* Up to 8 pixels at the row's end (their loads would leave the row): packed_body on a copy of
- * the source bytes they read, the row's last pixel repeated once past its end (the reference's
- * clamped second tap), zeros after; the group padded with its last pixel at weight 0. Wider
- * spans (downscales over ~7x) go to the scalar row. */
-static void packed_tail(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  const yk_frame_job *j = r->j;
-  const int bpp = j->fmt == YK_PIX_RGB || j->fmt == YK_PIX_BGR ? 3 : 4;
-  enum { CAP = 256 };
-  const int s0 = j->x.ofs[x], span = j->x.ofs[x + n - 1] - s0 + 1 + (16 + bpp - 1) / bpp; /* pixels read */
-  if (span * bpp > CAP) {
-    yk_frame_row_packed__scalar(r, x, n, rgb);
-    return;
-  }
-  uint8_t row[2][CAP], out[24];
-  int32_t o[8];
-  int16_t wt[8];
-  const int real = (j->src_w - s0 < span ? j->src_w - s0 : span) * bpp;
-  const uint8_t *src[2] = {r->p0 + (size_t)s0 * bpp, r->p1 + (size_t)s0 * bpp};
-  for (int k = 0; k < 2; k++) {
-    memcpy(row[k], src[k], (size_t)real);
-    memset(row[k] + real, 0, (size_t)(CAP - real));
-    if (real < span * bpp) memcpy(row[k] + real, src[k] + real - bpp, (size_t)bpp);
-  }
-  for (int k = 0; k < 8; k++) {
-    o[k] = j->x.ofs[x + (k < n ? k : n - 1)] - s0;
-    wt[k] = k < n ? j->x.wt[x + k] : 0;
-  }
-  yk_frame_row lr = *r;
-  lr.p0 = row[0], lr.p1 = row[1];
-  if (packed_body(&lr, o, wt, span, 8, out) == 8) memcpy(rgb, out, 3 * (size_t)n);
-  else yk_frame_row_packed__scalar(r, x, n, rgb);
-}
-
 void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  int i = packed_body(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
-  for (; i < n; i += 8) packed_tail(r, x + i, n - i < 8 ? n - i : 8, rgb + 3 * i);
+  const int i = packed_body(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
+  if (i < n) yk_frame_packed_tail(r, x + i, n - i, rgb + 3 * i, packed_body);
 }
 
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {

@@ -29,6 +29,15 @@ typedef struct yk_frame_ops {
 
 void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *ops);
 
+/* A SIMD packed row's inner loop: pixels [0, n) of taps o / wt (row r's rows and weight; src_w
+ * pixels readable), 8 at a time while its 8 pixels' loads of 16 bytes from o[k] * bpp stay inside
+ * src_w; returns the pixels done. */
+typedef int (*yk_frame_packed_body)(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n,
+                                    uint8_t *rgb);
+/* Pixels [x, x + n) at the row's end, where the loads would leave the row: `body` on a padded
+ * copy of their bytes (frame_rows_tail.c). */
+void yk_frame_packed_tail(const yk_frame_row *r, int x, int n, uint8_t *rgb, yk_frame_packed_body body);
+
 void yk_frame_row_packed__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_gray__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);

@@ -4,8 +4,8 @@
  * with the 11-bit weights, the BT.601 conversion, then a narrowing and one vst3 interleave — and
  * the int8 store as a byte add when the table is a shift (lut_is_shift); packed RGB / BGR / RGBA /
  * BGRA rows 8 pixels at a time (one 8-byte load per pixel and row holds both taps, see
- * yk_frame_row_packed__neon). The gray layout, the other stores and the last pixels of a row use
- * the scalar functions. */
+ * packed_body; the row's last pixels through frame_rows_tail.c). The gray layout, the other
+ * stores and the YUV rows' last pixels use the scalar functions. */
 #include <arm_neon.h>
 
 #include "frame_rows_internal.h"
@@ -81,31 +81,36 @@ void yk_frame_row_yuv__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
   if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
 }
 
-/* Packed rows: 8 bytes at s0 * bpp hold both taps of a pixel (s1 = s0 + 1: the vector loop stops
- * where the 8 bytes would leave the row, so the reference's clamp never applies in it); widened to
- * 16 bits, tap 1's channels are the high half (RGBA) or lanes 3..5 (RGB, one vext). Horizontal and
- * vertical passes in uint32 lanes exactly as the reference (vrshr: + 2^(2WB-1), >> 2WB), 4 channels
- * of a pixel at once (the 4th dropped); the 8 pixels' 32 bytes -> 24 by three table lookups, which
- * also swap BGR / BGRA. */
-void yk_frame_row_packed__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  const yk_frame_job *j = r->j;
-  const int bpp = j->fmt == YK_PIX_RGB || j->fmt == YK_PIX_BGR ? 3 : 4;
-  const int swap = j->fmt == YK_PIX_BGR || j->fmt == YK_PIX_BGRA;
-  const int last = j->src_w * bpp - 8; /* the last byte offset an 8-byte load may start at */
+/* Packed rows (a yk_frame_packed_body): 8 bytes at s0 * bpp hold both taps of a pixel (s1 = s0 +
+ * 1: the loop stops where the 8 bytes would leave the row, so the reference's clamp never applies
+ * in it); widened to 16 bits, tap 1's channels are the high half (RGBA) or lanes 3..5 (RGB, one
+ * vext). Horizontal and vertical passes in uint32 lanes exactly as the reference (vrshr: + 2^(2WB-1),
+ * >> 2WB; when wy = 0 only row 0: (h0 + 2^(WB-1)) >> WB, the same integer), 4 channels of a pixel
+ * at once (the 4th dropped); the 8 pixels' 32 bytes -> 24 by three table lookups, which also swap
+ * BGR / BGRA. */
+static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n, uint8_t *rgb) {
+  const int fmt = r->j->fmt, bpp = fmt == YK_PIX_RGB || fmt == YK_PIX_BGR ? 3 : 4;
+  const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
+  const int last = src_w * bpp - 8; /* the last byte offset an 8-byte load may start at */
   const uint32_t wy = (uint32_t)r->wy;
   uint8_t sel[24];
   for (int m = 0; m < 24; m++) sel[m] = (uint8_t)(4 * (m / 3) + (swap ? 2 - m % 3 : m % 3));
   const uint8x8_t sel0 = vld1_u8(sel), sel1 = vld1_u8(sel + 8), sel2 = vld1_u8(sel + 16);
   int i = 0;
-  for (; i + 8 <= n && j->x.ofs[x + i + 7] * bpp <= last; i += 8) {
+  for (; i + 8 <= n && o[i + 7] * bpp <= last; i += 8) {
     uint16x4_t v[8];
     for (int k = 0; k < 8; k++) {
-      const int b = j->x.ofs[x + i + k] * bpp;
-      const uint16_t wx = (uint16_t)j->x.wt[x + i + k], w0 = (uint16_t)(ONE - wx);
-      const uint16x8_t a = vmovl_u8(vld1_u8(r->p0 + b)), c = vmovl_u8(vld1_u8(r->p1 + b));
+      const int b = o[i + k] * bpp;
+      const uint16_t wx = (uint16_t)wt[i + k], w0 = (uint16_t)(ONE - wx);
+      const uint16x8_t a = vmovl_u8(vld1_u8(r->p0 + b));
       const uint16x4_t a1 = bpp == 4 ? vget_high_u16(a) : vext_u16(vget_low_u16(a), vget_high_u16(a), 3);
-      const uint16x4_t c1 = bpp == 4 ? vget_high_u16(c) : vext_u16(vget_low_u16(c), vget_high_u16(c), 3);
       const uint32x4_t h0 = vmlal_n_u16(vmull_n_u16(vget_low_u16(a), w0), a1, wx);
+      if (wy == 0) {
+        v[k] = vmovn_u32(vrshrq_n_u32(h0, WB));
+        continue;
+      }
+      const uint16x8_t c = vmovl_u8(vld1_u8(r->p1 + b));
+      const uint16x4_t c1 = bpp == 4 ? vget_high_u16(c) : vext_u16(vget_low_u16(c), vget_high_u16(c), 3);
       const uint32x4_t h1 = vmlal_n_u16(vmull_n_u16(vget_low_u16(c), w0), c1, wx);
       v[k] = vmovn_u32(vrshrq_n_u32(vmlaq_n_u32(vmulq_n_u32(h0, ONE - wy), h1, wy), 2 * WB));
     }
@@ -115,7 +120,12 @@ void yk_frame_row_packed__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb
     vst1_u8(rgb + 3 * i + 8, vtbl4_u8(px, sel1));
     vst1_u8(rgb + 3 * i + 16, vtbl4_u8(px, sel2));
   }
-  if (i < n) yk_frame_row_packed__scalar(r, x + i, n - i, rgb + 3 * i);
+  return i;
+}
+
+void yk_frame_row_packed__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  const int i = packed_body(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
+  if (i < n) yk_frame_packed_tail(r, x + i, n - i, rgb + 3 * i, packed_body);
 }
 
 void yk_frame_store__neon(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {
