@@ -185,8 +185,10 @@ void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t l
 /* Int8 MatMul, ONNX QLinearMatMul: y[b][m][n] = requant(sum_k (a[b][m][k] - a_zp) *
  * (b[b][k][n] - b_zp)), requantized as the int8 conv's output stage (yk_qconv_requant in
  * yk_qconv.h: (float)acc * scale clamped to the int8 range, rounded half to even, + y_zp) with
- * scale = yk_qmatmul_scale(s_a, s_b, s_y). a [M][K], b [K][N] per batch; batch strides in
- * elements (0 = broadcast); y dense [batch][M][N]. Zero points are int8 values and
+ * scale = yk_qmatmul_scale(s_a, s_b, s_y). a [M][K] dense, b [K][N] with row stride ldb, y [M][N]
+ * with row stride ldy, per batch; batch strides in elements (0 = broadcast for a and b). Dense
+ * operands are ldb = ldy = N, y_batch = M N; row strides > N let b and y be the heads of a
+ * token-major (NHWC) tensor: b = [K tokens][heads][N] at head offset, ldb = heads N. Zero points are int8 values and
  * K <= YK_QMATMUL_MAX_K, so the exact int32 accumulator cannot overflow (|acc| <= 255^2 K).
  * No caller scratch: the SIMD variants interleave b's rows in registers or in at most 32 KiB of
  * their own stack. Rows are independent, so any split of M over threads gives the same bytes. */
@@ -200,9 +202,12 @@ typedef struct yk_qmatmul_params {
 } yk_qmatmul_params;
 /* s_a * s_b / s_y in onnxruntime's order (QLinearMatMul's multiplier), one float rounding each. */
 static inline float yk_qmatmul_scale(float sa, float sb, float sy) { return sa * sb / sy; }
+typedef struct yk_qmatmul_strides {
+  size_t a_batch, b_batch, y_batch; /* batch strides, elements */
+  size_t ldb, ldy;                  /* row strides of b and y, elements (>= N) */
+} yk_qmatmul_strides;
 void yk_qmatmul_i8(const yk_isa *isa, const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
-                   size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K, size_t N,
-                   const yk_qmatmul_params *p);
+                   const yk_qmatmul_strides *st, size_t M, size_t K, size_t N, const yk_qmatmul_params *p);
 
 /* Depthwise 3x3 int8 NHWC conv, per-channel scales, stride 1 or 2, pad 1, then optional LUT.
  * w: [3][3][C] int8, bias int32[C], requant scale[c] = sx * sw[c] / sy. */

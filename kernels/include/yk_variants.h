@@ -71,8 +71,8 @@ void yk_softmax_i8_chain(const yk_isa *isa, const int8_t *x, int8_t *y, size_t r
 void yk_softmax_i8__scalar(const int8_t *x, int8_t *y, size_t rows, size_t len,
                            const yk_softmax_i8_params *p);
 void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
-                           size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
-                           size_t N, const yk_qmatmul_params *p);
+                           const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
+                           const yk_qmatmul_params *p);
 void yk_dwconv3x3_i8__scalar(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                              const yk_dw_params *p);
 
@@ -131,15 +131,15 @@ void yk_maxpool_nhwc_i8__avx2(const int8_t *x, int n, int h, int w, int c, int8_
 void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                            const yk_dw_params *p);
 void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
-                         size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K, size_t N,
+                         const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
                          const yk_qmatmul_params *p);
 /* AVX-512 F/BW */
 void yk_softmax_i8__avx512(const int8_t *x, int8_t *y, size_t rows, size_t len,
                            const yk_softmax_i8_params *p);
 /* AVX-512 F/BW + VNNI */
 void yk_qmatmul_i8__avx512vnni(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
-                               size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
-                               size_t N, const yk_qmatmul_params *p);
+                               const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
+                               const yk_qmatmul_params *p);
 /* float: AVX2 needs FMA too (yk_isa.avx2 means AVX2 + FMA); AVX-512 needs F. */
 void yk_unary_f32__avx2(int kind, float alpha, const float *x, float *y, size_t n);
 void yk_unary_f32__avx512(int kind, float alpha, const float *x, float *y, size_t n);

@@ -45,10 +45,11 @@ static void rows16(const int8_t *const ar[MR], size_t k0, size_t kc, int32_t za,
   }
 }
 
-/* MR rows (ar) x the 16 columns at b (n valid) into y (row stride N), the first mr rows stored.
+/* MR rows (ar) x the 16 columns at b (n valid, row stride ldb) into y (row stride ldy), the first
+ * mr rows stored.
  * K <= KC: a16 already holds the rows (made once per row block); else made here chunk by chunk. */
 static inline __attribute__((always_inline)) void block(const int8_t *const ar[MR], int16_t a16[MR][KC + 2],
-                                                        const int8_t *b, size_t N, size_t K, size_t n,
+                                                        const int8_t *b, size_t ldb, size_t ldy, size_t K, size_t n,
                                                         int32_t za, __m256i zb, const out_stage *o,
                                                         int8_t *y, size_t mr) {
   __m256i acc[MR][2];
@@ -57,9 +58,9 @@ static inline __attribute__((always_inline)) void block(const int8_t *const ar[M
     const size_t kc = K - k0 < KC ? K - k0 : KC;
     if (K > KC) rows16(ar, k0, kc, za, a16);
     for (size_t k = 0; k < kc; k += 2) {
-      const int8_t *p = b + (k0 + k) * N;
+      const int8_t *p = b + (k0 + k) * ldb;
       const __m256i r0 = load16(p, n, zb);
-      const __m256i r1 = k + 1 < kc ? load16(p + N, n, zb) : _mm256_setzero_si256();
+      const __m256i r1 = k + 1 < kc ? load16(p + ldb, n, zb) : _mm256_setzero_si256();
       const __m256i q0 = _mm256_unpacklo_epi16(r0, r1), q1 = _mm256_unpackhi_epi16(r0, r1);
 #pragma GCC unroll 8
       for (int r = 0; r < MR; r++) {
@@ -79,32 +80,32 @@ static inline __attribute__((always_inline)) void block(const int8_t *const ar[M
                                         o->zp16);
     const __m128i v = _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1));
     if (n >= 16) {
-      _mm_storeu_si128((__m128i *)(void *)(y + (size_t)r * N), v);
+      _mm_storeu_si128((__m128i *)(void *)(y + (size_t)r * ldy), v);
     } else {
       int8_t t[16];
       _mm_storeu_si128((__m128i *)(void *)t, v);
-      memcpy(y + (size_t)r * N, t, n);
+      memcpy(y + (size_t)r * ldy, t, n);
     }
   }
 }
 
-void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, size_t a_batch_stride,
-                         size_t b_batch_stride, size_t M, size_t K, size_t N, const yk_qmatmul_params *p) {
+void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, const yk_qmatmul_strides *st,
+                         size_t M, size_t K, size_t N, const yk_qmatmul_params *p) {
   if (M == 0 || N == 0) return;
   const out_stage o = {_mm256_set1_ps(p->scale), _mm256_set1_ps((float)(127 - p->y_zp)),
                        _mm256_set1_epi16((short)p->y_zp)};
   const __m256i zb = _mm256_set1_epi16((short)p->b_zp);
   _Alignas(32) int16_t a16[MR][KC + 2];
   for (size_t bt = 0; bt < batch; bt++) {
-    const int8_t *ab = a + bt * a_batch_stride, *bb = b + bt * b_batch_stride;
-    int8_t *yb = y + bt * M * N;
+    const int8_t *ab = a + bt * st->a_batch, *bb = b + bt * st->b_batch;
+    int8_t *yb = y + bt * st->y_batch;
     for (size_t i0 = 0; i0 < M; i0 += MR) {
       const size_t mr = M - i0 < MR ? M - i0 : MR;
       const int8_t *ar[MR];
       for (size_t r = 0; r < MR; r++) ar[r] = ab + (i0 + (r < mr ? r : mr - 1)) * K;
       if (K <= KC) rows16(ar, 0, K, p->a_zp, a16);
       for (size_t j = 0; j < N; j += 16)
-        block(ar, a16, bb + j, N, K, N - j, p->a_zp, zb, &o, yb + i0 * N + j, mr);
+        block(ar, a16, bb + j, st->ldb, st->ldy, K, N - j, p->a_zp, zb, &o, yb + i0 * st->ldy + j, mr);
     }
   }
 }

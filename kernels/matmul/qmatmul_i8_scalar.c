@@ -8,12 +8,12 @@
 #define COLS 256 /* columns per block: the int32 row of sums on the stack */
 
 void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
-                           size_t a_batch_stride, size_t b_batch_stride, size_t M, size_t K,
-                           size_t N, const yk_qmatmul_params *p) {
+                           const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
+                           const yk_qmatmul_params *p) {
   int32_t acc[COLS];
   for (size_t bt = 0; bt < batch; bt++) {
-    const int8_t *ab = a + bt * a_batch_stride, *bb = b + bt * b_batch_stride;
-    int8_t *yb = y + bt * M * N;
+    const int8_t *ab = a + bt * st->a_batch, *bb = b + bt * st->b_batch;
+    int8_t *yb = y + bt * st->y_batch;
     for (size_t i = 0; i < M; i++)
       for (size_t j0 = 0; j0 < N; j0 += COLS) {
         const size_t nc = N - j0 < COLS ? N - j0 : COLS;
@@ -22,10 +22,10 @@ void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t b
           /* both factors fit int16 (|x - zp| <= 255): compilers vectorise the int16 x int16 ->
            * int32 product (pmullw / pmulhw, smlal), not an int32 one on baseline SSE2 */
           const int16_t av = (int16_t)(ab[i * K + k] - p->a_zp);
-          const int8_t *br = bb + k * N + j0;
+          const int8_t *br = bb + k * st->ldb + j0;
           for (size_t j = 0; j < nc; j++) acc[j] += av * (int16_t)(br[j] - p->b_zp);
         }
-        for (size_t j = 0; j < nc; j++) yb[i * N + j0 + j] = yk_qconv_requant(acc[j], p->scale, p->y_zp);
+        for (size_t j = 0; j < nc; j++) yb[i * st->ldy + j0 + j] = yk_qconv_requant(acc[j], p->scale, p->y_zp);
       }
   }
 }

@@ -150,7 +150,10 @@ enum yrt_op {
   YRT_OP_RESIZE_NEAREST = 10,
   /* a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. f32, or all three I8
    * per-tensor (ONNX QLinearMatMul: exact int32 sums of (a - za)(b - zb), requantized by
-   * (sa * sb) / sy as the int8 conv's output stage; K at most YRT_MATMUL_I8_MAX_K). */
+   * (sa * sb) / sy as the int8 conv's output stage; K at most YRT_MATMUL_I8_MAX_K).
+   * p[0] = YRT_MATMUL_TOKENS (I8 only): heads of token-major tensors, a PLAIN [1, H, M, K], b NHWC
+   * [1, h, w, H N] with h w = K, y NHWC [1, h', w', H N] with h' w' = M:
+   * y[i][hd N + n] = sum_k a[hd][i][k] b[k][hd N + n] (the attention's P x V^T, written NHWC). */
   YRT_OP_MATMUL = 11,
   /* f32: p[0] = axis. i8 -> i8 (p[0] the last axis, at most YRT_SOFTMAX_I8_MAX_LEN long): each
    * row dequantized, softmax, times f[0] (onnxruntime's QLinearSoftmax rounding, see
@@ -179,6 +182,8 @@ enum yrt_op {
   YRT_OP_COUNT_
 };
 
+/* MATMUL p[0]: 0 plain operands, YRT_MATMUL_TOKENS the token-major heads form. */
+#define YRT_MATMUL_TOKENS 1
 /* The longest K an int8 MATMUL takes (its int32 sums cannot overflow: 255^2 K < 2^31). */
 #define YRT_MATMUL_I8_MAX_K 32768
 

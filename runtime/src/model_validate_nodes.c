@@ -315,8 +315,42 @@ yrt_status yrt_check_resize(const vctx *v) {
   return require_per_tensor(v);
 }
 
+/* The int8 requantization factor the session computes (yk_qmatmul_scale's order). */
+static yrt_status matmul_i8_q(const vctx *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
+                              const yrt_tensor_rec *y) {
+  yrt_status st = require_per_tensor(v);
+  if (st) return st;
+  const float k = yk_qmatmul_scale(a->scale, b->scale, y->scale);
+  if (!(isfinite(k) && k > 0.0f))
+    return bad(v, YRT_ERR_FORMAT, "requantization factor %g x %g / %g is not a positive number", (double)a->scale,
+               (double)b->scale, (double)y->scale);
+  return YRT_OK;
+}
+
+/* p[0] = YRT_MATMUL_TOKENS: a PLAIN [1, H, M, K], b NHWC [1, h, w, H N] (h w = K), y NHWC
+ * [1, h', w', H N] (h' w' = M), all int8. */
+static yrt_status check_matmul_tokens(const vctx *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
+                                      const yrt_tensor_rec *y) {
+  if (a->dtype != YRT_I8 || b->dtype != YRT_I8 || y->dtype != YRT_I8)
+    return bad(v, YRT_ERR_UNSUPPORTED, "token-major matmul is i8 x i8 -> i8");
+  if (a->rank != 4 || b->rank != 4 || y->rank != 4 || a->layout != YRT_LAYOUT_PLAIN ||
+      b->layout != YRT_LAYOUT_NHWC || y->layout != YRT_LAYOUT_NHWC || a->dims[0] != 1 || b->dims[0] != 1 ||
+      y->dims[0] != 1)
+    return bad(v, YRT_ERR_SHAPE, "token-major matmul: a [1,H,M,K] plain, b and y NHWC of batch 1");
+  const int64_t H = a->dims[1], M = a->dims[2], K = a->dims[3], C = b->dims[3];
+  if (H < 1 || C % H != 0 || (int64_t)b->dims[1] * b->dims[2] != K || (int64_t)y->dims[1] * y->dims[2] != M ||
+      y->dims[3] != C)
+    return bad(v, YRT_ERR_SHAPE, "token-major matmul: [%d x %d x %d] x [%d x %d] -> [%d x %d]", (int)H, (int)M,
+               (int)K, (int)(b->dims[1] * b->dims[2]), (int)C, (int)(y->dims[1] * y->dims[2]), (int)y->dims[3]);
+  if (K > YRT_MATMUL_I8_MAX_K)
+    return bad(v, YRT_ERR_UNSUPPORTED, "int8 K %lld is over %d", (long long)K, YRT_MATMUL_I8_MAX_K);
+  return matmul_i8_q(v, a, b, y);
+}
+
 yrt_status yrt_check_matmul(const vctx *v) {
   const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
+  if (v->n->p[0] == YRT_MATMUL_TOKENS) return check_matmul_tokens(v, a, b, y);
+  if (v->n->p[0] != 0) return bad(v, YRT_ERR_FORMAT, "matmul form %d", (int)v->n->p[0]);
   const int i8 = a->dtype == YRT_I8 && b->dtype == YRT_I8 && y->dtype == YRT_I8;
   if (!i8 && (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32))
     return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 x f32 -> f32 or i8 x i8 -> i8");
@@ -339,14 +373,7 @@ yrt_status yrt_check_matmul(const vctx *v) {
   if (!i8) return YRT_OK;
   if (a->dims[r - 1] > YRT_MATMUL_I8_MAX_K)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 K %lld is over %d", (long long)a->dims[r - 1], YRT_MATMUL_I8_MAX_K);
-  yrt_status st = require_per_tensor(v);
-  if (st) return st;
-  /* the requantization factor the session computes (yk_qmatmul_scale's order) */
-  const float k = yk_qmatmul_scale(a->scale, b->scale, y->scale);
-  if (!(isfinite(k) && k > 0.0f))
-    return bad(v, YRT_ERR_FORMAT, "requantization factor %g x %g / %g is not a positive number", (double)a->scale,
-               (double)b->scale, (double)y->scale);
-  return YRT_OK;
+  return matmul_i8_q(v, a, b, y);
 }
 
 yrt_status yrt_check_softmax(const vctx *v) {

@@ -67,7 +67,8 @@ typedef struct yrt_exec_resize {
   float sh, sw;
 } yrt_exec_resize;
 typedef struct yrt_exec_matmul {
-  size_t batch, a_stride, b_stride, m, k, n;
+  size_t batch, a_stride, b_stride, y_stride, m, k, n;
+  size_t ldb, ldy;       /* row strides of b and y (n, or H n for the token-major form) */
   size_t rows_per_unit;  /* rows per unit of work: 1 (f32), YK_QMATMUL_ROWS (i8, its row blocks) */
   size_t units_per_batch;
   yk_qmatmul_params q; /* i8: zero points and (sa * sb) / sy */

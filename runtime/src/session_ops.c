@@ -87,13 +87,15 @@ static void matmul_range(const void *ctx, size_t lo, size_t hi) {
     const size_t units = hi - lo < mm->units_per_batch - u0 ? hi - lo : mm->units_per_batch - u0;
     const size_t r0 = u0 * mm->rows_per_unit, r1 = (u0 + units) * mm->rows_per_unit;
     const size_t rows = (r1 < mm->m ? r1 : mm->m) - r0;
-    const size_t ao = bt * mm->a_stride + r0 * mm->k, bo = bt * mm->b_stride, yo = (bt * mm->m + r0) * mm->n;
-    if (e->esize == 1)
+    const size_t ao = bt * mm->a_stride + r0 * mm->k, bo = bt * mm->b_stride, yo = bt * mm->y_stride + r0 * mm->ldy;
+    if (e->esize == 1) {
+      const yk_qmatmul_strides st = {0, 0, 0, mm->ldb, mm->ldy};
       yk_qmatmul_i8(&s->isa, (const int8_t *)e->in[0] + ao, (const int8_t *)e->in[1] + bo, (int8_t *)e->out + yo,
-                    1, 0, 0, rows, mm->k, mm->n, &mm->q);
-    else
+                    1, &st, rows, mm->k, mm->n, &mm->q);
+    } else {
       yk_matmul_f32(&s->isa, (const float *)e->in[0] + ao, (const float *)e->in[1] + bo, (float *)e->out + yo, 1,
                     0, 0, rows, mm->k, mm->n);
+    }
     lo += units;
   }
 }
@@ -615,10 +617,21 @@ yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const uint32_t r = y->rank;
   mm->m = (size_t)x->dims[r - 2];
   mm->k = (size_t)x->dims[r - 1];
-  mm->n = (size_t)b->dims[r - 1];
-  mm->batch = dims_product(y, 0, r - 2);
-  mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
-  mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
+  if (n->p[0] == YRT_MATMUL_TOKENS) { /* heads of token-major b and y (validated) */
+    const size_t c = (size_t)b->dims[3];
+    mm->batch = (size_t)x->dims[1];
+    mm->n = c / mm->batch;
+    mm->a_stride = mm->m * mm->k;
+    mm->b_stride = mm->y_stride = mm->n; /* head hd at column hd N */
+    mm->ldb = mm->ldy = c;
+  } else {
+    mm->n = (size_t)b->dims[r - 1];
+    mm->batch = dims_product(y, 0, r - 2);
+    mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
+    mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
+    mm->y_stride = mm->m * mm->n;
+    mm->ldb = mm->ldy = mm->n;
+  }
   mm->rows_per_unit = e->esize == 1 ? YK_QMATMUL_ROWS : 1;
   mm->units_per_batch = (mm->m + mm->rows_per_unit - 1) / mm->rows_per_unit;
   if (e->esize == 1) { /* validated: a positive, finite factor */

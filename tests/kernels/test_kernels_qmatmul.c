@@ -1,23 +1,25 @@
 /* test_kernels_qmatmul.c — the int8 MatMul (yk_qmatmul_i8, QLinearMatMul): the scalar reference
  * against a naive one written here (int64 sums, kt_ref_qv rounding), and the AVX-512 VNNI and
  * AVX2 variants bit-exact against the scalar one on odd sizes (every K tail, column tails, row tails),
- * broadcast batches, misaligned pointers, extreme zero points and saturating scales, and the
- * largest K (the int32 sum at its bound). */
+ * broadcast batches, misaligned pointers, extreme zero points and saturating scales, the
+ * largest K (the int32 sum at its bound), and strided b / y: padded rows, and the token-major
+ * heads form (b and y two heads interleaved per row, as the attention's P x V^T in NHWC; the
+ * padding between must stay untouched). */
 #include "kt_common.h"
 
-typedef void (*qmm_fn)(const int8_t *, const int8_t *, int8_t *, size_t, size_t, size_t, size_t, size_t,
-                       size_t, const yk_qmatmul_params *);
+typedef void (*qmm_fn)(const int8_t *, const int8_t *, int8_t *, size_t, const yk_qmatmul_strides *, size_t,
+                       size_t, size_t, const yk_qmatmul_params *);
 
-static void naive(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, size_t as, size_t bs, size_t M,
+static void naive(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, const yk_qmatmul_strides *st, size_t M,
                   size_t K, size_t N, const yk_qmatmul_params *p) {
   for (size_t t = 0; t < batch; t++)
     for (size_t i = 0; i < M; i++)
       for (size_t j = 0; j < N; j++) {
         int64_t s = 0;
         for (size_t k = 0; k < K; k++)
-          s += (int64_t)(a[t * as + i * K + k] - p->a_zp) * (b[t * bs + k * N + j] - p->b_zp);
+          s += (int64_t)(a[t * st->a_batch + i * K + k] - p->a_zp) * (b[t * st->b_batch + k * st->ldb + j] - p->b_zp);
         assert_true(s >= INT32_MIN && s <= INT32_MAX);
-        y[(t * M + i) * N + j] = kt_ref_qv((float)(int32_t)s * p->scale, p->y_zp);
+        y[t * st->y_batch + i * st->ldy + j] = kt_ref_qv((float)(int32_t)s * p->scale, p->y_zp);
       }
 }
 
@@ -30,12 +32,22 @@ static const yk_qmatmul_params pset[] = {
 };
 #define NP (sizeof(pset) / sizeof(pset[0]))
 
-/* Runs fn on one shape (batch 2: a broadcast when bcast & 1, b when bcast & 2) and compares
- * with the expected output of ref. */
+/* b and y layouts: dense; padded rows (b and y rows and y's batches apart by more than N);
+ * two heads interleaved per row (token-major: head t at column t N of rows 2 N long). */
+enum { DENSE, PADDED, HEADS };
+
+/* Runs fn on one shape (batch 2: a broadcast when bcast & 1, b when bcast & 2 (not with HEADS))
+ * in layout lay and compares with the expected output of ref, padding included. */
 static void one(qmm_fn fn, qmm_fn ref, kt_rng *r, size_t M, size_t K, size_t N, int bcast, size_t skew,
-                const yk_qmatmul_params *p, int extreme) {
-  const size_t batch = 2, as = bcast & 1 ? 0 : M * K, bs = bcast & 2 ? 0 : K * N;
-  const size_t na = (as ? batch : 1) * M * K, nb = (bs ? batch : 1) * K * N, ny = batch * M * N;
+                const yk_qmatmul_params *p, int extreme, int lay) {
+  const size_t batch = 2, as = bcast & 1 ? 0 : M * K;
+  yk_qmatmul_strides st = {as, 0, M * N, N, N};
+  if (lay == PADDED) st = (yk_qmatmul_strides){as, 0, M * (N + 3) + 7, N + 5, N + 3};
+  if (lay == HEADS) st = (yk_qmatmul_strides){as, N, N, 2 * N, 2 * N};
+  const size_t bs = bcast & 2 && lay != HEADS ? 0 : (lay == HEADS ? N : K * st.ldb);
+  st.b_batch = bs;
+  const size_t na = (as ? batch : 1) * M * K, nb = lay == HEADS ? K * st.ldb : (bs ? batch : 1) * K * st.ldb;
+  const size_t ny = lay == HEADS ? M * st.ldy : batch * st.y_batch;
   void *ba, *bb, *by, *bz;
   int8_t *a = kt_alloc(na + 1, skew, &ba), *b = kt_alloc(nb + 1, (skew * 3) % 64, &bb);
   int8_t *y = kt_alloc(ny + 1, 0, &by), *z = kt_alloc(ny + 1, 0, &bz);
@@ -51,13 +63,13 @@ static void one(qmm_fn fn, qmm_fn ref, kt_rng *r, size_t M, size_t K, size_t N, 
   }
   memset(y, 0x5A, ny + 1);
   memset(z, 0x5A, ny + 1);
-  fn(a, b, y, batch, as, bs, M, K, N, p);
-  ref(a, b, z, batch, as, bs, M, K, N, p);
+  fn(a, b, y, batch, &st, M, K, N, p);
+  ref(a, b, z, batch, &st, M, K, N, p);
   if (memcmp(y, z, ny + 1) != 0) {
     size_t i = 0;
     while (y[i] == z[i]) i++;
-    fail_msg("M %zu K %zu N %zu bcast %d zp %d/%d/%d scale %g: element %zu is %d, expected %d", M, K, N,
-             bcast, (int)p->a_zp, (int)p->b_zp, (int)p->y_zp, (double)p->scale, i, y[i], z[i]);
+    fail_msg("M %zu K %zu N %zu bcast %d layout %d zp %d/%d/%d scale %g: element %zu is %d, expected %d", M, K, N,
+             bcast, lay, (int)p->a_zp, (int)p->b_zp, (int)p->y_zp, (double)p->scale, i, y[i], z[i]);
   }
   free(ba), free(bb), free(by), free(bz);
 }
@@ -70,9 +82,10 @@ static void test_scalar_ref(void **state) {
     for (size_t im = 0; im < 3; im++)
       for (size_t ik = 0; ik < 6; ik++)
         for (size_t in = 0; in < 5; in++)
-          one(yk_qmatmul_i8__scalar, naive, &r, ms[im], ks[ik], ns[in], (int)(in % 4), 0, &pset[p], 0);
+          one(yk_qmatmul_i8__scalar, naive, &r, ms[im], ks[ik], ns[in], (int)(in % 4), 0, &pset[p], 0,
+              (int)((im + ik + in) % 3));
   const yk_qmatmul_params big = {-128, 127, 0, 1e-9f};
-  one(yk_qmatmul_i8__scalar, naive, &r, 1, YK_QMATMUL_MAX_K, 3, 0, 0, &big, 1);
+  one(yk_qmatmul_i8__scalar, naive, &r, 1, YK_QMATMUL_MAX_K, 3, 0, 0, &big, 1, DENSE);
 }
 
 #if YK_ARCH_X86_64 /* the SIMD variants it checks are x86-64's (ARM runs the scalar one) */
@@ -88,19 +101,21 @@ static void against_scalar(qmm_fn fn) {
         if (ms[im] * ks[ik] * ns[in] > 2000000) continue;
         const size_t p = (im + ik + in) % NP;
         one(fn, yk_qmatmul_i8__scalar, &r, ms[im], ks[ik], ns[in], (int)((ik + in) % 4), (im * 7 + in) % 64,
-            &pset[p], 0);
+            &pset[p], 0, (int)((im + 2 * ik + in) % 3));
       }
   /* every parameter set on the attention's shapes; more rows than a block of row terms */
   for (size_t p = 0; p < NP; p++) {
-    one(fn, yk_qmatmul_i8__scalar, &r, 400, 32, 400, 0, 5, &pset[p], 0);
-    one(fn, yk_qmatmul_i8__scalar, &r, 64, 400, 400, 0, 0, &pset[p], 0);
-    one(fn, yk_qmatmul_i8__scalar, &r, 487, 9, 70, 1, 3, &pset[p], 0);
+    one(fn, yk_qmatmul_i8__scalar, &r, 400, 32, 400, 0, 5, &pset[p], 0, DENSE);
+    one(fn, yk_qmatmul_i8__scalar, &r, 64, 400, 400, 0, 0, &pset[p], 0, DENSE);
+    one(fn, yk_qmatmul_i8__scalar, &r, 400, 400, 64, 0, 0, &pset[p], 0, HEADS); /* P x V^T into NHWC */
+    one(fn, yk_qmatmul_i8__scalar, &r, 100, 100, 32, 1, 2, &pset[p], 0, HEADS);
+    one(fn, yk_qmatmul_i8__scalar, &r, 487, 9, 70, 1, 3, &pset[p], 0, PADDED);
   }
   /* the sums at their bound, both signs, with a K tail */
   const yk_qmatmul_params big[] = {{-128, 127, 0, 1e-9f}, {127, 127, -5, 1e-9f}, {-128, -128, 3, 1.0f}};
   for (size_t p = 0; p < 3; p++) {
-    one(fn, yk_qmatmul_i8__scalar, &r, 2, YK_QMATMUL_MAX_K, 65, 0, 1, &big[p], 1);
-    one(fn, yk_qmatmul_i8__scalar, &r, 1, YK_QMATMUL_MAX_K - 3, 17, 3, 0, &big[p], 1);
+    one(fn, yk_qmatmul_i8__scalar, &r, 2, YK_QMATMUL_MAX_K, 65, 0, 1, &big[p], 1, DENSE);
+    one(fn, yk_qmatmul_i8__scalar, &r, 1, YK_QMATMUL_MAX_K - 3, 17, 3, 0, &big[p], 1, (int)p % 2 ? HEADS : PADDED);
   }
 }
 #endif
@@ -138,8 +153,9 @@ static void test_dispatch(void **state) {
   kt_rng r = {5};
   kt_fill_i8(&r, a, sizeof a);
   kt_fill_i8(&r, b, sizeof b);
-  yk_qmatmul_i8(&isa, a, b, y, 2, 0, 0, 5, 9, 70, &pset[0]);
-  yk_qmatmul_i8(NULL, a, b, z, 2, 0, 0, 5, 9, 70, &pset[0]);
+  const yk_qmatmul_strides st = {0, 0, 5 * 70, 70, 70};
+  yk_qmatmul_i8(&isa, a, b, y, 2, &st, 5, 9, 70, &pset[0]);
+  yk_qmatmul_i8(NULL, a, b, z, 2, &st, 5, 9, 70, &pset[0]);
   assert_memory_equal(y, z, sizeof y);
   assert_memory_equal(y, y + 5 * 70, 5 * 70); /* both batches read the same matrices */
   assert_true(yk_qmatmul_scale(0.5f, 0.25f, 2.0f) == 0.0625f);

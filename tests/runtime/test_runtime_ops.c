@@ -374,6 +374,70 @@ static void test_int8_matmul(void **state) {
   }
 }
 
+/* The token-major int8 MATMUL (YRT_MATMUL_TOKENS, the attention's P x V^T): a [1, H, M, K] plain,
+ * b and y NHWC with the heads side by side in the channels; c the channel count of b and y
+ * (H N when well formed). Set and read through the session's NCHW views. */
+static yrt_status qmm_tokens_model(int32_t c, ytb_loaded *l, yrt_error *err) {
+  ytb *b = ytb_new();
+  int32_t da[4] = {1, 2, 6, 4}, db[4] = {1, 2, 2, c}, dy[4] = {1, 3, 2, c};
+  const uint32_t xa = ytb_tensor(b, "xa", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 4, da);
+  const uint32_t qa = ytb_tensor(b, "qa", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 4, da);
+  ytb_set_q(b, qa, 0.05f, 3);
+  ytb_node(b, YRT_OP_QUANTIZE, "qa", 1, &xa, qa, NULL, 0, NULL, 0);
+  const uint32_t xb = ytb_tensor(b, "xb", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, db);
+  const uint32_t qb = ytb_tensor(b, "qb", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, db);
+  ytb_set_q(b, qb, 0.0036f, -128);
+  ytb_node(b, YRT_OP_QUANTIZE, "qb", 1, &xb, qb, NULL, 0, NULL, 0);
+  ytb_input(b, xa);
+  ytb_input(b, xb);
+  const uint32_t y = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, dy);
+  ytb_set_q(b, y, 0.002f, -21);
+  const uint32_t mi[2] = {qa, qb};
+  const int32_t p = YRT_MATMUL_TOKENS;
+  ytb_node(b, YRT_OP_MATMUL, "attn/MatMul_1", 2, mi, y, &p, 1, NULL, 0);
+  ytb_output(b, y);
+  return ytb_load(b, 0, l, err);
+}
+
+static void test_int8_matmul_tokens(void **state) {
+  (void)state;
+  yrt_error err;
+  ytb_loaded l;
+  if (qmm_tokens_model(6, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  enum { H = 2, M = 6, K = 4, N = 3 };
+  float xa[H * M * K], xb[H * N * K]; /* b as NCHW: [H N channels][K tokens] */
+  int ia[H * M * K], ib[H * N * K];
+  for (int i = 0; i < H * M * K; i++) {
+    ia[i] = (i * 37) % 256 - 128;
+    xa[i] = (float)(ia[i] - 3) * 0.05f;
+  }
+  for (int i = 0; i < H * N * K; i++) {
+    ib[i] = (i * 91 + 5) % 256 - 128;
+    xb[i] = (float)(ib[i] + 128) * 0.0036f;
+  }
+  assert_int_equal(yrt_session_set_input(l.s, 0, xa, H * M * K, &err), YRT_OK);
+  assert_int_equal(yrt_session_set_input(l.s, 1, xb, H * N * K, &err), YRT_OK);
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  assert_int_equal(v.count, H * N * M);
+  const float k = 0.05f * 0.0036f / 0.002f;
+  for (int hd = 0; hd < H; hd++)
+    for (int n = 0; n < N; n++)
+      for (int i = 0; i < M; i++) { /* y as NCHW: channel hd N + n, token i */
+        int32_t acc = 0;
+        for (int q = 0; q < K; q++) acc += (ia[(hd * M + i) * K + q] - 3) * (ib[(hd * N + n) * K + q] + 128);
+        long r = lrintf((float)acc * k) - 21;
+        r = r < -128 ? -128 : r > 127 ? 127 : r;
+        assert_int_equal((int)lrintf(v.data[(hd * N + n) * M + i] / 0.002f), (int)r + 21);
+      }
+  ytb_unload(&l);
+  /* channels that are not H N: refused at load, naming the node */
+  if (qmm_tokens_model(7, &l, &err) == YRT_OK) fail_msg("token-major matmul with 7 channels for 2 heads accepted");
+  if (!strstr(err.msg, "'attn/MatMul_1' (matmul)")) fail_msg("%s", err.msg);
+  ytb_unload(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_data_movement),
@@ -382,6 +446,7 @@ int main(void) {
       cmocka_unit_test(test_math),
       cmocka_unit_test(test_int8_chain),
       cmocka_unit_test(test_int8_matmul),
+      cmocka_unit_test(test_int8_matmul_tokens),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -215,6 +215,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (st != YRT_OK) return st;
   int *order = NULL, n_order = 0;
   if ((st = lw_fuse_silu(&c)) != YRT_OK) goto done;
+  if ((st = lw_fuse_token_matmul(&c)) != YRT_OK) goto done;
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
   if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
   for (int i = 0; i < n_order; i++)

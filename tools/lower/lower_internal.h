@@ -143,6 +143,18 @@ void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why);
  * (QUANTIZE + DEQUANTIZE), so its float readers see what they see in the QDQ graph. */
 yrt_status lw_fake_quant_outputs(lw_ctx *c, int ni);
 
+/* ---- fuse_token_matmul.c: the attention's Transpose -> MatMul -> Reshape as one token-major
+ * int8 MATMUL (IR node indices of the pieces; tensors: p the softmax, v_tokens the NHWC-read
+ * Reshape of V, out the Reshape's output). */
+typedef struct lw_token_matmul {
+  int transpose, reshape, reshape_v;
+  int p, v_tokens, out;
+} lw_token_matmul;
+int lw_token_matmul_match(const lw_ctx *c, int mi, lw_token_matmul *m);
+/* Mark the Transpose and Reshape of every match absorbed (lowered by the MatMul). */
+yrt_status lw_fuse_token_matmul(lw_ctx *c);
+yrt_status lw_lower_token_matmul(lw_ctx *c, int mi, const lw_token_matmul *m);
+
 /* ---- fuse_silu.c */
 /* Fill c->fuse_mul / c->absorbed for Conv -> Sigmoid -> Mul(y, s) patterns. */
 yrt_status lw_fuse_silu(lw_ctx *c);

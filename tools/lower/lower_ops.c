@@ -405,6 +405,8 @@ static yrt_status lower_matmul(lw_ctx *c, int ni) {
   int orank = T(c, n->out[0])->rank;
   if (orank < 2 || T(c, n->in[0])->rank < 2 || T(c, n->in[1])->rank < 2)
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MatMul' with a 1-D operand", n->name);
+  lw_token_matmul tm; /* the attention's P x V^T in NHWC (fuse_token_matmul.c) */
+  if (lw_token_matmul_match(c, ni, &tm)) return lw_lower_token_matmul(c, ni, &tm);
   /* DQ -> MatMul -> Q with per-tensor int8 operands: one int8 MATMUL (QLinearMatMul), else float */
   const int i8 = decide(c, ni);
   int ab[2];
