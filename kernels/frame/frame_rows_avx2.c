@@ -90,13 +90,13 @@ void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
 }
 
 /* pshufb controls, the same in both 128-bit lanes (broadcast), of two pixels per lane (each: tap
- * 0's bpp bytes then tap 1's). pair[bpp - 3][swap]: the pixel at lane byte 0 as int16 pairs
- * (tap 0, tap 1) of output channels 0..3, ready for vpmaddwd with (ONE - wx, wx); BGR / BGRA
- * swap here; the 4th pair (alpha, or RGB's channel 2 again) is computed and dropped. copy[swap][g]:
- * tap 0's channels of the pixel at lane byte 0 into dword 2g and of the one at byte 0 + rel (where
- * copy_b[g] marks) into dword 2g + 1. Tables, not built per call: the row function runs per
- * 64-pixel chunk. */
-static const int8_t pair_tab[2][2][16] = {{{0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, 2, -1, 5, -1},
+ * 0's bpp bytes then tap 1's). yk_frame_pair_tab[bpp - 3][swap] (shared with the AVX-512 variant):
+ * the pixel at lane byte 0 as int16 pairs (tap 0, tap 1) of output channels 0..3, ready for
+ * vpmaddwd with (ONE - wx, wx); BGR / BGRA swap here; the 4th pair (alpha, or RGB's channel 2
+ * again) is computed and dropped. copy_tab[swap][g]: tap 0's channels of the pixel at lane byte 0
+ * into dword 2g and of the one at byte 0 + rel (where copy_b_tab[g] marks) into dword 2g + 1.
+ * Tables, not built per call: the row function runs per 64-pixel chunk. */
+const int8_t yk_frame_pair_tab[2][2][16] = {{{0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, 2, -1, 5, -1},
                                            {2, -1, 5, -1, 1, -1, 4, -1, 0, -1, 3, -1, 2, -1, 5, -1}},
                                           {{0, -1, 4, -1, 1, -1, 5, -1, 2, -1, 6, -1, 3, -1, 7, -1},
                                            {2, -1, 6, -1, 1, -1, 5, -1, 0, -1, 4, -1, 3, -1, 7, -1}}};
@@ -155,12 +155,13 @@ static inline __m256i window2(const uint8_t *row, int lo, int hi) {
  * load and the second pixel's pshufb control is shifted by its offset in the window (every weight
  * 0: tap 0's bytes copied by one pshufb); elsewhere one 64-bit gather per pixel and row. Then
  * packs and a pshufb dropping the 4th channel. */
-static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n, uint8_t *rgb) {
+int yk_frame_packed_body__avx2(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n,
+                               uint8_t *rgb) {
   const int fmt = r->j->fmt, bpp = fmt == YK_PIX_RGB || fmt == YK_PIX_BGR ? 3 : 4;
   const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
   const int last = src_w * bpp - 8;   /* the last byte offset an 8-byte gather may start at */
   const int wlast = src_w * bpp - 16; /* ... a 16-byte window */
-  const __m256i ctl_a = bcast16(pair_tab[bpp - 3][swap]);
+  const __m256i ctl_a = bcast16(yk_frame_pair_tab[bpp - 3][swap]);
   const __m256i zero_pos = _mm256_cmpeq_epi8(ctl_a, _mm256_set1_epi8(-1));
   const __m256i ctl_b = _mm256_or_si256(_mm256_add_epi8(ctl_a, _mm256_set1_epi8(8)), zero_pos);
   const __m256i far = _mm256_set1_epi32(16 - 2 * bpp), wy = _mm256_set1_epi32(r->wy);
@@ -177,7 +178,8 @@ static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *w
     __m256i by;
     if (o[i + 7] * bpp <= wlast && !(_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(d, far))) & 0xAA)) {
       /* lanes: pixels 0,1 | 4,5 and 2,3 | 6,7 */
-      const __m256i t0[2] = {window2(r->p0, o[i] * bpp, o[i + 4] * bpp), window2(r->p0, o[i + 2] * bpp, o[i + 6] * bpp)};
+      const __m256i t0[2] = {window2(r->p0, o[i] * bpp, o[i + 4] * bpp),
+                             window2(r->p0, o[i + 2] * bpp, o[i + 6] * bpp)};
       __m256i rel[2];
       for (int g = 0; g < 2; g++) rel[g] = _mm256_shuffle_epi8(d, _mm256_set1_epi8((char)(4 + 8 * g)));
       if (one_row && _mm256_testz_si256(wx, wx)) {
@@ -232,8 +234,8 @@ static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *w
 }
 
 void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  const int i = packed_body(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
-  if (i < n) yk_frame_packed_tail(r, x + i, n - i, rgb + 3 * i, packed_body);
+  const int i = yk_frame_packed_body__avx2(r, r->j->x.ofs + x, r->j->x.wt + x, r->j->src_w, n, rgb);
+  if (i < n) yk_frame_packed_tail(r, x + i, n - i, rgb + 3 * i, yk_frame_packed_body__avx2);
 }
 
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {

@@ -45,6 +45,10 @@ void yk_frame_store__scalar(const yk_frame_job *j, size_t at, const uint8_t *rgb
 #if defined(YK_ARCH_X86_64)
 /* the AVX2 pieces the AVX-512 variant reuses (its tails and stores) */
 void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb);
+extern const int8_t yk_frame_pair_tab[2][2][16]; /* [bpp - 3][swap]: frame_rows_avx2.c */
+int yk_frame_packed_body__avx2(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n,
+                               uint8_t *rgb);
+void yk_frame_row_packed__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
 void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb);
