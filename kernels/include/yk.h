@@ -105,9 +105,12 @@ void yk_maxpool_nhwc_i8(const yk_isa *isa, const int8_t *x, int n, int h, int w,
 /* NHWC nearest resize, asymmetric coordinates, floor: in = min(floor(out / scale), in - 1). */
 void yk_resize_nearest_nhwc(const void *x, int n, int h, int w, int c, void *y, int oh, int ow,
                             float scale_h, float scale_w, size_t elem_size);
-/* The same for one image, output rows [oy0, oy1) only (y: the whole output's base). */
-void yk_resize_nearest_nhwc_rows(const void *x, int h, int w, int c, void *y, int oh, int ow, float scale_h,
-                                 float scale_w, size_t elem_size, int oy0, int oy1);
+/* The same for one image, output rows [oy0, oy1) only (y: the whole output's base), output pixels
+ * ys elements apart (ys >= c; > c: a channel slice of a wider tensor). Int8 with lut non-NULL:
+ * every value through the 256-entry table (yk_lut_i8 with isa; a requantization folded in). */
+void yk_resize_nearest_nhwc_rows(const yk_isa *isa, const void *x, int h, int w, int c, void *y, size_t ys, int oh,
+                                 int ow, float scale_h, float scale_w, size_t elem_size, const int8_t *lut, int oy0,
+                                 int oy1);
 
 /* ---------------- int8 */
 
@@ -132,6 +135,10 @@ void yk_softmax_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t rows, s
                    const yk_softmax_i8_params *p);
 /* y[i] = lut[(uint8_t)(x[i] + 128)]; in place allowed. */
 void yk_lut_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+/* The same over pixels of c values, xs / ys values apart (a view's channel slice; in place when
+ * x == y and xs == ys): the table is set up once for all of them. */
+void yk_lut_i8_pixels(const yk_isa *isa, const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
+                      const int8_t lut[256]);
 /* y[i] = lut[(uint8_t)(x[i] + 128)], a float table (not in place). */
 void yk_lut_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n, const float lut[256]);
 /* Requantize: y = sat(round_half_even((x - zx) * (sx / sy)) + zy). */
@@ -181,6 +188,8 @@ void yk_lut_build_binary_scalar(int kind, float c, int c_first, yk_qparams qx, y
  * (yk_dequantize_i8_f32, yk_unary_f32 SIGMOID, yk_binary_f32 MUL) bit for bit. */
 void yk_lut_build_silu_f32(yk_qparams qx, float lut[256]);
 void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t lut[256]);
+/* yk_requant_i8 (the Concat's requantization of an input) as a table: lut[u] = requant(u - 128). */
+void yk_lut_build_requant(yk_qparams qx, yk_qparams qy, int8_t lut[256]);
 
 /* Int8 MatMul, ONNX QLinearMatMul: y[b][m][n] = requant(sum_k (a[b][m][k] - a_zp) *
  * (b[b][k][n] - b_zp)), requantized as the int8 conv's output stage (yk_qconv_requant in

@@ -21,6 +21,9 @@
 
 /* ---- int8 elementwise */
 void yk_lut_i8__scalar(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+/* Pixels of c values xs / ys apart (yk_lut_i8_pixels); the flat forms are one pixel of n. */
+void yk_lut_i8_pixels__scalar(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
+                              const int8_t lut[256]);
 /* The Detect decode's int8 class scores: y[c * ys + i] = t[q[i * nc + c] + 128], i < n, c < nc. */
 void yk_detect_cls_i8__scalar(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys);
 /* Its int8 DFL without the max pass: d[4i + k] for anchors i < n (q: [n][4][r], t the exp table). */
@@ -95,6 +98,8 @@ float yk_unary_f32_1(int kind, float alpha, float x);
 
 #if YK_ARCH_X86_64
 void yk_lut_i8__avx2(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_lut_i8_pixels__avx2(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
+                            const int8_t lut[256]);
 void yk_lut_i8_f32__avx2(const int8_t *x, float *y, size_t n, const float lut[256]);
 void yk_quantize_f32_i8__avx2(const float *x, int8_t *y, size_t n, float scale, int32_t zp);
 void yk_minmax_f32__avx2(const float *x, size_t n, float *lo, float *hi);
@@ -104,6 +109,8 @@ void yk_concat_i8__avx2(const int8_t *const *x, const yk_qparams *qx, const size
                         int n, size_t outer, int8_t *y, yk_qparams qy);
 /* AVX-512 BW + VBMI (and AVX2): 256-byte tables with vpermi2b (lut/lut_vbmi.h). */
 void yk_lut_i8__avx512vbmi(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_lut_i8_pixels__avx512vbmi(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
+                                  const int8_t lut[256]);
 /* The concat's requantization as such a table. */
 void yk_concat_i8__avx512vbmi(const int8_t *const *x, const yk_qparams *qx, const size_t *inner,
                               int n, size_t outer, int8_t *y, yk_qparams qy);

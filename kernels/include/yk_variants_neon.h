@@ -19,6 +19,8 @@
 
 #if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
 void yk_lut_i8__neon(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256]);
+void yk_lut_i8_pixels__neon(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
+                            const int8_t lut[256]);
 void yk_maxpool_nhwc_i8__neon(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
                               int ow, const yk_pool_params *p);
 size_t yk_detect_over_i8__neon(const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list);

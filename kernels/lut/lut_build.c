@@ -36,3 +36,9 @@ void yk_lut_build_silu_qdq(yk_qparams qx, yk_qparams qs, yk_qparams qy, int8_t l
     lut[u] = yk_quantize1(x * sf, qy.scale, qy.zero_point);
   }
 }
+
+void yk_lut_build_requant(yk_qparams qx, yk_qparams qy, int8_t lut[256]) {
+  int8_t x[256];
+  for (int u = 0; u < 256; u++) x[u] = (int8_t)(u - 128);
+  yk_requant_i8__scalar(x, qx, lut, qy, 256);
+}

@@ -146,7 +146,9 @@ enum yrt_op {
   /* NHWC. p: kh, kw, sh, sw, pad_t, pad_l, pad_b, pad_r, dh, dw. */
   YRT_OP_MAXPOOL = 9,
   /* NHWC nearest. in_y = min(floor(out_y / f[0]), H-1) etc.; p[0] = nearest mode (0 floor),
-   * p[1] = coordinate mode (0 asymmetric). f[0] = scale_h, f[1] = scale_w. */
+   * p[1] = coordinate mode (0 asymmetric). f[0] = scale_h, f[1] = scale_w. Optional in[1]: a
+   * constant of 256 int8, the table each int8 value goes through (a requantization to the
+   * output's grid; batch 1). */
   YRT_OP_RESIZE_NEAREST = 10,
   /* a [..., M, K] x b [..., K, N], batch dims broadcast; same rank. f32, or all three I8
    * per-tensor (ONNX QLinearMatMul: exact int32 sums of (a - za)(b - zb), requantized by

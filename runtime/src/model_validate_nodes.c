@@ -303,7 +303,15 @@ yrt_status yrt_check_maxpool(const vctx *v) {
 
 yrt_status yrt_check_resize(const vctx *v) {
   const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
-  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (v->n->n_in > 1) { /* int8 with a requantization table: any two grids */
+    const yrt_tensor_rec *t = IN(v, 1);
+    if (x->dtype != YRT_I8 || y->dtype != YRT_I8 || x->dims[0] != 1)
+      return bad(v, YRT_ERR_UNSUPPORTED, "a table needs int8 input and output, batch 1");
+    if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
+      return bad(v, YRT_ERR_FORMAT, "table is not a constant of 256 int8");
+  } else if (x->dtype != y->dtype || !same_qparams(x, y)) {
+    return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  }
   if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
     return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
   if (v->n->p[0] != 0 || v->n->p[1] != 0)

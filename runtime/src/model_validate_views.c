@@ -1,7 +1,8 @@
 /* model_validate_views.c — tensor views (yrt_tensor_rec.view_holder): each view lies inside its
  * holder with the holder's layout, dtype and quantization, and only nodes whose kernels take a
  * pixel stride touch one: int8 CONV2D with groups 1 reads (input 0) and writes views, an int8
- * BINARY on same-shape [1, H, W, C] tensors reads and writes them (yk_binary_i8_pixels), SLICE
+ * BINARY on same-shape [1, H, W, C] tensors reads and writes them (yk_binary_i8_pixels), an int8
+ * RESIZE_NEAREST of batch 1 writes them (a Concat's upsampled input), SLICE
  * reads them (the session slices the holder instead) or is an in-place no-op, and a CONCAT reads
  * the views of its own output at their slots (nothing to copy). Everything else sees dense
  * tensors. */
@@ -87,6 +88,12 @@ int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n) {
   return 1;
 }
 
+/* An int8 nearest resize of one image writes its output rows with any pixel stride (its input,
+ * never a view, is read whole). */
+static int resize_writes_views(const yrt_model *m, const yrt_node_rec *n) {
+  return n->op == YRT_OP_RESIZE_NEAREST && m->tensors[n->out[0]].dtype == YRT_I8 && m->tensors[n->in[0]].dims[0] == 1;
+}
+
 static yrt_status check_view_node(const yrt_model *m, uint32_t i, yrt_error *err) {
   const yrt_node_rec *n = &m->nodes[i];
   const char *name = yrt_model_string(m, n->name);
@@ -102,10 +109,11 @@ static yrt_status check_view_node(const yrt_model *m, uint32_t i, yrt_error *err
   }
   if (!yrt_is_view(&m->tensors[n->out[0]])) return YRT_OK;
   if (conv_takes_views(m, n) && yrt_view_root(m, n->in[0]) != yrt_view_root(m, n->out[0])) return YRT_OK;
-  if (yrt_slice_is_in_place(m, n) || yrt_binary_takes_views(m, n)) return YRT_OK;
+  if (yrt_slice_is_in_place(m, n) || yrt_binary_takes_views(m, n) || resize_writes_views(m, n)) return YRT_OK;
   return yrt_set_error(err, YRT_ERR_FORMAT,
                        "yrt: node %u '%.64s' writes view tensor %u: only int8 convs (groups 1, not reading "
-                       "the same holder), same-shape int8 binaries and in-place slices write views",
+                       "the same holder), same-shape int8 binaries, int8 nearest resizes of batch 1 and "
+                       "in-place slices write views",
                        (unsigned)i, name, (unsigned)n->out[0]);
 }
 

@@ -29,7 +29,8 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                         .check = yrt_check_reshape, .run = yrt_run_reshape},
     [YRT_OP_MAXPOOL] = {YRT_OP_NAMES("maxpool"), .min_in = 1, .max_in = 1, .n_out = 1,
                         .check = yrt_check_maxpool, .prepare = yrt_prepare_maxpool, .run = yrt_run_maxpool},
-    [YRT_OP_RESIZE_NEAREST] = {YRT_OP_NAMES("resize_nearest"), .min_in = 1, .max_in = 1, .n_out = 1,
+    /* a second input: an int8 requantization table applied as it copies (yolort_format.h) */
+    [YRT_OP_RESIZE_NEAREST] = {YRT_OP_NAMES("resize_nearest"), .min_in = 1, .max_in = 2, .n_out = 1,
                                .check = yrt_check_resize, .prepare = yrt_prepare_resize,
                                .run = yrt_run_resize},
     [YRT_OP_MATMUL] = {YRT_OP_NAMES("matmul"), .min_in = 2, .max_in = 2, .n_out = 1,

@@ -65,6 +65,8 @@ typedef struct yrt_exec_pool {
 typedef struct yrt_exec_resize {
   int n, h, w, c, oh, ow;
   float sh, sw;
+  size_t ys;          /* output pixel stride in elements (a Concat's view: its holder's C) */
+  const int8_t *lut;  /* int8 with a second input: the requantization table folded in, else NULL */
 } yrt_exec_resize;
 typedef struct yrt_exec_matmul {
   size_t batch, a_stride, b_stride, y_stride, m, k, n;

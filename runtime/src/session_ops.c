@@ -441,10 +441,11 @@ yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *e
 }
 
 static void resize_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const node_ctx *t = ctx;
+  const yrt_exec *e = t->e;
   const yrt_exec_resize *r = &e->u.resize;
-  yk_resize_nearest_nhwc_rows(e->in[0], r->h, r->w, r->c, e->out, r->oh, r->ow, r->sh, r->sw, e->esize, (int)lo,
-                              (int)hi);
+  yk_resize_nearest_nhwc_rows(&t->s->isa, e->in[0], r->h, r->w, r->c, e->out, r->ys, r->oh, r->ow, r->sh, r->sw,
+                              e->esize, r->lut, (int)lo, (int)hi);
 }
 
 yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
@@ -605,6 +606,8 @@ yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err) {
   r->n = x->dims[0], r->h = x->dims[1], r->w = x->dims[2], r->c = x->dims[3];
   r->oh = y->dims[1], r->ow = y->dims[2];
   r->sh = n->f[0], r->sw = n->f[1];
+  r->ys = yrt_pixel_stride(s->model, y);
+  r->lut = n->n_in > 1 ? e->in[1] : NULL; /* validated: batch 1, a constant of 256 int8 */
   return YRT_OK;
 }
 

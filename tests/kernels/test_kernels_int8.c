@@ -2,6 +2,9 @@
  * concat with requantization, QDQ binary ops. Scalar vs naive reference; AVX2 vs scalar
  * bit-exact on odd sizes, misaligned pointers, ties and saturating params. */
 #include "kt_common.h"
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+#include "yk_variants_neon.h"
+#endif
 
 /* Interesting float inputs for quantization: ties, saturation, huge values, signed zero. */
 static void fill_quant_inputs(kt_rng *r, float *x, size_t n, float scale) {
@@ -72,6 +75,52 @@ static void test_lut_avx2(void **state) {
     }
   }
 #endif
+}
+
+/* The table over pixels of c values at strides (a view's channel slice): every variant equals the
+ * per-value definition on odd c, strides wider than c, one and many pixels, in place; the values
+ * between pixels are never written. */
+typedef void (*lut_pixels_fn)(const int8_t *, size_t, int8_t *, size_t, size_t, size_t, const int8_t *);
+static void test_lut_pixels(void **state) {
+  (void)state;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  lut_pixels_fn fns[4] = {yk_lut_i8_pixels__scalar};
+  int nf = 1;
+#if YK_ARCH_X86_64
+  if (isa.avx2) fns[nf++] = yk_lut_i8_pixels__avx2;
+  if (isa.avx512 && isa.avx512vbmi) fns[nf++] = yk_lut_i8_pixels__avx512vbmi;
+#elif YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  if (isa.neon) fns[nf++] = yk_lut_i8_pixels__neon;
+#endif
+  kt_rng r = {0x9e3779b9ULL};
+  int8_t lut[256];
+  kt_fill_i8(&r, lut, 256);
+  static const size_t cs[] = {1, 7, 16, 31, 32, 33, 64, 65, 128, 200};
+  static const size_t pxs[] = {1, 2, 9};
+  for (size_t a = 0; a < sizeof cs / sizeof cs[0]; a++)
+    for (size_t b = 0; b < sizeof pxs / sizeof pxs[0]; b++)
+      for (size_t pad = 0; pad < 70; pad += 23) {
+        const size_t c = cs[a], np = pxs[b], xs = c + pad / 2, ys = c + pad, ny = np * ys;
+        void *bx, *by;
+        int8_t *x = kt_alloc(np * xs, 1, &bx), *y = kt_alloc(ny, 3, &by);
+        assert_non_null(x);
+        assert_non_null(y);
+        kt_fill_i8(&r, x, np * xs);
+        for (int f = 0; f < nf; f++) {
+          memset(y, 0x5a, ny);
+          fns[f](x, xs, y, ys, np, c, lut);
+          for (size_t p = 0; p < np; p++)
+            for (size_t i = 0; i < ys; i++)
+              assert_int_equal(y[p * ys + i], i < c ? lut[(uint8_t)(x[p * xs + i] + 128)] : 0x5a);
+          /* in place over the output's own pixels */
+          memcpy(y, x, c);
+          fns[f](y, ys, y, ys, 1, c, lut);
+          for (size_t i = 0; i < c; i++) assert_int_equal(y[i], lut[(uint8_t)(x[i] + 128)]);
+        }
+        free(bx);
+        free(by);
+      }
 }
 
 /* int8 -> float table: AVX2 gathers equal the reference on every index, odd sizes, any bits */
@@ -616,7 +665,7 @@ static void test_dispatch(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_lut_scalar_ref),       cmocka_unit_test(test_lut_avx2),
+      cmocka_unit_test(test_lut_scalar_ref),       cmocka_unit_test(test_lut_avx2), cmocka_unit_test(test_lut_pixels),
       cmocka_unit_test(test_lut_f32_avx2),         cmocka_unit_test(test_lut_build_silu_f32),
       cmocka_unit_test(test_quantize_scalar_ref),  cmocka_unit_test(test_quantize_avx2),
       cmocka_unit_test(test_quantize_avx2_near_ties),

@@ -1,5 +1,6 @@
-/* test_kernels_move.c — data movement: slice (Split), transpose, gather, concat, nearest resize,
- * against naive per-element references, for 1- and 4-byte elements. */
+/* test_kernels_move.c — data movement: slice (Split), transpose, gather, concat, nearest resize
+ * (also into a channel slice, through an int8 table), against naive per-element references, for
+ * 1- and 4-byte elements. */
 #include "kt_common.h"
 
 static int64_t numel(const yk_shape *s) {
@@ -220,10 +221,56 @@ static void test_resize(void **state) {
     }
 }
 
+/* One image's rows into a channel slice of a wider tensor (a Concat's view: pixels ys apart), with
+ * and without an int8 table, in two row ranges as two threads would split it; the other channels
+ * keep their fill. */
+static void test_resize_rows_view_lut(void **state) {
+  (void)state;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  kt_rng r = {0x7e517ULL};
+  int8_t lut[256];
+  kt_fill_i8(&r, lut, 256);
+  const struct {
+    int h, w, c, oh, ow, pad;
+    float sh, sw;
+  } rc[] = {{5, 7, 3, 10, 14, 5, 2.0f, 2.0f}, {4, 4, 128, 8, 8, 64, 2.0f, 2.0f}, {3, 5, 65, 4, 7, 1, 1.5f, 1.5f},
+            {8, 6, 17, 4, 3, 0, 0.5f, 0.5f}, {1, 1, 5, 2, 2, 3, 2.0f, 2.0f}};
+  for (size_t t = 0; t < sizeof(rc) / sizeof(rc[0]); t++)
+    for (int with_lut = 0; with_lut < 2; with_lut++)
+      for (int es = 1; es <= 4; es += 3) {
+        if (with_lut && es != 1) continue;
+        const int C = rc[t].c;
+        const size_t ys = (size_t)C + (size_t)rc[t].pad, ny = (size_t)rc[t].oh * rc[t].ow * ys * (size_t)es;
+        void *bx, *by;
+        uint8_t *x = make_iota((int64_t)rc[t].h * rc[t].w * C, (size_t)es, 3, &bx);
+        uint8_t *y = kt_alloc(ny, 1, &by);
+        assert_non_null(y);
+        memset(y, 0xA5, ny);
+        const int mid = rc[t].oh / 2 + 1;
+        for (int part = 0; part < 2; part++)
+          yk_resize_nearest_nhwc_rows(&isa, x, rc[t].h, rc[t].w, C, y, ys, rc[t].oh, rc[t].ow, rc[t].sh, rc[t].sw,
+                                      (size_t)es, with_lut ? lut : NULL, part ? mid : 0, part ? rc[t].oh : mid);
+        for (int oy = 0; oy < rc[t].oh; oy++)
+          for (int ox = 0; ox < rc[t].ow; ox++) {
+            int iy = (int)floor(oy / (double)rc[t].sh), ix = (int)floor(ox / (double)rc[t].sw);
+            if (iy > rc[t].h - 1) iy = rc[t].h - 1;
+            if (ix > rc[t].w - 1) ix = rc[t].w - 1;
+            const uint8_t *o = y + ((size_t)oy * rc[t].ow + ox) * ys * (size_t)es;
+            const uint8_t *in = x + ((size_t)iy * rc[t].w + ix) * (size_t)C * (size_t)es;
+            for (int k = 0; k < C * es; k++)
+              assert_int_equal(o[k], with_lut ? (uint8_t)lut[(int8_t)in[k] + 128] : in[k]);
+            for (size_t k = (size_t)C * es; k < ys * (size_t)es; k++) assert_int_equal(o[k], 0xA5);
+          }
+        free(bx);
+        free(by);
+      }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slice),  cmocka_unit_test(test_transpose), cmocka_unit_test(test_gather),
-      cmocka_unit_test(test_concat), cmocka_unit_test(test_resize),
+      cmocka_unit_test(test_concat), cmocka_unit_test(test_resize), cmocka_unit_test(test_resize_rows_view_lut),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

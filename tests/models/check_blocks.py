@@ -21,6 +21,9 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
   the converter ties them to the Concat's range (qdq_tie.c) and the whole block runs with no copy
   (views: conv output, Split half, residual Add in the Concat's buffer), bit for bit what the same
   ties give with every view copied (--no-views), and within a step or so of the untied chain;
+* the neck's upsample, Resize -> Concat on onnxruntime's separate QDQ grids (and on one grid): the
+  resize writes its channels of the Concat's buffer, the two requantizations (resize output,
+  Concat input) one table inside it, bit for bit what the copied chain (--no-views) computes;
 * NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
@@ -485,6 +488,36 @@ if y is not None and ync is not None and ynt is not None:
     d = np.abs(y - ynt) / 0.05
     check(float(d.mean()) < 0.5 and float(d.max()) <= 3.0, "C3k2 ties: within a few output steps of the untied "
           "chain (mean %.3f, max %.1f steps)" % (float(d.mean()), float(d.max())))
+
+# ---- the neck's upsample: Resize (nearest 2x) -> Concat, each on its own QDQ grid (onnxruntime's way)
+for tag, s_up in [("upsample-requant", 0.045), ("upsample-same", 0.04)]:
+    inits = {"roi": np.zeros(0, np.float32), "scales": np.array([1, 1, 2, 2], np.float32)}
+    nodes = [conv_w("u0", 8, 3, 1), conv_w("u1", 16, 8, 3), conv_w("u2", 4, 24, 1)]
+    for t, sc, zp in [("images", 0.02, 0), ("a", 0.05, -3), ("b", 0.04, 0), ("up", s_up, 0 if s_up == 0.04 else 2),
+                      ("cat", 0.06, 1), ("output0", 0.05, 0)]:
+        inits[t + ".s"], inits[t + ".z"] = np.array(sc, np.float32), np.array(zp, np.int8)
+    nodes += qdq("images", "images_dq", "images.s", "images.z", "/q/images")
+    nodes += [helper.make_node("Conv", ["images_dq", "u0"], ["a_f"], name="/model.4/conv")]
+    nodes += qdq("a_f", "a", "a.s", "a.z", "/q/a")
+    nodes += [helper.make_node("Conv", ["a", "u1"], ["b_f"], pads=[1, 1, 1, 1], strides=[2, 2], name="/model.5/conv")]
+    nodes += qdq("b_f", "b", "b.s", "b.z", "/q/b")
+    nodes += [helper.make_node("Resize", ["b", "roi", "scales"], ["up_f"], mode="nearest",
+                               coordinate_transformation_mode="asymmetric", nearest_mode="floor", name="/model.14/Resize")]
+    nodes += qdq("up_f", "up", "up.s", "up.z", "/q/up")
+    nodes += [helper.make_node("Concat", ["up", "a"], ["cat_f"], axis=1, name="/model.15/Concat")]
+    nodes += qdq("cat_f", "cat", "cat.s", "cat.z", "/q/cat")
+    nodes += [helper.make_node("Conv", ["cat", "u2"], ["o_f"], name="/model.16/conv")]
+    nodes += qdq("o_f", "output0", "output0.s", "output0.z", "/q/output0")
+    path = save(nodes, inits, [1, 3, H, W], "output0", tag)
+    y, log = yolort(path, x, tag, "-v")
+    ync, lognc = yolort(path, x, tag + "-copied", "--no-views")
+    check(y is not None and ync is not None, "%s: converts%s" % (tag, "" if y is not None and ync is not None
+                                                                    else ": " + (log + lognc)[-300:]))
+    if y is not None and ync is not None:
+        check(re.search(r"resize_nearest\s+i8\s+/model.14/Resize ->.*\(view: channel 0 of cat", log) is not None
+              and ops_count(log, "lut") == (0, 0),
+              "%s: the resize writes the Concat's buffer (its requantization a table inside it, no LUT node)" % tag)
+        check(np.array_equal(y, ync), "%s: the resize's view gives the copied block's output bit for bit" % tag)
 
 # ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)

@@ -112,7 +112,7 @@ void lw_note_fp32(lw_ctx *c, const ir_node *n, const char *why) {
     snprintf(note->reason, sizeof note->reason, "%s", why ? why : "?");
 }
 
-static int add_lut(lw_ctx *c, const int8_t lut[256], float sx, int32_t zx) {
+int lw_lut_table(lw_ctx *c, const int8_t lut[256], float sx, int32_t zx) {
   char name[512];
   snprintf(name, sizeof name, "%s#lut", c->cur ? c->cur : "lut");
   int64_t d = 256;
@@ -128,7 +128,7 @@ int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float s
   int8_t lut[256];
   yk_qparams qx = {sx, zx}, qy = {sy, zy};
   if (yk_lut_build_unary(kind, alpha, qx, qy, lut) != 0) return -1; /* not a yk_unary_kind */
-  return add_lut(c, lut, sx, zx);
+  return lw_lut_table(c, lut, sx, zx);
 }
 
 int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val) {
@@ -181,7 +181,7 @@ int lw_lut_binary_scalar(lw_ctx *c, int kind, float k, int k_first, float sx, in
                          int32_t zy) {
   int8_t lut[256];
   yk_lut_build_binary_scalar(kind, k, k_first, (yk_qparams){sx, zx}, (yk_qparams){sy, zy}, lut);
-  return add_lut(c, lut, sx, zx);
+  return lw_lut_table(c, lut, sx, zx);
 }
 
 int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz) {
@@ -189,7 +189,7 @@ int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quan
   yk_qparams a = {qy->scale, qy->zero_point}, b = {qs->scale, qs->zero_point},
              z = {qz->scale, qz->zero_point};
   yk_lut_build_silu_qdq(a, b, z, lut);
-  return add_lut(c, lut, qy->scale, qy->zero_point);
+  return lw_lut_table(c, lut, qy->scale, qy->zero_point);
 }
 
 int lw_requant_begin(lw_ctx *c, int out, int in) {

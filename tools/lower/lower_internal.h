@@ -119,6 +119,8 @@ int lw_q_ok(const ir_graph *g, int t);
 int lw_requant_begin(lw_ctx *c, int out, int in);
 yrt_status lw_requant_end(lw_ctx *c, int wrote, int out);
 /* 256-entry CONST LUT tensor; scale/zp record the index domain's q. */
+/* A constant int8 table of 256 entries indexed by values of grid (sx, zx). */
+int lw_lut_table(lw_ctx *c, const int8_t lut[256], float sx, int32_t zx);
 int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float sy, int32_t zy);
 int lw_lut_silu(lw_ctx *c, const ir_quant *qy, const ir_quant *qs, const ir_quant *qz);
 /* A binary node (Add / Sub / Mul / Div) of an int8 activation and a float scalar constant, with

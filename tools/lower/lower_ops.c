@@ -389,7 +389,17 @@ static yrt_status lower_resize(lw_ctx *c, int ni) {
   if (xi < 0) return c->status;
   int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_NHWC);
   if (to < 0) return c->status;
-  lw_node *nd = emit_moved(c, YRT_OP_RESIZE_NEAREST, xi, to);
+  /* int8 of one image onto another grid: the requantization table goes into the resize (one pass) */
+  int in[2] = {xi, -1};
+  lw_node *nd;
+  if (c->t[to].dtype == YRT_I8 && c->t[xi].dims[0] == 1 &&
+      (c->t[to].scale != c->t[xi].scale || c->t[to].zp != c->t[xi].zp)) {
+    in[1] = lw_lut_unary(c, YRT_UNARY_IDENTITY, 0.0f, c->t[xi].scale, c->t[xi].zp, c->t[to].scale, c->t[to].zp);
+    if (in[1] < 0) return c->status;
+    nd = lw_add_node(c, YRT_OP_RESIZE_NEAREST, in, 2, &to, 1);
+  } else {
+    nd = emit_moved(c, YRT_OP_RESIZE_NEAREST, xi, to);
+  }
   if (!nd) return c->status;
   nd->p[0] = 0;
   nd->p[1] = 0;

@@ -5,13 +5,15 @@
  * the Concat's buffer with a pixel stride, and the Concat copies nothing for it. It needs the
  * input to carry the output's quantization (our quantizer's Concat ties give it that, qdq_tie.c
  * for other QDQ files) and every other reader to take a strided input (int8 convs, binaries,
- * slices). A channel Slice (a Split half) whose readers all take strided inputs becomes a view of
+ * slices). An int8 nearest resize (the neck's upsample) writes a view on any grid when the Concat
+ * alone reads it: the Concat's requantization goes into the resize's table (same values). A channel Slice (a Split half) whose readers all take strided inputs becomes a view of
  * its input's holder, read in place. Views are planned here; plan_memory.c places them inside their holders
  * and model_validate_views.c is the runtime's side of the same rules. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lower_internal.h"
+#include "yk.h"
 
 typedef struct vp {
   lw_ctx *c;
@@ -87,6 +89,36 @@ static int is_graph_output(const lw_ctx *c, int t) {
   return 0;
 }
 
+static int n_readers(const lw_ctx *c, int t) {
+  int r = 0;
+  for (int k = 0; k < c->nn; k++)
+    for (int j = 0; j < c->n[k].n_in; j++) r += c->n[k].in[j] == t;
+  return r;
+}
+
+/* An int8 nearest resize of one image writes a Concat's view. On another grid than the Concat's it
+ * must be the Concat's only input: the Concat's requantization of it (a table, exactly what the
+ * Concat would compute) then goes into the resize's own table, and x takes the Concat's grid. */
+static int resize_into_view(lw_ctx *c, int p, int t, const lw_tensor *y) {
+  lw_node *r = &c->n[p];
+  lw_tensor *x = &c->t[t];
+  if (r->op != YRT_OP_RESIZE_NEAREST || x->dims[0] != 1) return 0;
+  if (x->scale == y->scale && x->zp == y->zp) return 1;
+  if (n_readers(c, t) != 1) return 0;
+  int8_t rq[256], lut[256];
+  yk_lut_build_requant((yk_qparams){x->scale, x->zp}, (yk_qparams){y->scale, y->zp}, rq);
+  const int8_t *old = r->n_in > 1 ? (const int8_t *)c->t[r->in[1]].data : NULL;
+  for (int u = 0; u < 256; u++) lut[u] = rq[(old ? old[u] : u - 128) + 128];
+  const lw_tensor *xin = &c->t[r->in[0]];
+  const int tab = lw_lut_table(c, lut, xin->scale, xin->zp); /* may move c->t */
+  if (tab < 0) return -1;
+  r->in[1] = tab;
+  r->n_in = 2;
+  c->t[t].scale = y->scale;
+  c->t[t].zp = y->zp;
+  return 1;
+}
+
 /* Concat node k: its conv-made inputs become views of its output. */
 static int concat_views(vp *v, int k) {
   lw_ctx *c = v->c;
@@ -97,20 +129,26 @@ static int concat_views(vp *v, int k) {
   int64_t off = 0;
   for (int j = 0; j < n->n_in; j++) {
     const int t = n->in[j];
-    lw_tensor *x = &c->t[t];
-    const int64_t cj = x->dims[3];
+    const int64_t cj = c->t[t].dims[3];
     int once = 1;
     for (int i = 0; i < n->n_in; i++) once &= i == j || n->in[i] != t;
     const int p = v->producer[t];
-    if (once && p >= 0 && p < k && is_i8_nhwc_act(x) && !x->view_holder && !is_graph_output(c, t) &&
-        x->scale == y->scale && x->zp == y->zp && x->dims[0] == y->dims[0] && x->dims[1] == y->dims[1] &&
-        x->dims[2] == y->dims[2] &&
+    const lw_tensor *x = &c->t[t];
+    int ok = once && p >= 0 && p < k && is_i8_nhwc_act(x) && !x->view_holder && !is_graph_output(c, t) &&
+             x->dims[0] == y->dims[0] && x->dims[1] == y->dims[1] && x->dims[2] == y->dims[2] &&
+             readers_take_views(c, t, k) && !readers_write_into(c, t, n->out[0], k);
+    if (ok && x->scale == y->scale && x->zp == y->zp &&
         ((conv_takes_views(c, &c->n[p]) && root_of(c, c->n[p].in[0]) != n->out[0]) ||
-         binary_takes_views(c, &c->n[p])) &&
-        readers_take_views(c, t, k) &&
-        !readers_write_into(c, t, n->out[0], k)) {
-      x->view_holder = n->out[0] + 1;
-      x->view_ch = (int)off;
+         binary_takes_views(c, &c->n[p]))) {
+      ok = 1;
+    } else if (ok) {
+      ok = resize_into_view(c, p, t, y);
+      if (ok < 0) return -1;
+      n = &c->n[k], y = &c->t[n->out[0]]; /* a new table may have moved c->t */
+    }
+    if (ok) {
+      c->t[t].view_holder = n->out[0] + 1;
+      c->t[t].view_ch = (int)off;
       made++;
     }
     off += cj;
@@ -152,8 +190,15 @@ yrt_status lw_plan_views(lw_ctx *c, int *n_views) {
   for (int k = 0; k < c->nn; k++) v.producer[c->n[k].out[0]] = k;
   /* Concats first: a Split half of a conv output that went into a Concat's buffer is then a
    * view of that buffer. */
-  for (int k = 0; k < c->nn; k++)
-    if (c->n[k].op == YRT_OP_CONCAT) *n_views += concat_views(&v, k);
+  for (int k = 0; k < c->nn; k++) {
+    if (c->n[k].op != YRT_OP_CONCAT) continue;
+    const int made = concat_views(&v, k);
+    if (made < 0) {
+      free(v.producer);
+      return c->status;
+    }
+    *n_views += made;
+  }
   for (int k = 0; k < c->nn; k++)
     if (c->n[k].op == YRT_OP_SLICE) *n_views += slice_view(&v, k);
   free(v.producer);
