@@ -43,8 +43,15 @@ void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
     const __m256i wx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->x.wt + x + i)));
     const __m256i w = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wx), _mm256_slli_epi32(wx, 16));
     const __m256i g0 = _mm256_i32gather_epi32((const int *)(const void *)r->p0, ofs, 1);
-    const __m256i g1 = _mm256_i32gather_epi32((const int *)(const void *)r->p1, ofs, 1);
-    const __m256i y = vert(_mm256_madd_epi16(pair(g0, 0, 1), w), _mm256_madd_epi16(pair(g1, 0, 1), w), r->wy);
+    const __m256i h0 = _mm256_madd_epi16(pair(g0, 0, 1), w);
+    /* wy = 0 (the row on a luma row: 1:1, integer downscales): (h0 * ONE + 2^21) >> 22 = (h0 + 2^10) >> 11 */
+    __m256i y;
+    if (r->wy == 0) {
+      y = _mm256_srai_epi32(_mm256_add_epi32(h0, _mm256_set1_epi32(1 << (WB - 1))), WB);
+    } else {
+      const __m256i g1 = _mm256_i32gather_epi32((const int *)(const void *)r->p1, ofs, 1);
+      y = vert(h0, _mm256_madd_epi16(pair(g1, 0, 1), w), r->wy);
+    }
 
     const __m256i cofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->cx.ofs + x + i));
     const __m256i wcx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->cx.wt + x + i)));

@@ -65,8 +65,10 @@ void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb)
   for (; i + 16 <= n && j->x.ofs[x + i + 15] + 3 < j->src_w && j->cx.ofs[x + i + 15] < cmax; i += 16) {
     const __m512i ofs = _mm512_loadu_si512((const void *)(j->x.ofs + x + i));
     const __m512i w = weights(j->x.wt + x + i);
-    const __m512i y = vert(_mm512_madd_epi16(pair(gather(r->p0, ofs), 0, 1), w),
-                           _mm512_madd_epi16(pair(gather(r->p1, ofs), 0, 1), w), r->wy);
+    const __m512i h0 = _mm512_madd_epi16(pair(gather(r->p0, ofs), 0, 1), w);
+    /* wy = 0 (the row on a luma row): only row 0, (h0 + 2^(WB-1)) >> WB, as the AVX2 row */
+    const __m512i y = r->wy == 0 ? _mm512_srai_epi32(_mm512_add_epi32(h0, _mm512_set1_epi32(1 << (WB - 1))), WB)
+                                 : vert(h0, _mm512_madd_epi16(pair(gather(r->p1, ofs), 0, 1), w), r->wy);
     const __m512i cofs = _mm512_loadu_si512((const void *)(j->cx.ofs + x + i));
     const __m512i wc = weights(j->cx.wt + x + i);
     __m512i u, v;
