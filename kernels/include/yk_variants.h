@@ -143,6 +143,9 @@ void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t bat
 /* AVX-512 F/BW */
 void yk_softmax_i8__avx512(const int8_t *x, int8_t *y, size_t rows, size_t len,
                            const yk_softmax_i8_params *p);
+/* AVX-512 BW + VBMI: tables of a row's codes (rows spanning over 128 codes: the AVX-512 one) */
+void yk_softmax_i8__avx512vbmi(const int8_t *x, int8_t *y, size_t rows, size_t len,
+                               const yk_softmax_i8_params *p);
 /* AVX-512 F/BW + VNNI */
 void yk_qmatmul_i8__avx512vnni(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                                const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,

@@ -12,36 +12,15 @@
 #include "../unary/exp_f32_avx512_inline.h"
 #include "yk_inline.h"
 #include "yk_variants.h"
-
-static inline __mmask16 tail16(size_t left) {
-  return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1u);
-}
-
-static inline __mmask64 tail64(size_t left) {
-  return left >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << left) - 1u);
-}
-
-/* p[i] += p[i + w] for w = 8, 4, 2, 1 (yk_softmax_f32's tree); returns p[0]. */
-static inline float tree16(__m512 v) {
-  const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-  const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-  const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-  return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
-}
+#include "softmax_i8_avx512.h"
 
 static int8_t row_max(const int8_t *x, size_t n) {
   __m512i vm = _mm512_set1_epi8(-128);
   for (size_t j = 0; j < n; j += 64) {
-    const __mmask64 m = tail64(n - j);
+    const __mmask64 m = yk_sm_tail64(n - j);
     vm = _mm512_mask_max_epi8(vm, m, vm, _mm512_maskz_loadu_epi8(m, x + j));
   }
-  __m256i v = _mm256_max_epi8(_mm512_castsi512_si256(vm), _mm512_extracti64x4_epi64(vm, 1));
-  __m128i w = _mm_max_epi8(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  w = _mm_max_epi8(w, _mm_srli_si128(w, 8));
-  w = _mm_max_epi8(w, _mm_srli_si128(w, 4));
-  w = _mm_max_epi8(w, _mm_srli_si128(w, 2));
-  w = _mm_max_epi8(w, _mm_srli_si128(w, 1));
-  return (int8_t)_mm_cvtsi128_si32(w);
+  return (int8_t)yk_sm_reduce_i8(vm, 1);
 }
 
 static void row(const int8_t *x, int8_t *y, size_t n, const yk_softmax_i8_params *p, float *e) {
@@ -50,14 +29,14 @@ static void row(const int8_t *x, int8_t *y, size_t n, const yk_softmax_i8_params
   const __m512 mx = _mm512_set1_ps(yk_dequantize1(row_max(x, n), p->x_scale, p->x_zp));
   __m512 acc = _mm512_setzero_ps();
   for (size_t j = 0; j < n; j += 16) {
-    const __mmask16 m = tail16(n - j);
+    const __mmask16 m = yk_sm_tail16(n - j);
     const __m512i q = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, x + j));
     const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(q, vzx)), vsx);
     const __m512 ev = yk_exp_neg_f32_avx512(_mm512_sub_ps(v, mx));
     _mm512_store_ps(e + j, ev); /* lanes past n are never read back */
     acc = _mm512_mask_add_ps(acc, m, acc, ev);
   }
-  const __m512 inv = _mm512_set1_ps(1.0f / tree16(acc));
+  const __m512 inv = _mm512_set1_ps(1.0f / yk_sm_tree16(acc));
   const __m512 vk = _mm512_set1_ps(p->k), vsy = _mm512_set1_ps(p->y_scale);
   const __m512 lo = _mm512_set1_ps(-YK_QCLAMP), hi = _mm512_set1_ps(YK_QCLAMP);
   const __m512i vzy = _mm512_set1_epi32(p->y_zp);
@@ -66,7 +45,7 @@ static void row(const int8_t *x, int8_t *y, size_t n, const yk_softmax_i8_params
     __m512 v = _mm512_mul_ps(_mm512_load_ps(e + j), inv);
     if (scale_k) v = _mm512_mul_ps(v, vk);
     v = _mm512_min_ps(_mm512_max_ps(_mm512_div_ps(v, vsy), lo), hi); /* yk_qclamp's order */
-    _mm512_mask_cvtsepi32_storeu_epi8(y + j, tail16(n - j),
+    _mm512_mask_cvtsepi32_storeu_epi8(y + j, yk_sm_tail16(n - j),
                                       _mm512_add_epi32(_mm512_cvtps_epi32(v), vzy));
   }
 }

@@ -1,8 +1,10 @@
 /* test_kernels_softmax_i8.c — the int8 softmax rows (yk_softmax_i8): the scalar reference (the
  * float chain on scalar kernels) within one step of a double-precision softmax written here, and
- * the AVX-512 variant bit-exact against it on every row length around the vector and stack-row
- * bounds, in place and misaligned, on flat rows, rows at the int8 ends, scales that underflow
- * the exp, saturating output scales and extreme zero points. */
+ * the AVX-512 and AVX-512 VBMI variants bit-exact against it on every row length around the
+ * vector and stack-row bounds, in place and misaligned, on flat rows, rows at the int8 ends, rows
+ * spanning 1 .. 129 codes anywhere in the int8 range (the VBMI tables take spans up to 128, 64
+ * codes per plane), scales that underflow the exp, saturating output scales and extreme zero
+ * points. */
 #include "kt_common.h"
 
 typedef void (*sm_fn)(const int8_t *, int8_t *, size_t, size_t, const yk_softmax_i8_params *);
@@ -33,9 +35,22 @@ static void naive(const int8_t *x, int8_t *y, size_t rows, size_t len, const yk_
   }
 }
 
-/* Row contents: 0 random, 1 random with runs of the int8 ends, 2 flat, 3 one spike. */
+/* Row contents: 0 random, 1 random with runs of the int8 ends, 2 flat, 3 one spike, 4 a window
+ * of 1 .. 129 codes (its ends present) anywhere in the int8 range, 5 a window of 63 .. 66 or
+ * 127 .. 129 codes at an int8 end. */
+#define NKIND 6
 static void fill(kt_rng *r, int8_t *x, size_t n, int kind) {
   kt_fill_i8(r, x, n);
+  if (kind >= 4) {
+    static const int w5[] = {63, 64, 65, 66, 127, 128, 129};
+    const int w = kind == 4 ? kt_int(r, 1, 129) : w5[kt_u32(r) % 7];
+    const int lo = kind == 4 ? kt_int(r, -128, 128 - w) : (kt_u32(r) & 1 ? -128 : 128 - w);
+    for (size_t i = 0; i < n; i++) x[i] = (int8_t)kt_int(r, lo, lo + w - 1);
+    if (n > 1) {
+      x[kt_u32(r) % n] = (int8_t)lo;
+      x[kt_u32(r) % n] = (int8_t)(lo + w - 1);
+    }
+  }
   if (kind == 1)
     for (size_t i = 0; i < n; i += 1 + kt_u32(r) % 5) x[i] = (int8_t)(kt_u32(r) & 1 ? 127 : -128);
   if (kind == 2) memset(x, (int8_t)kt_int(r, -128, 127), n);
@@ -52,7 +67,7 @@ static void one(sm_fn fn, sm_fn ref, kt_rng *r, size_t rows, size_t len, int kin
   void *bx, *by, *bz;
   int8_t *x = kt_alloc(n + 1, skew, &bx), *y = kt_alloc(n + 1, (skew * 5) % 64, &by), *z = kt_alloc(n + 1, 0, &bz);
   assert_non_null(x), assert_non_null(y), assert_non_null(z);
-  for (size_t i = 0; i < rows; i++) fill(r, x + i * len, len, (kind + (int)i) % 4);
+  for (size_t i = 0; i < rows; i++) fill(r, x + i * len, len, (kind + (int)i) % NKIND);
   memset(y, 0x5A, n + 1);
   memset(z, 0x5A, n + 1);
   ref(x, z, rows, len, p);
@@ -77,8 +92,23 @@ static void test_scalar_ref(void **state) {
   (void)state;
   kt_rng r = {31};
   for (size_t p = 0; p < NP; p++)
-    for (size_t l = 0; l < NL; l++) one(yk_softmax_i8__scalar, naive, &r, 3, lens[l], (int)(l % 4), 0, 0, &pset[p], 1);
+    for (size_t l = 0; l < NL; l++) one(yk_softmax_i8__scalar, naive, &r, 3, lens[l], (int)(l % NKIND), 0, 0, &pset[p], 1);
 }
+
+#if YK_ARCH_X86_64
+/* Every length, parameter set and row kind, fn against the scalar reference. */
+static void against_scalar(sm_fn fn) {
+  kt_rng r = {4321};
+  for (size_t p = 0; p < NP; p++)
+    for (size_t l = 0; l < NL; l++)
+      for (int kind = 0; kind < NKIND; kind++)
+        one(fn, yk_softmax_i8__scalar, &r, 1 + (l + (size_t)kind) % 5, lens[l], kind, (l * 7 + p) % 64,
+            (int)((l + p + (size_t)kind) % 3 == 0), &pset[p], 0);
+  /* the attention's rows, 2 heads x 400 queries: wide rows and rows of a window */
+  one(fn, yk_softmax_i8__scalar, &r, 800, 400, 0, 0, 0, &pset[0], 0);
+  one(fn, yk_softmax_i8__scalar, &r, 800, 400, 4, 3, 0, &pset[0], 0);
+}
+#endif
 
 static void test_avx512(void **state) {
   (void)state;
@@ -89,14 +119,22 @@ static void test_avx512(void **state) {
     print_message("no AVX-512: skipped\n");
     skip();
   }
-  kt_rng r = {4321};
-  for (size_t p = 0; p < NP; p++)
-    for (size_t l = 0; l < NL; l++)
-      for (int kind = 0; kind < 4; kind++)
-        one(yk_softmax_i8__avx512, yk_softmax_i8__scalar, &r, 1 + (l + kind) % 5, lens[l], kind, (l * 7 + p) % 64,
-            (int)((l + p + kind) % 3 == 0), &pset[p], 0);
-  /* the attention's rows, 2 heads x 400 queries */
-  one(yk_softmax_i8__avx512, yk_softmax_i8__scalar, &r, 800, 400, 0, 0, 0, &pset[0], 0);
+  against_scalar(yk_softmax_i8__avx512);
+#else
+  skip();
+#endif
+}
+
+static void test_avx512vbmi(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.avx512 || !isa.avx512vbmi) {
+    print_message("no AVX-512 VBMI: skipped\n");
+    skip();
+  }
+  against_scalar(yk_softmax_i8__avx512vbmi);
 #else
   skip();
 #endif
@@ -121,6 +159,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scalar_ref),
       cmocka_unit_test(test_avx512),
+      cmocka_unit_test(test_avx512vbmi),
       cmocka_unit_test(test_dispatch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
