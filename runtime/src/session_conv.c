@@ -74,18 +74,65 @@ typedef struct own_conv_ctx {
   const yrt_exec_conv *c;
   const int8_t *x;
   void *y;
+  const yrt_session *s; /* with c->post_add */
 } own_conv_ctx;
 
-/* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv). */
+/* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv), then the Add taken
+ * over (yrt_conv_take_add) on the same rows: their pixels are still in this core's cache. */
 static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
   const own_conv_ctx *t = ctx;
   if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, (int)r0, (int)r1);
   else yk_dwconv_rows(&t->c->dw, t->x, t->y, (int)r0, (int)r1);
+  if (t->c->post_add) {
+    const size_t ow = (size_t)t->c->qc.ow;
+    yrt_binary_pixels(t->s, t->c->post_add, r0 * ow, r1 * ow);
+  }
+}
+
+/* Bytes an int8 NHWC tensor spans from its first value (a view: its pixels a holder's C apart). */
+static size_t span_bytes(const yrt_model *m, uint32_t t) {
+  const yrt_tensor_rec *r = &m->tensors[t];
+  const size_t c = r->rank ? (size_t)r->dims[r->rank - 1] : 1, px = c ? yrt_tensor_numel(r) / c : 0;
+  return px ? (px - 1) * yrt_pixel_stride(m, r) + c : 0;
+}
+
+/* Tensors a (at pa) and b (at pb) share a byte. Two of one holder (same pixels) do exactly when
+ * their channel ranges meet; otherwise their spans are compared (the arena reuses bytes). */
+static int tensors_overlap(const yrt_model *m, uint32_t a, const void *pa, uint32_t b, const void *pb) {
+  if (yrt_view_root(m, a) == yrt_view_root(m, b)) {
+    const yrt_tensor_rec *x = &m->tensors[a], *y = &m->tensors[b];
+    const uint32_t xa = x->view_holder ? x->view_channel : 0, ya = y->view_holder ? y->view_channel : 0;
+    return xa < ya + (uint32_t)y->dims[3] && ya < xa + (uint32_t)x->dims[3];
+  }
+  const uintptr_t x = (uintptr_t)pa, y = (uintptr_t)pb;
+  return x < y + span_bytes(m, b) && y < x + span_bytes(m, a);
+}
+
+static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+
+int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add) {
+  const yrt_model *m = s->model;
+  yrt_exec_conv *c = &conv->u.conv;
+  if (conv->run != run_conv_i8 || c->own != 1 || c->op || c->post_add) return 0;
+  const uint32_t y = conv->node->out[0], z = add->node->out[0], x = conv->node->in[0];
+  const yrt_tensor_rec *yr = &m->tensors[y];
+  if (yrt_tensor_numel(yr) != add->numel || (size_t)c->qc.n * (size_t)c->qc.oh * (size_t)c->qc.ow * (size_t)c->qc.cout !=
+                                               add->numel)
+    return 0;
+  /* The Add writes rows while other tasks still read the conv's input (a 3x3 reads the rows
+   * around its own) and write their output rows: its output must not touch the first, and
+   * touch the second only as the same bytes in place. */
+  if (m->tensors[x].dtype != YRT_I8 || tensors_overlap(m, z, add->out, x, conv->in[0])) return 0;
+  if (tensors_overlap(m, z, add->out, y, conv->out) &&
+      !(add->out == conv->out && yrt_pixel_stride(m, &m->tensors[z]) == yrt_pixel_stride(m, yr)))
+    return 0;
+  c->post_add = add;
+  return 1;
 }
 
 /* Our own kernel over all output rows, in rows_per_task ranges on the pool. */
 static void run_own_conv(const yrt_session *s, const yrt_exec_conv *c, const void *x, void *y) {
-  const own_conv_ctx t = {c, x, y};
+  const own_conv_ctx t = {c, x, y, s};
   const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
   yrt_par_ranges(&s->par, rows, c->rows_per_task, own_conv_rows, &t);
 }
@@ -125,7 +172,7 @@ static void run_own_conv_act(const yrt_session *s, yrt_exec *e, const void *x) {
     if (c->act != YRT_UNARY_NONE) run_act_f32(s, e, e->out, c->out_numel); /* its range: run state */
     return;
   }
-  own_act_ctx t = {.conv = {c, x, e->out}, .row_elems = c->out_numel / rows};
+  own_act_ctx t = {.conv = {c, x, e->out, s}, .row_elems = c->out_numel / rows};
   /* pieces: a divisor of rows_per_task (so every task's pieces start on multiples of it) of at
    * most ACT_PIECE_BYTES where possible, and at most YRT_RANGE_SLOTS of them */
   const size_t row_bytes = t.row_elems * sizeof(float);

@@ -233,8 +233,10 @@ yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *er
 /* Pixels [lo, hi) of an int8 binary run by pixels: on views (same shapes [1, H, W, C], pixel
  * strides), or a fixed-point Add (dense: strides c). */
 static void binary_pixels_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  yrt_binary_pixels(((const node_ctx *)ctx)->s, ((const node_ctx *)ctx)->e, lo, hi);
+}
+
+void yrt_binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
   const size_t as = e->u.binview.as, bs = e->u.binview.bs, ys = e->u.binview.ys;
   const int8_t *a = (const int8_t *)e->in[0] + lo * as, *b = (const int8_t *)e->in[1] + lo * bs;
   int8_t *y = (int8_t *)e->out + lo * ys;
@@ -338,6 +340,11 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: node '%s': fixed-point add with scale ratios past int16",
                            yrt_model_string(m, n->name));
     e->run = run_binary_pixels;
+    /* a residual Add right after the conv making one of its inputs: done in the conv's tasks */
+    if (i >= 1 && e[-1].node->op == YRT_OP_CONV2D && !yrt_is_view(&m->tensors[e[-1].node->out[0]]) &&
+        (n->in[0] == e[-1].node->out[0] || n->in[1] == e[-1].node->out[0]) && n->in[0] != n->in[1] &&
+        uses_of(m, e[-1].node->out[0]) == 1 && yrt_conv_take_add(s, &e[-1], e))
+      e->run = run_nothing;
     return YRT_OK;
   }
   if (n->p[0] != YRT_BIN_MUL || e->esize != 4 || i < 2) return YRT_OK;

@@ -44,6 +44,18 @@ yrt_status lw_plan_memory(lw_ctx *c) {
       if (t->last < k) t->last = k;
     }
   }
+  /* An int8 Add right after the conv that makes one of its inputs is run by the runtime in that
+   * conv's own tasks (yrt_conv_take_add), each task adding its rows as soon as it wrote them:
+   * the Add's output must then not share bytes with the conv's input, which the other tasks
+   * still read. Keeping that input alive through the Add says so. */
+  for (int k = 1; k < nn; k++) {
+    const lw_node *a = &c->n[k], *v = &c->n[k - 1];
+    if (a->op != YRT_OP_BINARY || a->n_in != 2 || v->op != YRT_OP_CONV2D || c->t[a->out[0]].dtype != YRT_I8 ||
+        c->t[v->out[0]].dtype != YRT_I8 || (a->in[0] != v->out[0] && a->in[1] != v->out[0]))
+      continue;
+    lw_tensor *x = &c->t[v->in[0]];
+    if (x->last < k) x->last = k;
+  }
   plan_item *items = malloc(sizeof(plan_item) * (size_t)(nt ? nt : 1));
   plan_item *placed = malloc(sizeof(plan_item) * (size_t)(nt ? nt : 1));
   if (!items || !placed) {
