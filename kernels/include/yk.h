@@ -83,8 +83,9 @@ void yk_matmul_f32(const yk_isa *isa, const float *a, const float *b, float *y, 
 /* Strided slice: out index i maps to in index start + i*step per axis (steps may be < 0). */
 void yk_slice(const void *x, const yk_shape *sx, void *y, const yk_shape *sy,
               const int64_t *starts, const int64_t *steps, size_t elem_size);
-/* y = transpose(x, perm): y dim k = x dim perm[k]. */
-void yk_transpose(const void *x, const yk_shape *sx, void *y, const int *perm,
+/* y = transpose(x, perm): y dim k = x dim perm[k]. isa (NULL: portable code) picks the byte
+ * tiles' variant; every variant moves the same bytes. */
+void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y, const int *perm,
                   size_t elem_size);
 /* Gather along axis with int32 indices (negative = from end, already validated). */
 void yk_gather(const void *x, const yk_shape *sx, int axis, const int32_t *idx, size_t n_idx,

@@ -73,6 +73,9 @@ void yk_softmax_i8_chain(const yk_isa *isa, const int8_t *x, int8_t *y, size_t r
                          const yk_softmax_i8_params *p);
 void yk_softmax_i8__scalar(const int8_t *x, int8_t *y, size_t rows, size_t len,
                            const yk_softmax_i8_params *p);
+/* One tile of a byte transpose: y[i * ys + j] = x[i + j * xs], i < m, j < n (yk_transpose's
+ * 2-D inner case): 8 x 8 blocks in 64-bit words, then the edges. */
+void yk_transpose_i8_tile__scalar(const uint8_t *x, int64_t xs, uint8_t *y, int64_t ys, int64_t m, int64_t n);
 void yk_qmatmul_i8__scalar(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                            const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
                            const yk_qmatmul_params *p);
@@ -137,6 +140,8 @@ void yk_maxpool_nhwc_i8__avx2(const int8_t *x, int n, int h, int w, int c, int8_
                               int ow, const yk_pool_params *p);
 void yk_dwconv3x3_i8__avx2(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
                            const yk_dw_params *p);
+/* 16 x 16 blocks through four rounds of 128-bit unpacks, then the edges */
+void yk_transpose_i8_tile__avx2(const uint8_t *x, int64_t xs, uint8_t *y, int64_t ys, int64_t m, int64_t n);
 void yk_qmatmul_i8__avx2(const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                          const yk_qmatmul_strides *st, size_t M, size_t K, size_t N,
                          const yk_qmatmul_params *p);

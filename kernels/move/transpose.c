@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "copy_elem.h"
-#include "yk.h"
+#include "yk_variants.h"
 
 #define TILE 32
 
@@ -38,6 +38,21 @@ static inline void transpose8x8(uint8_t *y, int64_t ys, const uint8_t *x, int64_
 #else
 #define TP_BYTE_BLOCKS 0
 #endif
+
+void yk_transpose_i8_tile__scalar(const uint8_t *x, int64_t xs, uint8_t *y, int64_t ys, int64_t m, int64_t n) {
+  int64_t ib = 0;
+  if (TP_BYTE_BLOCKS) { /* 8 x 8 blocks, then the tile's right edge */
+    ib = m / 8 * 8;
+    const int64_t jb = n / 8 * 8;
+#if TP_BYTE_BLOCKS
+    for (int64_t i = 0; i < ib; i += 8)
+      for (int64_t j = 0; j < jb; j += 8) transpose8x8(y + i * ys + j, ys, x + i + j * xs, xs);
+#endif
+    if (jb < n)
+      for (int64_t i = 0; i < ib; i++) yk_copy_strided(y + i * ys + jb, x + i + jb * xs, xs, n - jb, 1);
+  }
+  for (int64_t i = ib; i < m; i++) yk_copy_strided(y + i * ys, x + i, xs, n, 1);
+}
 
 static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
   const int r = sx->rank;
@@ -79,7 +94,12 @@ static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
   }
 }
 
-void yk_transpose(const void *x, const yk_shape *sx, void *y, const int *perm, size_t es) {
+void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y, const int *perm, size_t es) {
+  void (*tile)(const uint8_t *, int64_t, uint8_t *, int64_t, int64_t, int64_t) = yk_transpose_i8_tile__scalar;
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) tile = yk_transpose_i8_tile__avx2;
+#endif
+  (void)isa;
   const int r = sx->rank < 0 ? 0 : (sx->rank > YK_MAX_RANK ? YK_MAX_RANK : sx->rank);
   const uint8_t *xb = (const uint8_t *)x;
   uint8_t *yb = (uint8_t *)y;
@@ -139,18 +159,11 @@ void yk_transpose(const void *x, const yk_shape *sx, void *y, const int *perm, s
       const int64_t i1 = i0 + TILE < m ? i0 + TILE : m;
       for (int64_t j0 = 0; j0 < n; j0 += TILE) {
         const int64_t j1 = j0 + TILE < n ? j0 + TILE : n;
-        int64_t ib = i0;
-        if (TP_BYTE_BLOCKS && es == 1) { /* 8 x 8 blocks, then the tile's right edge */
-          ib = i0 + (i1 - i0) / 8 * 8;
-          const int64_t jb = j0 + (j1 - j0) / 8 * 8;
-          for (int64_t i = i0; i < ib; i += 8)
-            for (int64_t j = j0; j < jb; j += 8)
-              transpose8x8(yb + yo + i * ysc + j, ysc, xb + xo + i + j * xsl, xsl);
-          if (jb < j1)
-            for (int64_t i = i0; i < ib; i++)
-              yk_copy_strided(yb + yo + i * ysc + jb, xb + xo + i + jb * xsl, xsl, j1 - jb, 1);
+        if (es == 1) {
+          tile(xb + xo + i0 + j0 * xsl, xsl, yb + yo + i0 * ysc + j0, ysc, i1 - i0, j1 - j0);
+          continue;
         }
-        for (int64_t i = ib; i < i1; i++) {
+        for (int64_t i = i0; i < i1; i++) {
           uint8_t *dst = yb + (yo + i * ysc + j0) * (int64_t)es;
           const uint8_t *src = xb + (xo + i + j0 * xsl) * (int64_t)es;
           yk_copy_strided(dst, src, xsl, j1 - j0, es);

@@ -396,7 +396,8 @@ static void transpose_range(const void *ctx, size_t lo, size_t hi) {
   yk_shape sh = t->slab;
   sh.d[0] = (int64_t)(hi - lo);
   const size_t off = lo * t->inner * e->esize;
-  yk_transpose((const uint8_t *)e->in[0] + off, &sh, (uint8_t *)e->out + off, t->sub_perm, e->esize);
+  yk_transpose(&((const node_ctx *)ctx)->s->isa, (const uint8_t *)e->in[0] + off, &sh, (uint8_t *)e->out + off,
+               t->sub_perm, e->esize);
 }
 
 yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
@@ -405,7 +406,7 @@ yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error 
   if (t->outer > 1) /* each thread moves its own heads: the next node's rows stay on it */
     run_par(s, e, transpose_range, t->outer, t->inner);
   else
-    yk_transpose(e->in[0], &e->sh[0], e->out, t->perm, e->esize);
+    yk_transpose(&s->isa, e->in[0], &e->sh[0], e->out, t->perm, e->esize);
   return YRT_OK;
 }
 

@@ -128,12 +128,47 @@ static void test_transpose(void **state) {
         for (int k = 0; k < sy.rank; k++) ix[tc->perm[k]] = iy[k];
         memcpy(ref + i * es, x + ravel(ix, &tc->x) * es, es);
       }
-      yk_transpose(x, &tc->x, y, tc->perm, es);
+      yk_transpose(NULL, x, &tc->x, y, tc->perm, es);
+      assert_memory_equal(y, ref, (size_t)n * es);
+      yk_isa isa;
+      yk_isa_detect(&isa);
+      memset(y, 0, (size_t)n * es);
+      yk_transpose(&isa, x, &tc->x, y, tc->perm, es);
       assert_memory_equal(y, ref, (size_t)n * es);
       free(bx);
       free(by);
       free(br);
     }
+}
+
+/* The byte tiles: every variant the CPU has against the scalar one on odd sizes and strides,
+ * misaligned, the bytes around the tile untouched. */
+static void test_transpose_tiles(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  KT_SKIP_NO_AVX2();
+  static const int64_t ms[] = {1, 7, 15, 16, 17, 31, 32, 33, 48, 64};
+  kt_rng r = {17};
+  for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
+    for (size_t b = 0; b < sizeof ms / sizeof ms[0]; b++) {
+      const int64_t m = ms[a], n = ms[b], xs = m + (int64_t)(a % 3) * 5, ys = n + (int64_t)(b % 4) * 3;
+      void *bx, *by, *bz;
+      uint8_t *x = kt_alloc((size_t)(xs * n), a % 7, &bx), *y = kt_alloc((size_t)(ys * m), b % 5, &by);
+      uint8_t *z = kt_alloc((size_t)(ys * m), 0, &bz);
+      assert_true(x && y && z);
+      kt_fill_i8(&r, (int8_t *)x, (size_t)(xs * n));
+      memset(y, 0x3C, (size_t)(ys * m));
+      memset(z, 0x3C, (size_t)(ys * m));
+      yk_transpose_i8_tile__avx2(x, xs, y, ys, m, n);
+      yk_transpose_i8_tile__scalar(x, xs, z, ys, m, n);
+      assert_memory_equal(y, z, (size_t)(ys * m));
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) assert_int_equal(z[i * ys + j], x[i + j * xs]);
+      free(bx), free(by), free(bz);
+    }
+#else
+  skip();
+#endif
 }
 
 /* ---------------- gather */
@@ -269,7 +304,8 @@ static void test_resize_rows_view_lut(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_slice),  cmocka_unit_test(test_transpose), cmocka_unit_test(test_gather),
+      cmocka_unit_test(test_slice),  cmocka_unit_test(test_transpose),
+      cmocka_unit_test(test_transpose_tiles), cmocka_unit_test(test_gather),
       cmocka_unit_test(test_concat), cmocka_unit_test(test_resize), cmocka_unit_test(test_resize_rows_view_lut),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
