@@ -638,15 +638,22 @@ static void avx2_widened_tiles(void **state) {
  * 3x3, strides 1 and 2, padding, widths giving direct (evenly spaced) and copied A tiles, every
  * NZ, channel-range views, float output, LUTs, saturating values (run_qcase's value modes and
  * extreme zero points) and dynamic input. */
-static void amx_matches_scalar(void **state) {
-  (void)state;
 #if YK_ARCH_X86_64
+/* Ends the test as skipped where AMX-INT8 (with the AVX-512 output stage) cannot run. */
+static void skip_without_amx(void) {
   yk_isa isa;
   yk_isa_detect(&isa);
   if (!isa.amx || !isa.avx512vnni || !isa.avx512vbmi) {
     print_message("no AMX-INT8 here (CPU, kernel permission or valgrind): skipped\n");
     skip();
   }
+}
+#endif
+
+static void amx_matches_scalar(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  skip_without_amx();
   rng r = {8086};
   static const int cins[] = {3, 5, 17, 64, 80, 130};
   static const int couts[] = {1, 15, 16, 17, 33, 80, 130};
@@ -713,6 +720,43 @@ static void amx_matches_scalar(void **state) {
 #endif
 }
 
+/* AMX's ring of padded input rows (kernel-row segments, cout <= 32: every tile read in place,
+ * tiles per output row): rows whose last tile is 32 pixels, 16 or fewer (the 16-pixel kernel),
+ * asymmetric and wide padding, 2x3 / 3x5 / 5x5 kernels, stride 2 and 3, two images (the ring's
+ * rows are per image), saturating scales and extreme zero points, float output, dynamic input,
+ * and a row too long for the ring (the driver's way). */
+static void amx_ring_rows(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  skip_without_amx();
+  rng r = {160};
+  static const int ws[] = {160, 17, 33, 48, 49, 80, 7, 31};
+  static const int cins[] = {16, 8, 3, 4, 17, 32};
+  static const int couts[] = {8, 16, 1, 24, 32, 9};
+  for (int i = 0; i < 24; i++) {
+    const int kh = (int[]){3, 2, 3, 5}[i % 4], kw = (int[]){3, 3, 5, 5}[i % 4];
+    const int st = 1 + (i % 5 == 2) + 2 * (i % 7 == 6);
+    const int pt = i % 3 == 0 ? kh / 2 : i % 3 < kh ? i % 3 : kh - 1, pl = i % 4 == 1 ? 0 : kw / 2;
+    /*          n             h         w          cin          cout          kh  kw  sh  sw */
+    qcase q = {1 + (i % 3 == 1), 4 + i % 5, ws[i % 8], cins[i % 6], couts[i % 6], kh, kw, st, st,
+               /* pt pl pb          pr         dh dw lut        big_scale */
+               pt, pl, kh - 1 - pt, i % 2 ? kw - 1 : 0, 1, 1, i % 3 == 0, i % 4 == 3 ? 2 : i % 2,
+               i % 6 == 5 ? -128 : i % 6 == 4 ? 127 : 999, i % 5 == 0 ? -128 : 999, 0, 0,
+               YK_QCONV_AMX, 0, 0, 0};
+    run_qcase(&r, q);
+    q.use_lut = 0, q.f32 = 1;
+    run_qcase(&r, q);
+    q.f32 = 0, q.use_lut = 1;
+    run_qcase_ex(&r, q, 1);
+  }
+  /* a 3x3 over 64 channels of rows too long for the ring: the driver's tiles */
+  qcase big = {1, 4, 300, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0};
+  run_qcase(&r, big);
+#else
+  print_message("not x86-64: nothing to check\n");
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(hand_case),
@@ -728,6 +772,7 @@ int main(void) {
       cmocka_unit_test(dynamic_input),
       cmocka_unit_test(avx2_widened_tiles),
       cmocka_unit_test(amx_matches_scalar),
+      cmocka_unit_test(amx_ring_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
