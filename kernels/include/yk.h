@@ -131,6 +131,9 @@ void yk_dequantize_i8_f32(const yk_isa *isa, const int8_t *x, float *y, size_t n
 typedef struct yk_softmax_i8_params {
   float x_scale, k, y_scale;
   int32_t x_zp, y_zp;
+  /* NULL, or a table the codes go through first: the row is lut[(uint8_t)(q + 128)] (yk_lut_i8),
+   * whose codes x_scale / x_zp dequantize (the attention's Mul by 1 / sqrt(d) before it) */
+  const int8_t *lut;
 } yk_softmax_i8_params;
 void yk_softmax_i8(const yk_isa *isa, const int8_t *x, int8_t *y, size_t rows, size_t len,
                    const yk_softmax_i8_params *p);

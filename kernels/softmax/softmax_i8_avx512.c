@@ -54,5 +54,13 @@ void yk_softmax_i8__avx512(const int8_t *x, int8_t *y, size_t rows, size_t len,
                            const yk_softmax_i8_params *p) {
   if (len == 0 || len > YK_SOFTMAX_I8_MAX_LEN) return;
   float e[YK_SOFTMAX_I8_MAX_LEN + 16] __attribute__((aligned(64)));
-  for (size_t r = 0; r < rows; r++) row(x + r * len, y + r * len, len, p, e);
+  int8_t codes[YK_SOFTMAX_I8_MAX_LEN];
+  for (size_t r = 0; r < rows; r++) {
+    const int8_t *q = x + r * len;
+    if (p->lut) { /* the table first, as the chain's LUT node */
+      yk_lut_i8__scalar(q, codes, len, p->lut);
+      q = codes;
+    }
+    row(q, y + r * len, len, p, e);
+  }
 }

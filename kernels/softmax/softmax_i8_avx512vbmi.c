@@ -10,25 +10,33 @@
  *      j into lane j % 16 in order of j, reduced by the halving tree, as yk_softmax_f32 sums a row;
  *   3. O[d] = the chain's output code for E[d] (E[d] * (1 / sum) [* k], QuantizeLinear's true
  *      division, clamp, round half to even, + zp, saturation), then y = O[q - min] 64 at a time.
- * Rows spanning more codes go to the AVX-512 variant (the chain element by element). */
+ * With a LUT before it (yk_softmax_i8_params.lut) the tables are indexed by the raw codes, E[d]
+ * taken at lut[min + d], and the max is that of the looked-up codes: the LUT costs nothing per
+ * element. */
 #include <immintrin.h>
+#include <string.h>
 
 #include "../unary/exp_f32_avx512_inline.h"
 #include "yk_inline.h"
 #include "yk_variants.h"
 #include "softmax_i8_avx512.h"
+#include "../lut/lut_vbmi.h"
 
-/* The row's int8 min and max. */
-static void row_range(const int8_t *x, size_t n, int *lo, int *hi) {
-  __m512i vmax = _mm512_set1_epi8(-128), vmin = _mm512_set1_epi8(127);
+/* The row's int8 min (*lo) and max (*top), and the max of its codes after the LUT (*hi; lut
+ * NULL: none, *hi = *top). */
+static void row_range(const int8_t *x, size_t n, const yk_lut4 *lut, int *lo, int *top, int *hi) {
+  __m512i vmax = _mm512_set1_epi8(-128), vmin = _mm512_set1_epi8(127), lmax = vmax;
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
   for (size_t j = 0; j < n; j += 64) {
     const __mmask64 m = yk_sm_tail64(n - j);
     const __m512i v = _mm512_maskz_loadu_epi8(m, x + j);
     vmax = _mm512_mask_max_epi8(vmax, m, vmax, v);
     vmin = _mm512_mask_min_epi8(vmin, m, vmin, v);
+    if (lut) lmax = _mm512_mask_max_epi8(lmax, m, lmax, yk_lut4_lookup(lut, _mm512_xor_si512(v, flip)));
   }
-  *hi = yk_sm_reduce_i8(vmax, 1);
+  *top = yk_sm_reduce_i8(vmax, 1);
   *lo = yk_sm_reduce_i8(vmin, 0);
+  *hi = lut ? yk_sm_reduce_i8(lmax, 1) : *top;
 }
 
 /* The per-call constants: byte k of 32 floats (idx[k]), and the order of the 64 codes. */
@@ -67,19 +75,23 @@ static inline __m512i lookup(const __m512i q[4], __m512i d, int wide) {
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(d), lo, _mm512_permutex2var_epi8(q[2], d, q[3]));
 }
 
-/* A row whose codes lie in [lo, hi]: step 2 and 3 of the header on tables of its codes. */
-static void row_table(const int8_t *x, int8_t *y, size_t n, const yk_softmax_i8_params *p, int lo, int hi,
-                      const consts *c) {
+/* A row whose raw codes lie in [lo, top] and whose (looked-up) codes peak at hi: step 2 and 3 of
+ * the header on tables of its codes. lutx: NULL, or the LUT and its first 16 entries again. */
+static void row_table(const int8_t *x, int8_t *y, size_t n, const yk_softmax_i8_params *p, int lo, int top, int hi,
+                      const consts *c, const int8_t *lutx) {
   float e[256] __attribute__((aligned(64)));
-  const int span = hi - lo + 1, ne = span <= 64 ? 64 : span <= 128 ? 128 : 256, wide = ne > 128;
+  const int span = top - lo + 1, ne = span <= 64 ? 64 : span <= 128 ? 128 : 256, wide = ne > 128;
   const __m512 mx = _mm512_set1_ps(yk_dequantize1((int8_t)hi, p->x_scale, p->x_zp)), vsx = _mm512_set1_ps(p->x_scale);
   const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  for (int d = 0; d < ne; d += 16) { /* q - zp for q = lo + d + lane, as the chain's dequantize */
+  const __m512i vzx = _mm512_set1_epi32(p->x_zp);
+  for (int d = 0; d < ne; d += 16) { /* code - zp for raw code lo + d + lane, as the chain's dequantize */
     if (d >= span) { /* codes the row lacks: never looked up */
       _mm512_store_ps(e + d, _mm512_setzero_ps());
       continue;
     }
-    const __m512i qz = _mm512_add_epi32(iota, _mm512_set1_epi32(lo + d - p->x_zp));
+    const __m512i qz =
+        lutx ? _mm512_sub_epi32(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(lutx + ((lo + 128 + d) & 255)))), vzx)
+             : _mm512_add_epi32(iota, _mm512_set1_epi32(lo + d - p->x_zp));
     const __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(qz), vsx);
     _mm512_store_ps(e + d, yk_exp_neg_f32_avx512(_mm512_sub_ps(v, mx)));
   }
@@ -131,9 +143,16 @@ void yk_softmax_i8__avx512vbmi(const int8_t *x, int8_t *y, size_t rows, size_t l
   if (len == 0 || len > YK_SOFTMAX_I8_MAX_LEN) return;
   consts c;
   make_consts(&c);
+  int8_t lutx[256 + 16];
+  yk_lut4 l4;
+  if (p->lut) {
+    memcpy(lutx, p->lut, 256);
+    memcpy(lutx + 256, p->lut, 16);
+    l4 = yk_lut4_load(p->lut);
+  }
   for (size_t r = 0; r < rows; r++) {
-    int lo, hi;
-    row_range(x + r * len, len, &lo, &hi);
-    row_table(x + r * len, y + r * len, len, p, lo, hi, &c);
+    int lo, top, hi;
+    row_range(x + r * len, len, p->lut ? &l4 : NULL, &lo, &top, &hi);
+    row_table(x + r * len, y + r * len, len, p, lo, top, hi, &c, p->lut ? lutx : NULL);
   }
 }

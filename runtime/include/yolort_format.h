@@ -160,7 +160,9 @@ enum yrt_op {
   /* f32: p[0] = axis. i8 -> i8 (p[0] the last axis, at most YRT_SOFTMAX_I8_MAX_LEN long): each
    * row dequantized, softmax, times f[0] (onnxruntime's QLinearSoftmax rounding, see
    * docs/convert.md), quantized: the f32 chain DEQUANTIZE, SOFTMAX, BINARY MUL, QUANTIZE row by
-   * row, bit for bit. */
+   * row, bit for bit. An optional in[1] (i8 only), a constant of 256 int8, is a LUT the codes go
+   * through first (the LUT node before it: the attention's Mul by 1 / sqrt(d)); its codes are
+   * dequantized with scale f[1] and zero point p[1]. */
   YRT_OP_SOFTMAX = 12,
   /* f32 -> i8 with out's scale/zp: saturate(round_half_even(x / s) + zp). */
   YRT_OP_QUANTIZE = 13,

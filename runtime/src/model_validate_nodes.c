@@ -391,13 +391,20 @@ yrt_status yrt_check_softmax(const vctx *v) {
     return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 -> f32 or i8 -> i8");
   if (!same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
   if (v->n->p[0] < 0 || (uint32_t)v->n->p[0] >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)v->n->p[0], (unsigned)x->rank);
-  if (!i8) return YRT_OK;
+  if (!i8) return v->n->n_in > 1 ? bad(v, YRT_ERR_FORMAT, "a float softmax takes no table") : YRT_OK;
   const float k = v->n->f[0];
   if ((uint32_t)v->n->p[0] != x->rank - 1 || x->dims[x->rank - 1] > YRT_SOFTMAX_I8_MAX_LEN)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 softmax over axis %d of rank %u (the last one, at most %d long)",
                (int)v->n->p[0], (unsigned)x->rank, YRT_SOFTMAX_I8_MAX_LEN);
   if (!(k > 0.0f && k <= 1.0f)) return bad(v, YRT_ERR_FORMAT, "int8 softmax factor %g not in (0, 1]", (double)k);
-  return YRT_OK;
+  if (v->n->n_in > 1) { /* a table before it: 256 int8 constants, the codes' scale f[1], zero point p[1] */
+    const yrt_tensor_rec *t = IN(v, 1);
+    if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
+      return bad(v, YRT_ERR_FORMAT, "softmax table is not a constant of 256 int8");
+    if (!(isfinite(v->n->f[1]) && v->n->f[1] > 0.0f) || v->n->p[1] < -128 || v->n->p[1] > 127)
+      return bad(v, YRT_ERR_FORMAT, "softmax table codes' scale %g / zero point %d", (double)v->n->f[1], (int)v->n->p[1]);
+  }
+  return require_per_tensor(v);
 }
 
 static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {

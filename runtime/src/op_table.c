@@ -35,7 +35,7 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                                .run = yrt_run_resize},
     [YRT_OP_MATMUL] = {YRT_OP_NAMES("matmul"), .min_in = 2, .max_in = 2, .n_out = 1,
                        .check = yrt_check_matmul, .prepare = yrt_prepare_matmul, .run = yrt_run_matmul},
-    [YRT_OP_SOFTMAX] = {YRT_OP_NAMES("softmax"), .min_in = 1, .max_in = 1, .n_out = 1,
+    [YRT_OP_SOFTMAX] = {YRT_OP_NAMES("softmax"), .min_in = 1, .max_in = 2, .n_out = 1,
                         .check = yrt_check_softmax, .prepare = yrt_prepare_softmax, .run = yrt_run_softmax},
     [YRT_OP_QUANTIZE] = {YRT_OP_NAMES("quantize"), .min_in = 1, .max_in = 1, .n_out = 1,
                          .check = yrt_check_quantize, .run = yrt_run_quantize},

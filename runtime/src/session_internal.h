@@ -107,7 +107,12 @@ struct yrt_exec {
     yrt_exec_pool pool;
     yrt_exec_resize resize;
     yrt_exec_matmul matmul;
-    struct { size_t outer, len, inner; float k; } softmax; /* k: i8 -> i8 only (yolort_format.h) */
+    struct { /* k, x_scale, x_zp, lut: i8 -> i8 only (yolort_format.h) */
+      size_t outer, len, inner;
+      float k, x_scale;
+      int32_t x_zp;
+      const int8_t *lut; /* NULL, or the table the codes go through first */
+    } softmax;
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */

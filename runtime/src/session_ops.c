@@ -491,8 +491,8 @@ static void softmax_i8_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const node_ctx *)ctx)->s;
   const yrt_exec *e = ((const node_ctx *)ctx)->e;
   const size_t len = e->u.softmax.len;
-  const yk_softmax_i8_params p = {e->q[0].scale, e->u.softmax.k, e->q[2].scale, e->q[0].zero_point,
-                                  e->q[2].zero_point};
+  const yk_softmax_i8_params p = {e->u.softmax.x_scale, e->u.softmax.k, e->q[2].scale, e->u.softmax.x_zp,
+                                  e->q[2].zero_point, e->u.softmax.lut};
   yk_softmax_i8(&s->isa, (const int8_t *)e->in[0] + lo * len, (int8_t *)e->out + lo * len, hi - lo, len, &p);
 }
 
@@ -661,6 +661,11 @@ yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err) {
   e->u.softmax.len = (size_t)x->dims[axis];
   e->u.softmax.inner = dims_product(x, axis + 1, x->rank);
   e->u.softmax.k = e->node->f[0];
+  /* validated: with a table (in[1]) the looked-up codes' quantization is f[1] / p[1] */
+  const int lut = e->node->n_in > 1;
+  e->u.softmax.lut = lut ? (const int8_t *)e->in[1] : NULL;
+  e->u.softmax.x_scale = lut ? e->node->f[1] : e->q[0].scale;
+  e->u.softmax.x_zp = lut ? e->node->p[1] : e->q[0].zero_point;
   return YRT_OK;
 }
 

@@ -4,25 +4,41 @@
  * vector and stack-row bounds, in place and misaligned, on flat rows, rows at the int8 ends, rows
  * spanning 1 .. 129 codes anywhere in the int8 range (the VBMI tables take spans up to 128, 64
  * codes per plane), scales that underflow the exp, saturating output scales and extreme zero
- * points. */
+ * points; with a LUT before the softmax (monotone, as the attention's Mul, and scrambled). */
 #include "kt_common.h"
 
 typedef void (*sm_fn)(const int8_t *, int8_t *, size_t, size_t, const yk_softmax_i8_params *);
 
 /* k = floor(1 / sy) * sy, the converter's QLinearSoftmax factor (lw_softmax_qlinear_k) */
-#define PK(sx, zx, sy, zy) {sx, (float)(floorf(1.0f / (sy)) * (sy)), sy, zx, zy}
+#define PK(sx, zx, sy, zy) {sx, (float)(floorf(1.0f / (sy)) * (sy)), sy, zx, zy, NULL}
+static int8_t lut_mono[256], lut_mixed[256]; /* filled by make_luts */
 static const yk_softmax_i8_params pset[] = {
+    {0.12733f, 0.999874f, 0.00357098f, -21, -128, lut_mono}, /* the attention's, Mul folded in */
+    {0.05f, 1.0f, 1.0f / 256.0f, 3, -128, lut_mixed},
+    {1.7f, 1.0f, 1.0f / 256.0f, 40, -128, lut_mono}, /* exp underflow: the max must be the LUT's */
     PK(0.0862f, -3, 1.0f / 255.0f, -128), /* the attention's kind of scales */
-    {0.05f, 1.0f, 1.0f / 256.0f, 0, -128},  /* k == 1: no factor pass */
+    {0.05f, 1.0f, 1.0f / 256.0f, 0, -128, NULL}, /* k == 1: no factor pass */
     PK(1.7f, 127, 0.0031f, -128),         /* exp underflows to 0 for most of a row */
     PK(1e-4f, -128, 0.002f, 5),           /* nearly flat rows */
-    {0.1f, 1.0f, 1e-6f, 0, 100},            /* saturates at 127 */
+    {0.1f, 1.0f, 1e-6f, 0, 100, NULL},      /* saturates at 127 */
     PK(0.3f, 0, 0.7f, 127),               /* y_zp at the top: p / s_y adds up past 127 */
     PK(0.02f, 64, 1.0f / 255.0f, -128),
 };
 #define NP (sizeof(pset) / sizeof(pset[0]))
 
-static void naive(const int8_t *x, int8_t *y, size_t rows, size_t len, const yk_softmax_i8_params *p) {
+static void make_luts(void) {
+  kt_rng r = {99};
+  for (int i = 0; i < 256; i++) {
+    const int v = (int)lrintf((float)(i - 128) * 0.7f) + 5; /* x 0.7, requantized: monotone */
+    lut_mono[i] = (int8_t)(v > 127 ? 127 : v < -128 ? -128 : v);
+    lut_mixed[i] = (int8_t)kt_int(&r, -128, 127);
+  }
+}
+
+static void naive(const int8_t *x0, int8_t *y, size_t rows, size_t len, const yk_softmax_i8_params *p) {
+  int8_t *x = malloc(rows * len + 1);
+  assert_non_null(x);
+  for (size_t i = 0; i < rows * len; i++) x[i] = p->lut ? p->lut[(uint8_t)(x0[i] + 128)] : x0[i];
   for (size_t r = 0; r < rows; r++) {
     const int8_t *xr = x + r * len;
     double mx = -1e30, sum = 0;
@@ -33,6 +49,7 @@ static void naive(const int8_t *x, int8_t *y, size_t rows, size_t len, const yk_
       y[r * len + j] = kt_ref_qv((float)(e * p->k / p->y_scale), p->y_zp);
     }
   }
+  free(x);
 }
 
 /* Row contents: 0 random, 1 random with runs of the int8 ends, 2 flat, 3 one spike, 4 a window
@@ -90,6 +107,7 @@ static const size_t lens[] = {1, 2, 15, 16, 17, 31, 33, 63, 64, 65, 100, 127, 12
 
 static void test_scalar_ref(void **state) {
   (void)state;
+  make_luts();
   kt_rng r = {31};
   for (size_t p = 0; p < NP; p++)
     for (size_t l = 0; l < NL; l++) one(yk_softmax_i8__scalar, naive, &r, 3, lens[l], (int)(l % NKIND), 0, 0, &pset[p], 1);
@@ -107,11 +125,13 @@ static void against_scalar(sm_fn fn) {
   /* the attention's rows, 2 heads x 400 queries: wide rows and rows of a window */
   one(fn, yk_softmax_i8__scalar, &r, 800, 400, 0, 0, 0, &pset[0], 0);
   one(fn, yk_softmax_i8__scalar, &r, 800, 400, 4, 3, 0, &pset[0], 0);
+  one(fn, yk_softmax_i8__scalar, &r, 800, 400, 4, 0, 1, &pset[2], 0);
 }
 #endif
 
 static void test_avx512(void **state) {
   (void)state;
+  make_luts();
 #if YK_ARCH_X86_64
   yk_isa isa;
   yk_isa_detect(&isa);
@@ -127,6 +147,7 @@ static void test_avx512(void **state) {
 
 static void test_avx512vbmi(void **state) {
   (void)state;
+  make_luts();
 #if YK_ARCH_X86_64
   yk_isa isa;
   yk_isa_detect(&isa);

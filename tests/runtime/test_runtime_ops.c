@@ -438,6 +438,67 @@ static void test_int8_matmul_tokens(void **state) {
   ytb_unload(&l);
 }
 
+/* An int8 SOFTMAX taking a table (in[1], codes' quantization f[1] / p[1]) against the LUT node +
+ * SOFTMAX it replaces; tlen / cs: the table's length and the codes' scale (hostile when not 256
+ * and > 0). */
+static yrt_status smlut_model(int fused, int32_t tlen, float cs, ytb_loaded *l, yrt_error *err) {
+  ytb *b = ytb_new();
+  int32_t d[4] = {1, 2, 5, 70}, dt[1] = {tlen};
+  int8_t t[300];
+  for (int i = 0; i < 300; i++) t[i] = (int8_t)((i * 53 + 7) % 256 - 128); /* scrambled: not monotone */
+  const uint32_t x = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 4, d);
+  const uint32_t q = ytb_tensor(b, "q", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 4, d);
+  ytb_set_q(b, q, 0.1f, 3);
+  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &x, q, NULL, 0, NULL, 0);
+  const uint32_t tab = ytb_const(b, "t", YRT_I8, 1, dt, t);
+  const uint32_t y = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 4, d);
+  ytb_set_q(b, y, 1.0f / 256.0f, -128);
+  const float sy = 1.0f / 256.0f, f[2] = {floorf(1.0f / sy) * sy, cs};
+  if (fused) {
+    const int32_t p[2] = {3, -21};
+    const uint32_t in[2] = {q, tab};
+    ytb_node(b, YRT_OP_SOFTMAX, "attn/Softmax", 2, in, y, p, 2, f, 2);
+  } else {
+    const uint32_t lq = ytb_tensor(b, "lq", YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 4, d);
+    ytb_set_q(b, lq, cs, -21);
+    const uint32_t in[2] = {q, tab};
+    ytb_node(b, YRT_OP_LUT, "attn/Mul", 2, in, lq, NULL, 0, NULL, 0);
+    const int32_t p = 3;
+    ytb_node(b, YRT_OP_SOFTMAX, "attn/Softmax", 1, &lq, y, &p, 1, f, 1);
+  }
+  ytb_input(b, x);
+  ytb_output(b, y);
+  return ytb_load(b, 0, l, err);
+}
+
+static void test_int8_softmax_lut(void **state) {
+  (void)state;
+  enum { N = 2 * 5 * 70 };
+  float x[N], out[2][N];
+  for (int i = 0; i < N; i++) x[i] = (float)((i * 37) % 256 - 131) * 0.1f; /* every code, saturating too */
+  for (int fused = 0; fused < 2; fused++) {
+    yrt_error err;
+    ytb_loaded l;
+    if (smlut_model(fused, 256, 0.127f, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+    assert_int_equal(yrt_session_set_input(l.s, 0, x, N, &err), YRT_OK);
+    assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+    yrt_tensor_view v;
+    assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+    memcpy(out[fused], v.data, sizeof out[fused]);
+    ytb_unload(&l);
+  }
+  assert_memory_equal(out[0], out[1], sizeof out[0]);
+  /* a table that is not 256 int8, or codes without a positive scale: refused at load */
+  const struct { int32_t tlen; float cs; } bad[] = {{255, 0.127f}, {256, 0.0f}, {256, NAN}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    yrt_error err;
+    ytb_loaded l;
+    if (smlut_model(1, bad[i].tlen, bad[i].cs, &l, &err) == YRT_OK) fail_msg("hostile softmax table %zu accepted", i);
+    if (!strstr(err.msg, "'attn/Softmax' (softmax)")) fail_msg("case %zu: %s", i, err.msg);
+    ytb_unload(&l);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_data_movement),
@@ -447,6 +508,7 @@ int main(void) {
       cmocka_unit_test(test_int8_chain),
       cmocka_unit_test(test_int8_matmul),
       cmocka_unit_test(test_int8_matmul_tokens),
+      cmocka_unit_test(test_int8_softmax_lut),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

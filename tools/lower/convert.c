@@ -216,6 +216,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   int *order = NULL, n_order = 0;
   if ((st = lw_fuse_silu(&c)) != YRT_OK) goto done;
   if ((st = lw_fuse_token_matmul(&c)) != YRT_OK) goto done;
+  if ((st = lw_fuse_softmax_lut(&c)) != YRT_OK) goto done;
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
   if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
   for (int i = 0; i < n_order; i++)

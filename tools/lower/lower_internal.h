@@ -157,6 +157,18 @@ int lw_token_matmul_match(const lw_ctx *c, int mi, lw_token_matmul *m);
 yrt_status lw_fuse_token_matmul(lw_ctx *c);
 yrt_status lw_lower_token_matmul(lw_ctx *c, int mi, const lw_token_matmul *m);
 
+/* ---- fuse_softmax_lut.c: the int8 Softmax taking the table of the scalar op before it (op its
+ * IR node, lowered as lower_binary_scalar would: x op k, k first when xj == 1). */
+typedef struct lw_softmax_lut {
+  int op, xj, kind;
+  float k;
+} lw_softmax_lut;
+int lw_softmax_lut_match(const lw_ctx *c, int si, lw_softmax_lut *m);
+/* Mark every matched op absorbed (its table goes into the SOFTMAX). */
+yrt_status lw_fuse_softmax_lut(lw_ctx *c);
+/* The op's input in int8 PLAIN form (*xi) and its table; -1 on error (c->status set). */
+int lw_softmax_lut_table(lw_ctx *c, const lw_softmax_lut *m, int *xi);
+
 /* ---- fuse_silu.c */
 /* Fill c->fuse_mul / c->absorbed for Conv -> Sigmoid -> Mul(y, s) patterns. */
 yrt_status lw_fuse_silu(lw_ctx *c);

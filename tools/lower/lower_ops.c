@@ -449,15 +449,28 @@ static yrt_status lower_softmax(lw_ctx *c, int ni) {
   const float k = lw_softmax_qlinear_k(T(c, n->out[0])->q.scale);
   const int i8 = lw_softmax_int8(c, ni);
   if (!i8) decide(c, ni);
-  int xi = lw_get(c, n->in[0], i8, YRT_LAYOUT_PLAIN);
-  if (xi < 0) return c->status;
+  lw_softmax_lut sl; /* the LUT before it folded in (fuse_softmax_lut.c) */
+  const int fold = i8 && lw_softmax_lut_match(c, ni, &sl) && c->absorbed[sl.op];
+  int in[2] = {-1, -1};
+  if (fold) {
+    in[1] = lw_softmax_lut_table(c, &sl, &in[0]);
+    if (in[1] < 0) return c->status;
+  } else {
+    in[0] = lw_get(c, n->in[0], i8, YRT_LAYOUT_PLAIN);
+    if (in[0] < 0) return c->status;
+  }
+  const int xi = in[0];
   int to = lw_def(c, n->out[0], i8, YRT_LAYOUT_PLAIN);
   if (to < 0) return c->status;
   if (i8) { /* the whole chain in one int8 node, row by row */
-    lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, &xi, 1, &to, 1);
+    lw_node *nd = lw_add_node(c, YRT_OP_SOFTMAX, in, fold ? 2 : 1, &to, 1);
     if (!nd) return c->status;
     nd->p[0] = axis;
     nd->f[0] = k;
+    if (fold) { /* the looked-up codes' quantization: the op's output */
+      nd->f[1] = X->q.scale;
+      nd->p[1] = X->q.zero_point;
+    }
     return YRT_OK;
   }
   int so = to;
