@@ -84,7 +84,7 @@ static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
   if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, (int)r0, (int)r1);
   else yk_dwconv_rows(&t->c->dw, t->x, t->y, (int)r0, (int)r1);
   if (t->c->post_add) {
-    const size_t ow = (size_t)t->c->qc.ow;
+    const size_t ow = (size_t)t->c->qc.ow; /* own 1 only (yrt_conv_take_add) */
     yrt_binary_pixels(t->s, t->c->post_add, r0 * ow, r1 * ow);
   }
 }
@@ -116,8 +116,8 @@ int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add)
   if (conv->run != run_conv_i8 || c->own != 1 || c->op || c->post_add) return 0;
   const uint32_t y = conv->node->out[0], z = add->node->out[0], x = conv->node->in[0];
   const yrt_tensor_rec *yr = &m->tensors[y];
-  if (yrt_tensor_numel(yr) != add->numel || (size_t)c->qc.n * (size_t)c->qc.oh * (size_t)c->qc.ow * (size_t)c->qc.cout !=
-                                               add->numel)
+  if (yrt_tensor_numel(yr) != add->numel ||
+      (size_t)c->qc.n * (size_t)c->qc.oh * (size_t)c->qc.ow * (size_t)c->qc.cout != add->numel)
     return 0;
   /* The Add writes rows while other tasks still read the conv's input (a 3x3 reads the rows
    * around its own) and write their output rows: its output must not touch the first, and
@@ -230,7 +230,7 @@ static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y) {
     yk_lut_i8(&s->isa, y, y, c->out_numel, c->lut);
     return;
   }
-  for (size_t p = 0; p < c->out_numel / cout; p++) yk_lut_i8(&s->isa, y + p * ys, y + p * ys, cout, c->lut);
+  yk_lut_i8_pixels(&s->isa, y, ys, y, ys, c->out_numel / cout, cout, c->lut);
 }
 
 static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *g) {

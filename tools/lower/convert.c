@@ -227,6 +227,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
                        c.nn, c.nt, YRT_MAX_NODES, YRT_MAX_TENSORS);
     goto done;
   }
+  lw_schedule_adds(&c);
   if (!(o && o->no_views) && (st = lw_plan_views(&c, &rep->n_views)) != YRT_OK) goto done;
   if ((st = lw_plan_memory(&c)) != YRT_OK) goto done;
   uint32_t flags = 0;

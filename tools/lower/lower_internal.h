@@ -105,6 +105,11 @@ int lw_get_rank(lw_ctx *c, int irt, int i8, uint32_t layout, int rank);
 /* Transpose tensor x with a physical perm into a new tensor (layout given). */
 int lw_emit_transpose(lw_ctx *c, int x, const int *perm, uint32_t out_layout, const char *suffix);
 
+/* ---- schedule_adds.c */
+/* Move each int8 Add to just after the int8 conv that makes its last-computed input (the runtime
+ * then runs it in that conv's tasks). Returns how many moved. */
+int lw_schedule_adds(lw_ctx *c);
+
 /* ---- lower_int8.c */
 /* 1 when node ni runs int8; otherwise *why says why (static string). */
 int lw_node_int8(const lw_ctx *c, int ni, const char **why);
