@@ -749,6 +749,14 @@ static void amx_ring_rows(void **state) {
     q.f32 = 0, q.use_lut = 1;
     run_qcase_ex(&r, q, 1);
   }
+  /* cout <= 8 (AMX's two-pixels-a-zmm output stage): dense rows ending mid-group of 8 pixels,
+   * strided output, LUT, saturating scales */
+  static const int ws8[] = {3, 5, 11, 19, 29, 45};
+  for (int i = 0; i < 12; i++) {
+    qcase q = {1 + (i == 7), 3, ws8[i % 6], i & 1 ? 8 : 16, i % 3 ? 8 : 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1,
+               i % 4 == 1, i % 3, 999, 999, 0, 0, YK_QCONV_AMX, 0, i % 5 == 4 ? 3 : 0, 0};
+    run_qcase(&r, q);
+  }
   /* a 3x3 over 64 channels of rows too long for the ring: the driver's tiles */
   qcase big = {1, 4, 300, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0};
   run_qcase(&r, big);
