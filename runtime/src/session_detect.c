@@ -3,6 +3,7 @@
  * exp / sigmoid tables of int8 inputs. Runs threaded over anchors. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "op_table.h"
 #include "session_internal.h"
@@ -17,6 +18,8 @@
 
 typedef struct yrt_exec_detect {
   yk_detect_params p;
+  size_t scan_chunk;     /* anchors per task of the threshold scan */
+  uint32_t *scan_counts; /* per scan task: anchors it listed (owned) */
   float tables[2 * YK_DETECT_MAX_SCALES][256]; /* box exp / class sigmoid per scale */
   size_t chunk;                                /* anchors per pool task */
   uint8_t sig_monotonic[YK_DETECT_MAX_SCALES]; /* int8 cls: table non-decreasing, so the best
@@ -84,6 +87,11 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   }
   p->n_anchors = first;
   d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), DETECT_ALIGN, DETECT_ALIGN);
+  /* the scan: one range per thread (a range's list starts at its first anchor, then compacted) */
+  d->scan_chunk = yrt_par_threads(&s->par) < 2 ? first : yrt_par_chunk(first, yrt_par_threads(&s->par), 2048, 64);
+  if (!d->scan_chunk) d->scan_chunk = 1;
+  d->scan_counts = calloc(first / d->scan_chunk + 1, sizeof *d->scan_counts);
+  if (!d->scan_counts) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for detect_decode node");
   return YRT_OK;
 }
 
@@ -95,32 +103,75 @@ static float best_score_i8(const int8_t *q, int nc, const float *sig) {
   return b;
 }
 
-size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
-  const yrt_exec_detect *d = e->u.detect;
-  const yk_detect_params *p = &d->p;
-  /* float logits: sigmoid(x) > conf  <=>  x > logit(conf); a margin keeps anchors the float
-   * sigmoid might round either way, and the exact test is postprocess's on the decoded score */
-  const float logit = conf <= 0.0f ? -INFINITY : conf >= 1.0f ? INFINITY : logf(conf / (1.0f - conf)) - 1e-3f;
+enum { OVER_NONE, OVER_ALL, OVER_I8, OVER_I8_TABLE, OVER_F32 };
+
+typedef struct over_ctx {
+  const yrt_session *s;
+  const yrt_exec_detect *d;
+  int mode[YK_DETECT_MAX_SCALES];
+  int8_t t8[YK_DETECT_MAX_SCALES]; /* OVER_I8: listed when some code is over it */
+  float conf, logit;
+  int32_t *list;
+} over_ctx;
+
+/* Anchors [lo, hi) over the threshold, listed from list[lo] (room for hi - lo), in order. */
+static void over_range(const void *ctx, size_t lo, size_t hi) {
+  const over_ctx *o = ctx;
+  const yk_detect_params *p = &o->d->p;
+  int32_t *list = o->list + lo;
   size_t n = 0;
   for (int k = 0; k < p->n_scales; k++) {
     const yk_detect_scale *sc = &p->s[k];
-    const size_t count = (size_t)sc->h * (size_t)sc->w;
-    const int32_t base = (int32_t)sc->first;
+    const size_t first = sc->first, last = first + (size_t)sc->h * (size_t)sc->w;
+    const size_t a0 = lo > first ? lo : first, a1 = hi < last ? hi : last;
+    if (a0 >= a1 || o->mode[k] == OVER_NONE) continue;
+    const size_t nc = (size_t)p->nc, count = a1 - a0;
+    const int8_t *q = (const int8_t *)sc->cls + (a0 - first) * nc;
+    switch (o->mode[k]) {
+    case OVER_ALL:
+      for (size_t a = a0; a < a1; a++) list[n++] = (int32_t)a;
+      break;
+    case OVER_I8:
+      n += yk_detect_over_i8(&o->s->isa, q, count, p->nc, o->t8[k], (int32_t)a0, list + n);
+      break;
+    case OVER_I8_TABLE:
+      for (size_t a = a0; a < a1; a++, q += nc)
+        if (best_score_i8(q, p->nc, sc->cls_sig) > o->conf) list[n++] = (int32_t)a;
+      break;
+    default:
+      n += yk_detect_over_f32(&o->s->isa, (const float *)sc->cls + (a0 - first) * nc, count, p->nc, o->logit,
+                              (int32_t)a0, list + n);
+    }
+  }
+  o->d->scan_counts[lo / o->d->scan_chunk] = (uint32_t)n;
+}
+
+size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
+  const yrt_exec_detect *d = e->u.detect;
+  const yk_detect_params *p = &d->p;
+  over_ctx o = {.s = s, .d = d, .conf = conf, .list = list};
+  /* float logits: sigmoid(x) > conf  <=>  x > logit(conf); a margin keeps anchors the float
+   * sigmoid might round either way, and the exact test is postprocess's on the decoded score */
+  o.logit = conf <= 0.0f ? -INFINITY : conf >= 1.0f ? INFINITY : logf(conf / (1.0f - conf)) - 1e-3f;
+  for (int k = 0; k < p->n_scales; k++) {
+    const yk_detect_scale *sc = &p->s[k];
     if (sc->cls_sig && d->sig_monotonic[k]) {
       /* a non-decreasing table: sig[max q] > conf  <=>  max q >= the first q whose score passes */
       int pass = 0;
       while (pass < 256 && !(sc->cls_sig[pass] > conf)) pass++;
-      if (pass == 0)
-        for (size_t a = 0; a < count; a++) list[n++] = base + (int32_t)a;
-      else if (pass < 256)
-        n += yk_detect_over_i8(&s->isa, sc->cls, count, p->nc, (int8_t)(pass - 129), base, list + n);
-    } else if (sc->cls_sig) {
-      for (size_t a = 0; a < count; a++)
-        if (best_score_i8((const int8_t *)sc->cls + a * (size_t)p->nc, p->nc, sc->cls_sig) > conf)
-          list[n++] = base + (int32_t)a;
+      o.mode[k] = pass == 0 ? OVER_ALL : pass == 256 ? OVER_NONE : OVER_I8;
+      o.t8[k] = (int8_t)(pass == 0 || pass == 256 ? 0 : pass - 129);
     } else {
-      n += yk_detect_over_f32(&s->isa, sc->cls, count, p->nc, logit, base, list + n);
+      o.mode[k] = sc->cls_sig ? OVER_I8_TABLE : OVER_F32;
     }
+  }
+  /* the class blocks the convs left in both cores' caches: scanned on both */
+  yrt_par_ranges(&s->par, p->n_anchors, d->scan_chunk, over_range, &o);
+  size_t n = 0;
+  for (size_t lo = 0; lo < p->n_anchors; lo += d->scan_chunk) {
+    const size_t got = d->scan_counts[lo / d->scan_chunk];
+    if (lo != n) memmove(list + n, list + lo, got * sizeof *list);
+    n += got;
   }
   /* Packed: listed anchor j into column j of rows n floats apart, runs of neighbours at once
    * (written at their own columns, each anchor's 4 + nc values would be as many cold lines). */
@@ -133,6 +184,7 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
 }
 
 void yrt_release_detect(yrt_exec *e) {
+  if (e->u.detect) free(e->u.detect->scan_counts);
   free(e->u.detect);
   e->u.detect = NULL;
 }
