@@ -317,9 +317,13 @@ size_t yk_qconv_packed_bytes__amx(yk_qconv *c) {
  * kernel), so the ring holds (round16(ow) - 1) * sw * cin + seg_bytes bytes a row. 0 when the
  * conv does not qualify or the ring would not fit buf. qconv_bench, 1 thread: 160x160 3x3
  * 16 -> 8 and 8 -> 16 0.132 -> 0.095 ms, 80x80 32 -> 16 0.047 -> 0.031, the stem 0.52 -> 0.43
- * (the driver's pointers and edge tiles' copies cost more than these short K's tdpbssd). */
+ * (the driver's pointers and edge tiles' copies cost more than these short K's tdpbssd).
+ * 16-pixel tiles (cout > 32) too where rows are whole tiles and the stride is 1: 80x80 3x3
+ * 64 -> 64 0.18-0.20 -> 0.14-0.16 ms; not at stride 2 (160 -> 80 64 -> 64: 0.19 -> 0.22, each
+ * output row copies two 10 KB input rows) nor rows of 40 / 20 (a short tile a row). */
 static size_t amx_ring_row_bytes(const yk_qconv *c) {
-  if (c->mr != 32 || c->dw != 1 || c->dh != 1 || c->kw < 2 || c->seg_span != c->kw ||
+  const int tiles16 = c->mr == 16 && c->ow % 16 == 0 && c->sh == 1;
+  if ((c->mr != 32 && !tiles16) || c->dw != 1 || c->dh != 1 || c->kw < 2 || c->seg_span != c->kw ||
       c->nseg != c->kh || yk_qconv_xs(c) != (size_t)c->cin)
     return 0;
   const size_t owr = ((size_t)c->ow + 15) / 16 * 16, cin = (size_t)c->cin;
@@ -373,8 +377,8 @@ static void amx_rows_ring(const yk_qconv *c, const int8_t *x, void *y, int row0,
       rows[ky] = dst;
     }
     AMX_MEMORY_BARRIER();
-    for (int ox0 = 0; ox0 < c->ow; ox0 += 32) {
-      const int mr = c->ow - ox0 < 32 ? c->ow - ox0 : 32, big = mr > 16;
+    for (int ox0 = 0; ox0 < c->ow; ox0 += c->mr) {
+      const int mr = c->ow - ox0 < c->mr ? c->ow - ox0 : c->mr, big = mr > 16;
       for (int s = 0; s < c->nseg; s++) {
         const int8_t *q = rows[s] ? rows[s] + (size_t)ox0 * xstep : pad;
         t->base[0][s] = q;

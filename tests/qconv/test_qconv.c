@@ -757,6 +757,17 @@ static void amx_ring_rows(void **state) {
                i % 4 == 1, i % 3, 999, 999, 0, 0, YK_QCONV_AMX, 0, i % 5 == 4 ? 3 : 0, 0};
     run_qcase(&r, q);
   }
+  /* 16-pixel tiles (cout > 32, NZ 3..6 with a narrower last block) over rows of whole tiles,
+   * stride 1: the ring too; stride 2 and rows of 40: the driver's */
+  static const int co16[] = {33, 48, 80, 100, 130, 64};
+  for (int i = 0; i < 6; i++) {
+    const int k = i == 4 ? 5 : 3;
+    qcase q = {1 + (i == 2), 3 + i % 3, (int[]){16, 32, 80, 48, 64, 40}[i], (int[]){64, 16, 8, 32, 40, 24}[i],
+               co16[i], k, k, 1 + (i == 3), 1 + (i == 3), k / 2, k / 2, k / 2, k / 2, 1, 1, i & 1, i % 3,
+               999, 999, 0, 0, YK_QCONV_AMX, 0, i == 5 ? 3 : 0, i == 1};
+    run_qcase(&r, q);
+    run_qcase_ex(&r, q, 1);
+  }
   /* a 3x3 over 64 channels of rows too long for the ring: the driver's tiles */
   qcase big = {1, 4, 300, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 999, 999, 0, 0, YK_QCONV_AMX, 0, 0, 0};
   run_qcase(&r, big);
