@@ -318,11 +318,13 @@ size_t yk_qconv_packed_bytes__amx(yk_qconv *c) {
  * conv does not qualify or the ring would not fit buf. qconv_bench, 1 thread: 160x160 3x3
  * 16 -> 8 and 8 -> 16 0.132 -> 0.095 ms, 80x80 32 -> 16 0.047 -> 0.031, the stem 0.52 -> 0.43
  * (the driver's pointers and edge tiles' copies cost more than these short K's tdpbssd).
- * 16-pixel tiles (cout > 32) too where rows are whole tiles and the stride is 1: 80x80 3x3
- * 64 -> 64 0.18-0.20 -> 0.14-0.16 ms; not at stride 2 (160 -> 80 64 -> 64: 0.19 -> 0.22, each
- * output row copies two 10 KB input rows) nor rows of 40 / 20 (a short tile a row). */
+ * 16-pixel tiles (cout > 32, or cout 32 over 64 channels, whose 32-pixel copies would not fit)
+ * too at stride 1: 80x80 3x3 64 -> 64 0.18-0.20 -> 0.14-0.16 ms, 40x40 64 -> 32 0.028-0.034 ->
+ * 0.020-0.024, 10x10 64 -> 64 (320) 0.005-0.007 -> 0.003-0.004: even rows of 40, 20 or 10 (a
+ * short tile every row) beat the driver's tiles across rows, which were copied. Not at stride 2
+ * (160 -> 80 64 -> 64: 0.19 -> 0.22, each output row copies two 10 KB input rows). */
 static size_t amx_ring_row_bytes(const yk_qconv *c) {
-  const int tiles16 = c->mr == 16 && c->ow % 16 == 0 && c->sh == 1;
+  const int tiles16 = c->mr == 16 && c->sh == 1;
   if ((c->mr != 32 && !tiles16) || c->dw != 1 || c->dh != 1 || c->kw < 2 || c->seg_span != c->kw ||
       c->nseg != c->kh || yk_qconv_xs(c) != (size_t)c->cin)
     return 0;

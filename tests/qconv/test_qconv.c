@@ -757,8 +757,9 @@ static void amx_ring_rows(void **state) {
                i % 4 == 1, i % 3, 999, 999, 0, 0, YK_QCONV_AMX, 0, i % 5 == 4 ? 3 : 0, 0};
     run_qcase(&r, q);
   }
-  /* 16-pixel tiles (cout > 32, NZ 3..6 with a narrower last block) over rows of whole tiles,
-   * stride 1: the ring too; stride 2 and rows of 40: the driver's */
+  /* 16-pixel tiles (cout > 32, NZ 3..6 with a narrower last block), stride 1: the ring too (any
+   * row length; amx_matches_scalar's rows of 37 and 70 as well); stride 2 and a channel-range
+   * input: the driver's */
   static const int co16[] = {33, 48, 80, 100, 130, 64};
   for (int i = 0; i < 6; i++) {
     const int k = i == 4 ? 5 : 3;
