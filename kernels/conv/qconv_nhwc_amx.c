@@ -20,7 +20,10 @@
  * place and the rest (image edges, tiles across output rows, short tiles, clipped segments) are
  * copied by tile_prep into a compact stack buffer once per tile, for all its column blocks.
  * Every pointer the driver gives is valid for the segment's seg_bytes (it checked direct ones
- * against the input's end), so both ways read only bytes it vouched for.
+ * against the input's end), so both ways read only bytes it vouched for. Kernel-row segments of
+ * a dense input (3x3 and the like at stride 1; at stride 2 only with 32-pixel tiles) skip the
+ * driver: amx_rows_ring copies each input row once, x_zp padding included, into a ring of kh
+ * rows, and every tile of every output row reads it in place.
  *
  * Activations stay signed (layout .u8 0): x_zp * sum(w) is folded into the bias at pack time and
  * padded taps read x_zp bytes, so they add exactly zero, as in the reference. Packed weights
