@@ -2,7 +2,8 @@
  *
  * qconv_bench [--size 640|320] [--file CONVS.txt] [--reps N] [--filter SUBSTR] [--lut]
  *             [--isa amx|avx512vnni|avxvnni|avx2|scalar]  (hide the better ISAs from init)
- *             [--variant amx]     (AMX on every conv it can run, not only where init picks it)
+ *             [--variant amx|planar|avx512vnni]  (that 512-bit variant on every conv it can run,
+ *                                 not only where init picks it)
  *             [--mr MR --nz NZ]   (force the blocking of the variant init picks, for tuning)
  *
  * Every groups=1 conv of YOLO11n (built-in table at 640, halved for 320; or the text written by
@@ -134,9 +135,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mr") && i + 1 < argc) force_mr = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nz") && i + 1 < argc) force_nz = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--isa") && i + 1 < argc) isa_name = argv[++i];
-    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "amx")) force_amx = 1, i++;
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "amx")) force_amx = YK_QCONV_AMX, i++;
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "planar"))
+      force_amx = YK_QCONV_AVX512VNNI_PLANAR, i++;
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "avx512vnni"))
+      force_amx = YK_QCONV_AVX512VNNI, i++;
     else {
-      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--variant amx] [--mr M --nz N]\n",
+      fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--variant amx|planar|avx512vnni] [--mr M --nz N]\n",
               argv[0]);
       return 2;
     }
@@ -195,12 +200,15 @@ int main(int argc, char **argv) {
       return 1;
     }
 #if YK_ARCH_X86_64
-    if (force_amx && isa.amx && c.variant != YK_QCONV_SCALAR && c.variant != YK_QCONV_AMX) {
+    if (force_amx && (force_amx != YK_QCONV_AMX || isa.amx) && isa.avx512vnni && isa.avx512vbmi &&
+        c.variant != YK_QCONV_SCALAR && c.variant != force_amx) {
       yk_qconv t = c;
-      t.variant = YK_QCONV_AMX;
-      yk_qconv_blocking__amx(t.cout, &t.mr, &t.nz);
+      t.variant = force_amx;
+      if (force_amx == YK_QCONV_AMX) yk_qconv_blocking__amx(t.cout, &t.mr, &t.nz);
+      else if (force_amx == YK_QCONV_AVX512VNNI_PLANAR) yk_qconv_blocking__avx512vnni_planar(t.cout, &t.mr, &t.nz);
+      else yk_qconv_blocking__avx512vnni(t.cout, &t.mr, &t.nz);
       t.packed_bytes = yk_qconv_packed_bytes(&t);
-      if (t.packed_bytes) c = t; /* else its tile copies would not fit: init's choice */
+      if (t.packed_bytes) c = t; /* else it cannot run the shape: init's choice */
     }
 #else
     (void)force_amx;

@@ -7,6 +7,7 @@ size_t yk_qconv_packed_bytes(yk_qconv *c) {
 #if defined(YK_ARCH_X86_64)
     case YK_QCONV_AMX: return yk_qconv_packed_bytes__amx(c);
     case YK_QCONV_AVX512VNNI: return yk_qconv_packed_bytes__avx512vnni(c);
+    case YK_QCONV_AVX512VNNI_PLANAR: return yk_qconv_packed_bytes__avx512vnni_planar(c);
     case YK_QCONV_AVXVNNI: return yk_qconv_packed_bytes__avxvnni(c);
     case YK_QCONV_AVX2: return yk_qconv_packed_bytes__avx2(c);
 #elif defined(YK_ARCH_AARCH64)
@@ -37,6 +38,16 @@ static int amx_pays(const yk_qconv *c) {
   if (c->mr == 32) return kp <= k * 8;
   return kp * 4 <= k * 7;
 }
+
+/* The planar kernel (output pixels in the lanes) where the channels-in-lanes one wastes lanes or
+ * its per-pixel setup outweighs a short K: a spatial kernel with cout or cin <= 16.
+ * qconv_bench --lut, 1 thread, AMD Zen 5 (AVX-512 VNNI), YOLO11n-640 layers, channels-in-lanes
+ * vs planar: 160x160 3x3 16 -> 8 0.355 vs 0.092 ms, 8 -> 16 0.232 vs 0.100; 80x80 3x3 32 -> 16
+ * 0.137 vs 0.099, 16 -> 32 0.115 vs 0.090; lost: 40x40 3x3 32 -> 32 0.047 vs 0.054, 64 -> 32
+ * 0.080 vs 0.103, every 1x1 (160x160 32 -> 32 0.170 vs 0.197, 40x40 64 -> 32 0.017 vs 0.024). */
+static int planar_pays(const yk_qconv *c) {
+  return yk_qconv_planar_fits(c) && c->kh * c->kw > 1 && (c->cout <= 16 || c->cin <= 16);
+}
 #endif
 
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
@@ -64,6 +75,16 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
       c->variant = YK_QCONV_SCALAR;
       c->mr = c->nz = 0;
       c->packed_bytes = 0;
+    }
+  }
+  /* The narrow layers with output pixels in the lanes (planar_pays); VBMI for its byte permutes. */
+  if (c->variant == YK_QCONV_SCALAR && isa && isa->avx512vnni && isa->avx512vbmi && planar_pays(c)) {
+    c->variant = YK_QCONV_AVX512VNNI_PLANAR;
+    yk_qconv_blocking__avx512vnni_planar(c->cout, &c->mr, &c->nz);
+    c->packed_bytes = yk_qconv_packed_bytes(c);
+    if (!c->packed_bytes) {
+      c->variant = YK_QCONV_SCALAR;
+      c->mr = c->nz = 0;
     }
   }
   /* The VNNI kernel applies the LUT with VBMI. */
@@ -112,6 +133,10 @@ void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int ro
   }
   if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
     yk_qconv_rows__avx512vnni(c, x, y, row0, row1);
+    return;
+  }
+  if (c->variant == YK_QCONV_AVX512VNNI_PLANAR && c->packed) {
+    yk_qconv_rows__avx512vnni_planar(c, x, y, row0, row1);
     return;
   }
   if (c->variant == YK_QCONV_AVXVNNI && c->packed) {

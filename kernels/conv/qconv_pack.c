@@ -23,7 +23,7 @@
 
 /* Indexed by yk_qconv_variant; lanes 0: no packed layout (the scalar reference). */
 static const yk_qconv_layout layouts[] = {
-    [YK_QCONV_SCALAR] = {0, 0, 0, 0, 0},
+    [YK_QCONV_SCALAR] = {0, 0, 0, 0, 0, 0},
     [YK_QCONV_AVX512VNNI] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1},
     [YK_QCONV_NEON] = {.lanes = 4, .kr = 4, .wide = 0, .seg_align = 8, .u8 = 0},
     [YK_QCONV_NEONDOT] = {.lanes = 4, .kr = 4, .wide = 0, .seg_align = 8, .u8 = 0},
@@ -31,6 +31,8 @@ static const yk_qconv_layout layouts[] = {
     [YK_QCONV_AVX2] = {.lanes = 8, .kr = 2, .wide = 1, .seg_align = 4, .u8 = 0},
     /* AMX: a B tile is 16 steps (64 K bytes) of one column, rows 64 * NZ bytes apart */
     [YK_QCONV_AMX] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 64, .u8 = 0},
+    /* planar: the AVX-512 VNNI columns, one segment per tap (tap, 4-channel group, lane) */
+    [YK_QCONV_AVX512VNNI_PLANAR] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1, .taps = 1},
 };
 
 const yk_qconv_layout *yk_qconv_layout_of(int variant) {
@@ -56,7 +58,7 @@ static int seg_plan(yk_qconv *c, int span, int align) {
 size_t yk_qconv_packed_size(yk_qconv *c) {
   const yk_qconv_layout *L = yk_qconv_layout_of(c->variant);
   if (!L || c->mr < 1 || c->mr > QCONV_MR_MAX || c->nz < 1) return 0;
-  if (!((c->dw == 1 && seg_plan(c, c->kw, L->seg_align)) || seg_plan(c, 1, L->seg_align))) {
+  if (!((c->dw == 1 && !L->taps && seg_plan(c, c->kw, L->seg_align)) || seg_plan(c, 1, L->seg_align))) {
     c->nseg = 0;
     return 0;
   }

@@ -32,6 +32,7 @@ typedef struct yk_qconv_layout {
   int wide;      /* 1: weights pre-widened to int16 (AVX2's vpmaddwd), else int8 */
   int seg_align; /* segments padded to a multiple of this many bytes (NEON: 8, AMX: 64, a tile row) */
   int u8;        /* 1: the kernel reads activations as u8 (x + 128, vpdpbusd) */
+  int taps;      /* 1: one segment per tap, never a kernel row (the planar kernel walks taps) */
 } yk_qconv_layout;
 
 /* The layout of a yk_qconv_variant, NULL for the scalar reference (qconv_pack.c). */

@@ -59,6 +59,7 @@ enum yk_qconv_variant {
   YK_QCONV_AVXVNNI = 4, /* x86-64 AVX-VNNI: 256-bit vpdpbusd */
   YK_QCONV_AVX2 = 5,    /* x86-64 AVX2: sign-extended int16 + vpmaddwd */
   YK_QCONV_AMX = 6,     /* x86-64 AMX-INT8 (tdpbssd), output stage on AVX-512 */
+  YK_QCONV_AVX512VNNI_PLANAR = 7, /* x86-64 AVX-512 VNNI, output pixels in the lanes (narrow layers) */
 };
 
 typedef struct yk_qconv {
@@ -121,6 +122,13 @@ void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, 
 size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c);
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
 void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz); /* AVX-VNNI (vnni 1), AVX2 */
+/* Output pixels in the lanes over a ring of planar input rows (qconv_nhwc_planar_avx512vnni.c):
+ * stride 1, cin a multiple of 4 up to 64, cout <= 32, int8 output; yk_qconv_planar_fits says
+ * whether a shape qualifies, init takes it for the narrow layers (cout <= 16, short K). */
+void yk_qconv_rows__avx512vnni_planar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+size_t yk_qconv_packed_bytes__avx512vnni_planar(yk_qconv *c);
+void yk_qconv_blocking__avx512vnni_planar(int cout, int *mr, int *nz);
+int yk_qconv_planar_fits(const yk_qconv *c);
 void yk_qconv_rows__amx(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
 size_t yk_qconv_packed_bytes__amx(yk_qconv *c);
 void yk_qconv_blocking__amx(int cout, int *mr, int *nz);

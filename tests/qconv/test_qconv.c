@@ -122,7 +122,7 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
   /* The variants to check: on x86-64 AVX-512 VNNI, AMX and every 256-bit one this CPU has (or
    * just q.only; a forced blocking without q.only is an AVX-512 VNNI one); on AArch64 both NEON
    * ones (SDOT only when the CPU has it), or just q.only. */
-  int todo[4], ntodo = 0;
+  int todo[5], ntodo = 0;
 #if YK_ARCH_AARCH64
   if (q.only) {
     if (q.only == YK_QCONV_NEON || isa.neon_dot) todo[ntodo++] = q.only;
@@ -134,12 +134,13 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
   const int vnni512 = isa.avx512vnni && isa.avx512vbmi, amx = vnni512 && isa.amx;
   if (q.only) {
     if ((q.only == YK_QCONV_AVXVNNI && isa.avxvnni) || (q.only == YK_QCONV_AVX2 && isa.avx2) ||
-        (q.only == YK_QCONV_AMX && amx))
+        (q.only == YK_QCONV_AMX && amx) || (q.only == YK_QCONV_AVX512VNNI_PLANAR && vnni512))
       todo[ntodo++] = q.only;
   } else if (q.mr) {
     if (vnni512) todo[ntodo++] = YK_QCONV_AVX512VNNI;
   } else {
     if (vnni512) todo[ntodo++] = YK_QCONV_AVX512VNNI;
+    if (vnni512) todo[ntodo++] = YK_QCONV_AVX512VNNI_PLANAR; /* where the shape fits it */
     if (amx) todo[ntodo++] = YK_QCONV_AMX; /* also where init would not pick it */
     if (isa.avxvnni) todo[ntodo++] = YK_QCONV_AVXVNNI;
     if (isa.avx2) todo[ntodo++] = YK_QCONV_AVX2;
@@ -157,6 +158,13 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
       c.packed_bytes = yk_qconv_packed_bytes(&c);
       if (!c.packed_bytes) { /* its tile copies would not fit the stack buffers: not AMX's */
         if (q.only) print_message("AMX cannot run cin %d k%dx%d x_stride %d: skipped\n", q.cin, q.kh, q.kw, c.x_stride);
+        continue;
+      }
+    } else if (c.variant == YK_QCONV_AVX512VNNI_PLANAR) {
+      yk_qconv_blocking__avx512vnni_planar(c.cout, &c.mr, &c.nz);
+      c.packed_bytes = yk_qconv_packed_bytes(&c);
+      if (!c.packed_bytes) { /* not a shape it runs (stride, cin, cout, out_f32) */
+        if (q.only) fail_msg("the planar kernel does not take cin %d cout %d k%dx%d s%d", q.cin, q.cout, q.kh, q.kw, q.sh);
         continue;
       }
     } else if (c.variant == YK_QCONV_AVX512VNNI) {
@@ -232,8 +240,8 @@ static int run_qcase_ex(rng *r, qcase q, int dyn) {
   free(y1);
   free(bias);
   free(scale);
-  /* AMX or AVX-512 VNNI: init picks per shape between the two (K padding), one family here */
-  return variant == YK_QCONV_AMX ? YK_QCONV_AVX512VNNI : variant;
+  /* AMX, planar or AVX-512 VNNI: init picks per shape among the three, one family here */
+  return variant == YK_QCONV_AMX || variant == YK_QCONV_AVX512VNNI_PLANAR ? YK_QCONV_AVX512VNNI : variant;
 }
 
 static int run_qcase(rng *r, qcase q) { return run_qcase_ex(r, q, 0); }
@@ -650,6 +658,53 @@ static void skip_without_amx(void) {
 }
 #endif
 
+/* The planar AVX-512 VNNI kernel (output pixels in the lanes, where the CPU has VNNI + VBMI,
+ * else skipped): bit-exact against scalar on every shape it takes — cin 4..64 in steps of 4,
+ * cout 1..32 around its 8- and 16-channel blocks, kernels 1x1 / 3x3 / 5x5 / 1x3 / 3x1 with every
+ * left padding it allows, widths around its 16- and 32-pixel blocks (1 pixel up to 70), batches,
+ * channel-range views in and out, LUTs, saturating values (run_qcase's value modes, extreme zero
+ * points, a float-overflowing scale) and dynamic input; rows split as threads split them. */
+static void planar_matches_scalar(void **state) {
+  (void)state;
+#if YK_ARCH_X86_64
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  if (!isa.avx512vnni || !isa.avx512vbmi) {
+    print_message("no AVX-512 VNNI + VBMI here: skipped\n");
+    skip();
+  }
+  rng r = {1601};
+  static const int cins[] = {4, 8, 12, 16, 20, 32, 64};
+  static const int couts[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32};
+  static const int widths[] = {1, 5, 15, 16, 17, 31, 32, 33, 47, 70, 160};
+  static const int ks[][2] = {{3, 3}, {1, 1}, {5, 5}, {1, 3}, {3, 1}};
+  int i = 0;
+  for (int ci = 0; ci < 7; ci++)
+    for (int co = 0; co < 11; co++, i++) {
+      const int kh = ks[i % 5][0], kw = ks[i % 5][1], w = widths[i % 11];
+      const int pt = (i / 5) % kh, pl = (i / 3) % kw, pb = kh - 1 - pt, pr = (i / 7) % kw;
+      /*          n               h          w  cin       cout       kh  kw sh sw pt  pl  pb  pr dh dw */
+      qcase q = {1 + (i % 6 == 0), 2 + i % 5, w, cins[ci], couts[co], kh, kw, 1, 1, pt, pl, pb, pr, 1, 1,
+                 i & 1, i % 3, 999, 999, 0, 0, YK_QCONV_AVX512VNNI_PLANAR, 0, 0, 0};
+      if (w + pl + pr < kw) q.pr = kw - w - pl; /* at least one output column */
+      run_qcase(&r, q);
+      q.x_extra = 4 * (1 + i % 3), q.y_extra = i % 7; /* views of wider tensors */
+      run_qcase(&r, q);
+      q.x_extra = q.y_extra = 0, q.use_lut = 1;
+      q.x_zp = i & 1 ? -128 : 127, q.y_zp = i & 1 ? 127 : -128;
+      run_qcase_ex(&r, q, 1);
+    }
+  /* the narrow layers of YOLO11n-640 at full size, as init picks them */
+  qcase yolo[] = {{1, 160, 160, 16, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+                  {1, 160, 160, 8, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0},
+                  {1, 80, 80, 32, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 999, 999, 0, 0, 0, 0, 0, 0}};
+  for (int k = 0; k < 3; k++) {
+    yolo[k].only = YK_QCONV_AVX512VNNI_PLANAR;
+    run_qcase(&r, yolo[k]);
+  }
+#endif
+}
+
 static void amx_matches_scalar(void **state) {
   (void)state;
 #if YK_ARCH_X86_64
@@ -791,6 +846,7 @@ int main(void) {
       cmocka_unit_test(float_output),
       cmocka_unit_test(dynamic_input),
       cmocka_unit_test(avx2_widened_tiles),
+      cmocka_unit_test(planar_matches_scalar),
       cmocka_unit_test(amx_matches_scalar),
       cmocka_unit_test(amx_ring_rows),
   };
