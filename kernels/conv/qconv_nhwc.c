@@ -50,6 +50,16 @@ static int planar_pays(const yk_qconv *c) {
 }
 #endif
 
+/* With c->variant and its blocking set: keep them if the variant can run the shape (packed size
+ * > 0), else back to the scalar reference. */
+static inline void keep_if_packed(yk_qconv *c) {
+  c->packed_bytes = yk_qconv_packed_bytes(c);
+  if (!c->packed_bytes) {
+    c->variant = YK_QCONV_SCALAR;
+    c->mr = c->nz = 0;
+  }
+}
+
 int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->n < 1 || c->h < 1 || c->w < 1 || c->cin < 1 || c->oh < 1 || c->ow < 1 || c->cout < 1 ||
       c->kh < 1 || c->kw < 1 || c->sh < 1 || c->sw < 1 || c->dh < 1 || c->dw < 1 ||
@@ -81,21 +91,13 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->variant == YK_QCONV_SCALAR && isa && isa->avx512vnni && isa->avx512vbmi && planar_pays(c)) {
     c->variant = YK_QCONV_AVX512VNNI_PLANAR;
     yk_qconv_blocking__avx512vnni_planar(c->cout, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes(c);
-    if (!c->packed_bytes) {
-      c->variant = YK_QCONV_SCALAR;
-      c->mr = c->nz = 0;
-    }
+    keep_if_packed(c);
   }
   /* The VNNI kernel applies the LUT with VBMI. */
   if (c->variant == YK_QCONV_SCALAR && isa && isa->avx512vnni && isa->avx512vbmi) {
     c->variant = YK_QCONV_AVX512VNNI;
     yk_qconv_blocking__avx512vnni(c->cout, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes(c);
-    if (!c->packed_bytes) {
-      c->variant = YK_QCONV_SCALAR;
-      c->mr = c->nz = 0;
-    }
+    keep_if_packed(c);
   }
   /* 256-bit variants: AVX-VNNI, else plain AVX2. This picks our best variant for the yk_isa;
    * whether it beats another backend (XNNPACK) is the runtime's choice (session_conv.c). */
@@ -103,21 +105,13 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   if (c->variant == YK_QCONV_SCALAR && v256) {
     c->variant = v256;
     yk_qconv_blocking__avx2(c->cout, v256 == YK_QCONV_AVXVNNI, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes(c);
-    if (!c->packed_bytes) {
-      c->variant = YK_QCONV_SCALAR;
-      c->mr = c->nz = 0;
-    }
+    keep_if_packed(c);
   }
 #elif defined(YK_ARCH_AARCH64)
   if (isa && isa->neon) {
     c->variant = isa->neon_dot ? YK_QCONV_NEONDOT : YK_QCONV_NEON;
     yk_qconv_blocking__neon(c->cout, c->variant == YK_QCONV_NEONDOT, &c->mr, &c->nz);
-    c->packed_bytes = yk_qconv_packed_bytes(c);
-    if (!c->packed_bytes) {
-      c->variant = YK_QCONV_SCALAR;
-      c->mr = c->nz = 0;
-    }
+    keep_if_packed(c);
   }
 #else
   (void)isa;
