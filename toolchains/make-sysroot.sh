@@ -39,6 +39,18 @@ need_root() {
   fi
 }
 
+# apt-get update, retried: a mirror caught mid-sync fails one index ("File has unexpected size ...
+# Mirror sync in progress?", exit 100; seen in a CI run on the armhf security list) and is fine
+# seconds later.
+apt_update() {
+  for try in 1 2 3; do
+    apt-get update -q && return 0
+    echo "make-sysroot: apt-get update failed (try $try of 3)" >&2
+    [ "$try" -lt 3 ] && sleep 15
+  done
+  return 1
+}
+
 # 1. Host tools: cross compilers (g++ brings the cross libstdc++ that qemu needs) and qemu-user.
 missing=""
 for p in $HOST_PKGS qemu-user; do
@@ -47,7 +59,7 @@ done
 apt_updated=0
 if [ -n "$missing" ]; then
   need_root apt-get install
-  apt-get update -q
+  apt_update
   apt_updated=1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
 fi
@@ -60,7 +72,7 @@ if ! dpkg --print-foreign-architectures | grep -qx "$ARCH"; then
   apt_updated=0
 fi
 if ! apt-cache show "libxnnpack0:$ARCH" >/dev/null 2>&1; then
-  [ "$apt_updated" -eq 1 ] || { need_root apt-get update; apt-get update -q; }
+  [ "$apt_updated" -eq 1 ] || { need_root apt-get update; apt_update; }
 fi
 
 # 3. Dependency closure, minus what the cross toolchain provides and virtual packages.

@@ -20,6 +20,10 @@ done
 if ((${#missing[@]})); then
   SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
   echo "install-deps: installing ${missing[*]}"
-  $SUDO apt-get update -qq
+  # retried: a mirror mid-sync fails one index list for a few seconds (exit 100)
+  for try in 1 2 3; do
+    $SUDO apt-get update -qq && break
+    [[ $try -lt 3 ]] && sleep 15
+  done
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
