@@ -124,7 +124,7 @@ static int load_file(conv_shape *out, int max, const char *path) {
 }
 
 int main(int argc, char **argv) {
-  int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0, force_amx = 0;
+  int size = 640, reps = 7, lut_on = 0, force_mr = 0, force_nz = 0, force_variant = 0;
   const char *file = NULL, *filter = NULL, *isa_name = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--size") && i + 1 < argc) size = atoi(argv[++i]);
@@ -135,11 +135,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--mr") && i + 1 < argc) force_mr = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--nz") && i + 1 < argc) force_nz = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--isa") && i + 1 < argc) isa_name = argv[++i];
-    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "amx")) force_amx = YK_QCONV_AMX, i++;
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "amx")) force_variant = YK_QCONV_AMX, i++;
     else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "planar"))
-      force_amx = YK_QCONV_AVX512VNNI_PLANAR, i++;
+      force_variant = YK_QCONV_AVX512VNNI_PLANAR, i++;
     else if (!strcmp(argv[i], "--variant") && i + 1 < argc && !strcmp(argv[i + 1], "avx512vnni"))
-      force_amx = YK_QCONV_AVX512VNNI, i++;
+      force_variant = YK_QCONV_AVX512VNNI, i++;
     else {
       fprintf(stderr, "usage: %s [--size 640|320] [--file CONVS.txt] [--reps N] [--filter S] [--lut] [--isa NAME] [--variant amx|planar|avx512vnni] [--mr M --nz N]\n",
               argv[0]);
@@ -200,18 +200,18 @@ int main(int argc, char **argv) {
       return 1;
     }
 #if YK_ARCH_X86_64
-    if (force_amx && (force_amx != YK_QCONV_AMX || isa.amx) && isa.avx512vnni && isa.avx512vbmi &&
-        c.variant != YK_QCONV_SCALAR && c.variant != force_amx) {
+    if (force_variant && (force_variant != YK_QCONV_AMX || isa.amx) && isa.avx512vnni && isa.avx512vbmi &&
+        c.variant != YK_QCONV_SCALAR && c.variant != force_variant) {
       yk_qconv t = c;
-      t.variant = force_amx;
-      if (force_amx == YK_QCONV_AMX) yk_qconv_blocking__amx(t.cout, &t.mr, &t.nz);
-      else if (force_amx == YK_QCONV_AVX512VNNI_PLANAR) yk_qconv_blocking__avx512vnni_planar(t.cout, &t.mr, &t.nz);
+      t.variant = force_variant;
+      if (force_variant == YK_QCONV_AMX) yk_qconv_blocking__amx(t.cout, &t.mr, &t.nz);
+      else if (force_variant == YK_QCONV_AVX512VNNI_PLANAR) yk_qconv_blocking__avx512vnni_planar(t.cout, &t.mr, &t.nz);
       else yk_qconv_blocking__avx512vnni(t.cout, &t.mr, &t.nz);
       t.packed_bytes = yk_qconv_packed_bytes(&t);
       if (t.packed_bytes) c = t; /* else it cannot run the shape: init's choice */
     }
 #else
-    (void)force_amx;
+    (void)force_variant;
 #endif
 #if defined(YOLORT_QCONV_HAS_BLOCKING) && YK_ARCH_X86_64
     if (force_mr && force_nz && c.variant != YK_QCONV_SCALAR) {

@@ -25,7 +25,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../lut/lut_vbmi.h"
+#include "qconv_out_avx512.h"
 #include "qconv_segments.h"
 #include "yk_avx512_inline.h"
 #include "yk_qconv.h"
@@ -166,9 +166,7 @@ static inline void store_px(const pl_block *b, __m512i v, int p0, int cw) {
   }
 }
 
-static inline __m512i lut_maybe(const pl_block *b, __m512i v) {
-  return b->lut ? yk_lut4_lookup(b->lut, _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80))) : v;
-}
+static inline __m512i lut_maybe(const pl_block *b, __m512i v) { return b->lut ? lut64_loaded(b->lut, v) : v; }
 
 /* acc += x . w in place: gcc 12 copies every accumulator of _mm512_dpbusd_epi32 through a fresh
  * register each step and spills a third of them (measured 2.5x slower here); the asm ties them. */

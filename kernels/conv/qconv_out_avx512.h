@@ -18,10 +18,13 @@
 #define QO_NZ_MAX 6 /* the most zmm columns of any 512-bit blocking */
 
 /* 256-entry LUT (indexed by y + 128) on 64 bytes: lut_vbmi.h's lookup, whose index is the raw
- * byte, on y ^ 0x80. */
+ * byte, on y ^ 0x80 (lut64_loaded: the table already in registers, as the planar kernel keeps it). */
+static inline __m512i lut64_loaded(const yk_lut4 *l, __m512i v) {
+  return yk_lut4_lookup(l, _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)));
+}
 static inline __m512i lut64(__m512i v, const int8_t *lut) {
   const yk_lut4 l = yk_lut4_load(lut);
-  return yk_lut4_lookup(&l, _mm512_xor_si512(v, _mm512_set1_epi8((char)0x80)));
+  return lut64_loaded(&l, v);
 }
 
 static inline __attribute__((always_inline)) __m512i requant16(__m512i acc, const float *scale,
