@@ -10,6 +10,10 @@ item 3) on generated models (models/gen_yolo11.py, no data needed).
    did not grow, and the written QDQ keeps the chosen convs in float (float weights; others int8).
    On an end-to-end head the error is measured on the head's input (the decode output before the
    top-k), not on the top-k rows.
+3. --range-search (issue 17 item 2, range_search.h) on the same model: bad arguments refused (exit
+   2); a run prints how many ranges it scaled and the output error before and after, which does
+   not grow (a factor is kept only when it lowers it), 2-3 models per tensor tried; the same run
+   twice writes the same QDQ bytes.
 The choice itself (budget respected, ranking, determinism) is tests/quant/test_mixed_select.c's.
 """
 import os
@@ -98,6 +102,35 @@ if tot and kept and db:
                 and prod[n.input[1]].op_type == "DequantizeLinear"}
     check(set(chosen) <= float_convs, f"the chosen convs keep float weights in the QDQ ({len(chosen)})")
     check(len(dq_convs) >= 28 - len(chosen), f"the others stay int8 ({len(dq_convs)} int8 convs)")
+
+# 3. --range-search
+rs_base = [QUANT, model, img, "-q", "--threads", "1"] + scope
+for args, what in [(["--range-search", "--method", "all"], "not with --method all"),
+                   (["--range-search", "--range-search-passes", "0"], "--range-search-passes"),
+                   (["--range-search", "--range-search-passes", "11"], "--range-search-passes"),
+                   (["--range-search", "--range-search-images", "0"], "--range-search-images")]:
+    r = subprocess.run(rs_base + ["-o", os.path.join(WORK, "bad.onnx")] + args, capture_output=True, text=True,
+                       timeout=60)
+    check(r.returncode == 2 and what in r.stderr, f"{' '.join(args)}: exit 2 naming '{what}' (got {r.returncode})")
+runs = []
+for k in range(2):
+    rs_out = os.path.join(WORK, f"rs{k}.qdq.onnx")
+    r = subprocess.run(rs_base + ["-o", rs_out, "--range-search", "--range-search-images", "1"], capture_output=True,
+                       text=True, timeout=300)
+    check(r.returncode == 0, f"--range-search run {k + 1} (exit {r.returncode}: {r.stderr.strip()[-300:]})")
+    runs.append((rs_out, r.stdout))
+m = re.search(r"range search: (\d+) of (\d+) ranges scaled, output error (-?[\d.]+) -> (-?[\d.]+) dB below the "
+              r"signal \((\d+) images, (\d+) models measured\)", runs[0][1])
+check(m is not None, "range search report: ranges scaled, error before and after, images, models measured")
+if m:
+    changed, searched, before, after, images, evals = (float(m.group(i)) for i in range(1, 7))
+    check(searched > 0 and changed <= searched, f"{changed:.0f} of {searched:.0f} ranges scaled")
+    check(after >= before, f"the output error did not grow ({before} -> {after} dB)")
+    check(images == 1, "measured on the images asked for")
+    check(1 + 2 * searched <= evals <= 1 + 3 * searched, f"2-3 models per tensor tried ({evals:.0f})")
+if all(os.path.exists(o) for o, _ in runs):
+    with open(runs[0][0], "rb") as a, open(runs[1][0], "rb") as b:
+        check(a.read() == b.read(), "the same range search twice writes the same QDQ")
 
 print(f"{len(failures)} failure(s)")
 sys.exit(1 if failures else 0)

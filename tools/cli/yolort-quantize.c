@@ -8,6 +8,7 @@
  *   [--report FILE [--report-labels DIR] [--report-images DIR]]
  *   [--auto-mixed [--budget-ms X | --budget-pct P] [--auto-mixed-images N] [--auto-mixed-runs N]
  *    [--auto-mixed-threads N] [--auto-mixed-timed N]]
+ *   [--range-search [--range-search-images N] [--range-search-passes N]]
  * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
  * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
@@ -39,6 +40,7 @@
 #include <string.h>
 
 #include "auto_mixed.h"
+#include "range_search.h"
 #include "bias_correct.h"
 #include "calibrate.h"
 #include "cli_num.h"
@@ -100,6 +102,10 @@ static void help(FILE *f) {
           "  --auto-mixed-runs N      profiled runs per latency comparison, each node's fastest (default 7)\n"
           "  --auto-mixed-threads N   threads of the profiled runs (default 1: steadiest on a busy machine)\n"
           "  --auto-mixed-timed N     how many of the most beneficial layers get timed (default 48; 0: all)\n"
+          "  --range-search           scale each activation range by the factor that most lowers the output\n"
+          "                           error against the float model (range_search.h), before --auto-mixed\n"
+          "  --range-search-images N  images the error is measured on (default 16, from CALIB_DIR)\n"
+          "  --range-search-passes N  sweeps over the tensors, 1..10 (default 1)\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
 }
@@ -234,6 +240,8 @@ int main(int argc, char **argv) {
   int auto_mixed = 0, budget_given = 0, weight_all = 0;
   auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 48,
                          .threads = 1};
+  int range_search = 0;
+  range_search_options so = {.max_images = 16, .min_gain = 0.002, .passes = 1};
   const char **excl = calloc((size_t)argc + 1, sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
@@ -287,6 +295,13 @@ int main(int argc, char **argv) {
       if (!cli_parse_int(PROG, "--bias-correct-wave", argv[++i], 0, 64, &bc.wave_levels)) return usage_free(excl);
     }
     else if (!strcmp(a, "--auto-mixed")) auto_mixed = 1;
+    else if (!strcmp(a, "--range-search")) range_search = 1;
+    else if (!strcmp(a, "--range-search-images") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--range-search-images", argv[++i], 1, 100000, &so.max_images))
+        return usage_free(excl);
+    } else if (!strcmp(a, "--range-search-passes") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--range-search-passes", argv[++i], 1, 10, &so.passes)) return usage_free(excl);
+    }
     else if (!strcmp(a, "--budget-ms") && i + 1 < argc) {
       if (!cli_parse_double(PROG, "--budget-ms", argv[++i], 0, 100000, &ao.budget_ms)) return usage_free(excl);
       budget_given |= 1;
@@ -333,6 +348,11 @@ int main(int argc, char **argv) {
   if (bc.passes < 0 || bc.passes > 10 || bc.max_images < 0 || bc.wave_levels < 0) {
     fprintf(stderr, "yolort-quantize: --bias-correct-passes must be in [0, 10], --bias-correct-images "
                     "and --bias-correct-wave >= 0\n");
+    free(excl);
+    return 2;
+  }
+  if (range_search && all) {
+    fprintf(stderr, "yolort-quantize: --range-search searches for one method: not with --method all\n");
     free(excl);
     return 2;
   }
@@ -399,6 +419,18 @@ int main(int argc, char **argv) {
   if (!st) st = calib_collect(m, dir, &o, &r, &err);
   if (!st) fprintf(stderr, "yolort-quantize: %d activations observed on %d images\n", r.n, r.images);
   r.silu_range = silu_range;
+  /* --range-search: per-tensor factors on the chosen ranges, kept by every later calib_choose */
+  if (!st && range_search) {
+    range_search_result rsr;
+    so.images = dir;
+    so.method = o.method;
+    so.percentile = o.percentile;
+    st = range_search_run(folded, folded_size, &r, &o, &so, &rsr, &err);
+    if (!st)
+      printf("range search: %d of %d ranges scaled, output error %.2f -> %.2f dB below the signal "
+             "(%d images, %d models measured)\n",
+             rsr.changed, rsr.searched, rsr.int8_db, rsr.search_db, rsr.images, rsr.evaluations);
+  }
   /* --auto-mixed: its choice joins the exclusions, the calibration restricted to match */
   const char **mixed_excl = NULL;
   auto_mixed_result amr;

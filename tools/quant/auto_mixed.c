@@ -40,6 +40,7 @@ yrt_status auto_mixed_subset(const Onnx__ModelProto *m, const calib_result *r, c
   out->silu_range = r->silu_range;
   out->images = r->images;
   if (!st && !(out->t = calloc((size_t)n + 1, sizeof(calib_tensor)))) st = NOMEM(err);
+  if (!st && r->factor && !(out->factor = malloc(sizeof(float) * ((size_t)n + 1)))) st = NOMEM(err);
   for (int i = 0; !st && i < n; i++) {
     int at = -1;
     for (int k = 0; k < r->n && at < 0; k++)
@@ -51,6 +52,7 @@ yrt_status auto_mixed_subset(const Onnx__ModelProto *m, const calib_result *r, c
     }
     out->t[i] = r->t[at];
     out->t[i].name = names[i];
+    if (out->factor) out->factor[i] = r->factor[at]; /* --range-search's, by name */
     names[i] = NULL;
     out->n = i + 1;
   }

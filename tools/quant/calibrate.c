@@ -216,6 +216,8 @@ void calib_result_free(calib_result *r) {
   free(r->t);
   free(r->tie);
   free(r->silu_out);
+  free(r->factor);
+  r->factor = NULL;
   r->tie = NULL;
   r->silu_out = NULL;
   r->t = NULL;
@@ -226,6 +228,10 @@ void calib_choose(calib_result *r, yrt_calib_method method, double percentile) {
   for (int i = 0; i < r->n; i++) {
     double lo, hi;
     calib_choose_range(&r->t[i].hist, method, percentile, &lo, &hi);
+    if (r->factor) {
+      lo *= r->factor[i];
+      hi *= r->factor[i];
+    }
     calib_int8_params(lo, hi, &r->t[i].scale, &r->t[i].zero_point);
   }
   /* follow tie chains to their source (a Concat output comes after the inputs tied to it) */

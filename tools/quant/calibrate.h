@@ -46,6 +46,8 @@ typedef struct calib_result {
   int *silu_out;  /* [n]: for a conv output only a SiLU reads, the index of the SiLU's output, or -1 */
   int silu_range; /* calib_choose narrows those conv outputs to what the SiLU table can use
                      (silu_range.h); on by default (calib_collect), --no-silu-range clears it */
+  float *factor;  /* [n] or NULL (all 1): calib_choose scales each tensor's own range by it
+                     (range_search.h); a tied tensor follows its root's */
 } calib_result;
 
 /* Which activations to quantize in the (BatchNorm-folded) float model m. */
