@@ -40,7 +40,6 @@
 #include <string.h>
 
 #include "auto_mixed.h"
-#include "range_search.h"
 #include "bias_correct.h"
 #include "calibrate.h"
 #include "cli_num.h"
@@ -48,6 +47,7 @@
 #include "file_write.h"
 #include "float_recover.h"
 #include "quant_report.h"
+#include "range_search.h"
 #include "weight_scale.h"
 #include "onnx_write.h"
 #include "cli_version.h"
@@ -150,20 +150,6 @@ typedef struct bc_run {
   const char *dir;
 } bc_run;
 
-/* QDQ model of r's current parameters, from the float model `folded` (serialised). */
-static yrt_status build_qdq(const uint8_t *folded, size_t folded_size, const calib_result *r,
-                            const calib_options *o, Onnx__ModelProto **out, yrt_error *err) {
-  Onnx__ModelProto *m = NULL;
-  yrt_status st = onnx_model_load_memory(folded, folded_size, &m, err);
-  if (!st) st = calib_write_qdq(m, r, o, err);
-  if (st) {
-    onnx_model_free(m);
-    m = NULL;
-  }
-  *out = m;
-  return st;
-}
-
 /* Bias correction of the QDQ model q (in place): each pass measures the per-channel shifts
  * left against the float model and moves them into the int32 biases. */
 static yrt_status bias_correct(Onnx__ModelProto *q, const uint8_t *folded, size_t folded_size,
@@ -197,7 +183,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
   Onnx__ModelProto *m = NULL;
   uint8_t *bytes = NULL;
   size_t size = 0;
-  yrt_status st = build_qdq(folded, folded_size, r, o, &m, err);
+  yrt_status st = calib_qdq_from_folded(folded, folded_size, r, o, &m, err);
   if (!st && bc->passes > 0) st = bias_correct(m, folded, folded_size, o, bc, err);
   if (!st) st = onnx_model_pack(m, &bytes, &size, err);
   onnx_model_free(m);

@@ -322,3 +322,16 @@ yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const cal
   free(acts);
   return st;
 }
+
+yrt_status calib_qdq_from_folded(const uint8_t *folded, size_t folded_size, const calib_result *r,
+                                 const calib_options *o, Onnx__ModelProto **out, yrt_error *err) {
+  Onnx__ModelProto *m = NULL;
+  yrt_status st = onnx_model_load_memory(folded, folded_size, &m, err);
+  if (!st) st = calib_write_qdq(m, r, o, err);
+  if (st) {
+    onnx_model_free(m);
+    m = NULL;
+  }
+  *out = m;
+  return st;
+}

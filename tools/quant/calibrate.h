@@ -12,6 +12,9 @@
 #ifndef YOLORT_CALIBRATE_H
 #define YOLORT_CALIBRATE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "calib_stats.h"
 #include "onnx.pb-c.h"
 #include "qdq_writer.h"
@@ -75,5 +78,10 @@ void calib_result_free(calib_result *r);
 /* Insert the Q/DQ pairs with r's current parameters into the BN-folded m (in place). */
 yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const calib_options *o,
                            yrt_error *err);
+
+/* The QDQ model of r's current parameters, from the serialised BN-folded float model `folded`
+ * (loaded afresh, so the caller's copy stays float). *out is NULL on error. */
+yrt_status calib_qdq_from_folded(const uint8_t *folded, size_t folded_size, const calib_result *r,
+                                 const calib_options *o, Onnx__ModelProto **out, yrt_error *err);
 
 #endif

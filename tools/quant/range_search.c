@@ -23,8 +23,7 @@ static yrt_status measure(const uint8_t *folded, size_t size, calib_result *r, c
                           const range_search_options *so, const output_ref *ref, double *e, yrt_error *err) {
   Onnx__ModelProto *q = NULL;
   calib_choose(r, so->method, so->percentile);
-  yrt_status st = onnx_model_load_memory(folded, size, &q, err);
-  if (!st) st = calib_write_qdq(q, r, o, err);
+  yrt_status st = calib_qdq_from_folded(folded, size, r, o, &q, err);
   if (!st) st = output_ref_error(ref, q, o->exclude, e, err);
   onnx_model_free(q);
   return st;
