@@ -79,6 +79,43 @@ static void percentile_and_entropy_clip_outliers(void **st) {
   assert_true(elo > -20.0 && elo < -2.0);
 }
 
+/* The percentile bounds are mirrors: negating the data negates the range (bin edges chosen
+ * outwards on both sides), and a SiLU output's small negative tail (one histogram bin wide next
+ * to a large positive range) stays representable instead of clipping to zero. */
+static void percentile_tails_mirror_and_keep_silu_negatives(void **st) {
+  (void)st;
+  enum { N = 100000 };
+  float *x = malloc(sizeof(float) * N), *nx = malloc(sizeof(float) * N);
+  assert_non_null(x);
+  assert_non_null(nx);
+  uint64_t seed = 11;
+  for (int i = 0; i < N; i++) {
+    const double v = 4.0 * gauss(&seed);
+    x[i] = (float)(v / (1.0 + exp(-v))); /* silu: min -0.2785 */
+    nx[i] = -x[i];
+  }
+  x[3] = nx[3] = 0.0f;
+  x[4] = 97.0f; /* a long positive tail: one bin is ~0.1 wide */
+  nx[4] = -97.0f;
+  calib_hist h, g;
+  calib_hist_init(&h);
+  calib_hist_init(&g);
+  calib_hist_add(&h, x, N);
+  calib_hist_add(&g, nx, N);
+  free(x);
+  free(nx);
+  double lo, hi, glo, ghi;
+  calib_choose_range(&h, YRT_CALIB_PERCENTILE, 99.9, &lo, &hi);
+  calib_choose_range(&g, YRT_CALIB_PERCENTILE, 99.9, &glo, &ghi);
+  assert_float_equal(lo, -ghi, 1e-9);
+  assert_float_equal(hi, -glo, 1e-9);
+  assert_true(lo <= -0.27 && lo >= -0.2786);
+  float s;
+  int32_t zp;
+  calib_int8_params(lo, 97.0, &s, &zp);
+  assert_true(zp > -128); /* the code below the zero point holds the SiLU minimum */
+}
+
 static void method_names(void **st) {
   (void)st;
   yrt_calib_method m;
@@ -95,6 +132,7 @@ int main(void) {
       cmocka_unit_test(minmax_exact),
       cmocka_unit_test(range_includes_zero),
       cmocka_unit_test(percentile_and_entropy_clip_outliers),
+      cmocka_unit_test(percentile_tails_mirror_and_keep_silu_negatives),
       cmocka_unit_test(method_names),
   };
   return cmocka_run_group_tests(t, NULL, NULL);

@@ -60,13 +60,28 @@ static double bin_lo(const calib_hist *h, int b) {
   return -h->range + (2.0 * h->range) * b / YRT_CALIB_BINS;
 }
 
-/* Value below which `frac` of the samples fall (bin edge resolution). */
-static double quantile(const calib_hist *h, double frac) {
+/* Upper edge of the bin where the samples below reach `frac` of all: the high bound a
+ * percentile keeps (never below the true quantile, at bin edge resolution). */
+static double quantile_hi(const calib_hist *h, double frac) {
   const double target = frac * (double)h->count;
   double acc = 0;
   for (int b = 0; b < YRT_CALIB_BINS; b++) {
     acc += (double)h->bins[b];
     if (acc >= target) return bin_lo(h, b + 1);
+  }
+  return h->range;
+}
+
+/* Its mirror for the low bound: the lower edge of the bin holding the sample `frac` of the way
+ * up (never above the true quantile). The upper edge would clip a whole bin: a SiLU output's
+ * negative tail (>= -0.28) often lies in one bin, and losing it moves every negative value to 0 —
+ * a bias the next conv sums over its whole window. */
+static double quantile_lo(const calib_hist *h, double frac) {
+  const double target = frac * (double)h->count;
+  double acc = 0;
+  for (int b = 0; b < YRT_CALIB_BINS; b++) {
+    acc += (double)h->bins[b];
+    if (acc > target) return bin_lo(h, b);
   }
   return h->range;
 }
@@ -161,7 +176,7 @@ void calib_choose_range(const calib_hist *h, yrt_calib_method m, double percenti
   if (h->count && h->range > 0) {
     if (m == YRT_CALIB_PERCENTILE) {
       const double tail = (100.0 - percentile) / 100.0;
-      const double ql = quantile(h, tail), qu = quantile(h, 1.0 - tail);
+      const double ql = quantile_lo(h, tail), qu = quantile_hi(h, 1.0 - tail);
       l = fmax(l, ql);
       u = fmin(u, qu);
     } else if (m == YRT_CALIB_MSE) {

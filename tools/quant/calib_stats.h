@@ -29,7 +29,9 @@ typedef struct calib_hist {
 void calib_hist_init(calib_hist *h);
 void calib_hist_add(calib_hist *h, const float *x, size_t n);
 
-/* Chosen float range [lo, hi] (lo <= 0 <= hi). percentile is e.g. 99.99 (for PERCENTILE). */
+/* Chosen float range [lo, hi] (lo <= 0 <= hi). percentile is e.g. 99.99 (for PERCENTILE): each
+ * tail keeps that share, its bound at the outer edge of the histogram bin holding the quantile
+ * (both sides round outwards, so negating the data negates the range), within [min, max]. */
 void calib_choose_range(const calib_hist *h, yrt_calib_method m, double percentile, double *lo,
                         double *hi);
 
