@@ -95,6 +95,22 @@ typedef struct ir_node {
   int fp32;               /* 1: must run in float (head region or user exclusion) */
 } ir_node;
 
+/* How the image becomes the network input (issue 36 item 8). set = 0: the Ultralytics default
+ * (RGB, x / 255, aspect-keeping letterbox centred, pad 114). Filled from the metadata, from the
+ * family a head fusion recognised (YOLOX: BGR 0..255 at the top-left), or by yolort-convert
+ * --preprocess; stored in the .yrt and applied by the frame and JPEG paths alike. */
+typedef enum ir_resize_mode { IR_RESIZE_LETTERBOX = 0, IR_RESIZE_STRETCH = 1, IR_RESIZE_CROP = 2 } ir_resize_mode;
+typedef struct ir_preprocess {
+  int set;          /* 1 when any field below was decided (not the default) */
+  int bgr;          /* 1: channels B, G, R */
+  float scale;      /* pixel (0..255) multiplier before mean/std: 1/255 or 1 */
+  float mean[3], std[3]; /* per network channel, after scale: (x * scale - mean) / std; 0 / 1 */
+  int top_left;     /* 1: the resized image at the top-left, padding right and bottom */
+  int resize;       /* ir_resize_mode; CROP = shorter side to the input, centre crop (classify) */
+  float pad;        /* padding value in 0..255 units (114) */
+  char why[96];     /* where it came from, for the converter's summary */
+} ir_preprocess;
+
 typedef struct ir_graph {
   ir_tensor *tensors;
   int n_tensors, cap_tensors;
@@ -113,6 +129,7 @@ typedef struct ir_graph {
   char *task;
   int imgsz_h, imgsz_w, meta_stride;
   int kpt_shape[2];
+  ir_preprocess pre;      /* zeroed by ir_graph_new: the default preprocessing */
   /* name -> tensor index hash (ir.c private; rebuilt by ir_compact / ir_graph_rehash). */
   int *name_hash;
   int name_hash_cap;
