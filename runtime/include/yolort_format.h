@@ -183,6 +183,14 @@ enum yrt_op {
    * the best class score, by score (ties: lower index first). p[0] = nc, p[1] = K (<= N).
    * See kernels/include/yk_topk.h. */
   YRT_OP_DETECT_TOPK = 17,
+  /* The decode of objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) into the rows
+   * DETECT_DECODE writes: out f32 PLAIN [1, 4 + nc, N], cx, cy, w, h (pixels), then
+   * objectness x class score; N = sum na H W, scale by scale, anchor by anchor, cell by cell.
+   * p: YRT_OBJ_P_*. Joint layout: in[0..S-1] NHWC [1, H, W, na (5 + nc)] (box 4, objectness,
+   * classes per anchor); split layout (na = 1): in[0..S-1] box [1, H, W, 4], in[S..2S-1] scores
+   * [1, H, W, 1 + nc]; last input CONST f32 [S, na, 2] anchor sizes in pixels. i8 per-tensor
+   * or f32 inputs. Formulas: kernels/include/yk_obj_decode.h. */
+  YRT_OP_OBJ_DECODE = 18,
   YRT_OP_COUNT_
 };
 
@@ -208,6 +216,22 @@ enum yrt_detect_params {
   YRT_DETECT_P_CLASSES,    /* nc, 1..YRT_MAX_CLASSES */
   YRT_DETECT_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
   YRT_DETECT_P_XYXY = 6,   /* 0: rows cx, cy, w, h; 1: x1, y1, x2, y2 (end-to-end heads) */
+};
+
+#define YRT_OBJ_MAX_SCALES 4
+#define YRT_OBJ_MAX_ANCHORS 9
+enum yrt_obj_params {
+  YRT_OBJ_P_SCALES = 0,  /* S, 1..4 (split layout: 1..3) */
+  YRT_OBJ_P_ANCHORS,     /* na per cell, 1..9 (split layout: 1) */
+  YRT_OBJ_P_CLASSES,     /* nc, 1..YRT_MAX_CLASSES */
+  YRT_OBJ_P_MODE,        /* yrt_obj_mode */
+  YRT_OBJ_P_SPLIT,       /* 0 joint, 1 split layout */
+  YRT_OBJ_P_STRIDE0,     /* p[5 + s] = stride of scale s in pixels, 1..4096 */
+};
+/* OBJ_DECODE p[YRT_OBJ_P_MODE]: how box logits become pixels. */
+enum yrt_obj_mode {
+  YRT_OBJ_SIGMOID = 0, /* YOLOv5 / v7: (2 sig - 0.5 + grid) stride, (2 sig)^2 anchor */
+  YRT_OBJ_EXP = 1,     /* YOLOX: (t + grid) stride, exp(t) anchor (anchor = stride) */
 };
 
 enum yrt_binary_kind { YRT_BIN_ADD = 0, YRT_BIN_SUB = 1, YRT_BIN_MUL = 2, YRT_BIN_DIV = 3 };

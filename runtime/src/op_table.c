@@ -3,7 +3,9 @@
  * complete row; the assert below makes a new enum value fail to compile until it has one. */
 #include "op_table.h"
 
-_Static_assert(YRT_OP_COUNT_ == 18, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
+#include "ops/obj_decode.h"
+
+_Static_assert(YRT_OP_COUNT_ == 19, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
 
 static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
@@ -49,6 +51,9 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_DETECT_TOPK] = {YRT_OP_NAMES("detect_topk"), .min_in = 1, .max_in = 1, .n_out = 1,
                             .check = yrt_check_topk, .prepare = yrt_prepare_topk, .run = yrt_run_topk,
                             .release = yrt_release_topk},
+    [YRT_OP_OBJ_DECODE] = {YRT_OP_NAMES("obj_decode"), .min_in = 2, .max_in = 7, .n_out = 1,
+                           .check = yrt_check_obj_decode, .prepare = yrt_prepare_obj_decode,
+                           .run = yrt_run_obj_decode, .release = yrt_release_obj_decode},
 };
 
 static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};

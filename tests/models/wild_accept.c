@@ -4,11 +4,15 @@
  *     letterboxes each image to the model's input (the runtime's own letterbox), writes the NCHW
  *     float input OUTDIR/in_K.f32 (for onnxruntime) and runs yolort on it: OUTDIR/yrt_K.txt
  *     (one detection per line: class score x1 y1 x2 y2, network-input pixels).
- *   wild_accept compare MODEL.yrt OUTDIR N_IMAGES
+ *   wild_accept compare MODEL.yrt OUTDIR N_IMAGES [FORM]
  *     reads onnxruntime's output0 OUTDIR/ort_K.f32 (+ ort_K.dims), decodes it exactly as yolort's
  *     own output (same postprocess, conf 0.25, NMS 0.45), and prints the recall of yolort's
  *     detections against onnxruntime's: same class, IoU >= 0.5. An output [1, K, 6] is an
- *     end-to-end head's list (x1 y1 x2 y2 score class), taken as is above conf 0.25.
+ *     end-to-end head's list (x1 y1 x2 y2 score class), taken as is above conf 0.25. FORM names
+ *     an objectness head's output [1, N, 5 + nc] (YOLOv5 / v7 / YOLOX): v5 (decoded boxes,
+ *     objectness, classes), v5sig (every value a sigmoid, boxes not decoded) or xraw (YOLOX:
+ *     raw boxes, sigmoid scores); it is decoded here from the formulas of those families with
+ *     the strides and anchors the .yrt's obj_decode node holds, into [1, 4 + nc, N].
  *   wild_accept run MODEL.yrt IN.f32 OUT.f32
  *     runs yolort on one NCHW float input and writes output0 (logical order) as raw floats
  *     (check_head_variants.py compares it with the float reference).
@@ -18,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "yolort_format.h"
 #include "yolort_image.h"
 
 #define MAXD 300
@@ -122,7 +127,87 @@ static int prep(const char *model_path, const char *dir, int n_img, char **imgs)
   return 0;
 }
 
-static int compare(const char *model_path, const char *dir, int n_img) {
+/* The obj_decode node of a .yrt: its parameters and anchors (NULL when it has none). */
+typedef struct obj_node {
+  int ns, na, nc;
+  int stride[8];
+  const float *anchors; /* [ns][na][2] */
+  void *file;
+} obj_node;
+
+static int find_obj_node(const char *path, obj_node *o) {
+  memset(o, 0, sizeof *o);
+  FILE *f = fopen(path, "rb");
+  if (!f || fseek(f, 0, SEEK_END)) return -1;
+  const long size = ftell(f);
+  rewind(f);
+  void *buf = NULL;
+  if (size <= 0 || posix_memalign(&buf, 64, (size_t)size) || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fclose(f);
+    free(buf);
+    return -1;
+  }
+  fclose(f);
+  yrt_file_view v;
+  if (yrt_file_open(buf, (size_t)size, &v, NULL) != YRT_OK) {
+    free(buf);
+    return -1;
+  }
+  for (uint32_t i = 0; i < v.n_nodes; i++) {
+    const yrt_node_rec *n = &v.nodes[i];
+    if (n->op != YRT_OP_OBJ_DECODE) continue;
+    o->ns = n->p[YRT_OBJ_P_SCALES];
+    o->na = n->p[YRT_OBJ_P_ANCHORS];
+    o->nc = n->p[YRT_OBJ_P_CLASSES];
+    for (int s = 0; s < o->ns && s < 8; s++) o->stride[s] = n->p[YRT_OBJ_P_STRIDE0 + s];
+    const yrt_tensor_rec *a = &v.tensors[n->in[n->n_in - 1]];
+    o->anchors = (const float *)(v.weights + a->offset);
+    o->file = buf;
+    return 0;
+  }
+  free(buf);
+  return -1;
+}
+
+/* onnxruntime's [1, N, 5 + nc] of an objectness head in FORM -> [4 + nc][N] (cx, cy, w, h, then
+ * objectness x class), the families' formulas; the grids are the input over the strides. */
+static float *objectness_rows(const float *y, int n, int cols, const char *form, const obj_node *o, int in_h,
+                              int in_w) {
+  const int nc = cols - 5;
+  float *out = malloc(sizeof(float) * (size_t)(4 + nc) * (size_t)n);
+  if (!out || nc != o->nc) {
+    free(out);
+    return NULL;
+  }
+  int g = 0;
+  for (int s = 0; s < o->ns; s++) {
+    const int gh = in_h / o->stride[s], gw = in_w / o->stride[s];
+    for (int a = 0; a < o->na; a++)
+      for (int r = 0; r < gh; r++)
+        for (int c = 0; c < gw && g < n; c++, g++) {
+          const float *v = y + (size_t)g * cols;
+          const double st = o->stride[s], aw = o->anchors[(s * o->na + a) * 2], ah = o->anchors[(s * o->na + a) * 2 + 1];
+          double b[4];
+          if (!strcmp(form, "v5")) {
+            for (int k = 0; k < 4; k++) b[k] = v[k];
+          } else if (!strcmp(form, "v5sig")) {
+            b[0] = (2 * v[0] - 0.5 + c) * st, b[1] = (2 * v[1] - 0.5 + r) * st;
+            b[2] = 4 * v[2] * v[2] * aw, b[3] = 4 * v[3] * v[3] * ah;
+          } else { /* xraw */
+            b[0] = (v[0] + c) * st, b[1] = (v[1] + r) * st, b[2] = exp(v[2]) * st, b[3] = exp(v[3]) * st;
+          }
+          for (int k = 0; k < 4; k++) out[(size_t)k * n + g] = (float)b[k];
+          for (int k = 0; k < nc; k++) out[(size_t)(4 + k) * n + g] = v[4] * v[5 + k];
+        }
+  }
+  if (g != n) {
+    free(out);
+    return NULL;
+  }
+  return out;
+}
+
+static int compare(const char *model_path, const char *dir, int n_img, const char *form) {
   yrt_error err;
   yrt_model *m = NULL;
   if (yrt_model_load_file(model_path, &m, &err) != YRT_OK) return fail(model_path, &err);
@@ -144,6 +229,17 @@ static int compare(const char *model_path, const char *dir, int n_img) {
     if (!y || !(f = fopen(path, "rb")) || fread(y, sizeof(float), cnt, f) != cnt) return fail(path, NULL);
     fclose(f);
     det o[MAXD], d[MAXD];
+    if (form) { /* an objectness head's [1, N, 5 + nc] in the family's own form */
+      obj_node on;
+      if (find_obj_node(model_path, &on)) return fail("the .yrt has no obj_decode node", NULL);
+      float *rows = objectness_rows(y, dims[1], dims[2], form, &on, info.input_h, info.input_w);
+      free(on.file);
+      free(y);
+      if (!rows) return fail("onnxruntime output0 does not fit the model's objectness head", NULL);
+      y = rows;
+      dims[1] = 4 + info.num_classes;
+      dims[2] = (int)(cnt / (size_t)(5 + info.num_classes));
+    }
     const int no = decode(y, rank, dims, info.num_classes, o);
     free(y);
     if (no < 0) return fail("onnxruntime output0 has fewer rows than 4 + the model's classes", NULL);
@@ -201,7 +297,8 @@ static int run_one(const char *model_path, const char *in_path, const char *out_
 int main(int argc, char **argv) {
   if (argc == 5 && !strcmp(argv[1], "run")) return run_one(argv[2], argv[3], argv[4]);
   if (argc >= 5 && !strcmp(argv[1], "prep")) return prep(argv[2], argv[3], argc - 4, argv + 4);
-  if (argc == 5 && !strcmp(argv[1], "compare")) return compare(argv[2], argv[3], atoi(argv[4]));
-  fprintf(stderr, "usage: wild_accept prep MODEL.yrt OUTDIR IMAGE.jpg... | compare MODEL.yrt OUTDIR N | run MODEL.yrt IN.f32 OUT.f32\n");
+  if ((argc == 5 || argc == 6) && !strcmp(argv[1], "compare"))
+    return compare(argv[2], argv[3], atoi(argv[4]), argc == 6 ? argv[5] : NULL);
+  fprintf(stderr, "usage: wild_accept prep MODEL.yrt OUTDIR IMAGE.jpg... | compare MODEL.yrt OUTDIR N [v5|v5sig|xraw] | run MODEL.yrt IN.f32 OUT.f32\n");
   return 1;
 }

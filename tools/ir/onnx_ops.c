@@ -55,7 +55,7 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Min", MIN, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Mul", MUL, ir_shape_binary, ir_fold_binary, INT8, 0, PTQ, L(BINARY), YRT_BIN_MUL, 0),
   ROW("Neg", NEG, ir_shape_unary, ir_fold_unary, FLOAT, 0, 0, L(NONE), 0, 0),
-  ROW("Pow", POW, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(NONE), 0, 0),
+  ROW("Pow", POW, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(POW), 0, 0),
   ROW("QuantizeLinear", QUANTIZE_LINEAR, ir_shape_qdq, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Range", RANGE, ir_shape_range, ir_fold_range, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Reciprocal", RECIPROCAL, ir_shape_unary, NULL, FLOAT, 0, 0, L(NONE), 0, 0),

@@ -94,6 +94,7 @@ typedef enum onnx_lower {
   ONNX_LOWER_MATMUL,
   ONNX_LOWER_SOFTMAX,
   ONNX_LOWER_GATHER,
+  ONNX_LOWER_POW,      /* x^2 (a constant exponent 2) as x * x, float: YOLOv5's box size */
   ONNX_LOWER_COUNT
 } onnx_lower;
 

@@ -8,6 +8,7 @@
 
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
+#include "fuse_obj_head.h"
 #include "lower_internal.h"
 
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
@@ -51,7 +52,7 @@ static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_
 static const struct {
   int (*is)(const ir_node *n);
   yrt_status (*lower)(lw_ctx *c, int ni);
-} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_e2e_node, lw_lower_e2e}};
+} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_obj_node, lw_lower_obj}, {lw_is_e2e_node, lw_lower_e2e}};
 
 static yrt_status lower_any(lw_ctx *c, int ni) {
   for (size_t k = 0; k < sizeof k_yolort_nodes / sizeof k_yolort_nodes[0]; k++)
@@ -71,6 +72,48 @@ static yrt_status refuse_nms(const ir_graph *g, yrt_error *err) {
                            "(Ultralytics export with nms=True); yolort does the NMS itself. Export with nms=False",
                            n->name);
   }
+  return YRT_OK;
+}
+
+/* The head's decode as one node: the Ultralytics Detect head, else an objectness head (YOLOv5 /
+ * v7 / YOLOX). When neither fits, the note says why each was not taken. */
+static yrt_status fuse_head(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep, yrt_error *err) {
+  yrt_status st = lw_fuse_detect_head(g, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
+                                      sizeof rep->head_note, err);
+  if (st != YRT_OK || rep->head_fused) return st;
+  char detect_why[sizeof rep->head_note];
+  snprintf(detect_why, sizeof detect_why, "%s", rep->head_note);
+  st = lw_fuse_obj_head(g, o ? o->anchors : NULL, o ? o->n_anchors : 0, &rep->head_fused, &rep->head_fused_nodes,
+                        rep->head_note, sizeof rep->head_note, err);
+  if (st != YRT_OK || rep->head_fused) return st;
+  char obj_why[sizeof rep->head_note];
+  snprintf(obj_why, sizeof obj_why, "%s", rep->head_note);
+  char both[2 * sizeof rep->head_note + 64];
+  snprintf(both, sizeof both, "not an Ultralytics Detect head (%s) nor an objectness head (%s)", detect_why, obj_why);
+  const size_t len = strnlen(both, sizeof rep->head_note - 1);
+  memcpy(rep->head_note, both, len);
+  rep->head_note[len] = 0;
+  return YRT_OK;
+}
+
+/* An output0 whose rows are not the detection rows [1, 4 + nc, N] that every reader of a .yrt
+ * takes it for, when no head fusion made it so: refused, never guessed (a YOLOv5 or YOLOX
+ * output [1, N, 5 + nc] read as [1, 4 + nc, N] prints garbage). */
+static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
+  if (rep->head_fused || rep->e2e || g->n_outputs < 1) return YRT_OK;
+  const ir_tensor *y = &g->tensors[g->outputs[0]];
+  if (y->rank == 3 && y->dims[0] == 1 && y->dims[1] > y->dims[2])
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "convert: output '%.100s' is [1, %lld, %lld], a row per anchor: a head yolort did not recognise "
+                         "(%.240s); refused rather than misread",
+                         y->name, (long long)y->dims[1], (long long)y->dims[2], rep->head_note);
+  if (y->rank == 5)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "convert: output '%.100s' is a raw per-grid head map [%lld, %lld, %lld, %lld, %lld] (YOLOv7 "
+                         "without --grid, TI-style exports): yolort decodes heads whose decode ends in one [1, N, 5 + nc] "
+                         "or [1, 4 + nc, N] output; refused rather than misread",
+                         y->name, (long long)y->dims[0], (long long)y->dims[1], (long long)y->dims[2],
+                         (long long)y->dims[3], (long long)y->dims[4]);
   return YRT_OK;
 }
 
@@ -95,9 +138,9 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (--exact-qdq keeps onnxruntime's QDQ head)");
   else if (o && o->no_fuse_head)
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (disabled)");
-  else if ((st = lw_fuse_detect_head(g, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
-                                     sizeof rep->head_note, err)) != YRT_OK)
+  else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
+  if (!(o && o->head_probe) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
   const char **keep = NULL;
   if ((rep->head_fused || rep->e2e) && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");

@@ -2,7 +2,7 @@
  * convert.h — the converter back end: ONNX / IR graph -> .yrt bytes.
  *
  *   onnx_read -> ir_fold_constants -> ir_recover_integer_ops -> ir_infer_shapes -> ir_fold_batchnorm -> ir_qdq_annotate
- *   -> Detect head fusion (fuse_detect_head.c) -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU
+ *   -> Detect head fusion (fuse_detect_head.c, else fuse_obj_head.c) -> ir_mark_fp32_region(keep_fp32) -> Conv+SiLU
  *   fusion -> layout + int8 selection + lowering to yrt nodes -> memory plan -> .yrt writer.
  *
  * The result is one 64-byte aligned buffer in the format of yolort_format.h, ready for
@@ -39,6 +39,12 @@ typedef struct yrt_convert_options {
   int input_h, input_w;         /* image input size for a model exported with dynamic axes
                                    (yolort-convert --size); 0: the metadata's imgsz. A model with a
                                    fixed size must be given that size or none. */
+  const float *anchors;         /* an objectness head that holds no anchors (raw YOLOv5 maps): w, h
+                                   per grid and anchor in pixels (yolort-convert --anchors); NULL:
+                                   YOLOv5's defaults, said in the head note */
+  int n_anchors;                /* floats in anchors */
+  int head_probe;               /* 1: a head subgraph converted for its numeric check (head_verify.c):
+                                   its outputs are taken as they are, whatever their layout */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -56,9 +62,9 @@ typedef struct yrt_convert_report {
   int n_nodes, n_tensors, n_int8_nodes;
   int n_onnx_nodes;           /* live ONNX nodes lowered (after folding) */
   int n_fused_silu;           /* Conv+Sigmoid+Mul fused into one CONV2D */
-  int head_fused;             /* 1: the Detect head's decode became one DETECT_DECODE node */
+  int head_fused;             /* 1: the head's decode became one DETECT_DECODE or OBJ_DECODE node */
   int head_fused_nodes;       /* ONNX nodes it replaced */
-  char head_note[256];        /* what the head fusion did, or why it left the graph alone */
+  char head_note[384];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_tied;                 /* tensors given their Concat's quantization (ir_qdq_tie_concat) */

@@ -48,14 +48,15 @@ static int moves_data(const ir_node *n) {
 }
 
 /* A per-scale tensor [1, C, H, W] of an input in_h x in_w: H and W divide it by one stride >= 2,
- * and something other than a data move made it (a conv's output). */
-static int is_scale_tensor(const ir_graph *g, int t, int64_t in_h, int64_t in_w) {
+ * and something other than a data move made it (a conv's output; with through_act, not a
+ * Sigmoid either). */
+static int is_scale_tensor(const ir_graph *g, int t, int64_t in_h, int64_t in_w, int through_act) {
   const ir_tensor *x = &g->tensors[t];
   if (x->data || x->rank != 4 || x->dims[0] != 1 || x->dims[1] < 1 || x->dims[2] < 1 || x->dims[3] < 1) return 0;
   if (in_h % x->dims[2] || in_w % x->dims[3] || in_h / x->dims[2] != in_w / x->dims[3] || in_h / x->dims[2] < 2)
     return 0;
   const int p = producer(g, t);
-  return p < 0 || !moves_data(&g->nodes[p]);
+  return p < 0 || !(moves_data(&g->nodes[p]) || (through_act && ir_node_is_op(&g->nodes[p], ONNX_OP_SIGMOID)));
 }
 
 static int in_list(const int *a, int n, int v) {
@@ -77,8 +78,8 @@ static void quant_slack(const ir_tensor *t, lw_head *h) {
   if (mean > 0) h->q_rel += s / 2 / mean;
 }
 
-/* The subgraph from the per-scale tensors to y, and those tensors. */
-static int walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, lw_head *h, char *note, size_t cap) {
+int lw_head_walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, int through_act, lw_head *h, char *note,
+                 size_t cap) {
   h->y = y;
   const int p0 = producer(g, y);
   if (p0 < 0) return fail(note, cap, "'%s' is not computed by the graph", g->tensors[y].name);
@@ -93,7 +94,7 @@ static int walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, lw_head *h
         continue;
       }
       if (in_list(h->in, h->n_in, t) >= 0) continue;
-      if (is_scale_tensor(g, t, in_h, in_w)) {
+      if (is_scale_tensor(g, t, in_h, in_w, through_act)) {
         if (h->n_in >= LW_HEAD_MAX_IN) return fail(note, cap, "the head reads more than %d per-scale tensors", LW_HEAD_MAX_IN);
         h->in[h->n_in++] = t;
         continue;
@@ -277,7 +278,7 @@ static yrt_status try_output(const ir_graph *g, int y, int64_t in_h, int64_t in_
     fail(note, cap, "output '%s' is not [1, 4 + nc, N]", yt->name);
     return YRT_OK;
   }
-  if (walk(g, y, in_h, in_w, h, note, cap)) return YRT_OK;
+  if (lw_head_walk(g, y, in_h, in_w, 0, h, note, cap)) return YRT_OK;
   int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN];
   const int per = group_scales(g, h, in_h, order, note, cap);
   if (per < 0) return YRT_OK;

@@ -52,6 +52,32 @@ typedef struct lw_head {
  * allocation failures return an error. */
 yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err);
 
+/* The head subgraph (h->in[] -> h->nodes[] -> h->y) converted on its own, in float, once, and
+ * run on given logits any number of times (head_verify.c). open: *ok = 0 with why set when it
+ * does not convert or load; only allocation failures return an error. */
+typedef struct lw_head_runner {
+  void *buf;
+  yrt_model *model;
+  yrt_session *sess;
+} lw_head_runner;
+yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runner *r, int *ok, char *why,
+                               size_t why_cap, yrt_error *err);
+/* One run on in_data[i] (h->in[i]'s NCHW values): *out = y's values (valid until the next run),
+ * *count of them. -1 with why set on failure. */
+int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, float *const *in_data,
+                       const float **out, size_t *count, char *why, size_t why_cap);
+void lw_head_runner_close(lw_head_runner *r);
+/* Deterministic probe values (xorshift state s), uniform in [lo, hi). */
+float lw_head_probe(uint32_t *s, float lo, float hi);
+
+/* The subgraph from y back to the per-scale tensors [1, C, H, W] (H, W the input over a stride)
+ * it reads: h->y, in[], nodes[], q_abs / q_rel. through_act: a tensor an elementwise Sigmoid
+ * made is walked through, not taken as a per-scale tensor (YOLOX's sigmoid on its objectness
+ * and class convs). Every tensor made inside but y must be read only inside. 0, or -1 with
+ * note set. */
+int lw_head_walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, int through_act, lw_head *h, char *note,
+                 size_t cap);
+
 /* The --keep-fp32 names without those of nodes the fusion replaced (they run in float inside
  * detect_decode anyway); unknown names stay, so ir_mark_fp32_region still reports them.
  * NULL-terminated, malloc'ed (free()); NULL when out of memory. */

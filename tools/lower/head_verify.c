@@ -129,31 +129,76 @@ static void reference(const lw_head *h, float *const *in_data, double *out) {
   (void)rows;
 }
 
-yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err) {
+/* ---- the subgraph, converted once, run on given logits */
+
+void lw_head_runner_close(lw_head_runner *r) {
+  yrt_session_free(r->sess);
+  yrt_model_free(r->model);
+  free(r->buf);
+  memset(r, 0, sizeof *r);
+}
+
+yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runner *r, int *ok, char *why,
+                               size_t why_cap, yrt_error *err) {
+  memset(r, 0, sizeof *r);
   *ok = 0;
-  yrt_status st = YRT_OK;
   ir_graph *sub = extract(g, h);
-  if (!sub) return yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory");
-  void *buf = NULL;
-  size_t size = 0;
-  yrt_model *model = NULL;
-  yrt_session *sess = NULL;
-  float *in_data[LW_HEAD_MAX_IN] = {0};
-  double *ref = NULL;
+  yrt_convert_report *rep = malloc(sizeof *rep);
+  if (!sub || !rep) {
+    ir_graph_free(sub);
+    free(rep);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "fuse head: out of memory");
+  }
   yrt_convert_options o;
   memset(&o, 0, sizeof o);
   o.no_fuse_head = 1;
   o.no_views = 1;
+  o.head_probe = 1;
   o.source = "head";
-  yrt_convert_report *rep = malloc(sizeof *rep);
+  size_t size = 0;
   yrt_error e;
   const yrt_session_options one = {.num_threads = 1}; /* a check of a few nodes: no thread pool */
-  if (!rep) goto nomem;
-  if (yrt_convert_graph(sub, &o, &buf, &size, rep, &e) != YRT_OK ||
-      yrt_model_load_memory(buf, size, 0, &model, &e) != YRT_OK || yrt_session_create(model, &one, &sess, &e) != YRT_OK) {
+  if (yrt_convert_graph(sub, &o, &r->buf, &size, rep, &e) != YRT_OK ||
+      yrt_model_load_memory(r->buf, size, 0, &r->model, &e) != YRT_OK ||
+      yrt_session_create(r->model, &one, &r->sess, &e) != YRT_OK) {
     snprintf(why, why_cap, "the head subgraph does not run on its own (%s)", e.msg);
-    goto done;
+    lw_head_runner_close(r);
+  } else {
+    *ok = 1;
   }
+  ir_graph_free(sub);
+  free(rep);
+  return YRT_OK;
+}
+
+int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, float *const *in_data,
+                       const float **out, size_t *count, char *why, size_t why_cap) {
+  yrt_error e;
+  for (int i = 0; i < h->n_in; i++)
+    if (yrt_session_set_input(r->sess, i, in_data[i], (size_t)ir_numel(&g->tensors[h->in[i]]), &e) != YRT_OK) {
+      snprintf(why, why_cap, "head probe input: %s", e.msg);
+      return -1;
+    }
+  yrt_tensor_view v;
+  if (yrt_session_run(r->sess, &e) != YRT_OK || yrt_session_output(r->sess, 0, &v, &e) != YRT_OK) {
+    snprintf(why, why_cap, "head probe run: %s", e.msg);
+    return -1;
+  }
+  *out = v.data;
+  *count = v.count;
+  return 0;
+}
+
+float lw_head_probe(uint32_t *s, float lo, float hi) { return probe(s, lo, hi); }
+
+yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err) {
+  *ok = 0;
+  lw_head_runner r;
+  int opened = 0;
+  yrt_status st = lw_head_runner_open(g, h, &r, &opened, why, why_cap, err);
+  if (st != YRT_OK || !opened) return st;
+  float *in_data[LW_HEAD_MAX_IN] = {0};
+  double *ref = NULL;
   uint32_t seed = 0x9E3779B9u;
   for (int i = 0; i < h->n_in; i++) {
     const ir_tensor *t = &g->tensors[h->in[i]];
@@ -165,23 +210,13 @@ yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, siz
     for (int s = 0; s < h->ns; s++) is_box |= h->box[s] == i;
     for (size_t k = 0; k < cnt; k++)
       in_data[i][k] = is_box ? (h->reg == 1 ? probe(&seed, 0.0f, 6.0f) : probe(&seed, -6.0f, 6.0f)) : probe(&seed, -8.0f, 8.0f);
-    if (yrt_session_set_input(sess, i, in_data[i], cnt, &e) != YRT_OK) {
-      snprintf(why, why_cap, "head probe input: %s", e.msg);
-      goto done;
-    }
   }
-  if (yrt_session_run(sess, &e) != YRT_OK) {
-    snprintf(why, why_cap, "head probe run: %s", e.msg);
-    goto done;
-  }
-  yrt_tensor_view out;
-  if (yrt_session_output(sess, 0, &out, &e) != YRT_OK) {
-    snprintf(why, why_cap, "head probe output: %s", e.msg);
-    goto done;
-  }
+  const float *outp;
+  size_t count;
+  if (lw_head_runner_run(&r, g, h, in_data, &outp, &count, why, why_cap)) goto done;
   const int64_t rows = 4 + h->nc + h->n_extra_ch;
-  if (out.count != (size_t)(rows * h->n)) {
-    snprintf(why, why_cap, "head output has %zu values, the decode makes %lld", out.count, (long long)(rows * h->n));
+  if (count != (size_t)(rows * h->n)) {
+    snprintf(why, why_cap, "head output has %zu values, the decode makes %lld", count, (long long)(rows * h->n));
     goto done;
   }
   if (!(ref = malloc(sizeof(double) * (size_t)(rows * h->n)))) goto nomem;
@@ -194,7 +229,7 @@ yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, siz
     const int64_t hw = h->h[s] * h->w[s];
     for (int64_t r = 0; r < rows; r++)
       for (int64_t i = first; i < first + hw; i++) {
-        const double want = ref[r * h->n + i], got = out.data[r * h->n + i], dev = fabs(got - want);
+        const double want = ref[r * h->n + i], got = outp[r * h->n + i], dev = fabs(got - want);
         double tol = 1e-3 * (1 + fabs(want));
         if (r < 4) tol += 2 * h->q_abs * (double)h->stride[s] + 2 * h->q_rel * fabs(want);
         if (!(dev <= tol)) {
@@ -216,10 +251,6 @@ nomem:
 done:
   free(ref);
   for (int i = 0; i < LW_HEAD_MAX_IN; i++) free(in_data[i]);
-  yrt_session_free(sess);
-  yrt_model_free(model);
-  free(buf);
-  free(rep);
-  ir_graph_free(sub);
+  lw_head_runner_close(&r);
   return st;
 }

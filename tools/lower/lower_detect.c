@@ -1,11 +1,20 @@
 /* lower_detect.c — the fused head nodes of domain "yolort": DetectDecode (fuse_detect_head.c)
- * -> YRT_OP_DETECT_DECODE, DetectTopK (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK. DetectDecode's
+ * -> YRT_OP_DETECT_DECODE, ObjDecode (fuse_obj_head.c) -> YRT_OP_OBJ_DECODE, DetectTopK
+ * (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK. DetectDecode's
  * logits are read in the form their convs wrote: int8 NHWC stays int8 (the runtime decodes it
  * through tables), float NHWC stays float; nothing is dequantized or transposed first. */
 #include <string.h>
 
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
+#include "fuse_obj_head.h"
+
+/* A logits tensor in the form its conv wrote it: int8 NHWC stays int8, float stays float. */
+static int head_input(lw_ctx *c, int irt) {
+  const int f32 = c->form[4 * irt + LW_FORM(0, YRT_LAYOUT_NHWC)] >= 0;
+  const int i8 = !f32 && c->form[4 * irt + LW_FORM(1, YRT_LAYOUT_NHWC)] >= 0;
+  return lw_get(c, irt, i8, YRT_LAYOUT_NHWC);
+}
 
 yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
@@ -16,13 +25,8 @@ yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   if (ns < 1 || 2 * ns + 1 != n->n_in || 2 * ns + 1 > YRT_MAX_NODE_IO || !st || st->n_ints != ns)
     return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed DetectDecode", c->cur);
   int in[YRT_MAX_NODE_IO];
-  for (int k = 0; k < 2 * ns; k++) {
-    const int irt = n->in[k];
-    const int f32 = c->form[4 * irt + LW_FORM(0, YRT_LAYOUT_NHWC)] >= 0;
-    const int i8 = !f32 && c->form[4 * irt + LW_FORM(1, YRT_LAYOUT_NHWC)] >= 0;
-    in[k] = lw_get(c, irt, i8, YRT_LAYOUT_NHWC);
-    if (in[k] < 0) return c->status;
-  }
+  for (int k = 0; k < 2 * ns; k++)
+    if ((in[k] = head_input(c, n->in[k])) < 0) return c->status;
   in[2 * ns] = lw_const(c, n->in[2 * ns], 0, YRT_LAYOUT_PLAIN, 1);
   if (in[2 * ns] < 0) return c->status;
   int out = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
@@ -34,6 +38,32 @@ yrt_status lw_lower_detect(lw_ctx *c, int ni) {
   nd->p[YRT_DETECT_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
   nd->p[YRT_DETECT_P_XYXY] = (int32_t)ir_attr_int(n, "xyxy", 0);
   for (int s = 0; s < ns; s++) nd->p[YRT_DETECT_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  return YRT_OK;
+}
+
+yrt_status lw_lower_obj(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  c->cur = n->name ? n->name : "?";
+  if (c->rep) c->rep->n_onnx_nodes++;
+  const ir_attr *st = ir_attr_get(n, "strides");
+  const int split = (int)ir_attr_int(n, "split", 0), ns = st ? st->n_ints : 0;
+  const int n_feat = split ? 2 * ns : ns;
+  if (ns < 1 || ns > YRT_OBJ_MAX_SCALES || n->n_in != n_feat + 1 || n_feat + 1 > YRT_MAX_NODE_IO)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed ObjDecode", c->cur);
+  int in[YRT_MAX_NODE_IO];
+  for (int k = 0; k < n_feat; k++)
+    if ((in[k] = head_input(c, n->in[k])) < 0) return c->status;
+  if ((in[n_feat] = lw_const(c, n->in[n_feat], 0, YRT_LAYOUT_PLAIN, 1)) < 0) return c->status;
+  int out = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (out < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_OBJ_DECODE, in, n_feat + 1, &out, 1);
+  if (!nd) return c->status;
+  nd->p[YRT_OBJ_P_SCALES] = ns;
+  nd->p[YRT_OBJ_P_ANCHORS] = (int32_t)ir_attr_int(n, "anchors_per_cell", 0);
+  nd->p[YRT_OBJ_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
+  nd->p[YRT_OBJ_P_MODE] = (int32_t)ir_attr_int(n, "mode", 0);
+  nd->p[YRT_OBJ_P_SPLIT] = split;
+  for (int s = 0; s < ns; s++) nd->p[YRT_OBJ_P_STRIDE0 + s] = (int32_t)st->ints[s];
   return YRT_OK;
 }
 

@@ -116,6 +116,32 @@ static yrt_status lower_binary(lw_ctx *c, int ni, int kind) {
   return YRT_OK;
 }
 
+/* Pow with a constant exponent 2 (every element): x * x in float, the only power YOLO heads use
+ * ((2 sigmoid)^2 anchor); any other exponent is refused naming it. */
+static yrt_status lower_pow(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  yrt_status st = need_io(c, n, 2, 1);
+  if (st) return st;
+  const ir_tensor *e = T(c, n->in[1]);
+  const int64_t ne = e->data ? ir_numel(e) : 0;
+  int two = ne > 0;
+  for (int64_t i = 0; i < ne && two; i++) two = ir_const_f64(e, i) == 2.0;
+  if (!two || T(c, n->in[0])->data)
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': Pow is supported with a constant exponent 2 only", c->cur);
+  const int o = n->out[0];
+  const uint32_t layout = follow_layout(c, n, 1, T(c, o)->rank);
+  const int xi = lw_get(c, n->in[0], 0, layout);
+  if (xi < 0) return c->status;
+  const int to = lw_def(c, o, 0, layout);
+  if (to < 0) return c->status;
+  const int ab[2] = {xi, xi};
+  lw_node *nd = lw_add_node(c, YRT_OP_BINARY, ab, 2, &to, 1);
+  if (!nd) return c->status;
+  nd->p[0] = YRT_BIN_MUL;
+  nd->p[1] = YRT_BIN_FLOAT_CHAIN;
+  return YRT_OK;
+}
+
 static yrt_status lower_unary(lw_ctx *c, int ni, int kind, float alpha) {
   const ir_node *n = &c->g->nodes[ni];
   yrt_status st = need_io(c, n, 1, 1);
@@ -576,6 +602,7 @@ LOWER_NODE_ONLY(lower_resize)
 LOWER_NODE_ONLY(lower_matmul)
 LOWER_NODE_ONLY(lower_softmax)
 LOWER_NODE_ONLY(lower_gather)
+LOWER_NODE_ONLY(lower_pow)
 
 static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
     [ONNX_LOWER_CONV] = lower_conv_row,         [ONNX_LOWER_BINARY] = lower_binary_row,
@@ -584,7 +611,7 @@ static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
     [ONNX_LOWER_TRANSPOSE] = lower_transpose_row, [ONNX_LOWER_RESHAPE] = lower_reshape_row,
     [ONNX_LOWER_MAXPOOL] = lower_maxpool_row,   [ONNX_LOWER_RESIZE] = lower_resize_row,
     [ONNX_LOWER_MATMUL] = lower_matmul_row,     [ONNX_LOWER_SOFTMAX] = lower_softmax_row,
-    [ONNX_LOWER_GATHER] = lower_gather_row,
+    [ONNX_LOWER_GATHER] = lower_gather_row,     [ONNX_LOWER_POW] = lower_pow_row,
 };
 
 static yrt_status lower_dispatch(lw_ctx *c, int ni) {

@@ -1,0 +1,62 @@
+/*
+ * yk_obj_decode.h — the decode of objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) in one
+ * pass, into the same rows as the Ultralytics Detect decode (yk_detect.h), so NMS and every
+ * caller after it are shared.
+ *
+ * Per scale s (grid H x W, stride, na anchors a of size anchor[s][a] in pixels), per cell
+ * (row, col) and anchor a, the logits v[0..4+nc] of that anchor: box 4, objectness, nc classes.
+ * Joint layout: one NHWC tensor [H][W][na * (5 + nc)] (channel a * (5 + nc) + k). Split layout
+ * (YOLOX, na = 1): a box tensor [H][W][4] and a score tensor [H][W][1 + nc] (objectness first).
+ * Int8 or float, each tensor its own scale and zero point.
+ *   YOLOv5 / v7 (YK_OBJ_SIGMOID):  cx = (2 sig(v0) - 0.5 + col) * stride, cy likewise with row,
+ *                                  w = (2 sig(v2))^2 * anchor_w, h likewise
+ *   YOLOX (YK_OBJ_EXP):            cx = (v0 + col) * stride, w = exp(v2) * anchor_w (anchor =
+ *                                  stride), cy / h likewise
+ *   score[c] = sig(v4) * sig(v5 + c)
+ * Output y [4 + nc][n_anchors] (float): cx, cy, w, h, then the scores; anchors scale by scale,
+ * then anchor by anchor, then cell by cell row-major (the exports' [1, na, H, W, 5 + nc] order).
+ * Int8 inputs go through 256-entry tables made once per tensor (yk_obj_tables). Scalar, no
+ * allocation.
+ */
+#ifndef YOLORT_YK_OBJ_DECODE_H
+#define YOLORT_YK_OBJ_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define YK_OBJ_MAX_SCALES 4
+#define YK_OBJ_MAX_ANCHORS 9
+#define YK_OBJ_MAX_CLASSES 1024
+
+enum yk_obj_mode { YK_OBJ_SIGMOID = 0, YK_OBJ_EXP = 1 };
+
+/* What an int8 tensor's codes mean, by table index q + 128. */
+typedef struct yk_obj_tables {
+  float deq[256]; /* (q - zp) * scale */
+  float sig[256]; /* sigmoid of it */
+  float ex[256];  /* exp of it (YOLOX box size) */
+} yk_obj_tables;
+
+typedef struct yk_obj_scale {
+  const void *x;               /* joint: all channels; split: the box channels */
+  const void *score;           /* split: objectness + classes; joint: NULL */
+  const yk_obj_tables *tx, *ts; /* tables of x / score when int8, NULL when float */
+  int h, w;
+  float stride;
+  float anchor[YK_OBJ_MAX_ANCHORS][2]; /* w, h in pixels */
+  size_t first;                /* index of this scale's first anchor in y */
+} yk_obj_scale;
+
+typedef struct yk_obj_params {
+  int n_scales, na, nc, mode;
+  size_t n_anchors;
+  yk_obj_scale s[YK_OBJ_MAX_SCALES];
+} yk_obj_params;
+
+/* The tables of an int8 tensor of this scale and zero point. */
+void yk_obj_tables_init(float scale, int32_t zp, yk_obj_tables *t);
+
+/* Decode anchors [lo, hi) (global indices) into y [4 + nc][n_anchors]. */
+void yk_obj_decode(const yk_obj_params *p, size_t lo, size_t hi, float *y);
+
+#endif
