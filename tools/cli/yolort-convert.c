@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "convert.h"
+#include "cli_num.h"
 #include "cli_version.h"
 #include "file_write.h"
 
@@ -16,7 +17,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
-          "                      [--no-qat-propagate] [-v]\n"
+          "                      [--no-qat-propagate] [--anchors W,H,...] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -35,6 +36,9 @@ static void usage(FILE *f) {
           "  --no-qat-propagate  in a QAT / TensorRT-style QDQ graph (Q/DQ on conv inputs only), keep\n"
           "                    the float tensors between convs float (default: they take the\n"
           "                    quantization of the Q their consumers apply, as TensorRT does)\n"
+          "  --anchors W,H,...  anchor sizes in input pixels, grid by grid (stride 8 first), for a\n"
+          "                    YOLOv5-style head whose file holds none (raw sigmoid maps, as\n"
+          "                    YOLOv5-Lite); default: YOLOv5's anchors, said in the summary\n"
           "  -v                list every lowered node\n");
 }
 
@@ -45,6 +49,7 @@ int main(int argc, char **argv) {
   int n_keep = 0;
   yrt_convert_options opt;
   memset(&opt, 0, sizeof opt);
+  float anchors[2 * YRT_OBJ_MAX_SCALES * YRT_OBJ_MAX_ANCHORS];
   if (!keep) {
     fprintf(stderr, "yolort-convert: out of memory\n");
     return 1;
@@ -82,6 +87,30 @@ int main(int argc, char **argv) {
       }
       opt.input_h = (int)h;
       opt.input_w = (int)w;
+    } else if (strcmp(argv[i], "--anchors") == 0 && i + 1 < argc) {
+      /* w,h pairs: at most 4 grids x 9 anchors */
+      const char *s = argv[++i];
+      char tok[64];
+      int n = 0, bad = 0;
+      for (const char *p = s; *p && !bad;) {
+        size_t k = strcspn(p, ",");
+        if (k == 0 || k >= sizeof tok || n >= (int)(sizeof anchors / sizeof anchors[0])) bad = 1;
+        else {
+          memcpy(tok, p, k);
+          tok[k] = 0;
+          if (!cli_parse_float("yolort-convert", "--anchors", tok, 1e-3, 65536, &anchors[n++])) bad = 1;
+        }
+        p += k;
+        if (*p == ',') p++;
+      }
+      if (bad || n < 2 || n % 2) {
+        fprintf(stderr, "yolort-convert: --anchors '%s': want W,H pairs in pixels (at most %d numbers), e.g. "
+                "10,13,16,30,33,23,...\n", s, (int)(sizeof anchors / sizeof anchors[0]));
+        free(keep);
+        return 1;
+      }
+      opt.anchors = anchors;
+      opt.n_anchors = n;
     } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
       opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
