@@ -158,6 +158,14 @@ def eval_node(node, ins):
         return [ins[0] + ins[1]]
     if op == "Sub":
         return [ins[0] - ins[1]]
+    if op == "Pow":
+        return [np.power(ins[0], ins[1]).astype(np.float32)]
+    if op == "Exp":
+        return [np.exp(ins[0]).astype(np.float32)]
+    if op == "Relu":
+        return [np.maximum(ins[0], 0)]
+    if op == "LeakyRelu":
+        return [np.where(ins[0] >= 0, ins[0], ins[0] * np.float32(a.get("alpha", 0.01))).astype(np.float32)]
     if op == "Div":
         if np.issubdtype(ins[0].dtype, np.integer) and np.issubdtype(ins[1].dtype, np.integer):
             return [np.trunc(ins[0] / ins[1]).astype(ins[0].dtype)]  # ONNX integer division

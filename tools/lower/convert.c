@@ -140,7 +140,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (disabled)");
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
-  if (!(o && o->head_probe) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
+  if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
   const char **keep = NULL;
   if ((rep->head_fused || rep->e2e) && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");

@@ -43,8 +43,9 @@ typedef struct yrt_convert_options {
                                    per grid and anchor in pixels (yolort-convert --anchors); NULL:
                                    YOLOv5's defaults, said in the head note */
   int n_anchors;                /* floats in anchors */
-  int head_probe;               /* 1: a head subgraph converted for its numeric check (head_verify.c):
-                                   its outputs are taken as they are, whatever their layout */
+  int raw_outputs;              /* 1: outputs taken as they are, whatever their layout (internal
+                                   conversions: a head's numeric check, the quantizer's observers);
+                                   0: an output0 in a head layout no fusion recognised is refused */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96

@@ -227,12 +227,13 @@ static int read_zero(obj_head *o, const float *y0, char *note, size_t cap) {
 /* The decode's anchors when the graph has none: --anchors, else YOLOv5's defaults (joint) or the
  * stride (YOLOX). */
 static int choose_anchors(obj_head *o, const float *user, int n_user, char *note, size_t cap) {
-  if (o->box_form == BOX_V5 || o->box_form == BOX_X) {
+  if (o->box_form == BOX_V5) {
     if (n_user) snprintf(o->anchor_note, sizeof o->anchor_note, "--anchors ignored: the graph holds its anchors");
     return 0;
   }
-  if (o->split || o->na == 1) { /* YOLOX: size exp(t) * stride */
+  if (o->box_form == BOX_X || (o->box_form == BOX_RAW && o->na == 1)) { /* YOLOX: size exp(t) * stride */
     for (int s = 0; s < o->ns; s++) o->anchor[s][0][0] = o->anchor[s][0][1] = (float)o->stride[s];
+    if (n_user) snprintf(o->anchor_note, sizeof o->anchor_note, "--anchors ignored: a YOLOX head sizes boxes by its strides");
     return 0;
   }
   if (n_user) {

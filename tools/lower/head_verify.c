@@ -153,7 +153,7 @@ yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runn
   memset(&o, 0, sizeof o);
   o.no_fuse_head = 1;
   o.no_views = 1;
-  o.head_probe = 1;
+  o.raw_outputs = 1;
   o.source = "head";
   size_t size = 0;
   yrt_error e;

@@ -43,7 +43,8 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   free(bytes);
   void *yrt = NULL;
   size_t ysize = 0;
-  yrt_convert_options co = {.keep_fp32 = keep_fp32, .source = "observer"};
+  /* observed tensors become outputs: the head may stay unfused, its output read as it is */
+  yrt_convert_options co = {.keep_fp32 = keep_fp32, .source = "observer", .raw_outputs = 1};
   if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, NULL, err);
   ir_graph_free(g);
   if (!st) st = yrt_model_load_memory(yrt, ysize, 1, &o->model, err);
