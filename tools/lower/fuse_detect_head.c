@@ -107,20 +107,33 @@ int lw_head_walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, int throu
       h->nodes[h->n_nodes++] = p;
     }
   }
-  /* Everything the subgraph makes, but y, must be read only inside it (it is removed). */
-  for (int q = 0; q < h->n_nodes; q++) {
-    const ir_node *n = &g->nodes[h->nodes[q]];
-    for (int j = 0; j < n->n_out; j++) {
-      const int t = n->out[j];
-      if (t < 0 || t == y) continue;
-      int cons[64];
-      const int nc = ir_consumers(g, t, cons, 64);
-      int inside = !g->tensors[t].is_output && nc <= 64;
-      for (int k = 0; inside && k < nc; k++) inside = in_list(h->nodes, h->n_nodes, cons[k]) >= 0;
-      if (!inside) return fail(note, cap, "'%s' is read outside the head", g->tensors[t].name);
+  /* What the subgraph makes may also be read outside it (an export listing the raw head maps as
+   * outputs too): lw_head_remove keeps the nodes those readers need. */
+  return 0;
+}
+
+int lw_head_remove(ir_graph *g, const lw_head *h) {
+  for (int k = 0; k < h->n_nodes; k++) g->nodes[h->nodes[k]].dead = g->nodes[h->nodes[k]].fp32 = 1;
+  int removed = h->n_nodes;
+  for (int again = 1; again;) { /* keep a node whose output is a graph output or has a live reader */
+    again = 0;
+    for (int k = 0; k < h->n_nodes; k++) {
+      ir_node *n = &g->nodes[h->nodes[k]];
+      int needed = 0;
+      for (int j = 0; j < n->n_out && !needed; j++) {
+        const int t = n->out[j];
+        if (t < 0 || t == h->y) continue;
+        int cons[1];
+        needed = g->tensors[t].is_output || ir_consumers(g, t, cons, 1) > 0;
+      }
+      if (n->dead && needed) {
+        n->dead = 0;
+        removed--;
+        again = 1;
+      }
     }
   }
-  return 0;
+  return removed;
 }
 
 /* Group the per-scale tensors by grid (largest first: Ultralytics' anchor order) and check every
@@ -315,11 +328,11 @@ static int concat(ir_graph *g, const char *name, const int *in, int n, int axis,
 #define NOMEM() yrt_set_error(err, YRT_ERR_NOMEM, "fuse detect head: out of memory")
 
 /* Replace the subgraph by DetectDecode (+ Reshape/Concat of the pass-through channels). */
-static yrt_status rewrite(ir_graph *g, const lw_head *h, yrt_error *err) {
+static yrt_status rewrite(ir_graph *g, lw_head *h, yrt_error *err) {
   char name[300], base[256];
   snprintf(base, sizeof base, "%s", g->nodes[h->nodes[0]].name ? g->nodes[h->nodes[0]].name : "head");
   const int y = h->y;
-  for (int k = 0; k < h->n_nodes; k++) g->nodes[h->nodes[k]].dead = g->nodes[h->nodes[k]].fp32 = 1;
+  h->n_removed = lw_head_remove(g, h);
   snprintf(name, sizeof name, "%s/detect_decode/proj", base);
   const int pt = ir_add_tensor(g, name, IR_F32);
   const int64_t pd[1] = {h->reg};
@@ -376,7 +389,7 @@ static yrt_status rewrite(ir_graph *g, const lw_head *h, yrt_error *err) {
 }
 
 static void summarise(const lw_head *h, char *note, size_t cap) {
-  int k = snprintf(note, cap, "%d nodes -> detect_decode (%d scales, strides", h->n_nodes, h->ns);
+  int k = snprintf(note, cap, "%d nodes -> detect_decode (%d scales, strides", h->n_removed, h->ns);
   for (int s = 0; s < h->ns && k > 0 && (size_t)k < cap; s++) k += snprintf(note + k, cap - (size_t)k, " %lld", (long long)h->stride[s]);
   if (k > 0 && (size_t)k < cap)
     k += snprintf(note + k, cap - (size_t)k, ", %s, %d classes%s", h->reg > 1 ? "DFL" : "no DFL", h->nc, h->xyxy ? ", xyxy" : "");
@@ -423,7 +436,7 @@ yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *no
     }
     if ((st = rewrite(g, h, err)) != YRT_OK) break;
     *fused = 1;
-    *n_removed = h->n_nodes;
+    *n_removed = h->n_removed;
     summarise(h, note, note_cap);
     free(h);
     return YRT_OK;

@@ -44,6 +44,7 @@ typedef struct lw_head {
   float proj[LW_HEAD_MAX_REG];             /* DFL projection (the DFL conv's weights) */
   double q_abs, q_rel;                     /* half steps of quantized constants: absolute, relative */
   double max_box_dev, max_score_dev;       /* set by lw_head_verify */
+  int n_removed;                           /* nodes the fusion removed (lw_head_remove) */
 } lw_head;
 
 /* Run the subgraph (converted on its own, in float) on random logits and compare it with the
@@ -73,10 +74,14 @@ float lw_head_probe(uint32_t *s, float lo, float hi);
 /* The subgraph from y back to the per-scale tensors [1, C, H, W] (H, W the input over a stride)
  * it reads: h->y, in[], nodes[], q_abs / q_rel. through_act: a tensor an elementwise Sigmoid
  * made is walked through, not taken as a per-scale tensor (YOLOX's sigmoid on its objectness
- * and class convs). Every tensor made inside but y must be read only inside. 0, or -1 with
- * note set. */
+ * and class convs). 0, or -1 with note set. */
 int lw_head_walk(const ir_graph *g, int y, int64_t in_h, int64_t in_w, int through_act, lw_head *h, char *note,
                  size_t cap);
+
+/* Mark h's subgraph dead, but for the nodes whose outputs are still needed (a graph output, or
+ * read by a live node outside it: an export that lists its raw head maps as outputs too).
+ * Returns the nodes removed. */
+int lw_head_remove(ir_graph *g, const lw_head *h);
 
 /* The --keep-fp32 names without those of nodes the fusion replaced (they run in float inside
  * detect_decode anyway); unknown names stay, so ir_mark_fp32_region still reports them.

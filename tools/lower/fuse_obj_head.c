@@ -351,10 +351,10 @@ static void joint_quant(const ir_tensor *a, const ir_tensor *b, ir_tensor *y) {
   y->q.zero_point = (int32_t)(zp < -128 ? -128 : zp > 127 ? 127 : zp);
 }
 
-static yrt_status rewrite(ir_graph *g, const obj_head *o, yrt_error *err) {
+static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   char name[300], base[200];
   snprintf(base, sizeof base, "%s", g->nodes[o->h.nodes[0]].name ? g->nodes[o->h.nodes[0]].name : "head");
-  for (int k = 0; k < o->h.n_nodes; k++) g->nodes[o->h.nodes[k]].dead = g->nodes[o->h.nodes[k]].fp32 = 1;
+  o->h.n_removed = lw_head_remove(g, &o->h);
   int in[YRT_MAX_NODE_IO], n_in = 0;
   for (int s = 0; s < o->ns; s++) in[n_in++] = o->h.in[o->t[s][0]];
   if (o->split)
@@ -410,7 +410,7 @@ static yrt_status rewrite(ir_graph *g, const obj_head *o, yrt_error *err) {
 
 static void summarise(const obj_head *o, char *note, size_t cap) {
   const int mode = o->box_form == BOX_X || (o->box_form == BOX_RAW && o->na == 1) ? YRT_OBJ_EXP : YRT_OBJ_SIGMOID;
-  int k = snprintf(note, cap, "%d nodes -> obj_decode (%s, %d grids, strides", o->h.n_nodes,
+  int k = snprintf(note, cap, "%d nodes -> obj_decode (%s, %d grids, strides", o->h.n_removed,
                    mode == YRT_OBJ_EXP ? "YOLOX" : "YOLOv5/v7 anchors", o->ns);
   for (int s = 0; s < o->ns && k > 0 && (size_t)k < cap; s++) k += snprintf(note + k, cap - (size_t)k, " %lld", (long long)o->stride[s]);
   if (k > 0 && (size_t)k < cap)
@@ -448,7 +448,7 @@ yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, in
     }
     if ((st = rewrite(g, o, err)) != YRT_OK) break;
     *fused = 1;
-    *n_removed = o->h.n_nodes;
+    *n_removed = o->h.n_removed;
     summarise(o, note, note_cap);
     free(o);
     return YRT_OK;
