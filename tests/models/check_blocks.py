@@ -24,7 +24,8 @@ beyond YOLO11 (issue 15), on small generated models (python onnx + numpy, no dat
 * the neck's upsample, Resize -> Concat on onnxruntime's separate QDQ grids (and on one grid): the
   resize writes its channels of the Concat's buffer, the two requantizations (resize output,
   Concat input) one table inside it, bit for bit what the copied chain (--no-views) computes;
-* NMS inside the graph (nms=True exports) is refused with "Export with nms=False", exit 1.
+* NMS inside the graph over rows that are not a recognised head is refused with "Export with
+  nms=False", exit 1 (an Ultralytics nms=True export is cut back to its head: test_detect_fuse).
 
 Without python onnx / numpy the test skips (exit 77) unless CI=true.
 """
@@ -519,7 +520,7 @@ for tag, s_up in [("upsample-requant", 0.045), ("upsample-same", 0.04)]:
               "%s: the resize writes the Concat's buffer (its requantization a table inside it, no LUT node)" % tag)
         check(np.array_equal(y, ync), "%s: the resize's view gives the copied block's output bit for bit" % tag)
 
-# ---- NMS inside the graph (Ultralytics nms=True): refused, exit 1, never a crash
+# ---- NMS inside the graph over rows that are no head: refused, exit 1, never a crash
 w = rng.standard_normal((8, 3, 1, 1)).astype(np.float32)
 nodes = [helper.make_node("Conv", ["images", "w"], ["c"], name="/model.0/conv"),
          helper.make_node("Reshape", ["c", "shp"], ["r"], name="/model.23/Reshape"),

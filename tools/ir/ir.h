@@ -111,6 +111,15 @@ typedef struct ir_preprocess {
   char why[96];     /* where it came from, for the converter's summary */
 } ir_preprocess;
 
+/* The NMS a graph did itself (an Ultralytics nms=True export), cut off by the converter and kept
+ * as the model's postprocess defaults. set = 0: none. NAN / 0: the graph did not say. */
+typedef struct ir_nms {
+  int set;
+  double iou, conf;  /* IoU threshold, score threshold */
+  int max_det;       /* detections kept */
+  int class_aware;   /* 1: per class (the class offset trick), 0: class-agnostic */
+} ir_nms;
+
 typedef struct ir_graph {
   ir_tensor *tensors;
   int n_tensors, cap_tensors;
@@ -130,6 +139,7 @@ typedef struct ir_graph {
   int imgsz_h, imgsz_w, meta_stride;
   int kpt_shape[2];
   ir_preprocess pre;      /* zeroed by ir_graph_new: the default preprocessing */
+  ir_nms nms;             /* the graph's own NMS, cut off (tools/lower/cut_graph_nms.c) */
   /* name -> tensor index hash (ir.c private; rebuilt by ir_compact / ir_graph_rehash). */
   int *name_hash;
   int name_hash_cap;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cut_graph_nms.h"
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
 #include "fuse_obj_head.h"
@@ -60,21 +61,6 @@ static yrt_status lower_any(lw_ctx *c, int ni) {
   return lw_lower_node(c, ni);
 }
 
-/* Ultralytics nms=True exports end in a NonMaxSuppression (and the TopK / Gather around it):
- * yolort decodes and suppresses itself (yolort-detect, yrt_session_detect), so such a graph is
- * refused up front, naming the node, before any pass meets its ops. */
-static yrt_status refuse_nms(const ir_graph *g, yrt_error *err) {
-  for (int i = 0; i < g->n_nodes; i++) {
-    const ir_node *n = &g->nodes[i];
-    if (!n->dead && n->op_type && strcmp(n->op_type, "NonMaxSuppression") == 0)
-      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                           "convert: node '%.200s' is a NonMaxSuppression: the model has NMS inside the graph "
-                           "(Ultralytics export with nms=True); yolort does the NMS itself. Export with nms=False",
-                           n->name);
-  }
-  return YRT_OK;
-}
-
 /* The head's decode as one node: the Ultralytics Detect head, else an objectness head (YOLOv5 /
  * v7 / YOLOX). When neither fits, the note says why each was not taken. */
 static yrt_status fuse_head(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep, yrt_error *err) {
@@ -120,7 +106,8 @@ static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_rep
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
                              yrt_error *err) {
   yrt_status st;
-  if ((st = refuse_nms(g, err)) != YRT_OK) return st;
+  if ((st = lw_cut_graph_nms(g, &rep->nms_cut, rep->nms_note, sizeof rep->nms_note, rep->nms_node,
+                             sizeof rep->nms_node, err)) != YRT_OK) return st;
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
   rep->n_half = g->n_half;
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
@@ -141,6 +128,10 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
+  if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "convert: node '%.100s' is a NonMaxSuppression inside the graph and the rows before it are "
+                         "not a head yolort recognised (%.200s). Export with nms=False", rep->nms_node, rep->head_note);
   const char **keep = NULL;
   if ((rep->head_fused || rep->e2e) && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
@@ -155,7 +146,9 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
 yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err) {
   int fused = 0;
   char note[160];
-  yrt_status st = refuse_nms(g, err);
+  int cut = 0;
+  char cut_note[8];
+  yrt_status st = lw_cut_graph_nms(g, &cut, cut_note, sizeof cut_note, NULL, 0, err);
   if (!st) st = ir_fold_constants(g, err);
   if (!st) st = lw_fuse_e2e_head(g, &fused, note, sizeof note, err);
   if (!st) st = ir_infer_shapes(g, err);
@@ -388,6 +381,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
     fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
             r->n_i8f32);
   if (r->e2e) fprintf(f, "end-to-end head: %s\n", r->e2e_note);
+  if (r->nms_cut) fprintf(f, "NMS in the graph: %s\n", r->nms_note);
   if (r->n_dynamic)
     fprintf(f,
             "dynamic quantization (onnxruntime quantize_dynamic): %d ConvInteger/MatMulInteger with "

@@ -75,6 +75,9 @@ typedef struct yrt_convert_report {
   int n_qat_propagated;       /* tensors given a quantization in a QAT-layout graph */
   int n_views;                /* tensors made views (no copy) of a Concat's or Split's buffer */
   int e2e;                    /* 1: the end-to-end head's selection became one DETECT_TOPK node */
+  int nms_cut;                /* 1: the graph's own NonMaxSuppression was cut off (cut_graph_nms.c) */
+  char nms_note[256];
+  char nms_node[96];          /* the NonMaxSuppression's name */
   char e2e_note[128];
   int n_dynamic;              /* ConvInteger / MatMulInteger recovered from a quantize_dynamic
                                  export (recover_integer_ops.c) */

@@ -358,8 +358,10 @@ static yrt_status rewrite(ir_graph *g, lw_head *h, yrt_error *err) {
   g->nodes[nd].domain = ir_strdup("yolort");
   int64_t strides[LW_HEAD_MAX_SCALES];
   for (int s = 0; s < h->ns; s++) strides[s] = h->stride[s];
+  /* a model output is read as centre-size rows (postprocess): a head decoding corners
+   * (Ultralytics' nms=True export, once its NMS is cut) writes centre and size there */
   if (!g->nodes[nd].domain || ir_set_attr_int(g, nd, "reg_max", h->reg) || ir_set_attr_int(g, nd, "num_classes", h->nc) ||
-      ir_set_attr_int(g, nd, "xyxy", h->xyxy) || ir_set_attr_ints(g, nd, "strides", strides, h->ns))
+      ir_set_attr_int(g, nd, "xyxy", h->xyxy && !g->tensors[y].is_output) || ir_set_attr_ints(g, nd, "strides", strides, h->ns))
     return NOMEM();
   if (!h->n_extra) return YRT_OK;
   /* Pass-through channels (mask coefficients): flattened per scale, joined along the anchors,
