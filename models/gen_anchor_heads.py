@@ -13,13 +13,16 @@ feeds grids at strides 8, 16, 32, and one of these heads, each transcribed from 
   v7_grid   YOLOv7 models/yolo.py Detect.forward under ONNX export with --grid:
             xy * (2 stride) + stride (grid - 0.5), wh ** 2 * (4 anchor_grid); LeakyReLU backbone
   v5lite    YOLOv5-Lite's exported maps: sigmoid only, no anchors in the file (ReLU backbone)
+  v7_raw    YOLOv7 exported without --grid: one raw map [1, 3, H, W, 5 + nc] per grid (logits,
+            no sigmoid, no anchors; LeakyReLU backbone): three outputs
   yolox     YOLOX yolo_head.py, decode_in_inference=False (the official export): per grid
             cat(reg, sigmoid(obj), sigmoid(cls)), flatten, cat over grids, permute
   yolox_dec YOLOX with decode_in_inference=True: (xy + grid) * stride, exp(wh) * stride
   v5_bad    hostile: a YOLOv5 v7.0 head whose grid offset is -0.4: looks like it, computes
             something else (must not be decoded as YOLOv5)
 
-Output: [1, N, 5 + nc], rows ordered grid by grid, anchor by anchor, cell by cell.
+Output: [1, N, 5 + nc], rows ordered grid by grid, anchor by anchor, cell by cell (v7_raw:
+one [1, 3, H, W, 5 + nc] per grid).
 The anchors are YOLOv5's defaults (P3-P5). Weights seeded; objectness and class biases make
 some boxes pass 0.25 on the synthetic scene of ref_forward.py.
 
@@ -35,7 +38,10 @@ ANCHORS = np.array([[[10, 13], [16, 30], [33, 23]],
                     [[30, 61], [62, 45], [59, 119]],
                     [[116, 90], [156, 198], [373, 326]]], np.float32)
 STRIDES = (8, 16, 32)
-HEADS = ("v5_70", "v5_60", "v7_grid", "v5lite", "yolox", "yolox_dec", "v5_bad")
+HEADS = ("v5_70", "v5_60", "v7_grid", "v5lite", "v7_raw", "yolox", "yolox_dec", "v5_bad")
+V7_ANCHORS = np.array([[[12, 16], [19, 36], [40, 28]],
+                       [[36, 75], [76, 55], [72, 146]],
+                       [[142, 110], [192, 243], [459, 401]]], np.float32)
 
 
 class G:
@@ -102,6 +108,9 @@ def v5_head(g, feats, nc, size, style):
         x = g.op("Conv", [f, g.const(w, "w"), g.const(bias, "b")], kernel_shape=[1, 1])
         x = g.op("Reshape", [x, g.const(np.array([1, na, no, ny, nx], np.int64))])
         x = g.op("Transpose", [x], perm=[0, 1, 3, 4, 2])
+        if style == "v7_raw":
+            outs.append(x)
+            continue
         y = g.op("Sigmoid", [x])
         st = float(STRIDES[i])
         grid = grid_of(ny, nx, na)
@@ -132,6 +141,8 @@ def v5_head(g, feats, nc, size, style):
             wh = g.op("Mul", [g.op("Pow", [wh, g.const(np.float32(2.0))]), g.const(4.0 * agrid)])
             y = g.op("Concat", [xy, wh, conf], axis=4)
         outs.append(g.op("Reshape", [y, g.const(np.array([1, -1, no], np.int64))]))
+    if style == "v7_raw":
+        return outs
     return g.op("Concat", outs, axis=1)
 
 
@@ -166,14 +177,19 @@ def yolox_head(g, feats, nc, size, decode):
 
 def build(head, size, nc, seed):
     g = G(seed)
-    act = {"v7_grid": "leaky", "v5lite": "relu"}.get(head, "silu")
+    act = {"v7_grid": "leaky", "v7_raw": "leaky", "v5lite": "relu"}.get(head, "silu")
     feats = backbone(g, "images", act)
     y = yolox_head(g, feats, nc, size, head == "yolox_dec") if head.startswith("yolox") else v5_head(g, feats, nc, size, head)
-    g.nodes[-1].output[0] = "output"
-    n = sum(3 * (size // s) ** 2 for s in STRIDES) if not head.startswith("yolox") else sum((size // s) ** 2 for s in STRIDES)
+    if head == "v7_raw":
+        outputs = [helper.make_tensor_value_info(t, TensorProto.FLOAT, [1, 3, size // s, size // s, 5 + nc])
+                   for t, s in zip(y, STRIDES)]
+    else:
+        g.nodes[-1].output[0] = "output"
+        n = sum(3 * (size // s) ** 2 for s in STRIDES) if not head.startswith("yolox") else sum((size // s) ** 2 for s in STRIDES)
+        outputs = [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, n, 5 + nc])]
     graph = helper.make_graph(g.nodes, "anchor_head_" + head,
                               [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, size, size])],
-                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, n, 5 + nc])], g.inits)
+                              outputs, g.inits)
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="yolort gen_anchor_heads")
     m.ir_version = 8
     names = {i: "class%d" % i for i in range(nc)}

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """check_anchor_heads.py BUILD_DIR MODELS_SRC_DIR WORK_DIR — objectness heads (issue 36 item 1) of
 every export style models/gen_anchor_heads.py transcribes (YOLOv5 v7.0 and v6.0, YOLOv7 --grid,
-YOLOv5-Lite's raw sigmoid maps, YOLOX raw and decoded), no data needed:
+YOLOv5-Lite's raw sigmoid maps, YOLOv7's raw per-grid outputs, YOLOX raw and decoded), no data
+needed:
 
 1. yolort-convert fuses the head into one obj_decode node (by numeric verification) and yolort's
    float output [1, 4 + nc, N] equals the ONNX model's own output (models/ref_forward.py) decoded
    here from the family's formulas (boxes within 1e-3 relative, scores within 1e-4);
+   YOLOv7's raw per-grid outputs (no anchors in the file) are refused without --anchors, naming
+   the option and both families' defaults, and fuse into one output with them;
 2. yolort-quantize's int8 model of it (calibrated on generated scenes) fuses too, runs its head
    convs int8, and stays near the float output (scores within 0.05 on average);
 3. the same net in the YOLOv7 QAT layout (NVIDIA pytorch-quantization: symmetric Q/DQ, zero
@@ -63,7 +66,11 @@ def decode_rows(y, head):
             for r in range(n):
                 for c in range(n):
                     v = y[g]
-                    if head == "v5lite":
+                    if head == "v7_raw":  # logits: sigmoid everything, YOLOv7's anchors
+                        v = 1.0 / (1.0 + np.exp(-v))
+                        aw, ah = gah.V7_ANCHORS[i][a]
+                        b = [(2 * v[0] - 0.5 + c) * st, (2 * v[1] - 0.5 + r) * st, 4 * v[2] ** 2 * aw, 4 * v[3] ** 2 * ah]
+                    elif head == "v5lite":
                         aw, ah = gah.ANCHORS[i][a]
                         b = [(2 * v[0] - 0.5 + c) * st, (2 * v[1] - 0.5 + r) * st, 4 * v[2] ** 2 * aw, 4 * v[3] ** 2 * ah]
                     elif head == "yolox":
@@ -118,15 +125,24 @@ def main():
     imgs = os.path.join(WORK, "images")
     subprocess.run([GEN_IMAGES, imgs, "-n", "8"], check=True, capture_output=True)
     x = rf.synthetic_scene(SIZE, seed=3)
-    for head in ("v5_70", "v5_60", "v7_grid", "v5lite", "yolox", "yolox_dec"):
+    v7a = ",".join("%g" % v for v in gah.V7_ANCHORS.ravel())
+    for head in ("v5_70", "v5_60", "v7_grid", "v5lite", "v7_raw", "yolox", "yolox_dec"):
         path = os.path.join(WORK, head + ".onnx")
         m = gah.build(head, SIZE, NC, seed=2)
         import onnx
         onnx.save(m, path)
         mm, params = rf.load(path)
-        ref = rf.run(mm.graph.node, {"images": x}, params)["output"]
+        vals = rf.run(mm.graph.node, {"images": x}, params)
+        ref = np.concatenate([vals[o.name].reshape(1, -1, 5 + NC) for o in mm.graph.output], axis=1)
         want = decode_rows(ref, head)
-        y, log = yolort_output(path, x, head)
+        extra = ()
+        if head == "v7_raw":
+            r = subprocess.run([CONVERT, path, "-o", os.path.join(WORK, "v7_raw_no.yrt")], capture_output=True, text=True)
+            msg = (r.stdout + r.stderr).strip().splitlines()[-1]
+            check(r.returncode != 0 and "--anchors" in msg and "12,16,19,36" in msg,
+                  "v7_raw without --anchors: refused naming the option and the defaults")
+            extra = ("--anchors", v7a)
+        y, log = yolort_output(path, x, head, extra)
         fused = y is not None and "obj_decode" in log
         check(fused, "%s: converts and fuses its head into obj_decode" % head)
         if not fused:

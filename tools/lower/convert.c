@@ -95,11 +95,10 @@ static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_rep
                          y->name, (long long)y->dims[1], (long long)y->dims[2], rep->head_note);
   if (y->rank == 5)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "convert: output '%.100s' is a raw per-grid head map [%lld, %lld, %lld, %lld, %lld] (YOLOv7 "
-                         "without --grid, TI-style exports): yolort decodes heads whose decode ends in one [1, N, 5 + nc] "
-                         "or [1, 4 + nc, N] output; refused rather than misread",
+                         "convert: output '%.100s' is a raw per-grid head map [%lld, %lld, %lld, %lld, %lld] that no "
+                         "head fusion took (%.360s)",
                          y->name, (long long)y->dims[0], (long long)y->dims[1], (long long)y->dims[2],
-                         (long long)y->dims[3], (long long)y->dims[4]);
+                         (long long)y->dims[3], (long long)y->dims[4], rep->head_note);
   return YRT_OK;
 }
 

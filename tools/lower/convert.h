@@ -65,7 +65,7 @@ typedef struct yrt_convert_report {
   int n_fused_silu;           /* Conv+Sigmoid+Mul fused into one CONV2D */
   int head_fused;             /* 1: the head's decode became one DETECT_DECODE or OBJ_DECODE node */
   int head_fused_nodes;       /* ONNX nodes it replaced */
-  char head_note[384];        /* what the head fusion did, or why it left the graph alone */
+  char head_note[640];        /* what the head fusion did, or why it left the graph alone */
   int n_layout_transposes;    /* TRANSPOSE nodes the layout pass inserted */
   int n_split_concat;         /* Split outputs re-joined by a Concat read as the Split input */
   int n_tied;                 /* tensors given their Concat's quantization (ir_qdq_tie_concat) */

@@ -33,6 +33,8 @@ yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *no
  * indices into in[]. */
 typedef struct lw_head {
   int y;                                   /* head output tensor */
+  int y_more[LW_HEAD_MAX_SCALES + 1], n_y_more; /* further outputs of a head that writes one per
+                                              grid (raw maps): run after y, values concatenated */
   int in[LW_HEAD_MAX_IN], n_in;            /* per-scale tensors read (graph tensor ids) */
   int nodes[LW_HEAD_MAX_NODES], n_nodes;   /* the subgraph from in[] to y */
   int ns, reg, nc, xyxy;
@@ -60,11 +62,13 @@ typedef struct lw_head_runner {
   void *buf;
   yrt_model *model;
   yrt_session *sess;
+  float *cat;        /* y then y_more[] concatenated, when the head has several outputs */
+  size_t cat_count;
 } lw_head_runner;
 yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runner *r, int *ok, char *why,
                                size_t why_cap, yrt_error *err);
-/* One run on in_data[i] (h->in[i]'s NCHW values): *out = y's values (valid until the next run),
- * *count of them. -1 with why set on failure. */
+/* One run on in_data[i] (h->in[i]'s NCHW values): *out = y's values, then y_more[]'s (valid until
+ * the next run), *count of them. -1 with why set on failure. */
 int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, float *const *in_data,
                        const float **out, size_t *count, char *why, size_t why_cap);
 void lw_head_runner_close(lw_head_runner *r);

@@ -35,6 +35,7 @@ typedef struct obj_head {
   int64_t gh[YRT_OBJ_MAX_SCALES], gw[YRT_OBJ_MAX_SCALES], stride[YRT_OBJ_MAX_SCALES];
   int t[YRT_OBJ_MAX_SCALES][MAX_PER];         /* index into h.in: joint t[s][0]; split box, obj, cls */
   int box_form, score_sig;
+  int multi;                                  /* one raw output per grid (h.y, h.y_more[]) */
   float anchor[YRT_OBJ_MAX_SCALES][YRT_OBJ_MAX_ANCHORS][2];
   double max_dev;
   char anchor_note[160];
@@ -246,6 +247,10 @@ static int choose_anchors(obj_head *o, const float *user, int n_user, char *note
     snprintf(o->anchor_note, sizeof o->anchor_note, "anchors from --anchors");
     return 0;
   }
+  if (o->box_form == BOX_RAW) /* raw logits: YOLOv7 (no --grid) or YOLOv5 / TI exports, anchors differ */
+    return fail(note, cap, "raw logits, no anchors in the file, family unknown: give them with --anchors W,H,... (YOLOv7: "
+                "12,16,19,36,40,28,36,75,76,55,72,146,142,110,192,243,459,401; YOLOv5: 10,13,16,30,33,23,30,61,62,45,59,"
+                "119,116,90,156,198,373,326)");
   const float(*def)[3][2] = o->ns == 3 ? k_v5_p5 : o->ns == 4 ? k_v5_p6 : NULL;
   if (!def || o->na != 3)
     return fail(note, cap, "the head is not decoded in the graph and has %d grids x %d anchors: give its anchors with "
@@ -307,19 +312,69 @@ done:
   return st;
 }
 
-/* One candidate output: walk, group, measure (each box / objectness / class order of a split
+/* Merge the walk of another output of the same head into h (its tensors and nodes, once). */
+static int merge_walk(lw_head *h, const lw_head *w, char *note, size_t cap) {
+  for (int i = 0; i < w->n_in; i++) {
+    int seen = 0;
+    for (int j = 0; j < h->n_in && !seen; j++) seen = h->in[j] == w->in[i];
+    if (seen) continue;
+    if (h->n_in >= LW_HEAD_MAX_IN) return fail(note, cap, "the head reads more than %d per-grid tensors", LW_HEAD_MAX_IN);
+    h->in[h->n_in++] = w->in[i];
+  }
+  for (int i = 0; i < w->n_nodes; i++) {
+    int seen = 0;
+    for (int j = 0; j < h->n_nodes && !seen; j++) seen = h->nodes[j] == w->nodes[i];
+    if (seen) continue;
+    if (h->n_nodes >= LW_HEAD_MAX_NODES) return fail(note, cap, "the head has more than %d nodes", LW_HEAD_MAX_NODES);
+    h->nodes[h->n_nodes++] = w->nodes[i];
+  }
+  h->q_abs = fmax(h->q_abs, w->q_abs);
+  h->q_rel = fmax(h->q_rel, w->q_rel);
+  return 0;
+}
+
+/* One candidate head: one output [1, N, 5 + nc], or one raw map [1, na, H, W, 5 + nc] per grid
+ * (ys largest grid first). Walk, group, measure (each box / objectness / class order of a split
  * head). *ok when o describes a verified head. */
-static yrt_status try_output(const ir_graph *g, int y, int64_t in_h, int64_t in_w, obj_head *o, int *ok, char *note,
-                             size_t cap, yrt_error *err) {
+static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t in_h, int64_t in_w, obj_head *o,
+                           int *ok, char *note, size_t cap, yrt_error *err) {
   *ok = 0;
   memset(o, 0, sizeof *o);
-  const ir_tensor *yt = &g->tensors[y];
-  if (yt->rank != 3 || yt->dims[0] != 1 || yt->dims[2] < 6 || yt->dims[1] <= yt->dims[2]) {
-    fail(note, cap, "output '%s' is not [1, N, 5 + nc]", yt->name);
-    return YRT_OK;
+  const ir_tensor *yt = &g->tensors[ys[0]];
+  int64_t rows = 0, cols = 0;
+  if (yt->rank == 3) {
+    if (n_ys != 1 || yt->dims[0] != 1 || yt->dims[2] < 6 || yt->dims[1] <= yt->dims[2]) {
+      fail(note, cap, "output '%s' is not [1, N, 5 + nc]", yt->name);
+      return YRT_OK;
+    }
+    rows = yt->dims[1], cols = yt->dims[2];
+  } else {
+    for (int k = 0; k < n_ys; k++) {
+      const ir_tensor *t = &g->tensors[ys[k]];
+      if (t->rank != 5 || t->dims[0] != 1 || t->dims[4] < 6 || (k && (t->dims[1] != yt->dims[1] || t->dims[4] != yt->dims[4]))) {
+        fail(note, cap, "outputs are not raw per-grid maps [1, na, H, W, 5 + nc] of one shape");
+        return YRT_OK;
+      }
+      rows += t->dims[1] * t->dims[2] * t->dims[3];
+    }
+    cols = yt->dims[4];
+    o->multi = 1;
   }
-  if (lw_head_walk(g, y, in_h, in_w, 1, &o->h, note, cap)) return YRT_OK;
-  if (group(g, o, in_h, in_w, yt->dims[1], yt->dims[2], note, cap)) return YRT_OK;
+  if (lw_head_walk(g, ys[0], in_h, in_w, 1, &o->h, note, cap)) return YRT_OK;
+  if (n_ys > 1) {
+    lw_head *w = malloc(sizeof *w);
+    if (!w) return yrt_set_error(err, YRT_ERR_NOMEM, "fuse objectness head: out of memory");
+    for (int k = 1; k < n_ys; k++) {
+      memset(w, 0, sizeof *w);
+      if (lw_head_walk(g, ys[k], in_h, in_w, 1, w, note, cap) || merge_walk(&o->h, w, note, cap)) {
+        free(w);
+        return YRT_OK;
+      }
+      o->h.y_more[o->h.n_y_more++] = ys[k];
+    }
+    free(w);
+  }
+  if (group(g, o, in_h, in_w, rows, cols, note, cap)) return YRT_OK;
   if (!o->split) return measure(g, o, ok, note, cap, err);
   int orig[YRT_OBJ_MAX_SCALES][MAX_PER];
   memcpy(orig, o->t, sizeof orig);
@@ -354,6 +409,16 @@ static void joint_quant(const ir_tensor *a, const ir_tensor *b, ir_tensor *y) {
 static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   char name[300], base[200];
   snprintf(base, sizeof base, "%s", g->nodes[o->h.nodes[0]].name ? g->nodes[o->h.nodes[0]].name : "head");
+  /* a head with one raw output per grid: the decode's rows become its one output (the others go
+   * first, so their nodes are not kept for them) */
+  for (int k = 0; k < o->h.n_y_more; k++) {
+    const int t = o->h.y_more[k];
+    g->tensors[t].is_output = 0;
+    int w = 0;
+    for (int j = 0; j < g->n_outputs; j++)
+      if (g->outputs[j] != t) g->outputs[w++] = g->outputs[j];
+    g->n_outputs = w;
+  }
   o->h.n_removed = lw_head_remove(g, &o->h);
   int in[YRT_MAX_NODE_IO], n_in = 0;
   for (int s = 0; s < o->ns; s++) in[n_in++] = o->h.in[o->t[s][0]];
@@ -436,11 +501,28 @@ yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, in
   }
   obj_head *o = malloc(sizeof *o);
   if (!o) return NOMEM();
+  /* candidates: each output, then the raw per-grid maps together (largest grid first) */
+  int maps[YRT_OBJ_MAX_SCALES], n_maps = 0;
+  for (int c = 0; c < g->n_outputs; c++) {
+    const ir_tensor *t = &g->tensors[g->outputs[c]];
+    if (t->rank != 5) continue;
+    if (n_maps == YRT_OBJ_MAX_SCALES) {
+      n_maps = 0;
+      break;
+    }
+    int k = n_maps++;
+    while (k > 0 && g->tensors[maps[k - 1]].dims[2] < t->dims[2]) maps[k] = maps[k - 1], k--;
+    maps[k] = g->outputs[c];
+  }
   char first[256] = "";
   yrt_status st = YRT_OK;
-  for (int c = 0; c < g->n_outputs; c++) {
+  for (int c = 0; c <= g->n_outputs; c++) {
     int ok = 0;
-    if ((st = try_output(g, g->outputs[c], in_h, in_w, o, &ok, note, note_cap, err)) != YRT_OK) break;
+    if (c == g->n_outputs && !n_maps) break;
+    const int one = c < g->n_outputs ? g->outputs[c] : -1;
+    if (one >= 0 && g->tensors[one].rank == 5) continue;
+    if ((st = try_head(g, one >= 0 ? &one : maps, one >= 0 ? 1 : n_maps, in_h, in_w, o, &ok, note, note_cap, err)) != YRT_OK)
+      break;
     if (ok && choose_anchors(o, anchors, n_anchors, note, note_cap)) ok = 0;
     if (!ok) {
       if (!first[0]) snprintf(first, sizeof first, "%s", note);

@@ -77,6 +77,8 @@ static ir_graph *extract(const ir_graph *g, const lw_head *h) {
     }
   }
   if (map[h->y] < 0 || ir_graph_add_output(sub, map[h->y])) goto fail;
+  for (int k = 0; k < h->n_y_more; k++)
+    if (map[h->y_more[k]] < 0 || ir_graph_add_output(sub, map[h->y_more[k]])) goto fail;
   free(map);
   return sub;
 fail:
@@ -132,6 +134,7 @@ static void reference(const lw_head *h, float *const *in_data, double *out) {
 /* ---- the subgraph, converted once, run on given logits */
 
 void lw_head_runner_close(lw_head_runner *r) {
+  free(r->cat);
   yrt_session_free(r->sess);
   yrt_model_free(r->model);
   free(r->buf);
@@ -186,6 +189,29 @@ int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, f
   }
   *out = v.data;
   *count = v.count;
+  if (!h->n_y_more) return 0;
+  size_t total = 0;
+  for (int k = 0; k <= h->n_y_more; k++) total += (size_t)ir_numel(&g->tensors[k ? h->y_more[k - 1] : h->y]);
+  if (total != r->cat_count) {
+    free(r->cat);
+    r->cat_count = 0;
+    if (!(r->cat = malloc(sizeof(float) * (total ? total : 1)))) {
+      snprintf(why, why_cap, "head probe: out of memory");
+      return -1;
+    }
+    r->cat_count = total;
+  }
+  size_t at = 0;
+  for (int k = 0; k <= h->n_y_more; k++) {
+    if (yrt_session_output(r->sess, k, &v, &e) != YRT_OK || at + v.count > total) {
+      snprintf(why, why_cap, "head probe output %d: %s", k, e.msg);
+      return -1;
+    }
+    memcpy(r->cat + at, v.data, sizeof(float) * v.count);
+    at += v.count;
+  }
+  *out = r->cat;
+  *count = at;
   return 0;
 }
 
