@@ -15,14 +15,16 @@
  *   score[c] = sig(v4) * sig(v5 + c)
  * Output y [4 + nc][n_anchors] (float): cx, cy, w, h, then the scores; anchors scale by scale,
  * then anchor by anchor, then cell by cell row-major (the exports' [1, na, H, W, 5 + nc] order).
- * Int8 inputs go through 256-entry tables made once per tensor (yk_obj_tables). Scalar, no
- * allocation.
+ * Int8 inputs go through 256-entry tables made once per tensor (yk_obj_tables); a float head's
+ * sigmoids go through the vectorised float kernel. No allocation (a few KB of stack).
  */
 #ifndef YOLORT_YK_OBJ_DECODE_H
 #define YOLORT_YK_OBJ_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "yk.h"
 
 #define YK_OBJ_MAX_SCALES 4
 #define YK_OBJ_MAX_ANCHORS 9
@@ -56,7 +58,17 @@ typedef struct yk_obj_params {
 /* The tables of an int8 tensor of this scale and zero point. */
 void yk_obj_tables_init(float scale, int32_t zp, yk_obj_tables *t);
 
-/* Decode anchors [lo, hi) (global indices) into y [4 + nc][n_anchors]. */
-void yk_obj_decode(const yk_obj_params *p, size_t lo, size_t hi, float *y);
+/* Decode anchors [lo, hi) (global indices) into y [4 + nc][n_anchors]. isa picks the float
+ * sigmoid's variant (yk_unary_f32). */
+void yk_obj_decode(const yk_isa *isa, const yk_obj_params *p, size_t lo, size_t hi, float *y);
+
+/* Threshold-aware decode (the camera path): the anchors in [lo, hi) whose score can pass conf
+ * (objectness first: every score is objectness x a sigmoid, so at most it), in increasing order,
+ * written to list (room for hi - lo); returns their count. Every anchor whose decoded score is
+ * over conf is listed (float heads with a 1e-5 margin), a few under it may be. */
+size_t yk_obj_over(const yk_obj_params *p, float conf, size_t lo, size_t hi, int32_t *list);
+/* The listed anchors decoded as yk_obj_decode does, anchor list[j] into column j of rows n_list
+ * floats apart ([4 + nc][n_list]). */
+void yk_obj_decode_cols(const yk_isa *isa, const yk_obj_params *p, const int32_t *list, size_t n_list, float *y);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "op_table.h"
 #include "postprocess_internal.h"
 #include "session_internal.h"
 
@@ -38,7 +39,8 @@ static uint32_t output_decode_node(const yrt_session *s) {
   for (uint32_t i = 0; i < s->n_exec; i++) {
     const yrt_node_rec *n = s->exec[i].node;
     if (!n) continue;
-    if (n->op == YRT_OP_DETECT_DECODE && n->out[0] == out0) found = i;
+    const yrt_op_def *d = yrt_op_lookup(m->ops, n->op);
+    if (d && d->detect_over && n->out[0] == out0) found = i;
     for (uint32_t k = 0; k < n->n_in; k++)
       if (n->in[k] == out0) return YRT_NONE; /* another node reads all of output0 */
   }
@@ -92,7 +94,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   size_t n_list = 0;
   const uint64_t t0 = s->profiling && sparse ? now_ns() : 0;
   if (st == YRT_OK && sparse)
-    n_list = yrt_detect_decode_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
+    n_list = yrt_op_lookup(s->model->ops, s->exec[s->detect_node].node->op)
+                 ->detect_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
   else if (st == YRT_OK)

@@ -47,13 +47,14 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                        .check = yrt_check_gather, .prepare = yrt_prepare_gather, .run = yrt_run_gather},
     [YRT_OP_DETECT_DECODE] = {YRT_OP_NAMES("detect_decode"), .min_in = 3, .max_in = 7, .n_out = 1,
                               .check = yrt_check_detect, .prepare = yrt_prepare_detect, .run = yrt_run_detect,
-                              .release = yrt_release_detect},
+                              .release = yrt_release_detect, .detect_over = yrt_detect_decode_over},
     [YRT_OP_DETECT_TOPK] = {YRT_OP_NAMES("detect_topk"), .min_in = 1, .max_in = 1, .n_out = 1,
                             .check = yrt_check_topk, .prepare = yrt_prepare_topk, .run = yrt_run_topk,
                             .release = yrt_release_topk},
     [YRT_OP_OBJ_DECODE] = {YRT_OP_NAMES("obj_decode"), .min_in = 2, .max_in = 7, .n_out = 1,
                            .check = yrt_check_obj_decode, .prepare = yrt_prepare_obj_decode,
-                           .run = yrt_run_obj_decode, .release = yrt_release_obj_decode},
+                           .run = yrt_run_obj_decode, .release = yrt_release_obj_decode,
+                           .detect_over = yrt_obj_decode_over},
 };
 
 static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};

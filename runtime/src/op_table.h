@@ -46,6 +46,11 @@ typedef yrt_status (*yrt_op_prepare_fn)(yrt_session *s, yrt_exec *e, yrt_error *
 typedef yrt_status (*yrt_op_run_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 /* Frees what prepare allocated; called once per node, also when prepare failed half way. */
 typedef void (*yrt_op_release_fn)(yrt_exec *e);
+/* A decode that writes output0's detection rows [1, 4 + nc, N], threshold-aware (the camera
+ * path, frame_detect.c): lists the anchors whose best score can pass conf (every one that does,
+ * in increasing order; room for N in list) and writes them decoded, packed, into out[0] as
+ * [4 + nc][n]; returns n. The session runs the graph without the node, then this. */
+typedef size_t (*yrt_op_detect_over_fn)(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 /* The node's kind in profiles when "name.dtype" does not say enough, else NULL. */
 typedef const char *(*yrt_op_kind_fn)(const yrt_model *m, const yrt_node_rec *n);
 
@@ -61,6 +66,7 @@ struct yrt_op_def {
   yrt_op_run_fn run;         /* required: the runner unless prepare picks another */
   yrt_op_release_fn release; /* NULL: prepare allocates nothing */
   yrt_op_kind_fn kind;       /* NULL: always kind_names */
+  yrt_op_detect_over_fn detect_over; /* NULL: a node that is no detection decode */
 };
 
 /* .name and .kind_names of a row. */
@@ -114,6 +120,7 @@ const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n);
 
 /* session_detect.c */
 yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
+size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 void yrt_release_detect(yrt_exec *e);
 

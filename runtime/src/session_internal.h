@@ -140,7 +140,8 @@ struct yrt_session {
   struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
   void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
   int32_t *detect_list;     /* frame_detect.c: anchors over the threshold, [anchors] */
-  uint32_t detect_node;     /* the DETECT_DECODE node writing output0 (threshold-aware decode), else YRT_NONE */
+  uint32_t detect_node;     /* the decode node writing output0 whose row has detect_over (threshold-aware
+                               decode), else YRT_NONE */
   uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
@@ -167,7 +168,6 @@ yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err)
  * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are listed in increasing
  * order and decoded exactly as the full decode does, packed: the node's output then starts with a
  * [4 + nc][count] tensor, listed anchor j in column j. Returns the count. */
-size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "op_table.h"
 #include "session_internal.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "op_table.h"
+#include "session_internal.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"
 
@@ -178,6 +180,59 @@ static void test_threads_agree(void **state) {
   free(img);
 }
 
+/* The threshold-aware decode yrt_session_detect runs (the row's detect_over): every anchor whose
+ * best decoded score passes conf is listed, each listed one decoded into its packed column
+ * exactly as the full decode wrote it, int8 (grid 0, tables) and float (grid 1) alike. */
+static void over_threshold(int na, int split, int mode) {
+  NA = na, SPLIT = split, MODE = mode;
+  uint32_t node;
+  ids t;
+  ytb_loaded l;
+  yrt_error err;
+  if (ytb_load(build(&node, &t), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  const int n_in = split ? 4 : 2, N = n_anchors();
+  for (int k = 0; k < n_in; k++) {
+    float *dst = yrt_session_input_nhwc(l.s, k);
+    for (size_t i = 0; i < yrt_session_input_count(l.s, k); i++) dst[i] = logit(k, (int)i);
+  }
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  static float full[(4 + NC) * 2 * (H0 * H0 + H1 * H1)];
+  memcpy(full, v.data, v.count * sizeof(float));
+  const yrt_op_def *d = yrt_op_lookup(l.m->ops, YRT_OP_OBJ_DECODE);
+  assert_non_null(d);
+  assert_non_null(d->detect_over);
+  const float confs[] = {0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
+  for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
+    assert_int_equal(yrt_session_run_except(l.s, node, &err), YRT_OK);
+    int32_t list[2 * (H0 * H0 + H1 * H1)];
+    const size_t n = d->detect_over(l.s, &l.s->exec[node], confs[c], list);
+    size_t li = 0;
+    for (int a = 0; a < N; a++) {
+      float best = full[4 * N + a];
+      for (int k = 1; k < NC; k++) best = fmaxf(best, full[(4 + k) * N + a]);
+      const int listed = li < n && list[li] == a;
+      if (best > confs[c]) assert_true(listed);
+      if (listed) {
+        for (int r = 0; r < 4 + NC; r++) assert_memory_equal(&v.data[r * n + li], &full[r * N + a], sizeof(float));
+        li++;
+      }
+    }
+    assert_int_equal(li, n);
+    if (confs[c] >= 0.9f) assert_true(n < (size_t)N);
+  }
+  ytb_unload(&l);
+}
+
+static void test_over_threshold(void **state) {
+  (void)state;
+  over_threshold(2, 0, YRT_OBJ_SIGMOID);
+  over_threshold(1, 0, YRT_OBJ_EXP);
+  over_threshold(1, 1, YRT_OBJ_EXP);
+  NA = 2, SPLIT = 0, MODE = YRT_OBJ_SIGMOID;
+}
+
 /* ---- hostile edits */
 typedef void (*edit_fn)(ytb *b, uint32_t node, const ids *t, int arg);
 
@@ -314,6 +369,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_matches_reference),
       cmocka_unit_test(test_threads_agree),
+      cmocka_unit_test(test_over_threshold),
       cmocka_unit_test(test_hostile_params),
       cmocka_unit_test(test_hostile_words),
   };

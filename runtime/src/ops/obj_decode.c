@@ -71,18 +71,19 @@ yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
 }
 
 typedef struct obj_ctx {
+  const yrt_session *s;
   const yrt_exec *e;
 } obj_ctx;
 
 static void obj_range(const void *ctx, size_t lo, size_t hi) {
   const obj_ctx *t = ctx;
-  yk_obj_decode(&t->e->u.obj->p, lo, hi, t->e->out);
+  yk_obj_decode(&t->s->isa, &t->e->u.obj->p, lo, hi, t->e->out);
 }
 
 yrt_status yrt_run_obj_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_exec_obj *d = e->u.obj;
-  const obj_ctx t = {e};
+  const obj_ctx t = {s, e};
   const int one = yrt_par_threads(&s->par) < 2 || e->numel < OBJ_PAR_MIN;
   yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, obj_range, &t);
   return YRT_OK;
@@ -131,6 +132,13 @@ yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   p->n_anchors = first;
   d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), 16, 16);
   return YRT_OK;
+}
+
+size_t yrt_obj_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
+  const yk_obj_params *p = &e->u.obj->p;
+  const size_t n = yk_obj_over(p, conf, 0, p->n_anchors, list);
+  yk_obj_decode_cols(&s->isa, p, list, n, e->out);
+  return n;
 }
 
 void yrt_release_obj_decode(yrt_exec *e) {

@@ -8,5 +8,6 @@ yrt_status yrt_check_obj_decode(const yrt_node_check *v);
 yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_obj_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 void yrt_release_obj_decode(yrt_exec *e);
+size_t yrt_obj_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
 
 #endif
