@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # .ci/examples.sh BUILD_DIR — the package as a firmware project consumes it: install BUILD_DIR
 # into a scratch prefix, build examples/ against the installed package twice (find_package, then
-# pkg-config), run both builds on an NV12 frame made from a val JPEG, check that the README's
+# pkg-config), run both builds on an NV12 frame made from a val JPEG (the C++ detect_frame_cpp
+# through yolort.hpp must print what detect_frame.c prints), check that the README's
 # embedding snippet is examples/detect_frame.c, and that add_subdirectory(yolort) configures and
 # builds the library in a parent project. Needs ../shared (YOLORT_DATA) for the model and image.
 set -euo pipefail
@@ -31,6 +32,9 @@ for how in cmake pkgconfig; do
   head -c $(( fw * fh + 2 * ((fw + 1) / 2) * ((fh + 1) / 2) )) "$W/frames.nv12" > "$W/frame.nv12"
   "$E/detect_frame" "$W/model.yrt" "$W/frame.nv12" "$fw" "$fh" > "$W/detect.txt"
   grep -q . "$W/detect.txt" || { echo "FAIL ($how): detect_frame found nothing"; exit 1; }
+  # the C++ consumer (yolort.hpp, built as C++11) prints the same detections
+  "$E/detect_frame_cpp" "$W/model.yrt" "$W/frame.nv12" "$fw" "$fh" | diff -u "$W/detect.txt" - ||
+    { echo "FAIL ($how): detect_frame_cpp differs from detect_frame"; exit 1; }
   "$E/video_nv12" "$W/model.yrt" "$fw" "$fh" - 2 < "$W/frames.nv12" > "$W/video.jsonl" 2> "$W/video.err"
   [[ $(grep -c '"detections": \[{' "$W/video.jsonl") == 3 ]] || { echo "FAIL ($how): video_nv12 output"; cat "$W/video.jsonl" "$W/video.err"; exit 1; }
   grep -q "fps" "$W/video.err"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # tests/valgrind.sh [BUILD_DIR] [CTEST_LABEL_REGEX] — run registered tests under valgrind memcheck
 # (errors and definite/indirect leaks fail). Default: the Release build in build/ and the fast
-# labels (kernels, runtime, reliability, prepost, ir); the real-model tests run ~50x slower there.
+# labels (kernels, runtime, reliability, prepost, ir, cpp); the real-model tests run ~50x slower there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-LABELS=${2:-'kernels|runtime|reliability|prepost|ir'}
+LABELS=${2:-'kernels|runtime|reliability|prepost|ir|cpp'}
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind is not installed" >&2; exit 1; }
 ctest --test-dir "$BUILD" -L "$LABELS" -N | sed -n 's/^ *Test *#[0-9]*: //p' > "$BUILD/valgrind-tests.txt"
 fail=0; n=0

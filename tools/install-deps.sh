@@ -3,7 +3,7 @@
 # Usage: tools/install-deps.sh [--arm] [--fuzz]
 #   --arm   adds the cross compilers and qemu-user; --fuzz adds clang and its libFuzzer runtime
 set -euo pipefail
-PKGS=(cmake make gcc pkg-config libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libturbojpeg0-dev
+PKGS=(cmake make gcc g++ pkg-config libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libturbojpeg0-dev
       libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev python3-onnx python3-numpy valgrind)
 for opt in "$@"; do
   case "$opt" in

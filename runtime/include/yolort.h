@@ -4,6 +4,9 @@
  * Life cycle:  yrt_model_load_*  ->  yrt_session_create  ->  (fill input, yrt_session_run,
  * read outputs)*  ->  yrt_session_free  ->  yrt_model_free.
  *
+ * Plain C (C99 and later) and C++ (C++11 and later) both compile this header cleanly with
+ * -Wall -Wextra -Werror -pedantic; yolort.hpp is a header-only C++ wrapper over it.
+ *
  * Conventions:
  *  - Every fallible call returns yrt_status and, when err != NULL, writes a message
  *    naming what failed and where into err->msg. No global mutable state.
@@ -16,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memset, in the inline init helpers */
 
 #include "yolort_version.h"
 
@@ -139,8 +143,7 @@ typedef struct yrt_session_options {
 /* Zeroes o (defaults: one thread per online CPU, own arena, no cap) and sets o->struct_size. Inline so
  * that the size recorded is the caller's. */
 static inline void yrt_session_options_init(yrt_session_options *o) {
-  const yrt_session_options zero = {0};
-  *o = zero;
+  memset(o, 0, sizeof *o); /* not `= {0}`: -Wmissing-field-initializers, and in C++ an error */
   o->struct_size = sizeof *o;
 }
 
@@ -262,8 +265,7 @@ typedef struct yrt_frame {
 
 /* Zeroes f (no crop, BT.601 limited range) and records the caller's sizeof in struct_size. */
 static inline void yrt_frame_init(yrt_frame *f) {
-  const yrt_frame zero = {0};
-  *f = zero;
+  memset(f, 0, sizeof *f);
   f->struct_size = sizeof *f;
 }
 
@@ -308,8 +310,7 @@ YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
 /* Zeroes p (every later field at its default), writes the defaults, and records the caller's
  * sizeof in struct_size. Inline so that the size is the caller's. */
 static inline void yrt_postprocess_params_init(yrt_postprocess_params *p) {
-  const yrt_postprocess_params zero = {0};
-  *p = zero;
+  memset(p, 0, sizeof *p);
   yrt_postprocess_defaults(p);
   p->struct_size = sizeof *p;
 }

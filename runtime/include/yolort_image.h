@@ -17,7 +17,7 @@ extern "C" {
  * pass over the whole image: scans x pixels is the decode time, and a progressive image keeps a
  * coefficient buffer of about 2 bytes per sample. 0 in a field means its default. */
 #define YRT_JPEG_DEFAULT_MAX_SIDE 16384
-#define YRT_JPEG_DEFAULT_MAX_PIXELS ((uint64_t)50 << 20) /* 50 Mpx: 8192x6144, 48 MP phones */
+#define YRT_JPEG_DEFAULT_MAX_PIXELS (UINT64_C(50) << 20) /* 50 Mpx: 8192x6144, 48 MP phones */
 #define YRT_JPEG_DEFAULT_MAX_SCANS 64 /* libjpeg's progressive scripts use about 10 */
 typedef struct yrt_jpeg_limits {
   int max_side;        /* width and height */
