@@ -449,7 +449,7 @@ yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *no
 }
 
 int lw_is_detect_node(const ir_node *n) {
-  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "DetectDecode") == 0 && strcmp(n->domain, "yolort") == 0;
+  return lw_is_yolort_node(n, "DetectDecode");
 }
 
 const char **lw_detect_keep_filter(const ir_graph *g, const char *const *keep) {

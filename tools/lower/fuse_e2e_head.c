@@ -199,5 +199,5 @@ yrt_status lw_fuse_e2e_head(ir_graph *g, int *fused, char *note, size_t cap, yrt
 }
 
 int lw_is_e2e_node(const ir_node *n) {
-  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "DetectTopK") == 0 && strcmp(n->domain, "yolort") == 0;
+  return lw_is_yolort_node(n, "DetectTopK");
 }

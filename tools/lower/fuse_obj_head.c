@@ -541,5 +541,5 @@ yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, in
 }
 
 int lw_is_obj_node(const ir_node *n) {
-  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, "ObjDecode") == 0 && strcmp(n->domain, "yolort") == 0;
+  return lw_is_yolort_node(n, "ObjDecode");
 }

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "convert.h"
 #include "ir.h"
@@ -201,5 +202,10 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
 /* ---- small helpers (lw_graph.c) */
 int lw_ir_const_i64(const ir_tensor *t, int64_t i, int64_t *v);
 char *lw_strdup(const char *s);
+
+/* 1 for a live node of domain "yolort" of this op type (the nodes the head fusions make). */
+static inline int lw_is_yolort_node(const ir_node *n, const char *op_type) {
+  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, op_type) == 0 && strcmp(n->domain, "yolort") == 0;
+}
 
 #endif
