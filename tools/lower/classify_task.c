@@ -17,9 +17,11 @@ static int64_t class_dims(const ir_tensor *t) {
   return 0;
 }
 
-/* The producer of t, skipping data movement that keeps the values (Reshape / Flatten / ...). */
-static const ir_node *value_producer(const ir_graph *g, int t) {
-  for (int hops = 0; hops < 8 && t >= 0; hops++) {
+/* The producer of t, skipping data movement that keeps the values (Reshape / Flatten / ...);
+ * *moved = 1 when it skipped any. */
+static const ir_node *value_producer(const ir_graph *g, int t, int *moved) {
+  *moved = 0;
+  for (int hops = 0; hops < 8 && t >= 0; hops++, *moved = 1) {
     const int p = g->tensors[t].producer;
     if (p < 0 || g->nodes[p].dead) return NULL;
     const ir_node *n = &g->nodes[p];
@@ -50,12 +52,15 @@ yrt_status lw_classify_recognise(ir_graph *g, int *is_cls, int *nc, int *logits,
   const int out = g->outputs[0];
   const ir_tensor *y = &g->tensors[out];
   const int64_t n = class_dims(y);
-  const ir_node *p = value_producer(g, out);
+  int moved = 0;
+  const ir_node *p = value_producer(g, out, &moved);
   if (!meta) { /* by its shape: one image in, one row of class scores out */
     if (n < 2 || g->n_outputs != 1 || !is_image_input(g) || !p) return YRT_OK;
-    static const onnx_op k_ops[] = {ONNX_OP_SOFTMAX, ONNX_OP_MATMUL, ONNX_OP_ADD, ONNX_OP_CONV};
+    static const onnx_op k_ops[] = {ONNX_OP_SOFTMAX, ONNX_OP_MATMUL, ONNX_OP_ADD};
     int ok = ir_node_is(p, "Gemm");
     for (size_t i = 0; i < sizeof k_ops / sizeof k_ops[0]; i++) ok |= ir_node_is_op(p, k_ops[i]);
+    /* a conv's [1, nc, 1, 1] alone may be any feature map (a global pool): only once flattened */
+    ok |= ir_node_is_op(p, ONNX_OP_CONV) && moved && y->rank == 2;
     if (!ok) return YRT_OK;
   } else if (n < 1) {
     char dims[96] = "";
