@@ -23,7 +23,18 @@ void bench_print_table(FILE *f, const bench_model_report *m, int show_convs) {
             r->size_w, r->size_h, r->threads, r->batch,
             r->batch > 1 ? " (batch-1 model run B times per iteration; times are per batch)" : "",
             r->warmup, r->runs, r->session_ms);
-    if (r->frame) {
+    if (r->frame && r->classify) {
+      stats_line(f, "frame -> top-5 classes", &r->infer, r->batch);
+      stats_line(f, "  of which letterbox", &r->pre, r->batch);
+      fprintf(f, "    (yrt_session_classify on the decoded frame; letterbox = yrt_session_set_frame alone)\n");
+      fprintf(f, "    top-1 class (last frame): %d\n", r->top1);
+    } else if (r->has_e2e && r->classify) {
+      stats_line(f, "JPEG decode+letterbox", &r->pre, r->batch);
+      stats_line(f, "inference", &r->infer, r->batch);
+      stats_line(f, "top-5 classes", &r->post, r->batch);
+      stats_line(f, "end to end", &r->total, r->batch);
+      fprintf(f, "    top-1 class (last image): %d\n", r->top1);
+    } else if (r->frame) {
       stats_line(f, "frame -> detections", &r->infer, r->batch);
       stats_line(f, "  of which letterbox", &r->pre, r->batch);
       fprintf(f, "    (yrt_session_detect on the decoded frame; letterbox = yrt_session_set_frame alone)\n");
@@ -113,7 +124,8 @@ void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs
       json_stats(f, "post", &r->post);
       fputc(',', f);
       json_stats(f, "total", &r->total);
-      fprintf(f, ",\"detections\":%d", r->n_dets);
+      if (r->classify) fprintf(f, ",\"top1_class\":%d", r->top1);
+      else fprintf(f, ",\"detections\":%d", r->n_dets);
     }
     fprintf(f, ",\"per_image_median_ms\":%.4f,\"peak_rss_kb\":%ld,\"vmhwm_kb\":%ld",
             (r->has_e2e ? r->total.median : r->infer.median) / r->batch, r->mem.maxrss_kb,

@@ -19,6 +19,9 @@ typedef struct run_ctx {
   int n_dets;
   yrt_image img;          /* --frame: the decoded JPEG, the camera's frame */
   yrt_frame fr;
+  int classify;           /* task "classify": post = the top-5 classes, not decode + NMS */
+  yrt_class_prob top[5];
+  int n_top;
 } run_ctx;
 
 /* --frame: the camera path. pre: yrt_session_set_frame alone (the letterbox, for the split);
@@ -28,7 +31,8 @@ static yrt_status run_frame(run_ctx *c, double t[3], yrt_error *err) {
   yrt_status st = yrt_session_set_frame(c->s, &c->fr, NULL, err);
   if (st != YRT_OK) return st;
   double t1 = bench_now_ms();
-  st = yrt_session_detect(c->s, &c->fr, &c->pp, c->dets, BENCH_MAX_DETS, &c->n_dets, err);
+  if (c->classify) st = yrt_session_classify(c->s, &c->fr, 5, c->top, 5, &c->n_top, err);
+  else st = yrt_session_detect(c->s, &c->fr, &c->pp, c->dets, BENCH_MAX_DETS, &c->n_dets, err);
   if (st != YRT_OK) return st;
   t[0] += t1 - t0;
   t[1] += bench_now_ms() - t1;
@@ -53,7 +57,10 @@ static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
   st = yrt_session_run(c->s, err);
   if (st != YRT_OK) return st;
   double t2 = bench_now_ms();
-  if (c->in->jpeg) {
+  if (c->in->jpeg && c->classify) {
+    st = yrt_session_classify_output(c->s, 5, c->top, 5, &c->n_top, err);
+    if (st != YRT_OK) return st;
+  } else if (c->in->jpeg) {
     yrt_tensor_view v;
     st = yrt_session_output(c->s, 0, &v, err);
     if (st != YRT_OK) return st;
@@ -108,6 +115,7 @@ static yrt_status prepare(run_ctx *c, yrt_error *err) {
   yrt_tensor_view v;
   st = yrt_session_output(c->s, 0, &v, err);
   if (st != YRT_OK) return st;
+  if (c->classify) return YRT_OK; /* top-5 into c->top: no scratch */
   if (v.rank != 3) return yrt_set_error(err, YRT_ERR_SHAPE, "bench: output 0 rank %d != 3", v.rank);
   yrt_postprocess_defaults(&c->pp);
   c->pp.max_detections = BENCH_MAX_DETS;
@@ -234,6 +242,7 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   c.in = in;
   c.in_w = info.input_w;
   c.in_h = info.input_h;
+  c.classify = strcmp(yrt_model_task(model), "classify") == 0;
   yrt_session_options so;
   yrt_session_options_init(&so);
   so.num_threads = threads;
@@ -270,6 +279,8 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   bench_stats_compute(v[2], o->runs, &r->infer);
   bench_stats_compute(v[3], o->runs, &r->post);
   r->n_dets = c.n_dets;
+  r->classify = c.classify;
+  r->top1 = c.n_top > 0 ? c.top[0].class_id : -1;
   if (o->profile) st = run_profile(&c, o, r, err);
   bench_mem_read(&r->mem);
 done:

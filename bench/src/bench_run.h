@@ -27,6 +27,9 @@ typedef struct bench_result {
   bench_stats total;     /* per iteration = per batch of `batch` images */
   bench_stats pre, infer, post; /* per batch; pre/post only with has_e2e */
   int n_dets;            /* detections of the last image (with has_e2e) */
+  int classify;          /* a classifier (task "classify"): post = its top-5 classes, top1 = the
+                            last image's best class (yrt_session_classify) */
+  int top1;
   bench_mem mem;         /* after this configuration */
   /* --profile */
   int n_kinds;

@@ -98,8 +98,9 @@ YRT_API yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *in
 YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
 /* The model's task from its Ultralytics metadata: "detect", "segment" (output 0 then carries
- * the mask coefficients after the class scores, output 1 the mask prototypes) or "" when the
- * export did not record it. Never NULL (model NULL -> ""). */
+ * the mask coefficients after the class scores, output 1 the mask prototypes), "classify"
+ * (output 0 is [1, num_classes]: yrt_session_classify) or "" when the export did not record it.
+ * Never NULL (model NULL -> ""). */
 YRT_API const char *yrt_model_task(const yrt_model *model);
 
 /* ---------------------------------------------------------------- session */
@@ -347,6 +348,31 @@ YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classe
  * is not a detection tensor. */
 YRT_API yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
                                       yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
+
+/* ------------------------------------------------------ classification */
+
+/* One class of a classifier's answer (a model whose yrt_model_task is "classify": output 0 holds
+ * info.num_classes scores, [1, nc]). */
+typedef struct yrt_class_prob {
+  int class_id;
+  float prob;       /* probability in [0, 1]: output 0 as it is when the graph ends in a Softmax,
+                       else the softmax of its logits (recorded by the converter) */
+  const char *name; /* class name from the model, NULL when unnamed */
+} yrt_class_prob;
+
+/* One call from a camera frame to the top_k classes: yrt_session_set_frame (the frame path's
+ * input step, as yrt_session_detect), yrt_session_run, then yrt_session_classify_output. Writes
+ * min(top_k, cap, classes) entries sorted by probability (ties: lower class id first) into out,
+ * their count into *n. Nothing is allocated. YRT_ERR_UNSUPPORTED (naming the task) when the
+ * model is not a classifier: a detector's output is boxes (yrt_session_detect). */
+YRT_API yrt_status yrt_session_classify(yrt_session *s, const yrt_frame *frame, int top_k, yrt_class_prob *out,
+                                        int cap, int *n, yrt_error *err);
+
+/* The top_k classes of output 0 after a yrt_session_run whose input the caller wrote
+ * (yrt_session_set_input, yrt_session_input_nhwc, yrt_session_set_frame); same results and
+ * errors as yrt_session_classify. top_k >= 1; NaN scores are never listed. */
+YRT_API yrt_status yrt_session_classify_output(yrt_session *s, int top_k, yrt_class_prob *out, int cap, int *n,
+                                               yrt_error *err);
 
 #ifdef __cplusplus
 }

@@ -59,6 +59,9 @@ enum yrt_file_flags {
   YRT_FLAG_SYNTHETIC = 1u << 0, /* weights are generated: detections meaningless */
   YRT_FLAG_INT8 = 1u << 1,      /* at least one int8 node */
   YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6] final detections (DETECT_TOPK): no NMS */
+  YRT_FLAG_CLASS_LOGITS = 1u << 3, /* task "classify": output 0 holds logits (the graph ends in no
+                                      Softmax), yrt_session_classify applies one; without it the
+                                      output already holds probabilities */
 };
 
 enum yrt_section_kind {
@@ -270,8 +273,10 @@ typedef struct yrt_meta_rec {
   float norm_scale;          /* 1/255 */
   uint32_t strides[4];       /* 8,16,32,0 */
   uint32_t source;           /* string offset: what it was converted from */
-  uint32_t task;             /* string offset: the Ultralytics task, "detect" or "segment" (output0
-                                rows 4 + nc .. are mask coefficients, output1 the prototypes);
+  uint32_t task;             /* string offset: the Ultralytics task, "detect", "segment" (output0
+                                rows 4 + nc .. are mask coefficients, output1 the prototypes) or
+                                "classify" (output0 holds num_classes scores: [1, nc] or
+                                [1, nc, 1, 1], see YRT_FLAG_CLASS_LOGITS);
                                 "" = not recorded (files before it: this word was reserved, 0) */
   uint32_t reserved[4];      /* 0 */
 } yrt_meta_rec;

@@ -2,6 +2,7 @@
  * is made once at session creation (yrt_detect_scratch_create) so a detect call never allocates. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "op_table.h"
@@ -9,6 +10,7 @@
 #include "session_internal.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
+static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
 
 /* output0's logical shape when it is a detection tensor [1, 4 + classes, anchors], else 0. An
  * end-to-end model's [1, k, 6] final rows: *anchors = k, *classes from META. */
@@ -50,7 +52,7 @@ static uint32_t output_decode_node(const yrt_session *s) {
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   int classes, anchors;
   s->detect_node = YRT_NONE;
-  if (is_end2end(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
+  if (is_end2end(s->model) || is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
   s->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
   s->detect_list = malloc((size_t)anchors * sizeof *s->detect_list);
   if (!s->pp_scratch || !s->detect_list)
@@ -72,6 +74,11 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_detect: NULL argument");
   int classes, anchors;
   const int e2e = is_end2end(s->model);
+  if (is_classifier(s->model))
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "yrt_session_detect: the model is a classifier (task 'classify', output0 [1, %u] class "
+                         "scores): it has no boxes; use yrt_session_classify",
+                         (unsigned)s->model->meta->num_classes);
   if ((!s->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
   yrt_postprocess_params known;

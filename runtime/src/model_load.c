@@ -53,8 +53,11 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META string offsets (%u, %u, %u) outside the string table",
                          (unsigned)mt->class_names, (unsigned)mt->source, (unsigned)mt->task);
   const char *task = yrt_model_string(m, mt->task);
-  if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment or none)", task);
+  if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0 && strcmp(task, "classify") != 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment, classify or none)", task);
+  if ((m->hdr->flags & YRT_FLAG_CLASS_LOGITS) && strcmp(task, "classify") != 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag CLASS_LOGITS on a model whose task is '%.32s', not 'classify'",
+                         task);
   for (int i = 0; i < 4; i++)
     if (mt->reserved[i])
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META reserved word %d is %u (must be 0)", i, (unsigned)mt->reserved[i]);
@@ -110,6 +113,23 @@ static yrt_status check_meta_input(const yrt_model *m, yrt_error *err) {
   return YRT_OK;
 }
 
+/* A classifier's output 0 is its num_classes scores, float, one row ([1, nc] or [1, nc, 1, 1]):
+ * yrt_session_classify reads num_classes floats from it. */
+static yrt_status check_classify(const yrt_model *m, yrt_error *err) {
+  if (strcmp(yrt_model_string(m, m->meta->task), "classify") != 0) return YRT_OK;
+  if (m->plan->n_outputs < 1 || m->meta->num_classes < 1)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: a 'classify' model with %u outputs and %u classes (needs >= 1 of each)",
+                         (unsigned)m->plan->n_outputs, (unsigned)m->meta->num_classes);
+  const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
+  size_t numel = 1;
+  for (uint32_t d = 0; d < t->rank; d++) numel *= (size_t)t->dims[d];
+  if (t->dtype != YRT_F32 || numel != m->meta->num_classes || (t->rank > 1 && t->dims[0] != 1))
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: a 'classify' model's output 0 must be float [1, %u] (it is %s with %zu elements)",
+                         (unsigned)m->meta->num_classes, t->dtype == YRT_F32 ? "float" : "not float", numel);
+  return YRT_OK;
+}
+
 static yrt_status validate(yrt_model *m, yrt_error *err) {
   yrt_status st;
   m->hdr = (const yrt_file_header *)(const void *)m->base;
@@ -119,7 +139,8 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_views(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_plan(m, err)) != YRT_OK) return st;
-  return check_meta_input(m, err);
+  if ((st = check_meta_input(m, err)) != YRT_OK) return st;
+  return check_classify(m, err);
 }
 
 void yrt_model_free(yrt_model *m) {

@@ -15,8 +15,13 @@
  *     the strides and anchors the .yrt's obj_decode node holds, into [1, 4 + nc, N].
  *   wild_accept run MODEL.yrt IN.f32 OUT.f32
  *     runs yolort on one NCHW float input and writes output0 (logical order) as raw floats
- *     (check_head_variants.py compares it with the float reference).
- * Exit 0 and the recall on stdout ("recall R ort_dets N yrt_dets M"), 1 on any error. */
+ *     (check_head_variants.py compares it with the float reference); outputs 1.. (if any) go to
+ *     OUT.f32.1, ...
+ * Exit 0 and the recall on stdout ("recall R ort_dets N yrt_dets M"), 1 on any error.
+ * A classifier (yrt_model_task "classify"): prep writes yrt_K.txt as its top-5 (one "class prob"
+ * per line, yrt_session_classify_output); compare takes onnxruntime's output0 (any rank, nc
+ * values), its argmax, and prints "top1_agree A images N top1_in_top5 B" (A: the share of images
+ * whose yolort top-1 is onnxruntime's, B: whose onnxruntime top-1 is in yolort's top-5). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +80,20 @@ static int decode(const float *y, int rank, const int *dims, int nc, det *out) {
   return m;
 }
 
+static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
+
+/* A classifier's top-5 of the input just run, one "class prob" per line. */
+static int write_top5(yrt_session *s, const char *path) {
+  yrt_class_prob top[5];
+  int n = 0;
+  yrt_error err;
+  if (yrt_session_classify_output(s, 5, top, 5, &n, &err) != YRT_OK) return fail("classify", &err);
+  FILE *f = fopen(path, "w");
+  if (!f) return fail(path, NULL);
+  for (int i = 0; i < n; i++) fprintf(f, "%d %.6f\n", top[i].class_id, top[i].prob);
+  return fclose(f) ? fail(path, NULL) : 0;
+}
+
 static float iou(const float *a, const float *b) {
   const float iw = fminf(a[2], b[2]) - fmaxf(a[0], b[0]), ih = fminf(a[3], b[3]) - fmaxf(a[1], b[1]);
   if (iw <= 0 || ih <= 0) return 0;
@@ -109,6 +128,11 @@ static int prep(const char *model_path, const char *dir, int n_img, char **imgs)
     if (!f || fwrite(nchw, sizeof(float), 3 * (size_t)W * H, f) != 3 * (size_t)W * H || fclose(f)) return fail(path, NULL);
     if (yrt_session_set_input(s, 0, nchw, 3 * (size_t)W * H, &err) != YRT_OK || yrt_session_run(s, &err) != YRT_OK)
       return fail("run", &err);
+    if (is_classifier(m)) {
+      snprintf(path, sizeof path, "%s/yrt_%d.txt", dir, k);
+      if (write_top5(s, path)) return 1;
+      continue;
+    }
     yrt_tensor_view v;
     if (yrt_session_output(s, 0, &v, &err) != YRT_OK) return fail("output", &err);
     det d[MAXD];
@@ -207,12 +231,53 @@ static float *objectness_rows(const float *y, int n, int cols, const char *form,
   return out;
 }
 
+/* A classifier: onnxruntime's argmax against yolort's top-1 / top-5 on each image. */
+static int compare_classes(const char *dir, int n_img, int nc) {
+  int agree = 0, in5 = 0;
+  float *y = malloc(sizeof(float) * (size_t)nc);
+  if (!y) return fail("out of memory", NULL);
+  for (int k = 0; k < n_img; k++) {
+    char path[4096];
+    int dims[4] = {1, 1, 1, 1}, rank = 0;
+    snprintf(path, sizeof path, "%s/ort_%d.dims", dir, k);
+    FILE *f = fopen(path, "r");
+    if (!f) return free(y), fail(path, NULL);
+    while (rank < 4 && fscanf(f, "%d", &dims[rank]) == 1) rank++;
+    fclose(f);
+    if ((long)dims[0] * dims[1] * dims[2] * dims[3] != nc) return free(y), fail("onnxruntime output0 does not hold the model's classes", NULL);
+    snprintf(path, sizeof path, "%s/ort_%d.f32", dir, k);
+    if (!(f = fopen(path, "rb")) || fread(y, sizeof(float), (size_t)nc, f) != (size_t)nc) return free(y), fail(path, NULL);
+    fclose(f);
+    int best = 0;
+    for (int i = 1; i < nc; i++)
+      if (y[i] > y[best]) best = i;
+    snprintf(path, sizeof path, "%s/yrt_%d.txt", dir, k);
+    if (!(f = fopen(path, "r"))) return free(y), fail(path, NULL);
+    int cls, r = 0;
+    float p;
+    while (r < 5 && fscanf(f, "%d %f", &cls, &p) == 2) {
+      if (cls == best) agree += r == 0, in5++;
+      r++;
+    }
+    fclose(f);
+  }
+  free(y);
+  printf("top1_agree %.4f images %d top1_in_top5 %.4f\n", n_img ? (double)agree / n_img : 1.0, n_img,
+         n_img ? (double)in5 / n_img : 1.0);
+  return 0;
+}
+
 static int compare(const char *model_path, const char *dir, int n_img, const char *form) {
   yrt_error err;
   yrt_model *m = NULL;
   if (yrt_model_load_file(model_path, &m, &err) != YRT_OK) return fail(model_path, &err);
   yrt_model_info info;
   yrt_model_get_info(m, &info);
+  if (is_classifier(m)) {
+    const int r = compare_classes(dir, n_img, info.num_classes);
+    yrt_model_free(m);
+    return r;
+  }
   int total_ort = 0, total_yrt = 0, matched = 0;
   for (int k = 0; k < n_img; k++) {
     char path[4096];
@@ -285,6 +350,13 @@ static int run_one(const char *model_path, const char *in_path, const char *out_
       yrt_session_output(s, 0, &v, &err) != YRT_OK)
     return fail("run", &err);
   if (!(f = fopen(out_path, "wb")) || fwrite(v.data, sizeof(float), v.count, f) != v.count || fclose(f)) return fail(out_path, NULL);
+  for (int k = 1; k < info.num_outputs; k++) { /* further outputs (a debugging export's) to OUT.f32.K */
+    yrt_tensor_view vk;
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", out_path, k);
+    if (yrt_session_output(s, k, &vk, &err) != YRT_OK) return fail("output", &err);
+    if (!(f = fopen(path, "wb")) || fwrite(vk.data, sizeof(float), vk.count, f) != vk.count || fclose(f)) return fail(path, NULL);
+  }
   printf("%d %s %d", info.num_classes, yrt_model_task(m), v.rank);
   for (int i = 0; i < v.rank; i++) printf(" %d", v.dims[i]);
   printf("\n");

@@ -1,7 +1,8 @@
 /* yolort-detect MODEL IMAGE.jpg... [-o out.jpg] [--json] [--conf 0.25] [--iou 0.45] [--threads N]
  * Runs images through a model (.yrt, or .onnx converted in memory), prints the detections
  * (class name, score, box in image pixels; or one JSON object per image with --json) and
- * optionally writes an annotated JPEG. */
+ * optionally writes an annotated JPEG. A classifier (task "classify") prints its top-k classes
+ * with their probabilities instead. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ static void help(FILE *f) {
           "  --conf C       confidence threshold in [0, 1] (default 0.25)\n"
           "  --iou T        NMS IoU threshold in [0, 1] (default 0.45)\n"
           "  --max-det N    keep at most N detections per image (default 300)\n"
+          "  --top-k N      classify models: print the N most probable classes (default 5); --json\n"
+          "                 then gives {\"image\": path, \"width\": w, \"height\": h, \"task\": \"classify\",\n"
+          "                  \"classes\": [{\"class\": id, \"name\": \"...\", \"prob\": p}]}\n"
           "  --threads N    worker threads (default 1; capped at the online CPUs)\n"
           "  --version      print the version and exit\n"
           "  -h, --help     print this help and exit\n");
@@ -82,11 +86,37 @@ static void print_text(const char *path, const yrt_image *img, const detector *d
   if (d->info.synthetic) printf("(synthetic model: these detections are meaningless)\n");
 }
 
+#define MAX_TOP_K 1024 /* YRT_MAX_CLASSES */
+
+static void print_classes(const char *path, const yrt_image *img, const detector *d, const yrt_class_prob *c, int n,
+                          int json) {
+  if (json) {
+    printf("{\"image\": ");
+    json_string(path);
+    printf(", \"width\": %d, \"height\": %d, \"task\": \"classify\", \"classes\": [", img->w, img->h);
+  } else {
+    printf("top-%d classes of %s (%dx%d)\n", n, path, img->w, img->h);
+  }
+  for (int i = 0; i < n; i++) {
+    char buf[32];
+    const char *name = class_label(d, c[i].class_id, buf, sizeof buf);
+    if (json) {
+      printf("%s{\"class\": %d, \"name\": ", i ? ", " : "", c[i].class_id);
+      json_string(name);
+      printf(", \"prob\": %.6f}", c[i].prob);
+    } else {
+      printf("  %-24s %.4f\n", name, c[i].prob);
+    }
+  }
+  if (json) printf("]}\n");
+  else if (d->info.synthetic) printf("(synthetic model: these classes are meaningless)\n");
+}
+
 int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-detect")) return 0;
   const char *model_path = NULL, *out_path = NULL;
   const char **images = calloc((size_t)argc, sizeof *images);
-  int n_images = 0, json = 0, threads = 1;
+  int n_images = 0, json = 0, threads = 1, top_k = 5;
   if (!images) return 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
@@ -105,6 +135,8 @@ int main(int argc, char **argv) {
       if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return free(images), 2;
     } else if (!strcmp(a, "--max-det") && has) {
       if (!cli_parse_int(PROG, "--max-det", argv[++i], 1, 100000, &pp.max_detections)) return free(images), 2;
+    } else if (!strcmp(a, "--top-k") && has) {
+      if (!cli_parse_int(PROG, "--top-k", argv[++i], 1, MAX_TOP_K, &top_k)) return free(images), 2;
     } else if (!strcmp(a, "--threads") && has) {
       if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return free(images), 2;
     } else if (a[0] == '-') {
@@ -119,6 +151,24 @@ int main(int argc, char **argv) {
   yrt_error err = {{0}};
   detector d;
   yrt_status st = detector_open(&d, model_path, threads, 0, &err);
+  if (!st && detector_is_classifier(&d)) { /* class probabilities, no boxes */
+    yrt_class_prob *top = out_path ? NULL : malloc(sizeof *top * (size_t)top_k);
+    if (out_path)
+      st = yrt_set_error(&err, YRT_ERR_INVALID_ARG, "-o draws boxes; %s is a classify model (no boxes): drop -o",
+                         model_path);
+    else if (!top)
+      st = yrt_set_error(&err, YRT_ERR_NOMEM, "out of memory");
+    for (int k = 0; !st && k < n_images; k++) {
+      yrt_image img = {0, 0, NULL};
+      int n = 0;
+      st = yrt_image_load_jpeg(images[k], &img, &err);
+      if (!st) st = detector_classify(&d, &img, top_k, top, top_k, &n, &err);
+      if (!st) print_classes(images[k], &img, &d, top, n, json);
+      yrt_image_free(&img);
+    }
+    free(top);
+    n_images = 0; /* done */
+  }
   for (int k = 0; !st && k < n_images; k++) {
     yrt_image img = {0, 0, NULL};
     const yrt_detection *dets = NULL;

@@ -134,6 +134,12 @@ int main(int argc, char **argv) {
   yrt_status st = file_list_images(images, &files, &err);
   for (int r = 0; !st && r < n_runs; r++) {
     st = detector_open(&runs[r].det, runs[r].path, threads, quiet, &err);
+    if (!st && detector_is_classifier(&runs[r].det))
+      st = yrt_set_error(&err, YRT_ERR_UNSUPPORTED,
+                         "classify models have no boxes: %s is an image classifier ([1, %d] class probabilities); "
+                         "yolort-eval measures box mAP on YOLO labels (top-1 / top-5 accuracy is not implemented; "
+                         "yolort-detect prints the top-5 classes of an image)",
+                         runs[r].path, runs[r].det.info.num_classes);
     if (!st) st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].ev, &err);
   }
   if (!st && n_runs == 2 && runs[0].det.info.num_classes != runs[1].det.info.num_classes)

@@ -29,6 +29,10 @@ static int usage(void) {
 static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   ir_graph *g = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
+  /* a quantize_dynamic export (a classifier's too): its ConvInteger / MatMulInteger chains as the
+   * float Conv / MatMul the converter recovers, so the census sees the network */
+  if (!st) st = ir_fold_constants(g, err);
+  if (!st) st = ir_recover_integer_ops(g, NULL, err);
   if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) census_print(g, stdout);
   ir_graph_free(g);

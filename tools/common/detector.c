@@ -50,15 +50,38 @@ static int ensure(void **buf, size_t *have, size_t need) {
   return 0;
 }
 
-yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
-                        const yrt_detection **dets, int *n, yrt_error *err) {
+int detector_is_classifier(const detector *d) { return strcmp(yrt_model_task(d->model), "classify") == 0; }
+
+/* The input step of both paths: the image into the session's input (today the letterbox; the
+ * model's stored preprocessing replaces this one call). */
+static yrt_status write_input(detector *d, const yrt_image *img, yrt_letterbox *lb, yrt_error *err) {
   const int W = d->info.input_w, H = d->info.input_h;
   if (ensure(&d->lb_scratch, &d->lb_scratch_bytes, yrt_letterbox_scratch_bytes(img->w, img->h, W, H)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
   float *input = yrt_session_input_nhwc(d->session, 0);
   if (!input) return yrt_set_error(err, YRT_ERR_SHAPE, "detector: model has no image input");
+  return yrt_letterbox_f32(img, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, lb, err);
+}
+
+yrt_status detector_classify(detector *d, const yrt_image *img, int top_k, yrt_class_prob *out, int cap, int *n,
+                             yrt_error *err) {
+  *n = 0;
   yrt_letterbox lb;
-  yrt_status st = yrt_letterbox_f32(img, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, &lb, err);
+  yrt_status st = write_input(d, img, &lb, err);
+  if (!st) st = yrt_session_run(d->session, err);
+  if (!st) st = yrt_session_classify_output(d->session, top_k, out, cap, n, err);
+  return st;
+}
+
+yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
+                        const yrt_detection **dets, int *n, yrt_error *err) {
+  if (detector_is_classifier(d))
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "classify models have no boxes: this one's output is [1, %d] class probabilities "
+                         "(yolort-detect prints its top-5 classes; yrt_session_classify)",
+                         d->info.num_classes);
+  yrt_letterbox lb;
+  yrt_status st = write_input(d, img, &lb, err);
   if (!st) st = yrt_session_run(d->session, err);
   yrt_tensor_view out;
   if (!st) st = yrt_session_output(d->session, 0, &out, err);

@@ -26,8 +26,16 @@ yrt_status detector_open(detector *d, const char *model_path, int threads, int q
 yrt_status detector_attach(detector *d, yrt_model *model, const char *name, int threads, yrt_error *err);
 void detector_close(detector *d);
 
-/* Run one decoded image. On success *dets points into d (valid until the next call). */
+/* Run one decoded image. On success *dets points into d (valid until the next call). A classifier
+ * (detector_is_classifier) is refused: it has no boxes. */
 yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
                         const yrt_detection **dets, int *n, yrt_error *err);
+
+/* 1 when the model is an image classifier (task "classify": output 0 is [1, num_classes]). */
+int detector_is_classifier(const detector *d);
+/* Classify one decoded image: the same input step as detector_run, run, then the top_k classes
+ * (yrt_session_classify_output) into out (at most cap), sorted by probability. */
+yrt_status detector_classify(detector *d, const yrt_image *img, int top_k, yrt_class_prob *out, int cap, int *n,
+                             yrt_error *err);
 
 #endif

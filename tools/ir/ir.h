@@ -225,6 +225,16 @@ yrt_status ir_fold_constants(ir_graph *g, yrt_error *err);
  * integer op in another form -> YRT_ERR_UNSUPPORTED naming it. Run after ir_fold_constants
  * (the bias Reshapes fold) and before ir_infer_shapes. (tools/ir/recover_integer_ops.c) */
 yrt_status ir_recover_integer_ops(ir_graph *g, int *n_recovered, yrt_error *err);
+/* Gemm with constant 2-D weights and transA = 0 (a classifier's Linear layer) -> MatMul(A,
+ * alpha * op(B)) [-> Add(beta * C)]; any other Gemm -> YRT_ERR_UNSUPPORTED naming it. Run before
+ * ir_infer_shapes (Gemm has no shape rule). *n_rewritten may be NULL. (tools/ir/gemm_as_matmul.c) */
+yrt_status ir_gemm_as_matmul(ir_graph *g, int *n_rewritten, yrt_error *err);
+/* A dynamically quantized MatMul (ir_recover_integer_ops) of a [1, K] input by constant [K, N]
+ * weights (a classifier's Linear layer) -> Reshape [1, K, 1, 1] -> 1x1 Conv (weights [N, K, 1, 1],
+ * the same dynamic tags) -> Reshape [1, N], so it runs on the dynamic int8 conv path with the
+ * input quantized per run as onnxruntime's MatMulInteger does (a float MatMul differs from it by
+ * the input's 8-bit rounding). Run after ir_infer_shapes (sets the new shapes itself). */
+yrt_status ir_dynamic_linear_as_conv(ir_graph *g, int *n_rewritten, yrt_error *err);
 /* Infer every tensor's rank/dims from the graph input shapes. Unsupported op -> error naming
  * the op and node. Constant-input nodes met on the way are folded (as ir_fold_constants).
  * Attributes are normalised for the lowering: Conv/MaxPool get explicit kernel_shape,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify_task.h"
 #include "cut_graph_nms.h"
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
@@ -112,8 +113,14 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;
   if ((st = ir_recover_integer_ops(g, &rep->n_dynamic, err)) != YRT_OK) return st;
+  if ((st = ir_gemm_as_matmul(g, &rep->n_gemm, err)) != YRT_OK) return st;
   if ((st = lw_fuse_e2e_head(g, &rep->e2e, rep->e2e_note, sizeof rep->e2e_note, err)) != YRT_OK) return st;
   if ((st = ir_infer_shapes(g, err)) != YRT_OK) return st;
+  int nc = 0;
+  if ((st = lw_classify_recognise(g, &rep->classify, &nc, &rep->class_logits, rep->classify_note,
+                                  sizeof rep->classify_note, err)) != YRT_OK)
+    return st;
+  if ((st = ir_dynamic_linear_as_conv(g, &rep->n_linear_conv, err)) != YRT_OK) return st;
   if ((st = ir_avgpool_as_conv(g, &rep->n_avgpool, err)) != YRT_OK) return st;
   if ((st = ir_fold_batchnorm(g, err)) != YRT_OK) return st;
   if ((st = ir_qdq_annotate(g, err)) != YRT_OK) return st;
@@ -124,6 +131,8 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (--exact-qdq keeps onnxruntime's QDQ head)");
   else if (o && o->no_fuse_head)
     snprintf(rep->head_note, sizeof rep->head_note, "not fused (disabled)");
+  else if (rep->classify) /* class scores, not boxes: no decode to fuse */
+    rep->head_note[0] = '\0';
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
@@ -134,7 +143,9 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   const char **keep = NULL;
   if ((rep->head_fused || rep->e2e) && o && o->keep_fp32 && !(keep = lw_detect_keep_filter(g, o->keep_fp32)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
-  st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq), err);
+  /* a classifier has no detection head: nothing after its Flatten is forced into float */
+  st = ir_mark_fp32_region_ex(g, keep ? keep : (o ? o->keep_fp32 : NULL), !(o && o->exact_qdq) && !rep->classify,
+                              err);
   free(keep);
   if (st != YRT_OK) return st;
   if (!(o && (o->no_ties || o->exact_qdq))) rep->n_tied = ir_qdq_tie_concat(g);
@@ -149,6 +160,7 @@ yrt_status yrt_convert_prepare_float(ir_graph *g, yrt_error *err) {
   char cut_note[8];
   yrt_status st = lw_cut_graph_nms(g, &cut, cut_note, sizeof cut_note, NULL, 0, err);
   if (!st) st = ir_fold_constants(g, err);
+  if (!st) st = ir_gemm_as_matmul(g, NULL, err);
   if (!st) st = lw_fuse_e2e_head(g, &fused, note, sizeof note, err);
   if (!st) st = ir_infer_shapes(g, err);
   if (!st) st = ir_avgpool_as_conv(g, NULL, err);
@@ -228,16 +240,18 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (!rep) rep = &local;
   memset(rep, 0, sizeof *rep);
   /* Models whose output rows are not boxes and class scores are refused, never decoded as
-   * boxes (keypoints, angles or class probabilities would print as detections). */
-  if (g->task && strcmp(g->task, "detect") != 0 && strcmp(g->task, "segment") != 0) {
+   * boxes (keypoints or angles would print as detections). Classifiers convert (their output
+   * is class scores, read by yrt_session_classify; no detect decode runs on them). */
+  if (g->task && strcmp(g->task, "detect") != 0 && strcmp(g->task, "segment") != 0 &&
+      strcmp(g->task, "classify") != 0) {
     if (g->kpt_shape[0] > 0)
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "convert: the model's task is '%.32s' (metadata_props; %d keypoints x %d values per box): "
-                           "yolort decodes 'detect' and 'segment' models only",
+                           "yolort runs 'detect', 'segment' and 'classify' models only",
                            g->task, g->kpt_shape[0], g->kpt_shape[1]);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "convert: the model's task is '%.32s' (metadata_props): yolort decodes 'detect' and "
-                         "'segment' models only",
+                         "convert: the model's task is '%.32s' (metadata_props): yolort runs 'detect', 'segment' and "
+                         "'classify' models only",
                          g->task);
   }
   yrt_status st = run_passes(g, o, rep, err);
@@ -275,6 +289,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
     if (i8) rep->n_int8_nodes++;
   }
   if (rep->n_int8_nodes || rep->n_dynconv) flags |= YRT_FLAG_INT8;
+  if (rep->classify && rep->class_logits) flags |= YRT_FLAG_CLASS_LOGITS;
   if (c.n_outputs > 0)
     for (int i = 0; i < c.nn; i++)
       if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
@@ -388,6 +403,10 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
             "every run. A static calibration is faster and more accurate: run yolort-quantize on "
             "the float model with calibration images.\n",
             r->n_dynamic, r->n_dynconv);
+  if (r->n_gemm) fprintf(f, "Gemm as MatMul (+ Add): %d\n", r->n_gemm);
+  if (r->n_linear_conv)
+    fprintf(f, "dynamically quantized Linear (MatMulInteger) as a 1x1 int8 conv: %d\n", r->n_linear_conv);
+  if (r->classify) fprintf(f, "classify: %s; no detect decode\n", r->classify_note);
   if (r->head_note[0])
     fprintf(f, "detect head: %s%s\n", r->head_fused ? "fused, " : "", r->head_note);
   if (!r->int8 && !r->n_dynconv) {

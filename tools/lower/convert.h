@@ -89,6 +89,11 @@ typedef struct yrt_convert_report {
   uint64_t weight_bytes, arena_bytes, file_bytes;
   int input_w, input_h, num_classes;
   int synthetic, int8;
+  int n_gemm;                 /* Gemm nodes rewritten as MatMul (+ Add) (ir_gemm_as_matmul) */
+  int n_linear_conv;          /* dynamic MatMul [1, K] x [K, N] run as a 1x1 conv (ir_dynamic_linear_as_conv) */
+  int classify;               /* 1: an image classifier (task 'classify'): no detect decode */
+  int class_logits;           /* 1: its output is logits (YRT_FLAG_CLASS_LOGITS), 0: probabilities */
+  char classify_note[224];    /* what the classifier recognition found */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.

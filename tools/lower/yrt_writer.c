@@ -48,6 +48,11 @@ uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]) {
   }
   if (c->n_outputs < 1) return 0;
   const lw_tensor *o = &c->t[c->outputs[0]];
+  if (c->g->task && strcmp(c->g->task, "classify") == 0) { /* [1, nc] (lw_classify_recognise) */
+    int64_t nc = 1;
+    for (int d = 0; d < o->rank; d++) nc *= o->dims[d];
+    return nc >= 1 && nc <= YRT_MAX_CLASSES ? (uint32_t)nc : 0;
+  }
   if (o->rank != 3 || o->dims[1] <= 4) return 0;
   int64_t rows = o->dims[1] - 4;
   if (n_names > 0 && (int64_t)n_names <= rows) return n_names <= YRT_MAX_CLASSES ? (uint32_t)n_names : 0;
