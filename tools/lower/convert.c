@@ -88,6 +88,8 @@ static yrt_status fuse_head(ir_graph *g, const yrt_convert_options *o, yrt_conve
  * output [1, N, 5 + nc] read as [1, 4 + nc, N] prints garbage). */
 static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
   if (rep->head_fused || rep->e2e || g->n_outputs < 1) return YRT_OK;
+  /* only an image model's output is read as detections (a generic graph's is taken as it is) */
+  if (g->n_inputs != 1 || g->tensors[g->inputs[0]].rank != 4 || g->tensors[g->inputs[0]].dims[1] != 3) return YRT_OK;
   const ir_tensor *y = &g->tensors[g->outputs[0]];
   if (y->rank == 3 && y->dims[0] == 1 && y->dims[1] > y->dims[2])
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
