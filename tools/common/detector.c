@@ -58,7 +58,10 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
   float *input = yrt_session_input_nhwc(d->session, 0);
   if (!input) return yrt_set_error(err, YRT_ERR_SHAPE, "detector: model has no image input");
   yrt_letterbox lb;
-  yrt_status st = yrt_letterbox_f32(img, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, &lb, err);
+  yrt_preprocess pre; /* the model's own: channel order, scale, placement, resize mode */
+  yrt_status st = yrt_model_get_preprocess(d->model, &pre);
+  if (!st)
+    st = yrt_preprocess_f32(img, &pre, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, &lb, err);
   if (!st) st = yrt_session_run(d->session, err);
   yrt_tensor_view out;
   if (!st) st = yrt_session_output(d->session, 0, &out, err);

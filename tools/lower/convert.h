@@ -39,6 +39,8 @@ typedef struct yrt_convert_options {
   int input_h, input_w;         /* image input size for a model exported with dynamic axes
                                    (yolort-convert --size); 0: the metadata's imgsz. A model with a
                                    fixed size must be given that size or none. */
+  const ir_preprocess *preprocess; /* yolort-convert --preprocess (set = 1): replaces whatever the
+                                   metadata or a recognised family decided (NULL: theirs) */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -79,6 +81,8 @@ typedef struct yrt_convert_report {
   uint64_t weight_bytes, arena_bytes, file_bytes;
   int input_w, input_h, num_classes;
   int synthetic, int8;
+  char preprocess[160];       /* the preprocessing stored (ir_preprocess_describe) */
+  char preprocess_why[96];    /* where it came from: "default", "--preprocess", the metadata, a family */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.

@@ -466,6 +466,17 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
       g->synthetic = e->value && strcmp(e->value, "1") == 0;
     }
   }
+  /* Preprocessing from the metadata (the lowest precedence but the default's: a recognised family
+   * and --preprocess replace it). Ultralytics classify exports are fed the shorter side resized to
+   * the input and a centre crop (classify_transforms), RGB / 255. */
+  if (!g->pre.set && g->task && strcmp(g->task, "classify") == 0) {
+    g->pre.set = 1;
+    g->pre.scale = 1.0f / 255.0f;
+    g->pre.std[0] = g->pre.std[1] = g->pre.std[2] = 1.0f;
+    g->pre.resize = IR_RESIZE_CROP;
+    g->pre.pad = 114.0f;
+    snprintf(g->pre.why, sizeof g->pre.why, "metadata task=classify");
+  }
 
   /* initializers first: they are constants even if also listed as graph inputs */
   for (size_t i = 0; i < gp->n_initializer; i++) {
