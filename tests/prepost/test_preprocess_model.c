@@ -3,7 +3,8 @@
  * was stored and why, and the shared yolo11n-320 converted with "bgr,scale=1,topleft" taking an
  * input that is the default model's input moved to the top-left, its channels reversed and
  * times 255 (the same resized pixels: levels), from both the JPEG and the frame path; the
- * default conversion keeps the default. */
+ * default conversion keeps the default; a SPEC recorded in the ONNX metadata (yolort.preprocess,
+ * what yolort-quantize --preprocess writes) is read, a bad one refused, and --preprocess wins. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "convert.h"
 #include "ir_preprocess.h"
+#include "onnx_write.h"
 #include "test_data.h"
 #include "yolort_image.h"
 
@@ -159,10 +161,62 @@ static void test_yolo11n_bgr_topleft(void **state) {
   yrt_model_free(a.m), yrt_model_free(b.m);
 }
 
+/* yolo11n-320 with metadata_props yolort.preprocess = spec, converted (with --preprocess opt) */
+static yrt_status convert_with_meta(const char *path, const char *spec, const char *opt, yrt_convert_report *rep,
+                                    yrt_preprocess *pp, yrt_error *err) {
+  Onnx__ModelProto *m = NULL;
+  uint8_t *bytes = NULL;
+  size_t size = 0;
+  ir_graph *g = NULL;
+  void *yrt = NULL;
+  size_t ysize = 0;
+  ir_preprocess p;
+  char msg[256];
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  if (opt) {
+    assert_int_equal(ir_preprocess_parse(opt, &p, msg, sizeof msg), 0);
+    o.preprocess = &p;
+  }
+  yrt_status st = onnx_model_load_file(path, &m, err);
+  if (!st) assert_int_equal(onnx_model_set_metadata(m, "yolort.preprocess", spec), 0);
+  if (!st) st = onnx_model_pack(m, &bytes, &size, err);
+  if (!st) st = onnx_read_memory(bytes, size, &g, err);
+  if (!st) st = yrt_convert_graph(g, &o, &yrt, &ysize, rep, err);
+  yrt_model *ym = NULL;
+  if (!st) st = yrt_model_load_memory(yrt, ysize, 1, &ym, err);
+  if (!st) st = yrt_model_get_preprocess(ym, pp);
+  yrt_model_free(ym);
+  free(yrt);
+  ir_graph_free(g);
+  free(bytes);
+  onnx_model_free(m);
+  return st;
+}
+
+static void test_metadata_key(void **state) {
+  (void)state;
+  char path[1024];
+  YT_REQUIRE_DATA(path, "models/yolo11n-320.onnx");
+  yrt_error err = {{0}};
+  yrt_convert_report rep;
+  yrt_preprocess pp;
+  assert_int_equal(convert_with_meta(path, "bgr,scale=1,topleft", NULL, &rep, &pp, &err), YRT_OK);
+  assert_true(pp.bgr && pp.top_left && pp.scale == 1.0f);
+  assert_string_equal(rep.preprocess_why, "metadata yolort.preprocess");
+  assert_int_equal(convert_with_meta(path, "bgr,scale=1,topleft", "rgb,stretch", &rep, &pp, &err), YRT_OK);
+  assert_true(!pp.bgr && !pp.top_left && pp.resize == YRT_RESIZE_STRETCH && pp.scale == 1.0f / 255.0f);
+  assert_string_equal(rep.preprocess_why, "--preprocess");
+  assert_int_equal(convert_with_meta(path, "bgr,sideways", NULL, &rep, &pp, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "yolort.preprocess"));
+  assert_non_null(strstr(err.msg, "'sideways'"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse),
       cmocka_unit_test(test_yolo11n_bgr_topleft),
+      cmocka_unit_test(test_metadata_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

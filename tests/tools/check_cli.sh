@@ -30,6 +30,10 @@ for spec in "bgr,foo|'foo'" "rgb,bgr|'bgr'" "pad=300|'pad=300'" "scale=0|'scale=
     { echo "FAIL: --preprocess '$s' gave exit $rc: $(cat "$W/pre.err")"; exit 1; }
 done
 "$C" --help | grep -q -- "--preprocess SPEC" || { echo "FAIL: --preprocess not in --help"; exit 1; }
+set +e
+"$B/tools/yolort-quantize" m.onnx dir -o q.onnx --preprocess bgr,what > /dev/null 2> "$W/qpre.err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "'what'" "$W/qpre.err" || { echo "FAIL: yolort-quantize --preprocess bgr,what gave exit $rc"; exit 1; }
 DATA=${YOLORT_DATA:-$DEFAULT_DATA}
 if [ -z "$DATA" ] || [ ! -f "$DATA/models/yolo11n-320.qdq.onnx" ]; then
   if [ "${CI:-}" = true ]; then echo "FAIL: CI=true and YOLORT_DATA is missing"; exit 1; fi

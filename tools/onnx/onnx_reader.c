@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "ir_preprocess.h"
 #include "onnx_ops.h"
 #include "onnx.pb-c.h"
 #include "onnx_reader.h"
@@ -464,6 +465,12 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
       g->meta_stride = s;
     } else if (strcmp(e->key, "yolort.synthetic") == 0) {
       g->synthetic = e->value && strcmp(e->value, "1") == 0;
+    } else if (strcmp(e->key, "yolort.preprocess") == 0) {
+      /* a --preprocess SPEC recorded in the model (yolort-quantize --preprocess) */
+      char msg[256];
+      if (ir_preprocess_parse(e->value ? e->value : "", &g->pre, msg, sizeof msg) != 0)
+        FAIL(YRT_ERR_FORMAT, "onnx: metadata_props yolort.preprocess: %s", msg);
+      snprintf(g->pre.why, sizeof g->pre.why, "metadata yolort.preprocess");
     }
   }
   /* Preprocessing from the metadata (the lowest precedence but the default's: a recognised family
