@@ -249,14 +249,15 @@ size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
 
 yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h, float *dst_nhwc,
                               size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err) {
+  const char *fn = pp ? "yrt_preprocess_f32" : "yrt_letterbox_f32";
   if (!img || !img->rgb || !dst_nhwc || !scratch)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_letterbox_f32: NULL image, output or scratch");
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: NULL image, output or scratch", fn);
   if (img->w <= 0 || img->h <= 0 || dst_w <= 0 || dst_h <= 0 || dst_w > 65536 || dst_h > 65536)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_letterbox_f32: bad sizes src %dx%d dst %dx%d", img->w,
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: bad sizes src %dx%d dst %dx%d", fn, img->w,
                          img->h, dst_w, dst_h);
   if (dst_count / 3 / (size_t)dst_w < (size_t)dst_h)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
-                         "yrt_letterbox_f32: destination holds %zu floats, a %dx%dx3 image needs %zu", dst_count,
+                         "%s: destination holds %zu floats, a %dx%dx3 image needs %zu", fn, dst_count,
                          dst_w, dst_h, (size_t)dst_w * (size_t)dst_h * 3);
   yrt_preprocess def;
   if (!pp) {
