@@ -4,11 +4,16 @@
 #include "yk_frame.h"
 
 void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a) {
+  yk_frame_plan_axis_window(in, out, 0, out, sub, a);
+}
+
+void yk_frame_plan_axis_window(int in, int out, int first, int n, int sub, yk_frame_axis *a) {
   /* OpenCV INTER_LINEAR: source position (d + 0.5) * scale - 0.5, clamped at both edges. For a
    * chroma plane (sub = 2) the destination is in luma units: its chroma position is halved. */
   const double scale = (double)in / out;
   const int in_s = (in + sub - 1) / sub;
-  for (int d = 0; d < out; d++) {
+  for (int i = 0; i < n; i++) {
+    const int d = first + i;
     double f = ((d + 0.5) * scale) / sub - 0.5;
     int s = (int)floor(f);
     f -= s;
@@ -24,15 +29,15 @@ void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a) {
     }
     int w = (int)lrint(f * (1 << YK_FRAME_WBITS));
     if (step == 0) w = 0;
-    a->ofs[d] = s;
-    a->wt[d] = (int16_t)w;
+    a->ofs[i] = s;
+    a->wt[i] = (int16_t)w;
   }
 }
 
 int yk_frame_lut_shift(const int8_t *lut) {
   const int k = (uint8_t)lut[0];
-  for (int v = 1; v < 256; v++)
-    if (lut[v] != (int8_t)(uint8_t)(v + k)) return -1;
+  for (int v = 1; v < 3 * 256; v++)
+    if (lut[v] != (int8_t)(uint8_t)(v % 256 + k)) return -1;
   return k;
 }
 

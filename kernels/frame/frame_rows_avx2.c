@@ -84,7 +84,9 @@ void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
         _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 183 : 208))));
     const __m256i B = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 454 : 516))));
     /* each 128-bit lane: R, G, B of 4 pixels as bytes (values are 0..255), then RGBRGB... */
-    const __m256i rg = _mm256_packus_epi32(R, G), b0 = _mm256_packus_epi32(B, _mm256_setzero_si256());
+    /* B, G, R output (j->bgr): the two outer channels trade places */
+    const __m256i rg = _mm256_packus_epi32(j->bgr ? B : R, G),
+                  b0 = _mm256_packus_epi32(j->bgr ? R : B, _mm256_setzero_si256());
     const __m256i by = _mm256_packus_epi16(rg, b0);
     const __m256i sh = _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, -1, -1, -1, -1, 0, 4, 8, 1, 5, 9, 2,
                                         6, 10, 3, 7, 11, -1, -1, -1, -1);
@@ -165,7 +167,7 @@ static inline __m256i window2(const uint8_t *row, int lo, int hi) {
 int yk_frame_packed_body__avx2(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n,
                                uint8_t *rgb) {
   const int fmt = r->j->fmt, bpp = fmt == YK_PIX_RGB || fmt == YK_PIX_BGR ? 3 : 4;
-  const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
+  const int swap = yk_frame_swap(r->j);
   const int last = src_w * bpp - 8;   /* the last byte offset an 8-byte gather may start at */
   const int wlast = src_w * bpp - 16; /* ... a 16-byte window */
   const __m256i ctl_a = bcast16(yk_frame_pair_tab[bpp - 3][swap]);
@@ -254,7 +256,7 @@ void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, 
     for (; i + 32 <= m; i += 32)
       _mm256_storeu_si256((__m256i *)(void *)(o + i),
                           _mm256_add_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(rgb + i)), k));
-    for (; i < m; i++) o[i] = j->lut_i8[rgb[i]];
+    for (; i < m; i++) o[i] = j->lut_i8[rgb[i]]; /* every channel's table is this one */
     return;
   }
   if (j->out_i8) {
@@ -263,12 +265,16 @@ void yk_frame_store__avx2(const yk_frame_job *j, size_t at, const uint8_t *rgb, 
   }
   float *o = (float *)j->dst + at;
   const int m = 3 * n;
-  int i = 0;
-  for (; i + 8 <= m; i += 8) {
+  /* element i reads table 256 * (i % 3): runs of 8 elements start at channel 0, 2, 1, 0, ... */
+  const __m256i chan[3] = {_mm256_setr_epi32(0, 256, 512, 0, 256, 512, 0, 256),
+                           _mm256_setr_epi32(512, 0, 256, 512, 0, 256, 512, 0),
+                           _mm256_setr_epi32(256, 512, 0, 256, 512, 0, 256, 512)};
+  int i = 0, ph = 0;
+  for (; i + 8 <= m; i += 8, ph = ph == 2 ? 0 : ph + 1) {
     const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(const void *)(rgb + i)));
-    _mm256_storeu_ps(o + i, _mm256_i32gather_ps(j->lut_f32, idx, 4));
+    _mm256_storeu_ps(o + i, _mm256_i32gather_ps(j->lut_f32, _mm256_add_epi32(idx, chan[ph]), 4));
   }
-  for (; i < m; i++) o[i] = j->lut_f32[rgb[i]];
+  for (; i < m; i++) o[i] = j->lut_f32[256 * (i % 3) + rgb[i]];
 }
 
 void yk_frame_rows__avx2(const yk_frame_job *j, int r0, int r1) {

@@ -95,7 +95,8 @@ void yk_frame_row_yuv__avx512(const yk_frame_row *r, int x, int n, uint8_t *rgb)
         _mm512_sub_epi32(c, _mm512_mullo_epi32(d, _mm512_set1_epi32(full ? 88 : 100))),
         _mm512_mullo_epi32(e, _mm512_set1_epi32(full ? 183 : 208))));
     const __m512i B = clamp8(_mm512_add_epi32(c, _mm512_mullo_epi32(d, _mm512_set1_epi32(full ? 454 : 516))));
-    interleave16(_mm512_cvtepi32_epi8(R), _mm512_cvtepi32_epi8(G), _mm512_cvtepi32_epi8(B), rgb + 3 * i);
+    interleave16(_mm512_cvtepi32_epi8(j->bgr ? B : R), _mm512_cvtepi32_epi8(G), _mm512_cvtepi32_epi8(j->bgr ? R : B),
+                 rgb + 3 * i);
   }
   if (i < n) yk_frame_row_yuv__avx2(r, x + i, n - i, rgb + 3 * i);
 }
@@ -128,7 +129,7 @@ static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *w
   int fit = r->wy != 0 && n >= 16;
   for (int k = 0; fit && k < 16; k += 2) fit = (o[k + 1] - o[k]) * bpp <= 16 - 2 * bpp;
   if (!fit) return yk_frame_packed_body__avx2(r, o, wt, src_w, n, rgb);
-  const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
+  const int swap = yk_frame_swap(r->j);
   const int wlast = src_w * bpp - 16; /* the last byte offset a 16-byte window may start at */
   const __m512i ctl_a =
       _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)yk_frame_pair_tab[bpp - 3][swap]));

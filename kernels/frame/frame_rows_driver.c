@@ -5,15 +5,22 @@
 
 #include "frame_rows_internal.h"
 
-/* n padding pixels: the table's value of 114, written directly (the same bytes as storing 114s). */
+/* n padding pixels: each channel's table value of the pad level, written directly (the same bytes
+ * as storing pad levels). */
 static void pad_run(const yk_frame_job *j, size_t at, int n) {
   const size_t m = 3 * (size_t)n;
   if (j->out_i8) {
-    memset((int8_t *)j->dst + at, j->lut_i8[YK_FRAME_PAD], m);
+    const int8_t *l = j->lut_i8 + j->pad;
+    int8_t *o = (int8_t *)j->dst + at;
+    if (l[0] == l[256] && l[0] == l[512]) {
+      memset(o, l[0], m);
+    } else {
+      for (size_t i = 0; i < m; i += 3) o[i] = l[0], o[i + 1] = l[256], o[i + 2] = l[512];
+    }
   } else {
+    const float *l = j->lut_f32 + j->pad;
     float *o = (float *)j->dst + at;
-    const float v = j->lut_f32[YK_FRAME_PAD];
-    for (size_t i = 0; i < m; i++) o[i] = v;
+    for (size_t i = 0; i < m; i += 3) o[i] = l[0], o[i + 1] = l[256], o[i + 2] = l[512];
   }
 }
 

@@ -29,6 +29,12 @@ typedef struct yk_frame_ops {
 
 void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *ops);
 
+/* A packed row's channel reversal: a BGR / BGRA frame into R, G, B output, or an RGB / RGBA frame
+ * into B, G, R (j->bgr); both, or neither, keep the order. */
+static inline int yk_frame_swap(const yk_frame_job *j) {
+  return (j->fmt == YK_PIX_BGR || j->fmt == YK_PIX_BGRA) != (j->bgr != 0);
+}
+
 /* A SIMD packed row's inner loop: pixels [0, n) of taps o / wt (row r's rows and weight; src_w
  * pixels readable), 8 at a time while its 8 pixels' loads of 16 bytes from o[k] * bpp stay inside
  * src_w; returns the pixels done. */

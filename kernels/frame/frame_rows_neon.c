@@ -73,9 +73,9 @@ void yk_frame_row_yuv__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
       B[h] = clamp8(vmlaq_s32(c, d, vdupq_n_s32(full ? 454 : 516)));
     }
     uint8x8x3_t px;
-    px.val[0] = narrow8(R[0], R[1]);
+    px.val[j->bgr ? 2 : 0] = narrow8(R[0], R[1]);
     px.val[1] = narrow8(G[0], G[1]);
-    px.val[2] = narrow8(B[0], B[1]);
+    px.val[j->bgr ? 0 : 2] = narrow8(B[0], B[1]);
     vst3_u8(rgb + 3 * i, px);
   }
   if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
@@ -90,7 +90,7 @@ void yk_frame_row_yuv__neon(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
  * BGR / BGRA. */
 static int packed_body(const yk_frame_row *r, const int32_t *o, const int16_t *wt, int src_w, int n, uint8_t *rgb) {
   const int fmt = r->j->fmt, bpp = fmt == YK_PIX_RGB || fmt == YK_PIX_BGR ? 3 : 4;
-  const int swap = fmt == YK_PIX_BGR || fmt == YK_PIX_BGRA;
+  const int swap = yk_frame_swap(r->j);
   const int last = src_w * bpp - 8; /* the last byte offset an 8-byte load may start at */
   const uint32_t wy = (uint32_t)r->wy;
   uint8_t sel[24];

@@ -15,18 +15,18 @@ static inline int lerp2(const uint8_t *r0, const uint8_t *r1, int x0, int x1, in
 static inline uint8_t clamp8(int v) { return (uint8_t)(v < 0 ? 0 : (v >> 8) > 255 ? 255 : v >> 8); }
 
 /* BT.601 in 8.8 fixed point (limited: Y 16..235, UV 16..240; full: JFIF). */
-static inline void yuv_to_rgb(int full, int y, int u, int v, uint8_t *rgb) {
+static inline void yuv_to_rgb(int full, int bgr, int y, int u, int v, uint8_t *rgb) {
   const int d = u - 128, e = v - 128;
   const int c = full ? 256 * y + 128 : 298 * (y - 16) + 128;
-  rgb[0] = clamp8(c + (full ? 359 : 409) * e);
+  rgb[bgr ? 2 : 0] = clamp8(c + (full ? 359 : 409) * e);
   rgb[1] = clamp8(c - (full ? 88 : 100) * d - (full ? 183 : 208) * e);
-  rgb[2] = clamp8(c + (full ? 454 : 516) * d);
+  rgb[bgr ? 0 : 2] = clamp8(c + (full ? 454 : 516) * d);
 }
 
 void yk_frame_row_packed__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
   const yk_frame_job *j = r->j;
   const int bpp = j->fmt == YK_PIX_RGB || j->fmt == YK_PIX_BGR ? 3 : 4;
-  const int swap = j->fmt == YK_PIX_BGR || j->fmt == YK_PIX_BGRA;
+  const int swap = yk_frame_swap(j);
   for (int i = 0; i < n; i++) {
     const int s0 = j->x.ofs[x + i], s1 = s0 + 1 < j->src_w ? s0 + 1 : s0, wx = j->x.wt[x + i];
     for (int c = 0; c < 3; c++)
@@ -59,17 +59,19 @@ void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb)
       u = fmt == YK_PIX_NV12 ? a : b;
       v = fmt == YK_PIX_NV12 ? b : a;
     }
-    yuv_to_rgb(j->full_range, y, u, v, rgb + 3 * i);
+    yuv_to_rgb(j->full_range, j->bgr, y, u, v, rgb + 3 * i);
   }
 }
 
 void yk_frame_store__scalar(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n) {
   if (j->out_i8) {
     int8_t *o = (int8_t *)j->dst + at;
-    for (int i = 0; i < 3 * n; i++) o[i] = j->lut_i8[rgb[i]];
+    for (int i = 0; i < 3 * n; i += 3)
+      o[i] = j->lut_i8[rgb[i]], o[i + 1] = j->lut_i8[256 + rgb[i + 1]], o[i + 2] = j->lut_i8[512 + rgb[i + 2]];
   } else {
     float *o = (float *)j->dst + at;
-    for (int i = 0; i < 3 * n; i++) o[i] = j->lut_f32[rgb[i]];
+    for (int i = 0; i < 3 * n; i += 3)
+      o[i] = j->lut_f32[rgb[i]], o[i + 1] = j->lut_f32[256 + rgb[i + 1]], o[i + 2] = j->lut_f32[512 + rgb[i + 2]];
   }
 }
 

@@ -1,7 +1,8 @@
 /* yk_frame.h — camera frame -> network input rows in one pass: colour conversion (packed RGB/BGR/
  * RGBA/BGRA, NV12/NV21/I420 BT.601, GRAY8), bilinear resize with OpenCV INTER_LINEAR geometry and
- * 11-bit fixed-point weights, 114 padding, then each 8-bit level mapped through a 256-entry table
- * to the input's value (float v/255 or its int8 quantization). Entirely integer up to the table,
+ * 11-bit fixed-point weights, padding (114 usually), channels in R, G, B or B, G, R order, then each
+ * 8-bit level mapped through a 256-entry table per network channel to the input's value (float
+ * (v * scale - mean) / std, or its int8 quantization). Entirely integer up to the table,
  * so every variant is bit-exact to the scalar reference. The caller builds the tables
  * (yk_frame_plan_axis) and splits the output rows over threads. */
 #ifndef YOLORT_YK_FRAME_H
@@ -15,7 +16,7 @@
 enum { YK_PIX_RGB = 1, YK_PIX_BGR, YK_PIX_RGBA, YK_PIX_BGRA, YK_PIX_NV12, YK_PIX_NV21, YK_PIX_I420, YK_PIX_GRAY };
 
 #define YK_FRAME_WBITS 11 /* interpolation weights in 1/2048 */
-#define YK_FRAME_PAD 114
+#define YK_FRAME_PAD 114 /* the usual padding level (yk_frame_job.pad) */
 
 /* Taps along one axis for each of n output positions: first source index (the second is
  * ofs + step, 0 at the clamped edge) and the second tap's weight. */
@@ -28,6 +29,9 @@ typedef struct yk_frame_axis {
  * destination positions [0, n) cover source samples through `ratio` (= in/out of the luma
  * plane; chroma uses the same ratio and half-pixel centres of its own grid: sub = 2). */
 void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a);
+/* The same for the n destination positions [first, first + n) of that resize (a centre crop's
+ * window), into a->ofs[0..n), a->wt[0..n). */
+void yk_frame_plan_axis_window(int in, int out, int first, int n, int sub, yk_frame_axis *a);
 
 typedef struct yk_frame_job {
   int fmt;                   /* YK_PIX_* */
@@ -40,15 +44,17 @@ typedef struct yk_frame_job {
   yk_frame_axis x, y;        /* luma / packed taps: new_w, new_h entries */
   yk_frame_axis cx, cy;      /* chroma taps (YUV formats) */
   int out_i8;                /* 1: int8 output through lut_i8, else float through lut_f32 */
-  const int8_t *lut_i8;      /* [256] */
-  int lut_is_shift;          /* 1: lut_i8[v] == (int8_t)(v + lut_shift) for every v (a byte add: an
-                                input scale of 1/255, the usual case), from yk_frame_lut_shift */
+  const int8_t *lut_i8;      /* [3][256]: output channel c of level v at lut_i8[256 * c + v] */
+  int lut_is_shift;          /* 1: lut_i8[256 * c + v] == (int8_t)(v + lut_shift) for every c and v (a
+                                byte add: an input scale of 1/255, the usual case), yk_frame_lut_shift */
   int lut_shift;
-  const float *lut_f32;      /* [256] */
+  const float *lut_f32;      /* [3][256], as lut_i8 */
   void *dst;                 /* NHWC [dst_h][dst_w][3] */
+  int bgr;                   /* 1: output channels B, G, R (else R, G, B), whatever the frame's layout */
+  int pad;                   /* padding level 0..255 (each channel's table entry of it) */
 } yk_frame_job;
 
-/* k in [0, 255] when lut[v] == (int8_t)(uint8_t)(v + k) for every v, else -1. */
+/* k in [0, 255] when lut[256 * c + v] == (int8_t)(uint8_t)(v + k) for every c < 3 and v, else -1. */
 int yk_frame_lut_shift(const int8_t *lut);
 
 /* Output rows [r0, r1) of the whole input (padding rows included). */

@@ -103,6 +103,43 @@ YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
  * Never NULL (model NULL -> ""). */
 YRT_API const char *yrt_model_task(const yrt_model *model);
 
+/* How an image becomes the network input (the model's own, stored in the .yrt: yolort-convert
+ * --preprocess, a recognised family or the export's metadata). Network channel c of a pixel
+ * whose 8-bit level (in channel order R, G, B, or B, G, R with bgr) is v gets
+ * (v * scale - mean[c]) / std[c] (scale 1/255 computes v / 255, bit for bit as before). */
+typedef enum yrt_resize_mode {
+  YRT_RESIZE_LETTERBOX = 0, /* keep the aspect, pad to the input (Ultralytics detect) */
+  YRT_RESIZE_STRETCH = 1,   /* both axes to the input, aspect not kept (yrt_letterbox.ratio_y) */
+  YRT_RESIZE_CROP = 2,      /* shorter side to the input, centre crop (Ultralytics classify) */
+} yrt_resize_mode;
+
+typedef struct yrt_preprocess {
+  int bgr;          /* 1: network channels B, G, R */
+  int top_left;     /* 1: letterboxed image at the top-left (padding right and bottom), else centred */
+  int resize;       /* yrt_resize_mode */
+  float pad;        /* padding level, an integer in 0..255 (114) */
+  float scale;      /* level multiplier, 1/255 or 1 */
+  float mean[3];    /* per network channel, after scale (0) */
+  float std[3];     /* per network channel, > 0 (1) */
+} yrt_preprocess;
+
+/* The default: RGB, v / 255, centred letterbox padded with 114 (Ultralytics detect exports). */
+static inline void yrt_preprocess_default(yrt_preprocess *p) {
+  int c;
+  p->bgr = 0;
+  p->top_left = 0;
+  p->resize = YRT_RESIZE_LETTERBOX;
+  p->pad = 114.0f;
+  p->scale = 1.0f / 255.0f;
+  for (c = 0; c < 3; c++) {
+    p->mean[c] = 0.0f;
+    p->std[c] = 1.0f;
+  }
+}
+
+/* The model's preprocessing (older files: the default). */
+YRT_API yrt_status yrt_model_get_preprocess(const yrt_model *model, yrt_preprocess *pp);
+
 /* ---------------------------------------------------------------- session */
 
 typedef struct yrt_session yrt_session;
@@ -216,6 +253,7 @@ typedef struct yrt_letterbox {
   int src_w, src_h;
   int dst_w, dst_h;
   float offset_x, offset_y; /* added to mapped boxes (a frame's crop origin), else 0 */
+  float ratio_y;          /* vertical scale when it differs (YRT_RESIZE_STRETCH); 0: ratio */
 } yrt_letterbox;
 
 /* Resize keeping aspect (bilinear, antialiased like PIL when shrinking), pad with 114, centre,
@@ -226,6 +264,13 @@ typedef struct yrt_letterbox {
 YRT_API size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
 YRT_API yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
                                      size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
+/* The same with a model's preprocessing (yrt_model_get_preprocess; NULL: the default, which is
+ * yrt_letterbox_f32): channel order, scale, mean / std, placement, pad, letterbox / stretch /
+ * centre crop. lb then maps boxes back for any of them (crop: negative pads). Scratch:
+ * yrt_letterbox_scratch_bytes, which covers every mode. Refuses a pp the loader would refuse. */
+YRT_API yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h,
+                                      float *dst_nhwc, size_t dst_count, void *scratch, yrt_letterbox *lb,
+                                      yrt_error *err);
 
 /* --------------------------------------------------------- camera frames */
 
@@ -271,10 +316,12 @@ static inline void yrt_frame_init(yrt_frame *f) {
 }
 
 /* Letterbox the frame (or its crop) straight into the session's input: colour conversion,
- * bilinear resize (OpenCV INTER_LINEAR geometry, 11-bit fixed-point weights), padding with 114,
- * centring as Ultralytics does and the input's scaling/quantization in one pass over the output
- * rows, threaded over the session's pool; no intermediate image, no allocation. lb (may be NULL)
- * receives the placement; its boxes map back to frame pixels (crop offset included). */
+ * bilinear resize (OpenCV INTER_LINEAR geometry, 11-bit fixed-point weights), padding and
+ * placement, channel order and the input's scaling/normalisation/quantization as the model's
+ * yrt_preprocess says (default: padding 114, centred as Ultralytics does, RGB / 255) in one pass
+ * over the output rows, threaded over the session's pool; no intermediate image, no allocation.
+ * lb (may be NULL) receives the placement; its boxes map back to frame pixels (crop offset
+ * included). */
 YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
                                          yrt_error *err);
 

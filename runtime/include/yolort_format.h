@@ -278,8 +278,32 @@ typedef struct yrt_meta_rec {
                                 "classify" (output0 holds num_classes scores: [1, nc] or
                                 [1, nc, 1, 1], see YRT_FLAG_CLASS_LOGITS);
                                 "" = not recorded (files before it: this word was reserved, 0) */
-  uint32_t reserved[4];      /* 0 */
+  uint32_t preprocess;       /* YRT_PRE_* flags: how an image becomes the input (files before it:
+                                this word was reserved, 0 = RGB, centred letterbox) */
+  uint32_t reserved[3];      /* 0 */
 } yrt_meta_rec;
+
+/* yrt_meta_rec.preprocess. pad_value (an integer 0..255) and norm_scale (finite, > 0) say the
+ * padding and the pixel multiplier; these flags the rest. A bit this runtime does not know is
+ * refused on load (YRT_ERR_UNSUPPORTED), and runtimes older than the field refuse any non-zero
+ * value (it was a reserved word), so a file is never run with a preprocessing it does not get. */
+enum yrt_meta_preprocess {
+  YRT_PRE_BGR = 1u << 0,         /* network channels B, G, R (else R, G, B) */
+  YRT_PRE_TOP_LEFT = 1u << 1,    /* letterbox: the image at the top-left, padding right and bottom */
+  YRT_PRE_RESIZE_SHIFT = 2,      /* bits 2-3: yrt_resize_mode (0 letterbox, 1 stretch, 2 crop) */
+  YRT_PRE_RESIZE_MASK = 3u << 2,
+  YRT_PRE_MEAN_STD = 1u << 4,    /* META is followed by a yrt_meta_norm_rec (META 96 bytes) */
+  YRT_PRE_KNOWN_ = 0x1Fu
+};
+
+/* Per-channel normalisation, after META when YRT_PRE_MEAN_STD: network channel c's value is
+ * (level * norm_scale - mean[c]) / std[c] (channel c in network order, after the BGR swap).
+ * mean finite, std finite > 0. Without it mean 0, std 1. */
+typedef struct yrt_meta_norm_rec {
+  float mean[3];
+  float std[3];
+  uint32_t reserved[2]; /* 0 */
+} yrt_meta_norm_rec; /* 32 bytes */
 
 /* ---------------------------------------------------------------- the format module */
 
@@ -322,6 +346,7 @@ typedef struct yrt_file_view {
   const yrt_plan_rec *plan;
   const uint32_t *plan_inputs, *plan_outputs;
   const yrt_meta_rec *meta;
+  const yrt_meta_norm_rec *meta_norm; /* after META when META is 96 bytes, else NULL */
 } yrt_file_view;
 
 /* The header: size, magic, version, file_size == size, CRC. data 8-byte aligned. */

@@ -2,9 +2,11 @@
  * by the yk_frame kernel (kernels/frame), threaded over output rows. The tap tables live in the
  * session (sized for the input at creation), so setting a frame never allocates. When the float
  * input's only reader is a QUANTIZE node (every int8 model whose first conv is int8), the frame
- * goes straight into that node's int8 output — the table holds quantize(v / 255), the values
+ * goes straight into that node's int8 output — the tables hold quantize(value of v), the values
  * the node would compute — and the next runs skip the node (s->skip_node) until another input
- * call writes the float input again. */
+ * call writes the float input again. The model's preprocessing (yrt_preprocess) is parameters of
+ * the same pass: its scale, mean and std are in the tables (one per network channel, the values
+ * yrt_preprocess_f32 writes), BGR is the kernel's channel order, the placement its geometry. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -25,8 +27,9 @@ struct yrt_frame_state {
   int out_i8;
   void *dst;
   uint32_t quant_node;  /* QUANTIZE node the int8 path replaces, YRT_NONE if none */
-  float lut_f32[256];
-  int8_t lut_i8[256];
+  yrt_preprocess pre; /* the model's */
+  float lut_f32[3 * 256];
+  int8_t lut_i8[3 * 256];
   int lut_shift; /* yk_frame_lut_shift of lut_i8: the table as a byte add, else -1 */
 };
 
@@ -66,10 +69,10 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
       q = o;
     }
   }
-  for (int v = 0; v < 256; v++) {
-    f->lut_f32[v] = (float)v / 255.0f; /* as yrt_letterbox_f32 */
-    f->lut_i8[v] = f->out_i8 ? yk_quantize1((float)v / 255.0f, q->scale, q->zero_point) : 0;
-  }
+  f->pre = m->pre;
+  yrt_preprocess_lut_f32(&f->pre, f->lut_f32); /* as yrt_preprocess_f32 */
+  for (int v = 0; v < 3 * 256; v++)
+    f->lut_i8[v] = f->out_i8 ? yk_quantize1(f->lut_f32[v], q->scale, q->zero_point) : 0;
   f->lut_shift = yk_frame_lut_shift(f->lut_i8);
   return YRT_OK;
 }
@@ -139,7 +142,7 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   st = check_frame(fr, &cx, &cy, &cw, &ch, err);
   if (st != YRT_OK) return st;
   lb_geometry g;
-  yrt_letterbox_geometry(cw, ch, f->dst_w, f->dst_h, &g);
+  yrt_preprocess_geometry(&f->pre, cw, ch, f->dst_w, f->dst_h, &g);
   yk_frame_job j;
   memset(&j, 0, sizeof j);
   j.fmt = fr->format; /* yrt_pixel_format and YK_PIX_* share their numbering */
@@ -156,16 +159,17 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   }
   j.src_w = cw, j.src_h = ch;
   j.dst_w = f->dst_w, j.dst_h = f->dst_h;
-  j.new_w = g.new_w, j.new_h = g.new_h, j.pad_l = g.pad_left, j.pad_t = g.pad_top;
+  /* the part of the resized image written (a crop: its centre window), and where */
+  j.new_w = g.win_w, j.new_h = g.win_h, j.pad_l = g.pad_left, j.pad_t = g.pad_top;
   j.x = (yk_frame_axis){f->ofs, f->wt};
   j.cx = (yk_frame_axis){f->ofs + f->dst_w, f->wt + f->dst_w};
   j.y = (yk_frame_axis){f->ofs + 2 * f->dst_w, f->wt + 2 * f->dst_w};
   j.cy = (yk_frame_axis){f->ofs + 2 * f->dst_w + f->dst_h, f->wt + 2 * f->dst_w + f->dst_h};
-  yk_frame_plan_axis(cw, g.new_w, 1, &j.x);
-  yk_frame_plan_axis(ch, g.new_h, 1, &j.y);
+  yk_frame_plan_axis_window(cw, g.new_w, g.win_x, g.win_w, 1, &j.x);
+  yk_frame_plan_axis_window(ch, g.new_h, g.win_y, g.win_h, 1, &j.y);
   if (is_yuv420(fr->format)) {
-    yk_frame_plan_axis(cw, g.new_w, 2, &j.cx);
-    yk_frame_plan_axis(ch, g.new_h, 2, &j.cy);
+    yk_frame_plan_axis_window(cw, g.new_w, g.win_x, g.win_w, 2, &j.cx);
+    yk_frame_plan_axis_window(ch, g.new_h, g.win_y, g.win_h, 2, &j.cy);
   }
   j.out_i8 = f->out_i8;
   j.lut_i8 = f->lut_i8;
@@ -173,6 +177,8 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   j.lut_is_shift = f->lut_shift >= 0;
   j.lut_f32 = f->lut_f32;
   j.dst = f->dst;
+  j.bgr = f->pre.bgr;
+  j.pad = (int)f->pre.pad;
   const frame_task t = {s, &j};
   const size_t h = (size_t)j.dst_h;
   yrt_par_ranges(&s->par, h, yrt_par_chunk(h, 4 * yrt_par_threads(&s->par), 1, 1), frame_range, &t);

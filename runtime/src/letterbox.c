@@ -14,23 +14,81 @@
 #include <string.h>
 
 #define LB_PRECISION_BITS 22 /* Pillow: 32 - 8 - 2 */
-#define LB_PAD_VALUE 114
 #define LB_ALIGN 16
 
 #include "letterbox_geometry.h"
 
+static int lb_clamp_side(double v, int lo, int hi) {
+  if (!(v >= lo)) return lo; /* NaN too */
+  if (v > hi) return hi;
+  return (int)v;
+}
+
+void yrt_preprocess_geometry(const yrt_preprocess *pp, int src_w, int src_h, int dst_w, int dst_h, lb_geometry *g) {
+  const double rw = (double)dst_w / src_w, rh = (double)dst_h / src_h;
+  const int mode = pp ? pp->resize : YRT_RESIZE_LETTERBOX;
+  if (mode == YRT_RESIZE_STRETCH) {
+    g->ratio = rw, g->ratio_y = rh;
+    g->new_w = dst_w, g->new_h = dst_h;
+  } else {
+    /* crop: the shorter side fits and the other overflows; letterbox: the longer side fits */
+    g->ratio = g->ratio_y = mode == YRT_RESIZE_CROP ? (rw > rh ? rw : rh) : (rw < rh ? rw : rh);
+    /* rint: round half to even under the default rounding mode, like Python's round(). */
+    g->new_w = lb_clamp_side(rint(src_w * g->ratio), 1, mode == YRT_RESIZE_CROP ? 1 << 24 : dst_w);
+    g->new_h = lb_clamp_side(rint(src_h * g->ratio), 1, mode == YRT_RESIZE_CROP ? 1 << 24 : dst_h);
+  }
+  g->win_x = g->win_y = 0;
+  g->win_w = g->new_w, g->win_h = g->new_h;
+  g->pad_left = g->pad_top = 0;
+  if (mode == YRT_RESIZE_CROP) {
+    if (g->new_w < dst_w) g->new_w = dst_w;
+    if (g->new_h < dst_h) g->new_h = dst_h;
+    /* the centre window (torchvision CenterCrop: round((w - cw) / 2)) */
+    g->win_x = (int)rint((g->new_w - dst_w) / 2.0);
+    g->win_y = (int)rint((g->new_h - dst_h) / 2.0);
+    g->win_w = dst_w, g->win_h = dst_h;
+  } else if (mode == YRT_RESIZE_LETTERBOX && !(pp && pp->top_left)) {
+    g->pad_left = (dst_w - g->new_w) / 2;
+    g->pad_top = (dst_h - g->new_h) / 2;
+  }
+}
+
 void yrt_letterbox_geometry(int src_w, int src_h, int dst_w, int dst_h, lb_geometry *g) {
-  double rw = (double)dst_w / src_w, rh = (double)dst_h / src_h;
-  g->ratio = rw < rh ? rw : rh;
-  /* rint: round half to even under the default rounding mode, like Python's round(). */
-  g->new_w = (int)rint(src_w * g->ratio);
-  g->new_h = (int)rint(src_h * g->ratio);
-  if (g->new_w < 1) g->new_w = 1;
-  if (g->new_h < 1) g->new_h = 1;
-  if (g->new_w > dst_w) g->new_w = dst_w;
-  if (g->new_h > dst_h) g->new_h = dst_h;
-  g->pad_left = (dst_w - g->new_w) / 2;
-  g->pad_top = (dst_h - g->new_h) / 2;
+  yrt_preprocess_geometry(NULL, src_w, src_h, dst_w, dst_h, g);
+}
+
+static int finite_f(float v) { return v == v && v - v == 0.0f; }
+
+yrt_status yrt_preprocess_check(const yrt_preprocess *p, const char *where, yrt_error *err) {
+  if ((p->bgr != 0 && p->bgr != 1) || (p->top_left != 0 && p->top_left != 1))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: preprocess bgr %d / top_left %d (0 or 1)", where, p->bgr,
+                         p->top_left);
+  if (p->resize < YRT_RESIZE_LETTERBOX || p->resize > YRT_RESIZE_CROP)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "%s: preprocess resize mode %d (0 letterbox, 1 stretch, 2 crop)",
+                         where, p->resize);
+  if (!(p->pad >= 0.0f && p->pad <= 255.0f) || p->pad != (float)(int)p->pad)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "%s: preprocess pad %g is not an integer level in 0..255", where,
+                         (double)p->pad);
+  if (!finite_f(p->scale) || !(p->scale > 0.0f))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "%s: preprocess scale %g is not finite and > 0", where, (double)p->scale);
+  for (int c = 0; c < 3; c++) {
+    if (!finite_f(p->mean[c]))
+      return yrt_set_error(err, YRT_ERR_FORMAT, "%s: preprocess mean[%d] %g is not finite", where, c,
+                           (double)p->mean[c]);
+    if (!finite_f(p->std[c]) || !(p->std[c] > 0.0f))
+      return yrt_set_error(err, YRT_ERR_FORMAT, "%s: preprocess std[%d] %g is not finite and > 0", where, c,
+                           (double)p->std[c]);
+  }
+  return YRT_OK;
+}
+
+void yrt_preprocess_lut_f32(const yrt_preprocess *p, float lut[3 * 256]) {
+  const int div255 = p->scale == 1.0f / 255.0f;
+  for (int c = 0; c < 3; c++)
+    for (int v = 0; v < 256; v++) {
+      const float x = div255 ? (float)v / 255.0f : (float)v * p->scale;
+      lut[256 * c + v] = (x - p->mean[c]) / p->std[c]; /* mean 0, std 1: x exactly */
+    }
 }
 
 /* Pillow's precompute_coeffs: filter support and the maximum taps per output pixel. */
@@ -49,28 +107,32 @@ typedef struct lb_layout {
   int ksize_h, ksize_v;
 } lb_layout;
 
-static void lb_plan(int src_w, int src_h, int new_w, int new_h, lb_layout *L) {
-  L->ksize_h = lb_ksize(src_w, new_w);
-  L->ksize_v = lb_ksize(src_h, new_h);
+static void lb_plan(int src_w, int src_h, const lb_geometry *g, lb_layout *L) {
+  L->ksize_h = lb_ksize(src_w, g->new_w);
+  L->ksize_v = lb_ksize(src_h, g->new_h);
   int kmax = L->ksize_h > L->ksize_v ? L->ksize_h : L->ksize_v;
+  const size_t ww = (size_t)g->win_w, wh = (size_t)g->win_h;
   size_t off = 0;
-  L->bounds_h = off; off += lb_align((size_t)new_w * 2 * sizeof(int));
-  L->bounds_v = off; off += lb_align((size_t)new_h * 2 * sizeof(int));
-  L->kk_h = off;     off += lb_align((size_t)new_w * (size_t)L->ksize_h * sizeof(int32_t));
-  L->kk_v = off;     off += lb_align((size_t)new_h * (size_t)L->ksize_v * sizeof(int32_t));
+  L->bounds_h = off; off += lb_align(ww * 2 * sizeof(int));
+  L->bounds_v = off; off += lb_align(wh * 2 * sizeof(int));
+  L->kk_h = off;     off += lb_align(ww * (size_t)L->ksize_h * sizeof(int32_t));
+  L->kk_v = off;     off += lb_align(wh * (size_t)L->ksize_v * sizeof(int32_t));
   L->row = off;      off += lb_align((size_t)kmax * sizeof(double));
-  L->tmp = off;      off += lb_align((size_t)new_w * (size_t)src_h * 3);
+  L->tmp = off;      off += lb_align(ww * (size_t)src_h * 3);
   L->total = off + LB_ALIGN; /* slack to align the caller's pointer */
 }
 
-/* Fixed-point taps of a PIL bilinear resize along one axis: bounds[2*o] = first input index,
- * bounds[2*o+1] = number of taps, kk[o*ksize + t] = weight in 2^-22 units. */
-static void lb_coeffs(int in_size, int out_size, int ksize, int *bounds, int32_t *kk, double *row) {
+/* Fixed-point taps of a PIL bilinear resize along one axis, of output positions [first, first +
+ * n): bounds[2*o] = first input index, bounds[2*o+1] = number of taps, kk[o*ksize + t] = weight in
+ * 2^-22 units (o counted from first). */
+static void lb_coeffs(int in_size, int out_size, int first, int n, int ksize, int *bounds, int32_t *kk,
+                      double *row) {
   double scale = (double)(float)in_size / out_size;
   double filterscale = lb_filterscale(in_size, out_size);
   double support = 1.0 * filterscale;
   double ss = 1.0 / filterscale;
-  for (int xx = 0; xx < out_size; xx++) {
+  for (int o = 0; o < n; o++) {
+    const int xx = first + o;
     double center = (xx + 0.5) * scale;
     double ww = 0.0;
     int xmin = (int)(center - support + 0.5);
@@ -85,15 +147,15 @@ static void lb_coeffs(int in_size, int out_size, int ksize, int *bounds, int32_t
       row[x] = w;
       ww += w;
     }
-    int32_t *k = kk + (size_t)xx * ksize;
+    int32_t *k = kk + (size_t)o * ksize;
     for (int x = 0; x < ksize; x++) {
       double v = 0.0;
       if (x < xmax) v = ww != 0.0 ? row[x] / ww : row[x];
       k[x] = v < 0 ? (int32_t)(-0.5 + v * (1 << LB_PRECISION_BITS))
                    : (int32_t)(0.5 + v * (1 << LB_PRECISION_BITS));
     }
-    bounds[2 * xx] = xmin;
-    bounds[2 * xx + 1] = xmax;
+    bounds[2 * o] = xmin;
+    bounds[2 * o + 1] = xmax;
   }
 }
 
@@ -102,23 +164,23 @@ static inline uint8_t lb_clip8(int32_t v) {
   return (uint8_t)(s < 0 ? 0 : s > 255 ? 255 : s);
 }
 
-/* PIL's two-pass resize of img to g->new_w x g->new_h, written as floats at out0 (row stride
- * dst_w pixels). */
+/* PIL's two-pass resize of img to g->new_w x g->new_h, its window g->win_* written at out0 (row
+ * stride dst_w pixels) through lut (yrt_preprocess_lut_f32), channels reversed when bgr. */
 static void lb_resize(const yrt_image *img, const lb_geometry *g, const lb_layout *L, uint8_t *base, float *out0,
-                      int dst_w) {
+                      int dst_w, const float *lut, int bgr) {
   const int sw = img->w, sh = img->h;
   int *bounds_h = (int *)(base + L->bounds_h), *bounds_v = (int *)(base + L->bounds_v);
   int32_t *kk_h = (int32_t *)(base + L->kk_h), *kk_v = (int32_t *)(base + L->kk_v);
   double *row = (double *)(base + L->row);
   uint8_t *tmp = base + L->tmp;
 
-  lb_coeffs(sw, g->new_w, L->ksize_h, bounds_h, kk_h, row);
-  lb_coeffs(sh, g->new_h, L->ksize_v, bounds_v, kk_v, row);
+  lb_coeffs(sw, g->new_w, g->win_x, g->win_w, L->ksize_h, bounds_h, kk_h, row);
+  lb_coeffs(sh, g->new_h, g->win_y, g->win_h, L->ksize_v, bounds_v, kk_v, row);
 
   /* Horizontal pass over the source rows the vertical pass will read. */
   int y_first = bounds_v[0];
-  int y_last = bounds_v[2 * (g->new_h - 1)] + bounds_v[2 * (g->new_h - 1) + 1];
-  const int nw = g->new_w;
+  int y_last = bounds_v[2 * (g->win_h - 1)] + bounds_v[2 * (g->win_h - 1) + 1];
+  const int nw = g->win_w;
   for (int y = y_first; y < y_last; y++) {
     const uint8_t *in = img->rgb + (size_t)y * sw * 3;
     uint8_t *out = tmp + (size_t)(y - y_first) * nw * 3;
@@ -138,25 +200,29 @@ static void lb_resize(const yrt_image *img, const lb_geometry *g, const lb_layou
     }
   }
 
-  /* Vertical pass straight into the float output. */
-  for (int yy = 0; yy < g->new_h; yy++) {
+  /* Vertical pass straight into the float output: source channel c to network channel nc. */
+  for (int yy = 0; yy < g->win_h; yy++) {
     const int32_t *k = kk_v + (size_t)yy * L->ksize_v;
     int ymin = bounds_v[2 * yy] - y_first, n = bounds_v[2 * yy + 1];
     float *o = out0 + (size_t)yy * dst_w * 3;
-    for (int i = 0; i < nw * 3; i++) {
-      int32_t s = 1 << (LB_PRECISION_BITS - 1);
-      const uint8_t *p = tmp + (size_t)ymin * nw * 3 + i;
-      for (int y = 0; y < n; y++) s += p[(size_t)y * nw * 3] * k[y];
-      o[i] = (float)lb_clip8(s) / 255.0f;
-    }
+    for (int px = 0; px < nw; px++)
+      for (int c = 0; c < 3; c++) {
+        const int i = 3 * px + c, nc = bgr ? 2 - c : c;
+        int32_t s = 1 << (LB_PRECISION_BITS - 1);
+        const uint8_t *p = tmp + (size_t)ymin * nw * 3 + i;
+        for (int y = 0; y < n; y++) s += p[(size_t)y * nw * 3] * k[y];
+        o[3 * px + nc] = lut[256 * nc + lb_clip8(s)];
+      }
   }
 }
 
 void yrt_letterbox_record(const lb_geometry *g, int src_w, int src_h, int dst_w, int dst_h, float offset_x,
                           float offset_y, yrt_letterbox *lb) {
   lb->ratio = (float)g->ratio;
-  lb->pad_left = (float)g->pad_left;
-  lb->pad_top = (float)g->pad_top;
+  lb->ratio_y = (float)g->ratio_y;
+  /* the resized image's origin in the input (a crop's window starts inside it: negative) */
+  lb->pad_left = (float)(g->pad_left - g->win_x);
+  lb->pad_top = (float)(g->pad_top - g->win_y);
   lb->src_w = src_w;
   lb->src_h = src_h;
   lb->dst_w = dst_w;
@@ -167,52 +233,80 @@ void yrt_letterbox_record(const lb_geometry *g, int src_w, int src_h, int dst_w,
 
 size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
   if (src_w <= 0 || src_h <= 0 || dst_w <= 0 || dst_h <= 0) return 0;
-  lb_geometry g;
-  lb_layout L;
-  yrt_letterbox_geometry(src_w, src_h, dst_w, dst_h, &g);
-  lb_plan(src_w, src_h, g.new_w, g.new_h, &L);
-  return L.total;
+  size_t most = 0;
+  yrt_preprocess pp;
+  yrt_preprocess_default(&pp);
+  for (int mode = YRT_RESIZE_LETTERBOX; mode <= YRT_RESIZE_CROP; mode++) { /* enough for any mode */
+    lb_geometry g;
+    lb_layout L;
+    pp.resize = mode;
+    yrt_preprocess_geometry(&pp, src_w, src_h, dst_w, dst_h, &g);
+    lb_plan(src_w, src_h, &g, &L);
+    if (L.total > most) most = L.total;
+  }
+  return most;
 }
 
-yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc, size_t dst_count,
-                             void *scratch, yrt_letterbox *lb, yrt_error *err) {
+yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h, float *dst_nhwc,
+                              size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err) {
+  const char *fn = pp ? "yrt_preprocess_f32" : "yrt_letterbox_f32";
   if (!img || !img->rgb || !dst_nhwc || !scratch)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_letterbox_f32: NULL image, output or scratch");
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: NULL image, output or scratch", fn);
   if (img->w <= 0 || img->h <= 0 || dst_w <= 0 || dst_h <= 0 || dst_w > 65536 || dst_h > 65536)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_letterbox_f32: bad sizes src %dx%d dst %dx%d", img->w,
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: bad sizes src %dx%d dst %dx%d", fn, img->w,
                          img->h, dst_w, dst_h);
   if (dst_count / 3 / (size_t)dst_w < (size_t)dst_h)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
-                         "yrt_letterbox_f32: destination holds %zu floats, a %dx%dx3 image needs %zu", dst_count,
+                         "%s: destination holds %zu floats, a %dx%dx3 image needs %zu", fn, dst_count,
                          dst_w, dst_h, (size_t)dst_w * (size_t)dst_h * 3);
+  yrt_preprocess def;
+  if (!pp) {
+    yrt_preprocess_default(&def);
+    pp = &def;
+  }
+  yrt_status st = yrt_preprocess_check(pp, "yrt_preprocess_f32", err);
+  if (st != YRT_OK) return st;
   const int sw = img->w, sh = img->h;
   lb_geometry g;
   lb_layout L;
-  yrt_letterbox_geometry(sw, sh, dst_w, dst_h, &g);
-  lb_plan(sw, sh, g.new_w, g.new_h, &L);
+  yrt_preprocess_geometry(pp, sw, sh, dst_w, dst_h, &g);
+  lb_plan(sw, sh, &g, &L);
+  float lut[3 * 256];
+  yrt_preprocess_lut_f32(pp, lut);
 
   uint8_t *base = (uint8_t *)(((uintptr_t)scratch + LB_ALIGN - 1) & ~(uintptr_t)(LB_ALIGN - 1));
   /* Padding around the placed image. */
-  const float pad = (float)LB_PAD_VALUE / 255.0f;
+  const int padv = (int)pp->pad;
+  const float pad[3] = {lut[padv], lut[256 + padv], lut[512 + padv]};
   for (int y = 0; y < dst_h; y++) {
     float *o = dst_nhwc + (size_t)y * dst_w * 3;
-    int inside = y >= g.pad_top && y < g.pad_top + g.new_h;
-    int x0 = inside ? g.pad_left * 3 : dst_w * 3, x1 = inside ? (g.pad_left + g.new_w) * 3 : dst_w * 3;
-    for (int i = 0; i < x0; i++) o[i] = pad;
-    for (int i = x1; i < dst_w * 3; i++) o[i] = pad;
+    int inside = y >= g.pad_top && y < g.pad_top + g.win_h;
+    int x0 = inside ? g.pad_left : dst_w, x1 = inside ? g.pad_left + g.win_w : dst_w;
+    for (int x = 0; x < x0; x++) o[3 * x] = pad[0], o[3 * x + 1] = pad[1], o[3 * x + 2] = pad[2];
+    for (int x = x1; x < dst_w; x++) o[3 * x] = pad[0], o[3 * x + 1] = pad[1], o[3 * x + 2] = pad[2];
   }
 
+  float *out0 = dst_nhwc + ((size_t)g.pad_top * dst_w + g.pad_left) * 3;
   if (g.new_w == sw && g.new_h == sh) {
-    /* No resize: PIL's filter is the identity here too (and PIL skips it). */
-    for (int y = 0; y < sh; y++) {
-      const uint8_t *in = img->rgb + (size_t)y * sw * 3;
-      float *o = dst_nhwc + ((size_t)(g.pad_top + y) * dst_w + g.pad_left) * 3;
-      for (int i = 0; i < sw * 3; i++) o[i] = (float)in[i] / 255.0f;
+    /* No resize: PIL's filter is the identity here too (and PIL skips it); the window's pixels. */
+    for (int y = 0; y < g.win_h; y++) {
+      const uint8_t *in = img->rgb + ((size_t)(y + g.win_y) * sw + (size_t)g.win_x) * 3;
+      float *o = out0 + (size_t)y * dst_w * 3;
+      for (int x = 0; x < g.win_w; x++)
+        for (int c = 0; c < 3; c++) {
+          const int nc = pp->bgr ? 2 - c : c;
+          o[3 * x + nc] = lut[256 * nc + in[3 * x + c]];
+        }
     }
   } else {
-    lb_resize(img, &g, &L, base, dst_nhwc + ((size_t)g.pad_top * dst_w + g.pad_left) * 3, dst_w);
+    lb_resize(img, &g, &L, base, out0, dst_w, lut, pp->bgr);
   }
 
   if (lb) yrt_letterbox_record(&g, sw, sh, dst_w, dst_h, 0.0f, 0.0f, lb);
   return YRT_OK;
+}
+
+yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc, size_t dst_count,
+                             void *scratch, yrt_letterbox *lb, yrt_error *err) {
+  return yrt_preprocess_f32(img, NULL, dst_w, dst_h, dst_nhwc, dst_count, scratch, lb, err);
 }

@@ -17,6 +17,7 @@ _Static_assert(sizeof(yrt_tensor_rec) == 96, "tensor record layout");
 _Static_assert(sizeof(yrt_node_rec) == 192, "node record layout");
 _Static_assert(sizeof(yrt_plan_rec) == 16, "plan record layout");
 _Static_assert(sizeof(yrt_meta_rec) == 64, "meta record layout");
+_Static_assert(sizeof(yrt_meta_norm_rec) == 32, "meta norm record layout");
 
 struct yrt_op_table;
 
@@ -41,6 +42,8 @@ struct yrt_model {
   const uint32_t *plan_inputs;
   const uint32_t *plan_outputs;
   const yrt_meta_rec *meta;
+  const yrt_meta_norm_rec *meta_norm; /* NULL: mean 0, std 1 */
+  yrt_preprocess pre;                 /* META's preprocessing, checked (load_meta) */
 
   /* class names split out of the META string: names[i] -> NUL-terminated copy */
   char *class_name_buf;

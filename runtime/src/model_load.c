@@ -11,6 +11,7 @@
 
 #include "model_internal.h"
 #include "model_packs.h"
+#include "letterbox_geometry.h"
 #include "op_table.h"
 
 int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
@@ -36,7 +37,41 @@ static yrt_status map_image(yrt_model *m, yrt_error *err) {
   m->plan_inputs = im.plan_inputs;
   m->plan_outputs = im.plan_outputs;
   m->meta = im.meta;
+  m->meta_norm = im.meta_norm;
   return YRT_OK;
+}
+
+/* META's preprocessing: flags, pad, scale and the optional mean / std record, checked, into m->pre. */
+static yrt_status load_preprocess(yrt_model *m, yrt_error *err) {
+  const yrt_meta_rec *mt = m->meta;
+  const uint32_t fl = mt->preprocess;
+  if (fl & ~(uint32_t)YRT_PRE_KNOWN_)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "yrt: META preprocess flags 0x%x have bits this runtime does not know (0x%x): a newer "
+                         "converter's preprocessing, refused rather than run wrong",
+                         (unsigned)fl, (unsigned)(fl & ~(uint32_t)YRT_PRE_KNOWN_));
+  const uint32_t mode = (fl & YRT_PRE_RESIZE_MASK) >> YRT_PRE_RESIZE_SHIFT;
+  if (mode > YRT_RESIZE_CROP)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: META preprocess resize mode %u (0 letterbox, 1 stretch, 2 crop)",
+                         (unsigned)mode);
+  if (!!(fl & YRT_PRE_MEAN_STD) != (m->meta_norm != NULL))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META preprocess flag mean/std is %d but META %s the mean/std record",
+                         !!(fl & YRT_PRE_MEAN_STD), m->meta_norm ? "has" : "lacks");
+  yrt_preprocess *p = &m->pre;
+  yrt_preprocess_default(p);
+  p->bgr = (fl & YRT_PRE_BGR) != 0;
+  p->top_left = (fl & YRT_PRE_TOP_LEFT) != 0;
+  p->resize = (int)mode;
+  p->pad = mt->pad_value;
+  p->scale = mt->norm_scale;
+  if (m->meta_norm) {
+    const yrt_meta_norm_rec *n = m->meta_norm;
+    if (n->reserved[0] || n->reserved[1])
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META mean/std reserved words (%u, %u) must be 0",
+                           (unsigned)n->reserved[0], (unsigned)n->reserved[1]);
+    for (int c = 0; c < 3; c++) p->mean[c] = n->mean[c], p->std[c] = n->std[c];
+  }
+  return yrt_preprocess_check(p, "yrt: META", err);
 }
 
 /* META: sizes and the class-name list, split into NUL-terminated copies. */
@@ -58,9 +93,11 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
   if ((m->hdr->flags & YRT_FLAG_CLASS_LOGITS) && strcmp(task, "classify") != 0)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag CLASS_LOGITS on a model whose task is '%.32s', not 'classify'",
                          task);
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 3; i++)
     if (mt->reserved[i])
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META reserved word %d is %u (must be 0)", i, (unsigned)mt->reserved[i]);
+  yrt_status st = load_preprocess(m, err);
+  if (st != YRT_OK) return st;
   const char *names = yrt_model_string(m, mt->class_names);
   size_t len = strlen(names);
   if (len == 0) return YRT_OK; /* numbered classes */
@@ -268,6 +305,12 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   info->arena_bytes = yrt_model_arena_bytes(m);
   info->weight_bytes = m->weights_size;
   info->file_bytes = m->size;
+  return YRT_OK;
+}
+
+yrt_status yrt_model_get_preprocess(const yrt_model *m, yrt_preprocess *pp) {
+  if (!m || !pp) return YRT_ERR_INVALID_ARG;
+  *pp = m->pre;
   return YRT_OK;
 }
 

@@ -124,10 +124,11 @@ static int pp_nms(const pp_cand *c, const int *order, int n, int agnostic, float
 static void pp_unletterbox(yrt_detection *d, const yrt_letterbox *lb) {
   if (!lb) return;
   float w = (float)lb->src_w, h = (float)lb->src_h;
+  const float ry = lb->ratio_y > 0.0f ? lb->ratio_y : lb->ratio; /* 0: one ratio (older callers' records) */
   d->x0 = fminf(fmaxf((d->x0 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
   d->x1 = fminf(fmaxf((d->x1 - lb->pad_left) / lb->ratio, 0.0f), w) + lb->offset_x;
-  d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
-  d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / lb->ratio, 0.0f), h) + lb->offset_y;
+  d->y0 = fminf(fmaxf((d->y0 - lb->pad_top) / ry, 0.0f), h) + lb->offset_y;
+  d->y1 = fminf(fmaxf((d->y1 - lb->pad_top) / ry, 0.0f), h) + lb->offset_y;
 }
 
 yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,

@@ -148,10 +148,14 @@ yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_er
   im->plan_outputs = im->plan_inputs + im->plan->n_inputs;
 
   s = by_kind[YRT_SEC_META];
-  if (s->size != sizeof(yrt_meta_rec))
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META section is %llu bytes, want %zu", (unsigned long long)s->size,
-                         sizeof(yrt_meta_rec));
+  if (s->size != sizeof(yrt_meta_rec) && s->size != sizeof(yrt_meta_rec) + sizeof(yrt_meta_norm_rec))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META section is %llu bytes, want %zu (or %zu with mean / std)",
+                         (unsigned long long)s->size, sizeof(yrt_meta_rec),
+                         sizeof(yrt_meta_rec) + sizeof(yrt_meta_norm_rec));
   im->meta = (const yrt_meta_rec *)(const void *)(base + s->offset);
+  im->meta_norm = s->size > sizeof(yrt_meta_rec)
+                      ? (const yrt_meta_norm_rec *)(const void *)(base + s->offset + sizeof(yrt_meta_rec))
+                      : NULL;
   return YRT_OK;
 }
 

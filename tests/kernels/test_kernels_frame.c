@@ -38,6 +38,10 @@ static int clamp_shift(int v) {
 typedef struct frame_case {
   int fmt, w, h, dst_w, dst_h, slack, full, out_i8;
   int shift_lut; /* 1: lut_i8[v] = v + 37 (mod 256), the byte-add store; 0: a general table */
+  /* the model's preprocessing as kernel parameters: B, G, R output; a table per channel (mean /
+   * std; the float store's gather by channel, no byte add); a pad level other than 114; top-left
+   * placement; 1 = letterbox, 2 = centre crop (the window of a larger resize) */
+  int bgr, chan_lut, pad, top_left, crop;
 } frame_case;
 
 #if defined(YK_ARCH_X86_64)
@@ -65,19 +69,36 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
     planes[p] = bufs[p] + off;
     for (size_t i = 0; i < stride[p] * rows[p]; i++) planes[p][i] = (uint8_t)kt_int(rng, 0, 255);
   }
-  /* geometry as the runtime computes it (letterbox rules), done here independently */
-  const double r = fmin((double)fc->dst_w / fc->w, (double)fc->dst_h / fc->h);
-  int nw = (int)rint(fc->w * r), nh = (int)rint(fc->h * r);
-  nw = nw < 1 ? 1 : nw > fc->dst_w ? fc->dst_w : nw;
-  nh = nh < 1 ? 1 : nh > fc->dst_h ? fc->dst_h : nh;
-  const int pl = (fc->dst_w - nw) / 2, pt = (fc->dst_h - nh) / 2;
+  /* geometry as the runtime computes it (letterbox rules, or a crop's window), done here
+   * independently: the frame resized to fw x fh, its window [ox, ox + nw) x [oy, oy + nh) placed
+   * at (pl, pt) */
+  int fw, fh, nw, nh, ox = 0, oy = 0, pl = 0, pt = 0;
+  if (fc->crop) {
+    const double r = fmax((double)fc->dst_w / fc->w, (double)fc->dst_h / fc->h);
+    fw = (int)rint(fc->w * r), fh = (int)rint(fc->h * r);
+    fw = fw < fc->dst_w ? fc->dst_w : fw, fh = fh < fc->dst_h ? fc->dst_h : fh;
+    nw = fc->dst_w, nh = fc->dst_h;
+    ox = (int)rint((fw - nw) / 2.0), oy = (int)rint((fh - nh) / 2.0);
+  } else {
+    const double r = fmin((double)fc->dst_w / fc->w, (double)fc->dst_h / fc->h);
+    nw = (int)rint(fc->w * r), nh = (int)rint(fc->h * r);
+    nw = nw < 1 ? 1 : nw > fc->dst_w ? fc->dst_w : nw;
+    nh = nh < 1 ? 1 : nh > fc->dst_h ? fc->dst_h : nh;
+    fw = nw, fh = nh;
+    if (!fc->top_left) pl = (fc->dst_w - nw) / 2, pt = (fc->dst_h - nh) / 2;
+  }
+  const int pad = fc->pad ? fc->pad : YK_FRAME_PAD;
 
   int32_t *ofs = malloc(sizeof(int32_t) * 2 * (size_t)(fc->dst_w + fc->dst_h));
   int16_t *wt = malloc(sizeof(int16_t) * 2 * (size_t)(fc->dst_w + fc->dst_h));
-  int8_t lut_i8[256];
-  float lut_f32[256];
-  for (int v = 0; v < 256; v++)
-    lut_i8[v] = fc->shift_lut ? (int8_t)(uint8_t)(v + 37) : (int8_t)(v / 2 - 100), lut_f32[v] = (float)v / 255.0f;
+  int8_t lut_i8[3 * 256];
+  float lut_f32[3 * 256];
+  for (int c = 0; c < 3; c++)
+    for (int v = 0; v < 256; v++) {
+      const int k = fc->chan_lut ? c : 0;
+      lut_i8[256 * c + v] = fc->shift_lut && !fc->chan_lut ? (int8_t)(uint8_t)(v + 37) : (int8_t)(v / 2 - 100 + 7 * k);
+      lut_f32[256 * c + v] = ((float)v / 255.0f - 0.1f * (float)k) / (1.0f + 0.25f * (float)k);
+    }
   yk_frame_job j;
   memset(&j, 0, sizeof j);
   j.fmt = fc->fmt;
@@ -89,16 +110,18 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
   j.cx = (yk_frame_axis){ofs + fc->dst_w, wt + fc->dst_w};
   j.y = (yk_frame_axis){ofs + 2 * fc->dst_w, wt + 2 * fc->dst_w};
   j.cy = (yk_frame_axis){ofs + 2 * fc->dst_w + fc->dst_h, wt + 2 * fc->dst_w + fc->dst_h};
-  yk_frame_plan_axis(fc->w, nw, 1, &j.x);
-  yk_frame_plan_axis(fc->h, nh, 1, &j.y);
-  yk_frame_plan_axis(fc->w, nw, 2, &j.cx);
-  yk_frame_plan_axis(fc->h, nh, 2, &j.cy);
+  yk_frame_plan_axis_window(fc->w, fw, ox, nw, 1, &j.x);
+  yk_frame_plan_axis_window(fc->h, fh, oy, nh, 1, &j.y);
+  yk_frame_plan_axis_window(fc->w, fw, ox, nw, 2, &j.cx);
+  yk_frame_plan_axis_window(fc->h, fh, oy, nh, 2, &j.cy);
+  j.bgr = fc->bgr;
+  j.pad = pad;
   j.out_i8 = fc->out_i8;
   j.lut_i8 = lut_i8;
   j.lut_f32 = lut_f32;
   j.lut_shift = yk_frame_lut_shift(lut_i8);
   j.lut_is_shift = j.lut_shift >= 0;
-  assert_int_equal(j.lut_is_shift, fc->shift_lut);
+  assert_int_equal(j.lut_is_shift, fc->shift_lut && !fc->chan_lut);
   const size_t n = (size_t)fc->dst_w * (size_t)fc->dst_h * 3, esz = fc->out_i8 ? 1 : 4;
   uint8_t *got = malloc(n * esz), *fast = malloc(n * esz);
   assert_non_null(got);
@@ -136,12 +159,12 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
 
   for (int y = 0; y < fc->dst_h; y++)
     for (int x = 0; x < fc->dst_w; x++) {
-      int rgb[3] = {YK_FRAME_PAD, YK_FRAME_PAD, YK_FRAME_PAD};
+      int rgb[3] = {pad, pad, pad};
       const int xx = x - pl, yy = y - pt;
       if (xx >= 0 && xx < nw && yy >= 0 && yy < nh) {
         int x0, x1, wx, y0, y1, wy;
-        ref_tap(fc->w, nw, 1, xx, &x0, &x1, &wx);
-        ref_tap(fc->h, nh, 1, yy, &y0, &y1, &wy);
+        ref_tap(fc->w, fw, 1, xx + ox, &x0, &x1, &wx);
+        ref_tap(fc->h, fh, 1, yy + oy, &y0, &y1, &wy);
         if (!yuv) {
           for (int c = 0; c < 3; c++) {
             const int v = ref_sample(planes[0], stride[0], bpp, bpp == 1 ? 0 : c, x0, x1, wx, y0, y1, wy);
@@ -151,8 +174,8 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
         } else {
           const int Y = ref_sample(planes[0], stride[0], 1, 0, x0, x1, wx, y0, y1, wy);
           int cx0, cx1, wcx, cy0, cy1, wcy, U, V;
-          ref_tap(fc->w, nw, 2, xx, &cx0, &cx1, &wcx);
-          ref_tap(fc->h, nh, 2, yy, &cy0, &cy1, &wcy);
+          ref_tap(fc->w, fw, 2, xx + ox, &cx0, &cx1, &wcx);
+          ref_tap(fc->h, fh, 2, yy + oy, &cy0, &cy1, &wcy);
           if (fc->fmt == YK_PIX_I420) {
             U = ref_sample(planes[1], stride[1], 1, 0, cx0, cx1, wcx, cy0, cy1, wcy);
             V = ref_sample(planes[2], stride[2], 1, 0, cx0, cx1, wcx, cy0, cy1, wcy);
@@ -172,15 +195,20 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
           }
         }
       }
+      if (fc->bgr) {
+        const int t = rgb[0];
+        rgb[0] = rgb[2], rgb[2] = t;
+      }
       for (int c = 0; c < 3; c++) {
         const size_t at = ((size_t)y * (size_t)fc->dst_w + (size_t)x) * 3 + (size_t)c;
+        const int li = 256 * c + rgb[c];
         if (fc->out_i8) {
-          if (((int8_t *)got)[at] != lut_i8[rgb[c]])
+          if (((int8_t *)got)[at] != lut_i8[li])
             fail_msg("fmt %d %dx%d->%dx%d: pixel (%d,%d) ch %d = %d, want %d", fc->fmt, fc->w, fc->h, fc->dst_w,
-                     fc->dst_h, x, y, c, ((int8_t *)got)[at], lut_i8[rgb[c]]);
-        } else if (((float *)got)[at] != lut_f32[rgb[c]]) {
+                     fc->dst_h, x, y, c, ((int8_t *)got)[at], lut_i8[li]);
+        } else if (((float *)got)[at] != lut_f32[li]) {
           fail_msg("fmt %d %dx%d->%dx%d: pixel (%d,%d) ch %d = %g, want %g", fc->fmt, fc->w, fc->h, fc->dst_w,
-                   fc->dst_h, x, y, c, (double)((float *)got)[at], (double)lut_f32[rgb[c]]);
+                   fc->dst_h, x, y, c, (double)((float *)got)[at], (double)lut_f32[li]);
         }
       }
     }
@@ -200,7 +228,7 @@ static void test_every_format(void **state) {
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
       for (int variant = 0; variant < 2; variant++) {
         frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], 7 * variant + 1, variant,
-                         variant ^ (int)(s & 1), (int)(s % 3 == 1)};
+                         variant ^ (int)(s & 1), (int)(s % 3 == 1), 0, 0, 0, 0, 0};
         run_case(&fc, &rng);
       }
 }
@@ -220,9 +248,30 @@ static void test_wide_rows(void **state) {
   for (int fmt = YK_PIX_RGB; fmt <= YK_PIX_I420; fmt++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
       frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 5, (int)(s & 1),
-                       (int)(s != 2), (int)(s % 3 != 1)};
+                       (int)(s != 2), (int)(s % 3 != 1), 0, 0, 0, 0, 0};
       run_case(&fc, &rng);
     }
+}
+
+/* The model's preprocessing as kernel parameters, every layout, odd sizes (SIMD groups, chunk
+ * ends and the scalar tails), both outputs: B, G, R output (packed frames swap in their pshufb /
+ * table controls, YUV rows trade R and B before the interleave), per-channel tables (mean / std:
+ * the float store's gather by channel, the int8 store without the byte add), a pad level of
+ * 7, top-left placement and a centre crop's window (yk_frame_plan_axis_window), each bit-exact
+ * against the reference and the scalar variant. */
+static void test_preprocess_params(void **state) {
+  (void)state;
+  kt_rng rng = {0xb9e};
+  static const int sizes[][4] = {{37, 23, 16, 16}, {161, 91, 96, 64}, {333, 190, 97, 97}, {5, 3, 31, 17},
+                                 {96, 54, 203, 128}, {203, 101, 64, 64}};
+  for (int fmt = YK_PIX_RGB; fmt <= YK_PIX_GRAY; fmt++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+      for (int v = 0; v < 4; v++) {
+        frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s * 3, v & 1, (v >> 1) & 1,
+                         (int)(s & 1), /* bgr */ v != 3, /* chan_lut */ (v + (int)s) & 1, /* pad */ v == 2 ? 7 : 0,
+                         /* top_left */ v == 1 || v == 3, /* crop */ v == 2 || (s == 3 && v == 0)};
+        run_case(&fc, &rng);
+      }
 }
 
 /* Runs last: the AVX-512 variant was compared on every case above, or is skipped explicitly
@@ -248,7 +297,7 @@ static void test_saturation(void **state) {
   (void)state;
   kt_rng rng = {42};
   for (int full = 0; full < 2; full++) {
-    frame_case fc = {YK_PIX_NV12, 9, 7, 9, 7, 0, full, 1, full};
+    frame_case fc = {YK_PIX_NV12, 9, 7, 9, 7, 0, full, 1, full, 0, 0, 0, 0, 0};
     run_case(&fc, &rng); /* random bytes already reach both ends of every channel */
   }
 }
@@ -258,6 +307,7 @@ int main(void) {
       cmocka_unit_test(test_every_format),
       cmocka_unit_test(test_saturation),
       cmocka_unit_test(test_wide_rows),
+      cmocka_unit_test(test_preprocess_params),
       cmocka_unit_test(test_avx512_variant),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

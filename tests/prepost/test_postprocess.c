@@ -122,7 +122,7 @@ static void test_map_back(void **state) {
   (void)state;
   synth s = {{0}};
   /* 640x425 image letterboxed to 320: ratio 0.5, pad_top 54. */
-  yrt_letterbox lb = {0.5f, 0.0f, 54.0f, 640, 425, 320, 320, 0.0f, 0.0f};
+  yrt_letterbox lb = {0.5f, 0.0f, 54.0f, 640, 425, 320, 320, 0.0f, 0.0f, 0.0f}; /* ratio_y 0: ratio */
   set_anchor(&s, 0, 160, 160, 100, 50, 0, 0.9f);   /* -> x 220..420, y (135-54)*2=162..262 */
   set_anchor(&s, 1, 10, 60, 40, 20, 1, 0.8f);      /* partly in the pad: clipped to 0 */
   set_anchor(&s, 2, 315, 265, 20, 20, 2, 0.7f);    /* beyond bottom-right: clipped to 640x425 */
@@ -176,7 +176,7 @@ static void check_reference(const char *rel, int S, float ratio, float pad_left,
   assert_non_null(f);
   assert_int_equal(fread(out, sizeof(float), count, f), count);
   fclose(f);
-  yrt_letterbox lb = {ratio, pad_left, 0.0f, 586, 640, S, S, 0.0f, 0.0f};
+  yrt_letterbox lb = {ratio, pad_left, 0.0f, 586, 640, S, S, 0.0f, 0.0f, 0.0f};
   yrt_postprocess_params p = params(conf, 0.7f, 300, 0);
   void *scratch = malloc(yrt_postprocess_scratch_bytes(N, 300));
   yrt_detection d[300];

@@ -21,6 +21,8 @@ struct ytb {
   int arena_override;
   uint64_t arena_bytes;
   yrt_meta_rec meta;
+  int has_norm;           /* write meta_norm after META (96 bytes) */
+  yrt_meta_norm_rec meta_norm;
 };
 
 static void *xrealloc(void *p, size_t n) {
@@ -162,6 +164,22 @@ void ytb_meta(ytb *b, uint32_t w, uint32_t h, uint32_t num_classes, const char *
   b->meta.class_names = names ? ytb_string(b, names) : 0;
 }
 
+void ytb_preprocess(ytb *b, const yrt_preprocess *pp) {
+  b->meta.preprocess = (pp->bgr ? YRT_PRE_BGR : 0u) | (pp->top_left ? YRT_PRE_TOP_LEFT : 0u) |
+                       ((uint32_t)pp->resize << YRT_PRE_RESIZE_SHIFT);
+  b->meta.pad_value = pp->pad;
+  b->meta.norm_scale = pp->scale;
+  b->has_norm = 0;
+  for (int c = 0; c < 3; c++) b->has_norm |= pp->mean[c] != 0.0f || pp->std[c] != 1.0f;
+  memset(&b->meta_norm, 0, sizeof b->meta_norm);
+  if (b->has_norm) {
+    b->meta.preprocess |= YRT_PRE_MEAN_STD;
+    for (int c = 0; c < 3; c++) b->meta_norm.mean[c] = pp->mean[c], b->meta_norm.std[c] = pp->std[c];
+  }
+}
+
+yrt_meta_rec *ytb_meta_rec(ytb *b) { return &b->meta; }
+
 void ytb_set_arena_bytes(ytb *b, uint64_t bytes) {
   b->arena_override = 1;
   b->arena_bytes = bytes;
@@ -184,7 +202,7 @@ void *ytb_serialize(ytb *b, size_t *size) {
   sizes[YRT_SEC_NODES] = (uint64_t)b->n_nodes * sizeof(yrt_node_rec);
   sizes[YRT_SEC_WEIGHTS] = b->w_n;
   sizes[YRT_SEC_PLAN] = sizeof(yrt_plan_rec) + 4ull * (b->n_in + b->n_out);
-  sizes[YRT_SEC_META] = sizeof(yrt_meta_rec);
+  sizes[YRT_SEC_META] = sizeof(yrt_meta_rec) + (b->has_norm ? sizeof(yrt_meta_norm_rec) : 0);
   yrt_file_layout l;
   yrt_file_plan(sizes, &l);
   uint8_t *buf = aligned_alloc(64, (size_t)l.total);
@@ -200,6 +218,7 @@ void *ytb_serialize(ytb *b, size_t *size) {
   memcpy(pl + sizeof plan, b->inputs, 4 * b->n_in);
   memcpy(pl + sizeof plan + 4 * b->n_in, b->outputs, 4 * b->n_out);
   memcpy(buf + l.offset[YRT_SEC_META], &b->meta, sizeof b->meta);
+  if (b->has_norm) memcpy(buf + l.offset[YRT_SEC_META] + sizeof b->meta, &b->meta_norm, sizeof b->meta_norm);
   yrt_file_finish(buf, &l, 0);
   *size = (size_t)l.total;
   return buf;

@@ -38,6 +38,10 @@ void ytb_input(ytb *b, uint32_t t);
 void ytb_output(ytb *b, uint32_t t);
 void ytb_meta(ytb *b, uint32_t w, uint32_t h, uint32_t num_classes, const char *names);
 void ytb_set_arena_bytes(ytb *b, uint64_t bytes); /* override the computed peak */
+/* META's preprocessing (flags, pad, scale; the mean / std record when not 0 / 1), as the
+ * converter's writer stores it; ytb_meta_rec for raw edits (e.g. unknown flag bits). */
+void ytb_preprocess(ytb *b, const yrt_preprocess *pp);
+yrt_meta_rec *ytb_meta_rec(ytb *b);
 
 /* Serialize into a new 64-aligned buffer (free with free()). */
 void *ytb_serialize(ytb *b, size_t *size);

@@ -19,6 +19,21 @@ set +e
 "$D" m.yrt x.jpg --conf abc > /dev/null 2> "$W/bad.err"; rc=$?
 set -e
 [ $rc -eq 2 ] && grep -q -- "--conf" "$W/bad.err" || { echo "FAIL: --conf abc gave exit $rc"; exit 1; }
+# --preprocess SPEC: bad specs refused (exit 1) naming the word, before the model is read
+C="$B/tools/yolort-convert"
+for spec in "bgr,foo|'foo'" "rgb,bgr|'bgr'" "pad=300|'pad=300'" "scale=0|'scale=0'" "std=1:0:1|std"; do
+  s=${spec%%|*}; want=${spec#*|}
+  set +e
+  "$C" nothing.onnx -o "$W/x.yrt" --preprocess "$s" > /dev/null 2> "$W/pre.err"; rc=$?
+  set -e
+  [ $rc -eq 1 ] && grep -q -- "--preprocess" "$W/pre.err" && grep -q -- "$want" "$W/pre.err" ||
+    { echo "FAIL: --preprocess '$s' gave exit $rc: $(cat "$W/pre.err")"; exit 1; }
+done
+"$C" --help | grep -q -- "--preprocess SPEC" || { echo "FAIL: --preprocess not in --help"; exit 1; }
+set +e
+"$B/tools/yolort-quantize" m.onnx dir -o q.onnx --preprocess bgr,what > /dev/null 2> "$W/qpre.err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q "'what'" "$W/qpre.err" || { echo "FAIL: yolort-quantize --preprocess bgr,what gave exit $rc"; exit 1; }
 DATA=${YOLORT_DATA:-$DEFAULT_DATA}
 if [ -z "$DATA" ] || [ ! -f "$DATA/models/yolo11n-320.qdq.onnx" ]; then
   if [ "${CI:-}" = true ]; then echo "FAIL: CI=true and YOLORT_DATA is missing"; exit 1; fi
@@ -33,8 +48,12 @@ lines = open(sys.argv[1]).read().splitlines()
 assert len(lines) == 2, lines
 for l in lines:
     o = json.loads(l)
-    assert set(o) == {"image", "width", "height", "task", "detections"}, o.keys()
+    assert set(o) == {"image", "width", "height", "task", "preprocess", "detections"}, o.keys()
     assert o["task"] == "detect" and o["width"] > 0 and o["height"] > 0
+    p = dict(o["preprocess"])  # the default preprocessing of an Ultralytics export
+    assert abs(p.pop("scale") - 1 / 255) < 1e-9, o["preprocess"]
+    assert p == {"channels": "rgb", "mean": [0, 0, 0], "std": [1, 1, 1], "resize": "letterbox",
+                 "placement": "center", "pad": 114}, o["preprocess"]
     assert o["detections"], "no detections"
     for d in o["detections"]:
         assert set(d) == {"class", "name", "score", "box"}, d
@@ -42,4 +61,20 @@ for l in lines:
         x0, y0, x1, y1 = d["box"]
         assert 0 <= x0 <= x1 <= o["width"] and 0 <= y0 <= y1 <= o["height"], d
 print("json ok:", [len(json.loads(l)["detections"]) for l in lines])
+PY
+# --preprocess stored and reported: the summary says what and why, yolort-detect --json the model's
+"$B/tools/yolort-convert" "$DATA/models/yolo11n-320.onnx" -o "$W/bgr.yrt" --preprocess bgr,scale=1,topleft,pad=0 \
+  > "$W/bgr.txt" 2>&1
+grep -q "preprocessing: BGR, scale 1, top-left letterbox, pad 0 (--preprocess)" "$W/bgr.txt" ||
+  { echo "FAIL: convert summary: $(grep -i preprocessing "$W/bgr.txt")"; exit 1; }
+"$B/tools/yolort-convert" "$DATA/models/yolo11n-320.onnx" -o "$W/def.yrt" > "$W/def.txt" 2>&1
+grep -q "preprocessing: RGB, scale 1/255, centred letterbox, pad 114 (default)" "$W/def.txt" ||
+  { echo "FAIL: default summary: $(grep -i preprocessing "$W/def.txt")"; exit 1; }
+"$D" "$W/bgr.yrt" "$DATA/data/coco/val/images/000000000632.jpg" --json > "$W/bgr.jsonl"
+python3 - "$W/bgr.jsonl" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["preprocess"] == {"channels": "bgr", "scale": 1, "mean": [0, 0, 0], "std": [1, 1, 1],
+                           "resize": "letterbox", "placement": "topleft", "pad": 0}, o["preprocess"]
+print("preprocess ok:", o["preprocess"])
 PY

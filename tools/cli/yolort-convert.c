@@ -1,7 +1,7 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
- *                  [--no-qat-propagate] [-v]
+ *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1. */
 #include <stdio.h>
@@ -12,12 +12,14 @@
 #include "cli_num.h"
 #include "cli_version.h"
 #include "file_write.h"
+#include "ir_preprocess.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
-          "                      [--no-qat-propagate] [--anchors W,H,...] [-v]\n"
+          "                      [--preprocess SPEC] [--anchors W,H,...]\n"
+          "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
           "  --exact-qdq       keep the QDQ graph's quantization in the head too (reproduces\n"
@@ -33,6 +35,11 @@ static void usage(FILE *f) {
           "                    fixed point, one integer multiply-add, one step apart on near-halves)\n"
           "  --size N|HxW      input size of a model exported with dynamic axes (default: the\n"
           "                    model's imgsz metadata); e.g. --size 640, --size 480x864\n"
+          "  --preprocess SPEC how an image becomes the input, stored in the .yrt (default: the\n"
+          "                    recognised family's, the metadata's or rgb,scale=1/255,center,letterbox,\n"
+          "                    pad=114); comma-separated: rgb|bgr scale=1/255|1|X center|topleft\n"
+          "                    letterbox|stretch|crop pad=N mean=A:B:C std=A:B:C,\n"
+          "                    e.g. --preprocess bgr,scale=1,topleft (YOLOX)\n"
           "  --no-qat-propagate  in a QAT / TensorRT-style QDQ graph (Q/DQ on conv inputs only), keep\n"
           "                    the float tensors between convs float (default: they take the\n"
           "                    quantization of the Q their consumers apply, as TensorRT does)\n"
@@ -50,6 +57,8 @@ int main(int argc, char **argv) {
   yrt_convert_options opt;
   memset(&opt, 0, sizeof opt);
   float anchors[2 * YRT_OBJ_MAX_SCALES * YRT_OBJ_MAX_ANCHORS];
+  ir_preprocess pre; /* --preprocess */
+  memset(&pre, 0, sizeof pre);
   if (!keep) {
     fprintf(stderr, "yolort-convert: out of memory\n");
     return 1;
@@ -111,6 +120,14 @@ int main(int argc, char **argv) {
       }
       opt.anchors = anchors;
       opt.n_anchors = n;
+    } else if (strcmp(argv[i], "--preprocess") == 0 && i + 1 < argc) {
+      char msg[256];
+      if (ir_preprocess_parse(argv[++i], &pre, msg, sizeof msg) != 0) {
+        fprintf(stderr, "yolort-convert: %s\n", msg);
+        free(keep);
+        return 1;
+      }
+      opt.preprocess = &pre;
     } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
       opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {

@@ -20,6 +20,9 @@ static void help(FILE *f) {
           "  -o OUT.jpg     write the (single) image annotated with boxes (colour and tag per class id)\n"
           "  --json         one JSON object per image on stdout:\n"
           "                 {\"image\": path, \"width\": w, \"height\": h, \"task\": \"detect\",\n"
+          "                  \"preprocess\": {\"channels\": \"rgb\"|\"bgr\", \"scale\": s, \"mean\": [3],\n"
+          "                  \"std\": [3], \"resize\": \"letterbox\"|\"stretch\"|\"crop\",\n"
+          "                  \"placement\": \"center\"|\"topleft\", \"pad\": n} (the model's),\n"
           "                  \"detections\": [{\"class\": id, \"name\": \"...\", \"score\": s,\n"
           "                  \"box\": [x1, y1, x2, y2]}]}\n"
           "  --conf C       confidence threshold in [0, 1] (default 0.25)\n"
@@ -63,6 +66,15 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
   const char *task = yrt_model_task(d->model); /* "" when the export did not record it */
   printf(", \"width\": %d, \"height\": %d, \"task\": ", img->w, img->h);
   json_string(*task ? task : "detect");
+  yrt_preprocess pp;
+  if (yrt_model_get_preprocess(d->model, &pp) == YRT_OK) {
+    static const char *const modes[] = {"letterbox", "stretch", "crop"};
+    printf(", \"preprocess\": {\"channels\": \"%s\", \"scale\": %.9g, \"mean\": [%.9g, %.9g, %.9g], "
+           "\"std\": [%.9g, %.9g, %.9g], \"resize\": \"%s\", \"placement\": \"%s\", \"pad\": %d}",
+           pp.bgr ? "bgr" : "rgb", (double)pp.scale, (double)pp.mean[0], (double)pp.mean[1], (double)pp.mean[2],
+           (double)pp.std[0], (double)pp.std[1], (double)pp.std[2], modes[pp.resize >= 0 && pp.resize <= 2 ? pp.resize : 0],
+           pp.top_left ? "topleft" : "center", (int)pp.pad);
+  }
   printf(", \"detections\": [");
   for (int i = 0; i < n; i++) {
     char buf[32];

@@ -8,7 +8,7 @@
  *   [--report FILE [--report-labels DIR] [--report-images DIR]]
  *   [--auto-mixed [--budget-ms X | --budget-pct P] [--auto-mixed-images N] [--auto-mixed-runs N]
  *    [--auto-mixed-threads N] [--auto-mixed-timed N]]
- *   [--range-search [--range-search-images N] [--range-search-passes N]]
+ *   [--range-search [--range-search-images N] [--range-search-passes N]] [--preprocess SPEC]
  * The input may be FP32 or an int8 export (onnxruntime quantize_dynamic, static QDQ, QOperator):
  * the float network is recovered first (float_recover.h; --float-out writes it) and recalibrated.
  * Post-training quantization with our own FP32 engine as the observer. The QDQ ONNX it writes
@@ -46,6 +46,7 @@
 #include "convert.h"
 #include "file_write.h"
 #include "float_recover.h"
+#include "ir_preprocess.h"
 #include "quant_report.h"
 #include "range_search.h"
 #include "weight_scale.h"
@@ -106,6 +107,9 @@ static void help(FILE *f) {
           "                           error against the float model (range_search.h), before --auto-mixed\n"
           "  --range-search-images N  images the error is measured on (default 16, from CALIB_DIR)\n"
           "  --range-search-passes N  sweeps over the tensors, 1..10 (default 1)\n"
+          "  --preprocess SPEC        the model's preprocessing (yolort-convert --preprocess): calibration\n"
+          "                           images go in that way, and the output ONNX records it\n"
+          "                           (metadata_props yolort.preprocess) for the .yrt\n"
           "  --version                print the version and exit\n"
           "  -h, --help               print this help and exit\n");
 }
@@ -218,7 +222,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 
 int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
-  const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL;
+  const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL, *preprocess = NULL;
   quant_report_options ro = {.sqnr_images = 8};
   calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
@@ -240,6 +244,16 @@ int main(int argc, char **argv) {
     } else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "--yrt") && i + 1 < argc) yrt_out = argv[++i];
     else if (!strcmp(a, "--float-out") && i + 1 < argc) float_out = argv[++i];
+    else if (!strcmp(a, "--preprocess") && i + 1 < argc) {
+      ir_preprocess chk;
+      char msg[256];
+      preprocess = argv[++i];
+      if (ir_preprocess_parse(preprocess, &chk, msg, sizeof msg) != 0) {
+        fprintf(stderr, PROG ": %s\n", msg);
+        free(excl);
+        return 2;
+      }
+    }
     else if (!strcmp(a, "--report") && i + 1 < argc) ro.path = argv[++i];
     else if (!strcmp(a, "--report-labels") && i + 1 < argc) ro.labels = argv[++i];
     else if (!strcmp(a, "--report-images") && i + 1 < argc) ro.images = argv[++i];
@@ -365,6 +379,10 @@ int main(int argc, char **argv) {
   calib_result r;
   memset(&r, 0, sizeof r);
   yrt_status st = onnx_model_load_file(in, &m, &err);
+  /* recorded before anything reads the model: every in-memory conversion (the observers, --yrt)
+   * and the output ONNX then carry it */
+  if (!st && preprocess && onnx_model_set_metadata(m, "yolort.preprocess", preprocess))
+    st = yrt_set_error(&err, YRT_ERR_NOMEM, PROG ": out of memory");
   float_recover_report frep;
   if (!st) st = float_recover(&m, &frep, &err);
   char input_line[512] = "";

@@ -60,7 +60,10 @@ static yrt_status write_input(detector *d, const yrt_image *img, yrt_letterbox *
     return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
   float *input = yrt_session_input_nhwc(d->session, 0);
   if (!input) return yrt_set_error(err, YRT_ERR_SHAPE, "detector: model has no image input");
-  return yrt_letterbox_f32(img, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, lb, err);
+  yrt_preprocess pre; /* the model's own: channel order, scale, placement, resize mode */
+  yrt_status st = yrt_model_get_preprocess(d->model, &pre);
+  if (!st) st = yrt_preprocess_f32(img, &pre, W, H, input, yrt_session_input_count(d->session, 0), d->lb_scratch, lb, err);
+  return st;
 }
 
 yrt_status detector_classify(detector *d, const yrt_image *img, int top_k, yrt_class_prob *out, int cap, int *n,

@@ -11,6 +11,7 @@
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
 #include "fuse_obj_head.h"
+#include "ir_preprocess.h"
 #include "lower_internal.h"
 
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
@@ -295,9 +296,18 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (c.n_outputs > 0)
     for (int i = 0; i < c.nn; i++)
       if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
+  /* precedence: --preprocess, then a family recognised by the passes, then the metadata (both
+   * written into g->pre as they ran), then the default */
+  if (o && o->preprocess && o->preprocess->set) g->pre = *o->preprocess;
   uint64_t wbytes = 0;
   st = lw_write(&c, o && o->source ? o->source : "onnx", flags, yrt, size, &wbytes);
   if (st != YRT_OK) goto done;
+  {
+    yrt_preprocess pp;
+    if (ir_preprocess_resolve(&g->pre, &pp, NULL, 0) == 0) ir_preprocess_describe(&pp, rep->preprocess, sizeof rep->preprocess);
+    snprintf(rep->preprocess_why, sizeof rep->preprocess_why, "%s",
+             !g->pre.set ? "default" : g->pre.why[0] ? g->pre.why : "the converter");
+  }
   rep->n_nodes = c.nn;
   rep->n_tensors = c.nt;
   rep->weight_bytes = wbytes;
@@ -366,8 +376,10 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   fprintf(f, "converted: %d ONNX nodes -> %d yrt nodes (%d int8, %d float), %d tensors%s\n",
           r->n_onnx_nodes, r->n_nodes, r->n_int8_nodes, r->n_nodes - r->n_int8_nodes,
           r->n_tensors, r->synthetic ? ", SYNTHETIC weights" : "");
-  if (r->input_w > 1 || r->input_h > 1)
+  if (r->input_w > 1 || r->input_h > 1) {
     fprintf(f, "input %dx%d, %d classes\n", r->input_w, r->input_h, r->num_classes);
+    if (r->preprocess[0]) fprintf(f, "preprocessing: %s (%s)\n", r->preprocess, r->preprocess_why);
+  }
   else if (r->input_w)
     fprintf(f, "input 0 is not a 3-channel float image: no letterbox size; yolort-detect and yolort-eval "
                "refuse it, feed it with yrt_session_set_input\n");

@@ -46,6 +46,8 @@ typedef struct yrt_convert_options {
   int raw_outputs;              /* 1: outputs taken as they are, whatever their layout (internal
                                    conversions: a head's numeric check, the quantizer's observers);
                                    0: an output0 in a head layout no fusion recognised is refused */
+  const ir_preprocess *preprocess; /* yolort-convert --preprocess (set = 1): replaces whatever the
+                                   metadata or a recognised family decided (NULL: theirs) */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -94,6 +96,8 @@ typedef struct yrt_convert_report {
   int classify;               /* 1: an image classifier (task 'classify'): no detect decode */
   int class_logits;           /* 1: its output is logits (YRT_FLAG_CLASS_LOGITS), 0: probabilities */
   char classify_note[224];    /* what the classifier recognition found */
+  char preprocess[160];       /* the preprocessing stored (ir_preprocess_describe) */
+  char preprocess_why[96];    /* where it came from: "default", "--preprocess", the metadata, a family */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.

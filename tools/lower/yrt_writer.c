@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir_preprocess.h"
 #include "lower_internal.h"
 
 static uint64_t align64(uint64_t x) { return (x + 63u) & ~(uint64_t)63u; }
@@ -85,6 +86,16 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
   uint32_t task_off = str_add(&st, g->task ? g->task : "");
   uint32_t source_off = str_add(&st, source ? source : "onnx");
   if (names_off == UINT32_MAX || source_off == UINT32_MAX) goto nomem;
+  /* the preprocessing (ir_graph.pre; unset: the default): META's flags, pad and scale, and the
+   * mean / std record after META when they are not 0 / 1 */
+  yrt_preprocess pre;
+  char pre_msg[160];
+  if (ir_preprocess_resolve(&g->pre, &pre, pre_msg, sizeof pre_msg) != 0) {
+    ret = lw_err(c, YRT_ERR_UNSUPPORTED, "%s", pre_msg);
+    goto done;
+  }
+  int mean_std = 0;
+  for (int k = 0; k < 3; k++) mean_std |= pre.mean[k] != 0.0f || pre.std[k] != 1.0f;
 
   /* weights layout */
   uint64_t wsz = 0;
@@ -108,7 +119,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
   sec_size[YRT_SEC_NODES] = sizeof(yrt_node_rec) * (uint64_t)c->nn;
   sec_size[YRT_SEC_WEIGHTS] = wsz;
   sec_size[YRT_SEC_PLAN] = sizeof(yrt_plan_rec) + 4u * (uint64_t)(c->n_inputs + c->n_outputs);
-  sec_size[YRT_SEC_META] = sizeof(yrt_meta_rec);
+  sec_size[YRT_SEC_META] = sizeof(yrt_meta_rec) + (mean_std ? sizeof(yrt_meta_norm_rec) : 0);
   yrt_file_layout lay;
   yrt_file_plan(sec_size, &lay);
   const uint64_t *sec_off = lay.offset;
@@ -210,10 +221,18 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     }
     m.task = task_off;
     m.class_names = names_off == 0 || n_names == m.num_classes ? names_off : 0;
-    m.pad_value = 114.0f;
-    m.norm_scale = 1.0f / 255.0f;
+    m.pad_value = pre.pad;
+    m.norm_scale = pre.scale;
+    m.preprocess = (pre.bgr ? YRT_PRE_BGR : 0u) | (pre.top_left ? YRT_PRE_TOP_LEFT : 0u) |
+                   ((uint32_t)pre.resize << YRT_PRE_RESIZE_SHIFT) | (mean_std ? YRT_PRE_MEAN_STD : 0u);
     m.source = source_off;
     memcpy(img + sec_off[YRT_SEC_META], &m, sizeof m);
+    if (mean_std) {
+      yrt_meta_norm_rec nr;
+      memset(&nr, 0, sizeof nr);
+      for (int k = 0; k < 3; k++) nr.mean[k] = pre.mean[k], nr.std[k] = pre.std[k];
+      memcpy(img + sec_off[YRT_SEC_META] + sizeof m, &nr, sizeof nr);
+    }
   }
   yrt_file_finish(img, &lay, flags);
   *out = img;

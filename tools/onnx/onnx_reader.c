@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir.h"
+#include "ir_preprocess.h"
 #include "onnx_ops.h"
 #include "onnx.pb-c.h"
 #include "onnx_reader.h"
@@ -464,7 +465,24 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
       g->meta_stride = s;
     } else if (strcmp(e->key, "yolort.synthetic") == 0) {
       g->synthetic = e->value && strcmp(e->value, "1") == 0;
+    } else if (strcmp(e->key, "yolort.preprocess") == 0) {
+      /* a --preprocess SPEC recorded in the model (yolort-quantize --preprocess) */
+      char msg[256];
+      if (ir_preprocess_parse(e->value ? e->value : "", &g->pre, msg, sizeof msg) != 0)
+        FAIL(YRT_ERR_FORMAT, "onnx: metadata_props yolort.preprocess: %s", msg);
+      snprintf(g->pre.why, sizeof g->pre.why, "metadata yolort.preprocess");
     }
+  }
+  /* Preprocessing from the metadata (the lowest precedence but the default's: a recognised family
+   * and --preprocess replace it). Ultralytics classify exports are fed the shorter side resized to
+   * the input and a centre crop (classify_transforms), RGB / 255. */
+  if (!g->pre.set && g->task && strcmp(g->task, "classify") == 0) {
+    g->pre.set = 1;
+    g->pre.scale = 1.0f / 255.0f;
+    g->pre.std[0] = g->pre.std[1] = g->pre.std[2] = 1.0f;
+    g->pre.resize = IR_RESIZE_CROP;
+    g->pre.pad = 114.0f;
+    snprintf(g->pre.why, sizeof g->pre.why, "metadata task=classify");
   }
 
   /* initializers first: they are constants even if also listed as graph inputs */

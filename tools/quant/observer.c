@@ -76,10 +76,11 @@ yrt_status observer_run_image(observer *o, const char *jpeg_path, yrt_error *err
     }
   }
   yrt_letterbox lb;
+  yrt_preprocess pre; /* the model's own (calibration sees what the runtime will feed) */
+  if (!st) st = yrt_model_get_preprocess(o->model, &pre);
   if (!st)
-    st = yrt_letterbox_f32(&img, o->info.input_w, o->info.input_h,
-                           yrt_session_input_nhwc(o->session, 0), yrt_session_input_count(o->session, 0), o->scratch,
-                           &lb, err);
+    st = yrt_preprocess_f32(&img, &pre, o->info.input_w, o->info.input_h, yrt_session_input_nhwc(o->session, 0),
+                            yrt_session_input_count(o->session, 0), o->scratch, &lb, err);
   yrt_image_free(&img);
   if (!st) st = yrt_session_run(o->session, err);
   return st;
