@@ -296,8 +296,8 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (c.n_outputs > 0)
     for (int i = 0; i < c.nn; i++)
       if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
-  /* precedence: --preprocess, then a family recognised by the passes, then the metadata (both
-   * written into g->pre as they ran), then the default */
+  /* precedence: --preprocess, then the metadata's own (read first), then a family a head fusion
+   * recognised (it fills g->pre only when unset: YOLOX), then the default */
   if (o && o->preprocess && o->preprocess->set) g->pre = *o->preprocess;
   uint64_t wbytes = 0;
   st = lw_write(&c, o && o->source ? o->source : "onnx", flags, yrt, size, &wbytes);
