@@ -163,7 +163,8 @@ typedef struct yrt_tensor_view {
   size_t count;
 } yrt_tensor_view;
 
-/* Copy a logical NCHW float input [1,3,H,W] into the session. */
+/* Copy a logical NCHW float input [1,3,H,W] into the session. Refused (a wrong count): the
+ * input set before, a frame included, stays in effect. */
 YRT_API yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count,
                                  yrt_error *err);
 /* Direct pointer to input `index` stored NHWC float [1,H,W,3] (write in place, e.g. by
@@ -271,7 +272,9 @@ static inline void yrt_frame_init(yrt_frame *f) {
  * bilinear resize (OpenCV INTER_LINEAR geometry, 11-bit fixed-point weights), padding with 114,
  * centring as Ultralytics does and the input's scaling/quantization in one pass over the output
  * rows, threaded over the session's pool; no intermediate image, no allocation. lb (may be NULL)
- * receives the placement; its boxes map back to frame pixels (crop offset included). */
+ * receives the placement; its boxes map back to frame pixels (crop offset included). The frame
+ * stays the input until another input call succeeds: every run after it (and after a refused
+ * yrt_session_set_input) computes on this frame, bit-identical to a fresh session's run. */
 YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
                                          yrt_error *err);
 
