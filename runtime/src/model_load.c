@@ -110,6 +110,36 @@ static yrt_status check_meta_input(const yrt_model *m, yrt_error *err) {
   return YRT_OK;
 }
 
+/* output0's rows against META's class count: a detection output [1, R, A] (not NHWC) has
+ * R = 4 + num_classes rows, or more when the task is "segment" (the mask coefficients follow the
+ * scores and the decode ignores them); an end-to-end one is [1, K, 6] with num_classes >= 1.
+ * Without this a segment model decoded its 32 mask coefficients as classes 80..111, and an
+ * end-to-end file with its flag cleared gave class 282, score 665 (issue 40). num_classes 0 or
+ * at most 4 rows: not a detection model (yrt_session_detect refuses it). */
+static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
+  if (m->plan->n_outputs < 1) return YRT_OK;
+  const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
+  const int64_t nc = m->meta->num_classes;
+  if (m->hdr->flags & YRT_FLAG_END2END) {
+    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] != 6 || t->layout == YRT_LAYOUT_NHWC || nc < 1)
+      return yrt_set_error(err, YRT_ERR_FORMAT,
+                           "yrt: end-to-end flag set, but output0 is not [1, K, 6] of %lld classes (rank %u, dims %d x %d x %d)",
+                           (long long)nc, (unsigned)t->rank, t->dims[0], t->rank > 1 ? t->dims[1] : 0,
+                           t->rank > 2 ? t->dims[2] : 0);
+    return YRT_OK;
+  }
+  /* [1, R <= 4, A]: no score rows, never decoded as detections */
+  if (nc == 0 || t->rank != 3 || t->dims[0] != 1 || t->dims[1] <= 4 || t->layout == YRT_LAYOUT_NHWC) return YRT_OK;
+  const int64_t rows = t->dims[1];
+  if (rows == 4 + nc) return YRT_OK;
+  const int segment = strcmp(yrt_model_string(m, m->meta->task), "segment") == 0;
+  if (segment && rows > 4 + nc) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_FORMAT,
+                       "yrt: output0 has %lld rows, META says %lld classes (4 + %lld rows%s)", (long long)rows,
+                       (long long)nc, (long long)nc,
+                       segment ? ", or more for a segment model's mask coefficients" : "; task is not segment");
+}
+
 static yrt_status validate(yrt_model *m, yrt_error *err) {
   yrt_status st;
   m->hdr = (const yrt_file_header *)(const void *)m->base;
@@ -119,6 +149,7 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_views(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_plan(m, err)) != YRT_OK) return st;
+  if ((st = check_meta_classes(m, err)) != YRT_OK) return st;
   return check_meta_input(m, err);
 }
 

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "ir.h"
 #include "onnx_write.h"
 #include "rel_models.h"
 #include "yolort_format.h"
@@ -229,10 +230,102 @@ static void test_call_sequences_f32(void **state) {
   frame_sequences(REL_MODEL_F32_YOLO);
 }
 
+/* ------------------------------------------------ 2: output0's rows against META's classes */
+
+static void reseal(uint8_t *buf, size_t n) {
+  yrt_file_header h;
+  memcpy(&h, buf, sizeof h);
+  h.crc32 = yrt_crc32(0, buf + sizeof h, n - sizeof h);
+  memcpy(buf, &h, sizeof h);
+}
+
+static void expect_refused(const void *buf, size_t n, const char *msg_part) {
+  yrt_model *m = NULL;
+  yrt_error err;
+  err.msg[0] = 0;
+  const yrt_status st = yrt_model_load_memory(buf, n, 1, &m, &err);
+  yrt_model_free(m);
+  if (st != YRT_ERR_FORMAT) fail_msg("load: %s (%s), want FORMAT", yrt_status_name(st), err.msg);
+  if (!strstr(err.msg, msg_part)) fail_msg("message '%s' lacks '%s'", err.msg, msg_part);
+}
+
+/* CRC-valid files whose META class count or end-to-end flag disagrees with output0 [1, 6, 64]
+ * (2 classes): refused at load, not decoded into class ids past the scores (an end-to-end file
+ * with its flag cleared gave class 282, score 665). */
+static void test_class_rows(void **state) {
+  (void)state;
+  void *buf = NULL;
+  size_t n = 0;
+  yrt_error err;
+  if (rel_model_yrt(REL_MODEL_F32_YOLO, &buf, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  uint8_t *b = buf;
+  yrt_file_view im;
+  assert_int_equal(yrt_file_map(b, n, &im, NULL), YRT_OK);
+  yrt_meta_rec *meta = (yrt_meta_rec *)(uintptr_t)im.meta;
+  assert_int_equal(meta->num_classes, 2);
+  const uint32_t names = meta->class_names;
+  meta->class_names = 0; /* numbered, so the class count alone changes */
+  for (uint32_t nc = 1; nc <= 300; nc += 299) {
+    meta->num_classes = nc;
+    reseal(b, n);
+    expect_refused(b, n, "output0 has 6 rows, META says");
+  }
+  meta->num_classes = 2;
+  meta->class_names = names;
+  yrt_file_header h;
+  memcpy(&h, b, sizeof h);
+  h.flags |= YRT_FLAG_END2END;
+  memcpy(b, &h, sizeof h);
+  reseal(b, n);
+  expect_refused(b, n, "end-to-end flag set, but output0 is not [1, K, 6]");
+  h.flags &= ~(uint32_t)YRT_FLAG_END2END;
+  memcpy(b, &h, sizeof h);
+  reseal(b, n);
+  yrt_model *m = NULL;
+  if (yrt_model_load_memory(b, n, 1, &m, &err) != YRT_OK) fail_msg("restored file: %s", err.msg);
+  yrt_model_free(m);
+  free(buf);
+}
+
+/* A names list whose length is not output0's class count: ignored with a warning (it made a
+ * 1-class file of a 2-class head). */
+static void test_names_wrong_length(void **state) {
+  (void)state;
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  yrt_error err;
+  if (rel_model_onnx(REL_MODEL_F32_YOLO, &bytes, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  const char *lists[] = {"cat", "cat\ndog\ncow"};
+  for (int k = 0; k < 2; k++) {
+    ir_graph *g = NULL;
+    if (onnx_read_memory(bytes, n, &g, &err) != YRT_OK) fail_msg("%s", err.msg);
+    free(g->class_names);
+    g->class_names = ir_strdup(lists[k]);
+    void *yrt = NULL;
+    size_t size = 0;
+    yrt_convert_report rep;
+    if (yrt_convert_graph(g, NULL, &yrt, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+    ir_graph_free(g);
+    assert_int_equal(rep.num_classes, 2);
+    assert_non_null(strstr(rep.names_note, "names ignored"));
+    yrt_model *m = NULL;
+    if (yrt_model_load_memory(yrt, size, 1, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+    yrt_model_info info;
+    yrt_model_get_info(m, &info);
+    assert_int_equal(info.num_classes, 2);
+    assert_null(yrt_model_class_name(m, 0));
+    yrt_model_free(m);
+    free(yrt);
+  }
+  free(bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_call_sequences_int8),
       cmocka_unit_test(test_call_sequences_f32),
+      cmocka_unit_test(test_class_rows),
+      cmocka_unit_test(test_names_wrong_length),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

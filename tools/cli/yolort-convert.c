@@ -119,6 +119,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("%s -> %s\n", in, out);
+  if (rep.names_note[0]) fprintf(stderr, "yolort-convert: warning: %s\n", rep.names_note);
   yrt_convert_report_print(&rep, stdout);
   free(buf);
   free(keep);

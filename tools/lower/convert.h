@@ -79,6 +79,7 @@ typedef struct yrt_convert_report {
   uint64_t weight_bytes, arena_bytes, file_bytes;
   int input_w, input_h, num_classes;
   int synthetic, int8;
+  char names_note[160];       /* non-empty: the metadata's class names did not fit the class count */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.
