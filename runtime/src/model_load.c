@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model_internal.h"
+#include "open_regular.h"
 #include "model_packs.h"
 #include "op_table.h"
 
@@ -219,12 +220,13 @@ yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, co
 yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err) {
   if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file: NULL argument");
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "yrt: cannot open %s: %s", path, strerror(errno));
+  int fd = -1; /* O_NONBLOCK until fstat says regular: a FIFO would block open() forever */
+  yrt_status ost = yrt_open_regular(path, "yrt: model", &fd, err);
+  if (ost != YRT_OK) return ost;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
     close(fd);
-    return yrt_set_error(err, YRT_ERR_IO, "yrt: %s is not a readable regular file", path);
+    return yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: cannot stat: %s", path, strerror(errno));
   }
   if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
     close(fd);

@@ -11,6 +11,7 @@
 #include "onnx_reader.h"
 #include "onnx_wire_check.h"
 #include "yolort_format.h"
+#include "open_regular.h"
 
 /* Largest file we accept (protobuf's own limit is 2 GiB). */
 #define ONNX_MAX_FILE ((size_t)2 << 30)
@@ -613,8 +614,8 @@ yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_e
 yrt_status onnx_read_file_bytes(const char *path, uint8_t **bytes, size_t *size, yrt_error *err) {
   *bytes = NULL;
   *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  FILE *f = yrt_fopen_regular(path, "ONNX model", "rb", err); /* never blocks on a FIFO */
+  if (!f) return YRT_ERR_IO;
   if (fseek(f, 0, SEEK_END) != 0) {
     fclose(f);
     return yrt_set_error(err, YRT_ERR_IO, "cannot seek '%s'", path);

@@ -1,0 +1,173 @@
+/* test_cli_hostile.c — issue 40 ("Hostile input, round 3"), the command-line items, through the
+ * programs on generated models and images (rel_models.c, yrt_image_save_jpeg):
+ *   3 FIFOs and other non-regular files given as a model, an image, a calibration JPEG or a label
+ *     file: a clear error naming the path, never a hang in open()
+ * Each program runs under timeout(1) so a regression fails the test instead of hanging ctest;
+ * no assertion is made on the time itself. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "file_write.h"
+#include "onnx_write.h"
+#include "rel_models.h"
+#include "yolort_image.h"
+
+static const char *emulator(void) {
+  const char *e = getenv("YOLORT_EMULATOR");
+  return e ? e : "";
+}
+
+/* Runs "EXE ARGS" (stderr merged into out) under a 120 s hang guard; the exit status, -1 on a
+ * signal, 124 when the guard fired. */
+static int run_tool(const char *exe, const char *args, char *out, size_t cap) {
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd, "timeout 120 %s '%s' %s 2>&1", emulator(), exe, args);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t n = fread(out, 1, cap - 1, p);
+  out[n] = '\0';
+  const int st = pclose(p);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The program must fail (not hang, not succeed) and say msg_part. */
+static void expect_fails(const char *exe, const char *args, const char *msg_part) {
+  static char out[1 << 15];
+  const int rc = run_tool(exe, args, out, sizeof out);
+  if (rc == 124) fail_msg("%s %s hung (killed by the guard)", exe, args);
+  if (rc == 0 || rc < 0) fail_msg("%s %s -> exit %d, want a failure; output:\n%s", exe, args, rc, out);
+  if (msg_part && !strstr(out, msg_part)) fail_msg("%s %s: output lacks '%s':\n%s", exe, args, msg_part, out);
+}
+
+static void expect_ok(const char *exe, const char *args, char *out, size_t cap) {
+  const int rc = run_tool(exe, args, out, cap);
+  if (rc != 0) fail_msg("%s %s -> exit %d, want 0; output:\n%s", exe, args, rc, out);
+}
+
+/* A scratch folder of its own: model.yrt, model.onnx, imgs/a.jpg, labels/a.txt, calib/a.jpg. */
+typedef struct scratch {
+  char dir[1024];
+} scratch;
+
+static void path_in(const scratch *s, const char *name, char *out, size_t cap) {
+  snprintf(out, cap, "%s/%s", s->dir, name);
+}
+
+static void write_jpeg(const char *path) {
+  uint8_t px[40 * 30 * 3];
+  for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)(i * 7);
+  yrt_image im = {40, 30, px};
+  yrt_error err;
+  if (yrt_image_save_jpeg(&im, path, 90, &err) != YRT_OK) fail_msg("%s", err.msg);
+}
+
+static void scratch_make(scratch *s, const char *tag) {
+  snprintf(s->dir, sizeof s->dir, "%s/tests/reliability/tmp_clih_%ld_%s", YOLORT_BINARY_DIR, (long)getpid(), tag);
+  char p[1200], cmd[4400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/imgs' '%s/labels' '%s/calib'", s->dir, s->dir, s->dir, s->dir);
+  assert_int_equal(system(cmd), 0);
+  void *buf = NULL;
+  size_t n = 0;
+  yrt_error err;
+  assert_int_equal(rel_model_yrt(REL_MODEL_F32_YOLO, &buf, &n, &err), YRT_OK);
+  path_in(s, "model.yrt", p, sizeof p);
+  assert_int_equal(yrt_write_file_atomic(p, buf, n, &err), YRT_OK);
+  free(buf);
+  uint8_t *ob = NULL;
+  assert_int_equal(rel_model_onnx(REL_MODEL_F32_YOLO, &ob, &n, &err), YRT_OK);
+  path_in(s, "model.onnx", p, sizeof p);
+  assert_int_equal(yrt_write_file_atomic(p, ob, n, &err), YRT_OK);
+  free(ob);
+  path_in(s, "imgs/a.jpg", p, sizeof p);
+  write_jpeg(p);
+  path_in(s, "calib/a.jpg", p, sizeof p);
+  write_jpeg(p);
+  path_in(s, "labels/a.txt", p, sizeof p);
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs("0 0.5 0.5 0.2 0.2\n", f);
+  fclose(f);
+}
+
+static void scratch_free(const scratch *s) {
+  char cmd[1100];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", s->dir);
+  if (system(cmd) != 0) print_message("could not remove %s\n", s->dir);
+}
+
+static void make_fifo(const scratch *s, const char *name, char *out, size_t cap) {
+  path_in(s, name, out, cap);
+  unlink(out);
+  if (mkfifo(out, 0600) != 0) fail_msg("mkfifo %s", out);
+}
+
+/* ------------------------------------------------ 3: FIFOs never block open() */
+
+static void test_fifo_inputs(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "fifo");
+  char model[1200], onnx[1200], img[1200], fifo[1200], args[6000];
+  path_in(&s, "model.yrt", model, sizeof model);
+  path_in(&s, "model.onnx", onnx, sizeof onnx);
+  path_in(&s, "imgs/a.jpg", img, sizeof img);
+  static char out[1 << 15];
+  /* the scratch files work */
+  snprintf(args, sizeof args, "'%s' '%s'", model, img);
+  expect_ok(YOLORT_DETECT_EXE, args, out, sizeof out);
+  /* a model that is a FIFO: .yrt (mapped) and .onnx (read) */
+  make_fifo(&s, "fifo.yrt", fifo, sizeof fifo);
+  snprintf(args, sizeof args, "'%s' '%s'", fifo, img);
+  expect_fails(YOLORT_DETECT_EXE, args, "fifo.yrt is not a regular file (a FIFO)");
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels'", fifo, s.dir, s.dir);
+  expect_fails(YOLORT_EVAL_EXE, args, "fifo.yrt is not a regular file");
+  snprintf(args, sizeof args, "'%s'", fifo);
+  expect_fails(YOLORT_INSPECT_EXE, args, "fifo.yrt is not a regular file");
+  make_fifo(&s, "fifo.onnx", fifo, sizeof fifo);
+  snprintf(args, sizeof args, "'%s' -o '%s/out.yrt'", fifo, s.dir);
+  expect_fails(YOLORT_CONVERT_EXE, args, "fifo.onnx is not a regular file (a FIFO)");
+  snprintf(args, sizeof args, "'%s' '%s'", fifo, img);
+  expect_fails(YOLORT_DETECT_EXE, args, "fifo.onnx is not a regular file");
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s/q.onnx'", fifo, s.dir, s.dir);
+  expect_fails(YOLORT_QUANTIZE_EXE, args, "fifo.onnx is not a regular file");
+  /* an image that is a FIFO */
+  make_fifo(&s, "fifo.jpg", fifo, sizeof fifo);
+  snprintf(args, sizeof args, "'%s' '%s'", model, fifo);
+  expect_fails(YOLORT_DETECT_EXE, args, "fifo.jpg is not a regular file (a FIFO)");
+  /* a calibration JPEG that is a FIFO */
+  char cal[1200];
+  make_fifo(&s, "calib/b.jpg", cal, sizeof cal);
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s/q.onnx'", onnx, s.dir, s.dir);
+  expect_fails(YOLORT_QUANTIZE_EXE, args, "calib/b.jpg is not a regular file");
+  /* an evaluation image, then a label file, that is a FIFO */
+  char ev[1200];
+  make_fifo(&s, "imgs/b.jpg", ev, sizeof ev);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels'", model, s.dir, s.dir);
+  expect_fails(YOLORT_EVAL_EXE, args, "is not a regular file");
+  unlink(ev);
+  make_fifo(&s, "labels/a.txt", ev, sizeof ev);
+  expect_fails(YOLORT_EVAL_EXE, args, "labels/a.txt is not a regular file (a FIFO)");
+  /* a directory and a character device as a model */
+  snprintf(args, sizeof args, "'%s/imgs' '%s'", s.dir, img);
+  expect_fails(YOLORT_DETECT_EXE, args, "is not a regular file (a directory)");
+  snprintf(args, sizeof args, "/dev/null '%s'", img);
+  expect_fails(YOLORT_DETECT_EXE, args, "/dev/null is not a regular file (a character device)");
+  scratch_free(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fifo_inputs),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
