@@ -2,6 +2,8 @@
  * programs on generated models and images (rel_models.c, yrt_image_save_jpeg):
  *   3 FIFOs and other non-regular files given as a model, an image, a calibration JPEG or a label
  *     file: a clear error naming the path, never a hang in open()
+ *   4 an output that is the same file as an input (or as another output), by any name (a hard
+ *     link, a symlink): refused with exit 2 before anything is written, the input intact
  * Each program runs under timeout(1) so a regression fails the test instead of hanging ctest;
  * no assertion is made on the time itself. */
 #include <setjmp.h>
@@ -105,6 +107,8 @@ static void scratch_free(const scratch *s) {
   if (system(cmd) != 0) print_message("could not remove %s\n", s->dir);
 }
 
+static int link_file_or_fail(const char *from, const char *to) { return link(from, to); }
+
 static void make_fifo(const scratch *s, const char *name, char *out, size_t cap) {
   path_in(s, name, out, cap);
   unlink(out);
@@ -165,9 +169,104 @@ static void test_fifo_inputs(void **state) {
   scratch_free(&s);
 }
 
+/* ------------------------------------------------ 4: outputs that name an input */
+
+static uint8_t *slurp(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot read %s", path);
+  uint8_t *b = malloc(1 << 20);
+  assert_non_null(b);
+  *n = fread(b, 1, 1 << 20, f);
+  fclose(f);
+  return b;
+}
+
+/* The program refuses with exit 2, names the clash, and `victim` is unchanged. */
+static void expect_clash(const char *exe, const char *args, const char *victim) {
+  size_t n0 = 0, n1 = 0;
+  uint8_t *before = slurp(victim, &n0);
+  static char out[1 << 15];
+  const int rc = run_tool(exe, args, out, sizeof out);
+  if (rc != 2) fail_msg("%s %s -> exit %d, want 2; output:\n%s", exe, args, rc, out);
+  if (!strstr(out, "is the same file as")) fail_msg("%s %s: no clash named:\n%s", exe, args, out);
+  uint8_t *after = slurp(victim, &n1);
+  if (n0 != n1 || memcmp(before, after, n0)) fail_msg("%s %s: %s was changed", exe, args, victim);
+  free(before);
+  free(after);
+}
+
+static void test_same_file(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "same");
+  char model[1200], onnx[1200], img[1200], link[1200], sym[1200], lab[1200], args[8000];
+  path_in(&s, "model.yrt", model, sizeof model);
+  path_in(&s, "model.onnx", onnx, sizeof onnx);
+  path_in(&s, "imgs/a.jpg", img, sizeof img);
+  path_in(&s, "labels/a.txt", lab, sizeof lab);
+  path_in(&s, "hard.onnx", link, sizeof link);
+  path_in(&s, "sym.yrt", sym, sizeof sym);
+  assert_int_equal(link_file_or_fail(onnx, link), 0);
+  assert_int_equal(symlink(model, sym), 0);
+  /* the unit */
+  assert_true(yrt_same_file(onnx, link));
+  assert_true(yrt_same_file(model, sym));
+  assert_false(yrt_same_file(model, onnx));
+  assert_false(yrt_same_file(model, "/nonexistent/x"));
+  assert_false(yrt_same_file(NULL, model));
+  /* yolort-convert */
+  snprintf(args, sizeof args, "'%s' -o '%s'", onnx, onnx);
+  expect_clash(YOLORT_CONVERT_EXE, args, onnx);
+  snprintf(args, sizeof args, "'%s' -o '%s'", onnx, link);
+  expect_clash(YOLORT_CONVERT_EXE, args, onnx);
+  snprintf(args, sizeof args, "'%s' -o '%s/./model.onnx'", onnx, s.dir);
+  expect_clash(YOLORT_CONVERT_EXE, args, onnx);
+  /* yolort-quantize: each output against the model, a calibration image and the other outputs */
+  const char *flags[] = {"--yrt", "--float-out", "--report"};
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s'", onnx, s.dir, onnx);
+  expect_clash(YOLORT_QUANTIZE_EXE, args, onnx);
+  for (int k = 0; k < 3; k++) {
+    snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s/q.onnx' %s '%s'", onnx, s.dir, s.dir, flags[k], link);
+    expect_clash(YOLORT_QUANTIZE_EXE, args, onnx);
+  }
+  char cal[1200];
+  path_in(&s, "calib/a.jpg", cal, sizeof cal);
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s'", onnx, s.dir, cal);
+  expect_clash(YOLORT_QUANTIZE_EXE, args, cal);
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s' --yrt '%s'", onnx, s.dir, model, sym);
+  expect_clash(YOLORT_QUANTIZE_EXE, args, model);
+  /* yolort-detect -o: the model (by a symlink too) or the image */
+  snprintf(args, sizeof args, "'%s' '%s' -o '%s'", model, img, model);
+  expect_clash(YOLORT_DETECT_EXE, args, model);
+  snprintf(args, sizeof args, "'%s' '%s' -o '%s'", model, img, sym);
+  expect_clash(YOLORT_DETECT_EXE, args, model);
+  snprintf(args, sizeof args, "'%s' '%s' -o '%s'", model, img, img);
+  expect_clash(YOLORT_DETECT_EXE, args, img);
+  /* yolort-eval --dets / --json: the model, the --compare model, an image, a label file */
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' --dets '%s'", model, s.dir, s.dir, sym);
+  expect_clash(YOLORT_EVAL_EXE, args, model);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' --compare '%s' --json '%s'", model, s.dir, s.dir, onnx, onnx);
+  expect_clash(YOLORT_EVAL_EXE, args, onnx);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' --json '%s'", model, s.dir, s.dir, img);
+  expect_clash(YOLORT_EVAL_EXE, args, img);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' --dets '%s'", model, s.dir, s.dir, lab);
+  expect_clash(YOLORT_EVAL_EXE, args, lab);
+  /* yolort-inspect -o */
+  snprintf(args, sizeof args, "'%s' -o '%s'", onnx, link);
+  expect_clash(YOLORT_INSPECT_EXE, args, onnx);
+  /* distinct outputs still work */
+  static char out[1 << 15];
+  snprintf(args, sizeof args, "'%s' -o '%s/new.yrt'", onnx, s.dir);
+  expect_ok(YOLORT_CONVERT_EXE, args, out, sizeof out);
+  snprintf(args, sizeof args, "'%s' '%s' -o '%s/annotated.jpg'", model, img, s.dir);
+  expect_ok(YOLORT_DETECT_EXE, args, out, sizeof out);
+  scratch_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_inputs),
+      cmocka_unit_test(test_same_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

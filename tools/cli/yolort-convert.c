@@ -104,6 +104,10 @@ int main(int argc, char **argv) {
     free(keep);
     return 1;
   }
+  if (!cli_output_distinct("yolort-convert", "-o", out, "the input", in)) {
+    free(keep);
+    return 2;
+  }
   opt.keep_fp32 = n_keep ? keep : NULL;
   void *buf = NULL;
   size_t size = 0;

@@ -8,6 +8,7 @@
 
 #include "cli_num.h"
 #include "detector.h"
+#include "file_write.h"
 #include "cli_version.h"
 
 #define PROG "yolort-detect"
@@ -115,6 +116,9 @@ int main(int argc, char **argv) {
   }
   if (!model_path || !n_images) return free(images), usage("needs a model and at least one image");
   if (out_path && n_images > 1) return free(images), usage("-o annotates a single image");
+  if (!cli_output_distinct(PROG, "-o", out_path, "the model", model_path) ||
+      (n_images == 1 && !cli_output_distinct(PROG, "-o", out_path, "the image", images[0])))
+    return free(images), 2;
 
   yrt_error err = {{0}};
   detector d;

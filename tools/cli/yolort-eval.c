@@ -15,6 +15,7 @@
 #include "detector.h"
 #include "eval_run.h"
 #include "file_list.h"
+#include "file_write.h"
 #include "cli_version.h"
 
 #define PROG "yolort-eval"
@@ -119,6 +120,16 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!model || !images || !labels || pp.max_detections < 1) return usage();
+  { /* --dets / --json naming an input (a model, an image, a label file, each other) destroyed it */
+    const char *oflag[2] = {"--dets", "--json"}, *opath[2] = {dets_path, json};
+    for (int k = 0; k < 2; k++)
+      if (!cli_output_distinct(PROG, oflag[k], opath[k], "the model", model) ||
+          !cli_output_distinct(PROG, oflag[k], opath[k], "the --compare model", cmp) ||
+          !cli_output_outside(PROG, oflag[k], opath[k], "image", images) ||
+          !cli_output_outside(PROG, oflag[k], opath[k], "label file", labels) ||
+          (k == 1 && !cli_output_distinct(PROG, "--json", json, "--dets", dets_path)))
+        return 2;
+  }
   if (reps && !cmp) {
     fprintf(stderr, "%s: --bootstrap compares two models: give --compare MODEL2\n", PROG);
     return 2;
