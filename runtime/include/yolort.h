@@ -65,8 +65,20 @@ YRT_API const char *yrt_version(void);
 
 typedef struct yrt_model yrt_model;
 
-/* Map a .yrt file read-only and validate it. */
+/* Read a .yrt file into memory the model owns and validate it. Memory: one copy of the file
+ * (its size, e.g. 2.7 MiB for yolo11n; conv weights are packed again per model by the first
+ * session). The file may be replaced, rewritten or truncated (cp over it) while the model is in
+ * use: nothing reads it after this call. Only a regular file is opened (a FIFO or a device is
+ * refused without blocking). */
 YRT_API yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err);
+
+/* The same through a read-only private mapping (no copy: the weights stay clean, evictable pages
+ * of the page cache, shared with other processes mapping the file). Contract: the file must not
+ * be truncated or written in place until yrt_model_free — truncating it (cp over it) raises
+ * SIGBUS in the next yrt_session_create or run, and bytes written in place bypass the
+ * validation. Replace a mapped model by writing a new file and rename()ing it over the old path
+ * (the mapping keeps the old inode), as the yolort tools write every output. */
+YRT_API yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_error *err);
 
 /* Validate a .yrt image in memory. With copy == 0 the buffer is used in place and must stay
  * valid (and unchanged) until yrt_model_free; it must be YRT_ALIGN (64) byte aligned. */

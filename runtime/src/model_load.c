@@ -217,27 +217,94 @@ yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, co
   return finish_load(m, out, err);
 }
 
+/* The validator's message with the path in front, so it says which file. */
+static yrt_status prefix_path(yrt_status s, const char *path, yrt_error *err) {
+  if (s != YRT_OK && err) {
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    yrt_set_error(err, s, "%s: %s", path, tmp);
+  }
+  return s;
+}
+
+/* A regular file of at least a header (opened without blocking on a FIFO), its size in *len. */
+static yrt_status open_model_file(const char *path, int *fd, size_t *len, yrt_error *err) {
+  yrt_status ost = yrt_open_regular(path, "yrt: model", fd, err);
+  if (ost != YRT_OK) return ost;
+  struct stat st;
+  if (fstat(*fd, &st) != 0) {
+    ost = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: cannot stat: %s", path, strerror(errno));
+  } else if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
+    ost = yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is %lld bytes, smaller than the header", path,
+                        (long long)st.st_size);
+  } else if ((uint64_t)st.st_size > SIZE_MAX - 2 * YRT_ALIGN) {
+    ost = yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is too large to load", path);
+  }
+  if (ost != YRT_OK) {
+    close(*fd);
+    *fd = -1;
+    return ost;
+  }
+  *len = (size_t)st.st_size;
+  return YRT_OK;
+}
+
+/* Reads the whole file into memory the model owns: the file may then be replaced, rewritten or
+ * truncated (cp over it) while the model is in use; a mapping would raise SIGBUS on the next
+ * session create or run, or change validated bytes underneath. */
 yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err) {
   if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file: NULL argument");
   *out = NULL;
-  int fd = -1; /* O_NONBLOCK until fstat says regular: a FIFO would block open() forever */
-  yrt_status ost = yrt_open_regular(path, "yrt: model", &fd, err);
-  if (ost != YRT_OK) return ost;
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
+  int fd = -1;
+  size_t len = 0;
+  yrt_status st = open_model_file(path, &fd, &len, err);
+  if (st != YRT_OK) return st;
+  yrt_model *m = calloc(1, sizeof *m);
+  /* + YRT_ALIGN: slack for SIMD code that reads a few bytes past a constant's end (as a copy) */
+  const size_t cap = (len + 2 * YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN;
+  uint8_t *buf = m ? aligned_alloc(YRT_ALIGN, cap) : NULL;
+  if (!m || !buf) {
     close(fd);
-    return yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: cannot stat: %s", path, strerror(errno));
+    free(m);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory reading the %zu-byte model %s", len, path);
   }
-  if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
-    close(fd);
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is %lld bytes, smaller than the header", path,
-                         (long long)st.st_size);
+  size_t got = 0;
+  while (got < len) {
+    const ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      st = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: read error after %zu of %zu bytes: %s", path, got, len,
+                         strerror(errno));
+      break;
+    }
+    if (r == 0) {
+      st = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: %zu of %zu bytes read, the file shrank while reading", path,
+                         got, len);
+      break;
+    }
+    got += (size_t)r;
   }
-  if ((uint64_t)st.st_size > SIZE_MAX) {
-    close(fd);
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is too large to map", path);
+  close(fd);
+  if (st != YRT_OK) {
+    free(buf);
+    free(m);
+    return st;
   }
-  size_t len = (size_t)st.st_size;
+  memset(buf + len, 0, cap - len);
+  m->ops = yrt_builtin_ops();
+  m->owned = buf;
+  m->base = buf;
+  m->size = len;
+  return prefix_path(finish_load(m, out, err), path, err);
+}
+
+yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_error *err) {
+  if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file_mapped: NULL argument");
+  *out = NULL;
+  int fd = -1;
+  size_t len = 0;
+  yrt_status st = open_model_file(path, &fd, &len, err);
+  if (st != YRT_OK) return st;
   void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
   close(fd);
@@ -253,14 +320,7 @@ yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err
   m->map_len = len;
   m->base = map; /* page aligned, so YRT_ALIGN aligned */
   m->size = len;
-  yrt_status s = finish_load(m, out, err);
-  if (s != YRT_OK && err) {
-    /* Prefix the path so the message says which file. */
-    char tmp[sizeof err->msg];
-    memcpy(tmp, err->msg, sizeof tmp);
-    yrt_set_error(err, s, "%s: %s", path, tmp);
-  }
-  return s;
+  return prefix_path(finish_load(m, out, err), path, err);
 }
 
 yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {

@@ -4,6 +4,8 @@
  *     compute on the QUANTIZE output the previous run had reused)
  *   2 output0's rows against META's class count (segment mask coefficients read as classes, an
  *     end-to-end file with its flag cleared)
+ *   5 a model file truncated (cp over it) or rewritten while loaded: yrt_model_load_file reads it
+ *     into memory, so sessions and runs go on (a mapping raised SIGBUS)
  *   6 converter inputs that gave silent wrong numbers (bad dynamic-quant weight scales, names
  *     lists of the wrong length, outputs listed twice, infinite scales)
  * Models are built here (rel_models.c, onnx_write.h). docs/reliability.md lists each item. */
@@ -15,10 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "convert.h"
+#include "file_write.h"
 #include "ir.h"
 #include "onnx_write.h"
 #include "rel_models.h"
@@ -320,12 +324,68 @@ static void test_names_wrong_length(void **state) {
   free(bytes);
 }
 
+/* ------------------------------------------------ 5: the file changes under a loaded model */
+
+static void test_file_truncated_underneath(void **state) {
+  (void)state;
+  void *buf = NULL;
+  size_t n = 0;
+  yrt_error err;
+  if (rel_model_yrt(REL_MODEL_QDQ_YOLO, &buf, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/tests/reliability/tmp_round3_%ld.yrt", YOLORT_BINARY_DIR, (long)getpid());
+  if (yrt_write_file_atomic(path, buf, n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  yrt_model *m = NULL;
+  if (yrt_model_load_file(path, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  yrt_session *s0 = new_session(m);
+  ok(yrt_session_run(s0, &err), &err, "run before");
+  outs want;
+  take_outputs(s0, &want);
+  /* truncate, as cp over it does first, then write garbage where the model was */
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fclose(f);
+  yrt_session *s1 = new_session(m); /* a mapping: SIGBUS here (packing weights) */
+  ok(yrt_session_run(s1, &err), &err, "run after truncation");
+  expect_outputs(s1, &want, "run after truncation");
+  f = fopen(path, "w");
+  assert_non_null(f);
+  for (size_t i = 0; i < n; i++) fputc((int)(i * 131u & 0xff), f);
+  fclose(f);
+  ok(yrt_session_run(s0, &err), &err, "run after a rewrite");
+  expect_outputs(s0, &want, "run after a rewrite");
+  yrt_session_free(s0);
+  yrt_session_free(s1);
+  yrt_model_free(m);
+  /* the mapped load: same model, same outputs while the file is left alone */
+  if (yrt_write_file_atomic(path, buf, n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  if (yrt_model_load_file_mapped(path, &m, &err) != YRT_OK) fail_msg("mapped load: %s", err.msg);
+  s0 = new_session(m);
+  ok(yrt_session_run(s0, &err), &err, "mapped run");
+  expect_outputs(s0, &want, "mapped run");
+  yrt_session_free(s0);
+  yrt_model_free(m);
+  /* a file that is too short, or missing, for both */
+  assert_int_equal(yrt_model_load_file_mapped("/nonexistent/m.yrt", &m, &err), YRT_ERR_IO);
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("short", f);
+  fclose(f);
+  assert_int_equal(yrt_model_load_file(path, &m, &err), YRT_ERR_FORMAT);
+  assert_int_equal(yrt_model_load_file_mapped(path, &m, &err), YRT_ERR_FORMAT);
+  assert_null(m);
+  unlink(path);
+  free_outputs(&want);
+  free(buf);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_call_sequences_int8),
       cmocka_unit_test(test_call_sequences_f32),
       cmocka_unit_test(test_class_rows),
       cmocka_unit_test(test_names_wrong_length),
+      cmocka_unit_test(test_file_truncated_underneath),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
