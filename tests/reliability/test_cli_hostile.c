@@ -4,6 +4,8 @@
  *     file: a clear error naming the path, never a hang in open()
  *   4 an output that is the same file as an input (or as another output), by any name (a hard
  *     link, a symlink): refused with exit 2 before anything is written, the input intact
+ *   6 yolort-eval with a labels folder that does not exist (mAP 0.0000, exit 0 before) or whose
+ *     path is longer than the 1,200-byte buffer that cut it (the same)
  * Each program runs under timeout(1) so a regression fails the test instead of hanging ctest;
  * no assertion is made on the time itself. */
 #include <setjmp.h>
@@ -263,10 +265,61 @@ static void test_same_file(void **state) {
   scratch_free(&s);
 }
 
+/* ------------------------------------------------ 6: labels folders eval silently missed */
+
+/* Lines of the --dets file that start with "G " (ground-truth boxes the evaluation read). */
+static int gt_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) fail_msg("no --dets file %s", path);
+  char line[512];
+  int n = 0;
+  while (fgets(line, sizeof line, f)) n += line[0] == 'G' && line[1] == ' ';
+  fclose(f);
+  return n;
+}
+
+static void test_eval_labels_folder(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "labels");
+  char model[1200], args[8000], dets[1200];
+  path_in(&s, "model.yrt", model, sizeof model);
+  path_in(&s, "dets.txt", dets, sizeof dets);
+  static char out[1 << 15];
+  /* the short path: one ground-truth box read */
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' -q --dets '%s'", model, s.dir, s.dir, dets);
+  expect_ok(YOLORT_EVAL_EXE, args, out, sizeof out);
+  assert_int_equal(gt_lines(dets), 1);
+  /* a folder that does not exist, and a file given as the folder */
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/no-such-labels' -q", model, s.dir, s.dir);
+  expect_fails(YOLORT_EVAL_EXE, args, "no-such-labels");
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s' -q", model, s.dir, model);
+  expect_fails(YOLORT_EVAL_EXE, args, "is not a directory");
+  /* a labels path of ~1,500 characters (nested folders of 100): the same box, nothing cut */
+  char deep[2048];
+  snprintf(deep, sizeof deep, "%s", s.dir);
+  char seg[101];
+  memset(seg, 'd', 100);
+  seg[100] = 0;
+  while (strlen(deep) < 1500) {
+    strcat(deep, "/");
+    strcat(deep, seg);
+    if (mkdir(deep, 0700) != 0) fail_msg("mkdir %s", deep);
+  }
+  char cmd[6000];
+  snprintf(cmd, sizeof cmd, "cp '%s/labels/a.txt' '%s/a.txt'", s.dir, deep);
+  assert_int_equal(system(cmd), 0);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s' -q --dets '%s'", model, s.dir, deep, dets);
+  expect_ok(YOLORT_EVAL_EXE, args, out, sizeof out);
+  assert_int_equal(gt_lines(dets), 1);
+  scratch_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_inputs),
       cmocka_unit_test(test_same_file),
+      cmocka_unit_test(test_eval_labels_folder),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

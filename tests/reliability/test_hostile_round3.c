@@ -324,6 +324,71 @@ static void test_names_wrong_length(void **state) {
   free(bytes);
 }
 
+/* ------------------------------------------------ 6: files the converter's own loader refused */
+
+/* Converts ONNX bytes; the status, and the converter must hand back no file when it refuses. */
+static yrt_status convert_bytes(const uint8_t *bytes, size_t n, yrt_error *err) {
+  ir_graph *g = NULL;
+  yrt_status st = onnx_read_memory(bytes, n, &g, err);
+  void *yrt = NULL;
+  size_t size = 0;
+  if (st == YRT_OK) st = yrt_convert_graph(g, NULL, &yrt, &size, NULL, err);
+  ir_graph_free(g);
+  if (st != YRT_OK) {
+    assert_null(yrt);
+    return st;
+  }
+  yrt_model *m = NULL; /* what it writes, its loader takes */
+  if (yrt_model_load_memory(yrt, size, 1, &m, err) != YRT_OK) fail_msg("converted, then refused: %s", err->msg);
+  yrt_model_free(m);
+  free(yrt);
+  return YRT_OK;
+}
+
+static void test_convert_refuses_what_load_refuses(void **state) {
+  (void)state;
+  yrt_error err;
+  /* output0 listed twice */
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  if (rel_model_onnx(REL_MODEL_F32_YOLO, &bytes, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+  Onnx__ModelProto *m = NULL;
+  assert_int_equal(onnx_model_load_memory(bytes, n, &m, &err), YRT_OK);
+  free(bytes);
+  assert_int_equal(onnx_model_add_output(m, m->graph->output[0]->name, IR_F32, -1, NULL), 0);
+  assert_int_equal(onnx_model_pack(m, &bytes, &n, &err), YRT_OK);
+  onnx_model_free(m);
+  err.msg[0] = 0;
+  const yrt_status st = convert_bytes(bytes, n, &err);
+  print_message("output listed twice: %s (%s)\n", yrt_status_name(st), err.msg);
+  assert_int_not_equal(st, YRT_OK);
+  assert_non_null(strstr(err.msg, "twice"));
+  free(bytes);
+  /* an infinite (and a NaN) activation scale in the QDQ model */
+  const float bad[] = {INFINITY, NAN, 1e35f};
+  for (int k = 0; k < 3; k++) {
+    if (rel_model_onnx(REL_MODEL_QDQ_YOLO, &bytes, &n, &err) != YRT_OK) fail_msg("%s", err.msg);
+    assert_int_equal(onnx_model_load_memory(bytes, n, &m, &err), YRT_OK);
+    free(bytes);
+    int changed = 0;
+    for (size_t i = 0; i < m->graph->n_initializer; i++) {
+      Onnx__TensorProto *t = m->graph->initializer[i];
+      if (!strstr(t->name, "_scale") || t->n_dims != 0 || !t->has_raw_data || t->raw_data.len != 4) continue;
+      memcpy(t->raw_data.data, &bad[k], 4);
+      changed++;
+      break;
+    }
+    assert_int_equal(changed, 1);
+    assert_int_equal(onnx_model_pack(m, &bytes, &n, &err), YRT_OK);
+    onnx_model_free(m);
+    err.msg[0] = 0;
+    const yrt_status s2 = convert_bytes(bytes, n, &err);
+    print_message("scale %g: %s (%s)\n", (double)bad[k], yrt_status_name(s2), err.msg);
+    assert_int_not_equal(s2, YRT_OK);
+    free(bytes);
+  }
+}
+
 /* ------------------------------------------------ 5: the file changes under a loaded model */
 
 static void test_file_truncated_underneath(void **state) {
@@ -386,6 +451,7 @@ int main(void) {
       cmocka_unit_test(test_class_rows),
       cmocka_unit_test(test_names_wrong_length),
       cmocka_unit_test(test_file_truncated_underneath),
+      cmocka_unit_test(test_convert_refuses_what_load_refuses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -567,6 +567,8 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
     if (!vi || !vi->name) FAIL(YRT_ERR_FORMAT, "onnx: graph output %zu has no name", i);
     int t = ir_find_tensor(g, vi->name);
     if (t < 0) FAIL(YRT_ERR_FORMAT, "onnx: graph output '%s' is not produced by any node", vi->name);
+    if (g->tensors[t].is_output) /* the .yrt plan cannot list a tensor twice (the loader refuses it) */
+      FAIL(YRT_ERR_FORMAT, "onnx: graph output '%s' is listed twice (outputs %zu and an earlier one)", vi->name, i);
     if (ir_graph_add_output(g, t)) NOMEM();
     if ((st = apply_value_info(g, t, vi, 0, err))) goto fail;
   }
