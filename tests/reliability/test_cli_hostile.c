@@ -6,8 +6,11 @@
  *     link, a symlink): refused with exit 2 before anything is written, the input intact
  *   6 yolort-eval with a labels folder that does not exist (mAP 0.0000, exit 0 before) or whose
  *     path is longer than the 1,200-byte buffer that cut it (the same)
+ *   7 class names and paths with invalid UTF-8 or control bytes: valid JSON (U+FFFD, escapes, no
+ *     inf / nan), and no raw control byte on the terminal
  * Each program runs under timeout(1) so a regression fails the test instead of hanging ctest;
  * no assertion is made on the time itself. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +26,10 @@
 
 #include "file_write.h"
 #include "onnx_write.h"
+#include "ir.h"
+#include "convert.h"
 #include "rel_models.h"
+#include "text_out.h"
 #include "yolort_image.h"
 
 static const char *emulator(void) {
@@ -315,11 +321,101 @@ static void test_eval_labels_folder(void **state) {
   scratch_free(&s);
 }
 
+/* ------------------------------------------------ 7: JSON and terminal text from hostile names */
+
+static void test_text_out_units(void **state) {
+  (void)state;
+  char buf[256];
+  FILE *f = fmemopen(buf, sizeof buf, "w");
+  assert_non_null(f);
+  json_put_string(f, "a\"b\\c\n\x1b\x7f\xff\xc3\xa9\xe2\x82\xac\xed\xa0\x80\xc0\xaf\xf4\x90\x80\x80\xf0\x9f\x98\x80");
+  fputc(' ', f);
+  json_put_number(f, "%.5f", INFINITY);
+  fputc(' ', f);
+  json_put_number(f, "%.5f", NAN);
+  fputc(' ', f);
+  json_put_number(f, "%.2f", 0.5);
+  fputc(' ', f);
+  json_put_string(f, NULL);
+  fclose(f);
+  assert_string_equal(buf,
+                      "\"a\\\"b\\\\c\\u000a\\u001b\\u007f\\ufffd\xc3\xa9\xe2\x82\xac\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+                      "\\ufffd\\ufffd\\ufffd\\ufffd\xf0\x9f\x98\x80\" null null 0.50 null");
+  assert_string_equal(term_escape("ok\x1b]0;pwned\x07\xc2\x9b\xff\xc3\xa9", buf, sizeof buf),
+                      "ok\\x1b]0;pwned\\x07\\u009b\\xff\xc3\xa9");
+  assert_string_equal(term_escape("\x1b\x1b\x1b", buf, 9), "\\x1b\\x1b"); /* cut at a whole escape */
+  assert_string_equal(term_escape(NULL, buf, sizeof buf), "");
+}
+
+/* Output must be valid UTF-8, with no control byte but '\n' (and no "inf" / "nan" numbers). */
+static void expect_clean(const char *out, const char *what) {
+  for (const unsigned char *p = (const unsigned char *)out; *p;) {
+    if ((*p < 0x20 && *p != '\n') || *p == 0x7f) fail_msg("%s: control byte 0x%02x in:\n%s", what, *p, out);
+    const int n = utf8_seq_len(p);
+    if (!n) fail_msg("%s: invalid UTF-8 byte 0x%02x", what, *p);
+    p += n;
+  }
+  if (strstr(out, ": inf") || strstr(out, ": nan") || strstr(out, ": -inf")) fail_msg("%s: non-finite number:\n%s", what, out);
+}
+
+static void test_hostile_names(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "names");
+  /* a 2-class model named "\x1b[2Jcat\xff" and "d\x07og\xc0" */
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  yrt_error err;
+  assert_int_equal(rel_model_onnx(REL_MODEL_F32_YOLO, &bytes, &n, &err), YRT_OK);
+  ir_graph *g = NULL;
+  assert_int_equal(onnx_read_memory(bytes, n, &g, &err), YRT_OK);
+  free(bytes);
+  free(g->class_names);
+  g->class_names = ir_strdup("\x1b[2Jcat\xff\nd\x07og\xc0");
+  void *yrt = NULL;
+  size_t size = 0;
+  if (yrt_convert_graph(g, NULL, &yrt, &size, NULL, &err) != YRT_OK) fail_msg("%s", err.msg);
+  ir_graph_free(g);
+  char model[1200], img[1200], args[6000];
+  path_in(&s, "names.yrt", model, sizeof model);
+  assert_int_equal(yrt_write_file_atomic(model, yrt, size, &err), YRT_OK);
+  free(yrt);
+  path_in(&s, "imgs/b\xff\x1b.jpg", img, sizeof img); /* a path with invalid UTF-8 and ESC */
+  write_jpeg(img);
+  static char out[1 << 16];
+  snprintf(args, sizeof args, "'%s' '%s' --json --conf 0.001", model, img);
+  expect_ok(YOLORT_DETECT_EXE, args, out, sizeof out);
+  expect_clean(out, "detect --json");
+  assert_non_null(strstr(out, "\\ufffd"));
+  if (!strstr(out, "\"d\\u0007og\\ufffd\"") || !strstr(out, "b\\ufffd\\u001b.jpg"))
+    fail_msg("detect --json:\n%s", out);
+  snprintf(args, sizeof args, "'%s' '%s' --conf 0.001", model, img);
+  expect_ok(YOLORT_DETECT_EXE, args, out, sizeof out);
+  expect_clean(out, "detect (text)");
+  if (!strstr(out, "d\\x07og\\xc0") || !strstr(out, "b\\xff\\x1b.jpg")) fail_msg("detect:\n%s", out);
+  /* eval --json of the same model */
+  char json[1200];
+  path_in(&s, "eval.json", json, sizeof json);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' -q --json '%s'", model, s.dir, s.dir, json);
+  expect_ok(YOLORT_EVAL_EXE, args, out, sizeof out);
+  expect_clean(out, "eval (text)");
+  FILE *f = fopen(json, "r");
+  assert_non_null(f);
+  n = fread(out, 1, sizeof out - 1, f);
+  out[n] = '\0';
+  fclose(f);
+  expect_clean(out, "eval --json");
+  assert_non_null(strstr(out, "\"name\": \"\\u001b[2Jcat\\ufffd\""));
+  scratch_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_inputs),
       cmocka_unit_test(test_same_file),
       cmocka_unit_test(test_eval_labels_folder),
+      cmocka_unit_test(test_text_out_units),
+      cmocka_unit_test(test_hostile_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
