@@ -169,6 +169,10 @@ static void test_fifo_inputs(void **state) {
   unlink(ev);
   make_fifo(&s, "labels/a.txt", ev, sizeof ev);
   expect_fails(YOLORT_EVAL_EXE, args, "labels/a.txt is not a regular file (a FIFO)");
+  /* an output FIFO nobody reads: an error, not a wait (a pipe with a reader is written as before) */
+  make_fifo(&s, "out.yrt", fifo, sizeof fifo);
+  snprintf(args, sizeof args, "'%s' -o '%s'", onnx, fifo);
+  expect_fails(YOLORT_CONVERT_EXE, args, "a FIFO that no process reads");
   /* a directory and a character device as a model */
   snprintf(args, sizeof args, "'%s/imgs' '%s'", s.dir, img);
   expect_fails(YOLORT_DETECT_EXE, args, "is not a regular file (a directory)");

@@ -28,8 +28,18 @@ static int write_all(int fd, const void *data, size_t size) {
 
 /* An existing non-regular target: write in place, never create, truncate only what can be. */
 static yrt_status write_in_place(const char *path, const void *data, size_t size, yrt_error *err) {
-  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  /* O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO instead of blocking the
+   * program forever (issue 40); a pipe with a reader is then written as usual, blocking */
+  const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0 && errno == ENXIO)
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': a FIFO that no process reads", path);
   if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    const int e = errno;
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+  }
   int bad = write_all(fd, data, size);
   const int e = errno;
   if (close(fd) != 0 && !bad) bad = -1;

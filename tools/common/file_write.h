@@ -2,7 +2,7 @@
  * is written to a temporary file in the same directory and rename()d over the target, so two runs
  * writing one path never interleave and a failed write leaves the old file intact. A path that
  * exists and is not a regular file (/dev/null, a FIFO, a device) is written in place and never
- * removed. Only the temporary file this call created is ever removed. */
+ * removed (a FIFO without a reader is an error, never a wait). Only the temporary file this call created is ever removed. */
 #ifndef YOLORT_FILE_WRITE_H
 #define YOLORT_FILE_WRITE_H
 
