@@ -10,6 +10,7 @@ typedef struct run_ctx {
   yrt_session *s;
   const bench_input *in;
   int in_w, in_h;
+  int nc;                 /* META's classes (a segment model's mask rows follow the scores) */
   float *input;           /* NHWC input inside the session */
   size_t input_count;     /* its floats */
   void *lb_scratch;       /* letterbox scratch for the decoded JPEG size */
@@ -64,11 +65,11 @@ static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
     yrt_tensor_view v;
     st = yrt_session_output(c->s, 0, &v, err);
     if (st != YRT_OK) return st;
-    if (v.rank != 3 || v.dims[1] <= 4) {
-      return yrt_set_error(err, YRT_ERR_SHAPE, "bench: output 0 has rank %d, want [1,4+C,N]",
-                           v.rank);
+    if (v.rank != 3 || c->nc < 1 || v.dims[1] < 4 + c->nc) {
+      return yrt_set_error(err, YRT_ERR_SHAPE, "bench: output 0 has rank %d, want [1, 4 + %d classes, N]",
+                           v.rank, c->nc);
     }
-    st = yrt_postprocess(v.data, v.dims[1] - 4, v.dims[2], &lb, &c->pp, c->pp_scratch, c->dets,
+    st = yrt_postprocess(v.data, c->nc, v.dims[2], &lb, &c->pp, c->pp_scratch, c->dets,
                          BENCH_MAX_DETS, &c->n_dets, err);
     if (st != YRT_OK) return st;
   }
@@ -243,6 +244,7 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   c.in_w = info.input_w;
   c.in_h = info.input_h;
   c.classify = strcmp(yrt_model_task(model), "classify") == 0;
+  c.nc = info.num_classes;
   yrt_session_options so;
   yrt_session_options_init(&so);
   so.num_threads = threads;

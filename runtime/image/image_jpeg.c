@@ -13,6 +13,7 @@
 #include <turbojpeg.h>
 
 #include "jpeg_scans.h"
+#include "open_regular.h"
 
 /* Adobe CMYK JPEGs store inverted values, so C*K/255 is the red intensity
  * (libjpeg-turbo's own cmyk_to_rgb convention). */
@@ -113,16 +114,12 @@ yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *
   if (!path || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_load_jpeg: NULL argument");
   out->w = out->h = 0;
   out->rgb = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  /* a directory opens, then reads fail; a FIFO blocks open() itself: regular files only */
+  FILE *f = yrt_fopen_regular(path, "image", "rb", err);
+  if (!f) return YRT_ERR_IO;
   yrt_status st = YRT_OK;
   uint8_t *data = NULL;
   long n = -1;
-  struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) { /* a directory opens, then reads fail */
-    st = yrt_set_error(err, YRT_ERR_IO, "%s: not a readable regular file", path);
-    goto done;
-  }
   if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
   if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
     st = yrt_set_error(err, YRT_ERR_IO, "%s: cannot determine file size", path);

@@ -69,8 +69,20 @@ YRT_API const char *yrt_version(void);
 
 typedef struct yrt_model yrt_model;
 
-/* Map a .yrt file read-only and validate it. */
+/* Read a .yrt file into memory the model owns and validate it. Memory: one copy of the file
+ * (its size, e.g. 2.7 MiB for yolo11n; conv weights are packed again per model by the first
+ * session). The file may be replaced, rewritten or truncated (cp over it) while the model is in
+ * use: nothing reads it after this call. Only a regular file is opened (a FIFO or a device is
+ * refused without blocking). */
 YRT_API yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err);
+
+/* The same through a read-only private mapping (no copy: the weights stay clean, evictable pages
+ * of the page cache, shared with other processes mapping the file). Contract: the file must not
+ * be truncated or written in place until yrt_model_free — truncating it (cp over it) raises
+ * SIGBUS in the next yrt_session_create or run, and bytes written in place bypass the
+ * validation. Replace a mapped model by writing a new file and rename()ing it over the old path
+ * (the mapping keeps the old inode), as the yolort tools write every output. */
+YRT_API yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_error *err);
 
 /* Validate a .yrt image in memory. With copy == 0 the buffer is used in place and must stay
  * valid (and unchanged) until yrt_model_free; it must be YRT_ALIGN (64) byte aligned. */
@@ -204,7 +216,8 @@ typedef struct yrt_tensor_view {
   size_t count;
 } yrt_tensor_view;
 
-/* Copy a logical NCHW float input [1,3,H,W] into the session. */
+/* Copy a logical NCHW float input [1,3,H,W] into the session. Refused (a wrong count): the
+ * input set before, a frame included, stays in effect. */
 YRT_API yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, size_t count,
                                  yrt_error *err);
 /* Direct pointer to input `index` stored NHWC float [1,H,W,3] (write in place, e.g. by
@@ -321,7 +334,9 @@ static inline void yrt_frame_init(yrt_frame *f) {
  * yrt_preprocess says (default: padding 114, centred as Ultralytics does, RGB / 255) in one pass
  * over the output rows, threaded over the session's pool; no intermediate image, no allocation.
  * lb (may be NULL) receives the placement; its boxes map back to frame pixels (crop offset
- * included). */
+ * included). The frame stays the input until another input call succeeds: every run after it
+ * (and after a refused yrt_session_set_input) computes on this frame, bit-identical to a fresh
+ * session's run. */
 YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
                                          yrt_error *err);
 

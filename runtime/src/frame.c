@@ -6,7 +6,12 @@
  * the node would compute — and the next runs skip the node (s->skip_node) until another input
  * call writes the float input again. The model's preprocessing (yrt_preprocess) is parameters of
  * the same pass: its scale, mean and std are in the tables (one per network channel, the values
- * yrt_preprocess_f32 writes), BGR is the kernel's channel order, the placement its geometry. */
+ * yrt_preprocess_f32 writes), BGR is the kernel's channel order, the placement its geometry.
+ * The memory plan reuses that int8 tensor's bytes once its
+ * readers are done, so when another tensor shares them the frame is also kept in a copy made at
+ * creation (keep), written row by row with the frame, and put back before every run after the
+ * first (yrt_frame_restore): a second run, or a run after yrt_session_detect, computes on the
+ * same frame as the first, never on what the previous run left there. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -27,11 +32,31 @@ struct yrt_frame_state {
   int out_i8;
   void *dst;
   uint32_t quant_node;  /* QUANTIZE node the int8 path replaces, YRT_NONE if none */
+  int8_t *keep;         /* copy of the quantized frame when a run reuses dst's bytes (owned), else NULL */
+  size_t dst_bytes;     /* bytes of dst */
+  int consumed;         /* a run has read dst since the frame was set: restore it from keep first */
   yrt_preprocess pre; /* the model's */
   float lut_f32[3 * 256];
   int8_t lut_i8[3 * 256];
   int lut_shift; /* yk_frame_lut_shift of lut_i8: the table as a byte add, else -1 */
 };
+
+/* 1 when another arena tensor shares bytes with tensor q (the plan reuses them during a run). A
+ * view lives inside its holder, so holders stand for their views; a view held by q writes q. */
+static int reused_by_run(const yrt_model *m, uint32_t q) {
+  const yrt_tensor_rec *tq = &m->tensors[q];
+  const uint64_t q0 = tq->offset, q1 = tq->offset + tq->nbytes;
+  for (uint32_t i = 0; i < m->n_tensors; i++) {
+    const yrt_tensor_rec *t = &m->tensors[i];
+    if (i == q || t->kind == YRT_TENSOR_CONST) continue;
+    if (t->view_holder) {
+      if (t->view_holder - 1 == q) return 1;
+      continue;
+    }
+    if (t->offset < q1 && q0 < t->offset + t->nbytes) return 1;
+  }
+  return 0;
+}
 
 yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
   const yrt_model *m = s->model;
@@ -66,7 +91,10 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
       f->quant_node = qn;
       f->out_i8 = 1;
       f->dst = s->arena + o->offset;
+      f->dst_bytes = yrt_tensor_numel(o);
       q = o;
+      if (reused_by_run(m, m->nodes[qn].out[0]) && !(f->keep = malloc(f->dst_bytes)))
+        return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the %zu-byte frame copy", f->dst_bytes);
     }
   }
   f->pre = m->pre;
@@ -81,7 +109,15 @@ void yrt_frame_state_free(struct yrt_frame_state *f) {
   if (!f) return;
   free(f->ofs);
   free(f->wt);
+  free(f->keep);
   free(f);
+}
+
+void yrt_frame_restore(yrt_session *s) {
+  struct yrt_frame_state *f = s->frame;
+  if (!f || s->skip_node == YRT_NONE || s->skip_node != f->quant_node || !f->keep) return;
+  if (f->consumed) memcpy(f->dst, f->keep, f->dst_bytes);
+  f->consumed = 1;
 }
 
 static int is_yuv420(yrt_pixel_format p) { return p == YRT_PIX_NV12 || p == YRT_PIX_NV21 || p == YRT_PIX_I420; }
@@ -121,11 +157,16 @@ static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, in
 typedef struct frame_task {
   const yrt_session *s;
   const yk_frame_job *job;
+  int8_t *keep; /* rows copied here too, or NULL */
 } frame_task;
 
 static void frame_range(const void *ctx, size_t r0, size_t r1) {
   const frame_task *t = ctx;
   yk_frame_rows(&t->s->isa, t->job, (int)r0, (int)r1);
+  if (t->keep) { /* the int8 rows just written, while in cache */
+    const size_t row = (size_t)t->job->dst_w * 3;
+    memcpy(t->keep + r0 * row, (const int8_t *)t->job->dst + r0 * row, (r1 - r0) * row);
+  }
 }
 
 yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letterbox *lb, yrt_error *err) {
@@ -179,10 +220,11 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   j.dst = f->dst;
   j.bgr = f->pre.bgr;
   j.pad = (int)f->pre.pad;
-  const frame_task t = {s, &j};
+  const frame_task t = {s, &j, f->quant_node != YRT_NONE ? f->keep : NULL};
   const size_t h = (size_t)j.dst_h;
   yrt_par_ranges(&s->par, h, yrt_par_chunk(h, 4 * yrt_par_threads(&s->par), 1, 1), frame_range, &t);
   s->skip_node = f->quant_node; /* the frame already holds the quantized input */
+  f->consumed = 0;
   if (lb) yrt_letterbox_record(&g, cw, ch, f->dst_w, f->dst_h, (float)cx, (float)cy, lb);
   return YRT_OK;
 }

@@ -12,7 +12,7 @@
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
 static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
 
-/* output0's logical shape when it is a detection tensor [1, 4 + classes, anchors], else 0. An
+/* output0's logical shape when it is a detection tensor [1, 4 + classes (+ masks), anchors], else 0. An
  * end-to-end model's [1, k, 6] final rows: *anchors = k, *classes from META. */
 static int detect_shape(const yrt_model *m, int *classes, int *anchors) {
   if (m->plan->n_outputs < 1) return 0;
@@ -25,8 +25,11 @@ static int detect_shape(const yrt_model *m, int *classes, int *anchors) {
     *anchors = (int)t->dims[1];
     return 1;
   }
-  if (t->rank != 3 || t->dims[0] != 1 || t->dims[1] < 5 || t->layout == YRT_LAYOUT_NHWC) return 0;
-  *classes = (int)t->dims[1] - 4;
+  /* the rows were checked against META's class count at load; a segment model's mask
+   * coefficients after the scores are not classes */
+  const int nc = (int)m->meta->num_classes;
+  if (t->rank != 3 || t->dims[0] != 1 || nc < 1 || t->dims[1] < 4 + nc || t->layout == YRT_LAYOUT_NHWC) return 0;
+  *classes = nc;
   *anchors = (int)t->dims[2];
   return 1;
 }

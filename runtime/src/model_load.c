@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model_internal.h"
+#include "open_regular.h"
 #include "model_packs.h"
 #include "letterbox_geometry.h"
 #include "op_table.h"
@@ -167,6 +168,36 @@ static yrt_status check_classify(const yrt_model *m, yrt_error *err) {
   return YRT_OK;
 }
 
+/* output0's rows against META's class count: a detection output [1, R, A] (not NHWC) has
+ * R = 4 + num_classes rows, or more when the task is "segment" (the mask coefficients follow the
+ * scores and the decode ignores them); an end-to-end one is [1, K, 6] with num_classes >= 1.
+ * Without this a segment model decoded its 32 mask coefficients as classes 80..111, and an
+ * end-to-end file with its flag cleared gave class 282, score 665 (issue 40). num_classes 0 or
+ * at most 4 rows: not a detection model (yrt_session_detect refuses it). */
+static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
+  if (m->plan->n_outputs < 1) return YRT_OK;
+  const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
+  const int64_t nc = m->meta->num_classes;
+  if (m->hdr->flags & YRT_FLAG_END2END) {
+    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] != 6 || t->layout == YRT_LAYOUT_NHWC || nc < 1)
+      return yrt_set_error(err, YRT_ERR_FORMAT,
+                           "yrt: end-to-end flag set, but output0 is not [1, K, 6] of %lld classes (rank %u, dims %d x %d x %d)",
+                           (long long)nc, (unsigned)t->rank, t->dims[0], t->rank > 1 ? t->dims[1] : 0,
+                           t->rank > 2 ? t->dims[2] : 0);
+    return YRT_OK;
+  }
+  /* [1, R <= 4, A]: no score rows, never decoded as detections */
+  if (nc == 0 || t->rank != 3 || t->dims[0] != 1 || t->dims[1] <= 4 || t->layout == YRT_LAYOUT_NHWC) return YRT_OK;
+  const int64_t rows = t->dims[1];
+  if (rows == 4 + nc) return YRT_OK;
+  const int segment = strcmp(yrt_model_string(m, m->meta->task), "segment") == 0;
+  if (segment && rows > 4 + nc) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_FORMAT,
+                       "yrt: output0 has %lld rows, META says %lld classes (4 + %lld rows%s)", (long long)rows,
+                       (long long)nc, (long long)nc,
+                       segment ? ", or more for a segment model's mask coefficients" : "; task is not segment");
+}
+
 static yrt_status validate(yrt_model *m, yrt_error *err) {
   yrt_status st;
   m->hdr = (const yrt_file_header *)(const void *)m->base;
@@ -176,6 +207,7 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
   if ((st = yrt_validate_nodes(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_views(m, err)) != YRT_OK) return st;
   if ((st = yrt_validate_plan(m, err)) != YRT_OK) return st;
+  if ((st = check_meta_classes(m, err)) != YRT_OK) return st;
   if ((st = check_meta_input(m, err)) != YRT_OK) return st;
   return check_classify(m, err);
 }
@@ -243,26 +275,94 @@ yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, co
   return finish_load(m, out, err);
 }
 
+/* The validator's message with the path in front, so it says which file. */
+static yrt_status prefix_path(yrt_status s, const char *path, yrt_error *err) {
+  if (s != YRT_OK && err) {
+    char tmp[sizeof err->msg];
+    memcpy(tmp, err->msg, sizeof tmp);
+    yrt_set_error(err, s, "%s: %s", path, tmp);
+  }
+  return s;
+}
+
+/* A regular file of at least a header (opened without blocking on a FIFO), its size in *len. */
+static yrt_status open_model_file(const char *path, int *fd, size_t *len, yrt_error *err) {
+  yrt_status ost = yrt_open_regular(path, "yrt: model", fd, err);
+  if (ost != YRT_OK) return ost;
+  struct stat st;
+  if (fstat(*fd, &st) != 0) {
+    ost = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: cannot stat: %s", path, strerror(errno));
+  } else if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
+    ost = yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is %lld bytes, smaller than the header", path,
+                        (long long)st.st_size);
+  } else if ((uint64_t)st.st_size > SIZE_MAX - 2 * YRT_ALIGN) {
+    ost = yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is too large to load", path);
+  }
+  if (ost != YRT_OK) {
+    close(*fd);
+    *fd = -1;
+    return ost;
+  }
+  *len = (size_t)st.st_size;
+  return YRT_OK;
+}
+
+/* Reads the whole file into memory the model owns: the file may then be replaced, rewritten or
+ * truncated (cp over it) while the model is in use; a mapping would raise SIGBUS on the next
+ * session create or run, or change validated bytes underneath. */
 yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err) {
   if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file: NULL argument");
   *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "yrt: cannot open %s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  int fd = -1;
+  size_t len = 0;
+  yrt_status st = open_model_file(path, &fd, &len, err);
+  if (st != YRT_OK) return st;
+  yrt_model *m = calloc(1, sizeof *m);
+  /* + YRT_ALIGN: slack for SIMD code that reads a few bytes past a constant's end (as a copy) */
+  const size_t cap = (len + 2 * YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN;
+  uint8_t *buf = m ? aligned_alloc(YRT_ALIGN, cap) : NULL;
+  if (!m || !buf) {
     close(fd);
-    return yrt_set_error(err, YRT_ERR_IO, "yrt: %s is not a readable regular file", path);
+    free(m);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory reading the %zu-byte model %s", len, path);
   }
-  if ((uint64_t)st.st_size < sizeof(yrt_file_header)) {
-    close(fd);
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is %lld bytes, smaller than the header", path,
-                         (long long)st.st_size);
+  size_t got = 0;
+  while (got < len) {
+    const ssize_t r = read(fd, buf + got, len - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {
+      st = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: read error after %zu of %zu bytes: %s", path, got, len,
+                         strerror(errno));
+      break;
+    }
+    if (r == 0) {
+      st = yrt_set_error(err, YRT_ERR_IO, "yrt: model %s: %zu of %zu bytes read, the file shrank while reading", path,
+                         got, len);
+      break;
+    }
+    got += (size_t)r;
   }
-  if ((uint64_t)st.st_size > SIZE_MAX) {
-    close(fd);
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %s is too large to map", path);
+  close(fd);
+  if (st != YRT_OK) {
+    free(buf);
+    free(m);
+    return st;
   }
-  size_t len = (size_t)st.st_size;
+  memset(buf + len, 0, cap - len);
+  m->ops = yrt_builtin_ops();
+  m->owned = buf;
+  m->base = buf;
+  m->size = len;
+  return prefix_path(finish_load(m, out, err), path, err);
+}
+
+yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_error *err) {
+  if (!out || !path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_file_mapped: NULL argument");
+  *out = NULL;
+  int fd = -1;
+  size_t len = 0;
+  yrt_status st = open_model_file(path, &fd, &len, err);
+  if (st != YRT_OK) return st;
   void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
   int map_errno = errno;
   close(fd);
@@ -278,14 +378,7 @@ yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err
   m->map_len = len;
   m->base = map; /* page aligned, so YRT_ALIGN aligned */
   m->size = len;
-  yrt_status s = finish_load(m, out, err);
-  if (s != YRT_OK && err) {
-    /* Prefix the path so the message says which file. */
-    char tmp[sizeof err->msg];
-    memcpy(tmp, err->msg, sizeof tmp);
-    yrt_set_error(err, s, "%s: %s", path, tmp);
-  }
-  return s;
+  return prefix_path(finish_load(m, out, err), path, err);
 }
 
 yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {

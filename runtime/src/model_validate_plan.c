@@ -98,7 +98,7 @@ static yrt_status check_io_lists(const yrt_model *m, uint8_t *mark, yrt_error *e
 }
 
 /* def[t]: node writing t (-1 graph input, INT32_MIN never written); last[t]: last node reading t
- * (n_nodes for graph outputs, -1 never read). */
+ * (n_nodes for graph inputs and outputs, -1 never read). */
 static yrt_status check_dataflow(const yrt_model *m, int32_t *def, int32_t *last, yrt_error *err) {
   const int32_t nn = (int32_t)m->n_nodes;
   for (uint32_t t = 0; t < m->n_tensors; t++) {
@@ -127,6 +127,9 @@ static yrt_status check_dataflow(const yrt_model *m, int32_t *def, int32_t *last
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: graph output tensor %u is never written", (unsigned)t);
     last[t] = nn;
   }
+  /* Graph inputs live the whole run too (as the converter plans them): a second run without a
+   * new input reads the same input, never what the first run wrote over it. */
+  for (uint32_t k = 0; k < m->plan->n_inputs; k++) last[m->plan_inputs[k]] = nn;
   return YRT_OK;
 }
 

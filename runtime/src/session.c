@@ -199,6 +199,7 @@ yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
 }
 
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err) {
+  yrt_frame_restore(s); /* the frame a previous run read, back where this run reads it */
   for (uint32_t i = 0; i < s->n_exec; i++) {
     const yrt_exec *e = &s->exec[i];
     if (atomic_exchange_explicit(&s->cancel, 0, memory_order_relaxed))
@@ -235,10 +236,10 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
                          (unsigned)m->plan->n_inputs);
   const yrt_tensor_rec *t = &m->tensors[m->plan_inputs[index]];
   const size_t numel = yrt_tensor_numel(t);
-  s->skip_node = YRT_NONE; /* the float input is written again */
-  if (count != numel)
+  if (count != numel) /* refused: the input set before (a frame included) stays in effect */
     return yrt_set_error(err, YRT_ERR_SHAPE, "yrt_session_set_input: %zu values for input %d of %zu", count, index,
                          numel);
+  s->skip_node = YRT_NONE; /* the float input is written again */
   float *dst = (float *)(void *)(s->arena + t->offset);
   if (t->layout != YRT_LAYOUT_NHWC) {
     memcpy(dst, nchw, numel * sizeof(float));

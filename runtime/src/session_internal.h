@@ -150,6 +150,9 @@ struct yrt_session {
 /* frame.c: built at creation when input 0 is an NHWC image, freed with the session. */
 yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err);
 void yrt_frame_state_free(struct yrt_frame_state *f);
+/* frame.c: before a run that skips the QUANTIZE node a frame replaced, puts the frame back into
+ * its output when an earlier run has reused those bytes (a no-op otherwise). */
+void yrt_frame_restore(yrt_session *s);
 /* frame_detect.c: the NMS scratch of yrt_session_detect (freed with the session). */
 yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a

@@ -34,6 +34,7 @@ typedef struct spec {
   int extra_use;   /* an intermediate is also a graph output (fused, its nodes kept) */
   int bad_slice;   /* the second slice takes channels 1..3 */
   int swap_wh;     /* rows (w, h, cx, cy) instead of (cx, cy, w, h) */
+  int masks;       /* > 0: a segment head's mask coefficients, rows after the scores */
 } spec;
 
 static int act(ir_graph *g, const char *name) { return ir_add_tensor(g, name, IR_F32); }
@@ -75,23 +76,23 @@ static ir_graph *head_graph(const spec *sp) {
   int x = tb_act(g, "images", 4, xd);
   ir_graph_add_input(g, x);
   if (sp->quant) tb_quant(g, x, 1.0f / 255.0f, -128);
-  int rb[NS], rc[NS];
+  int rb[NS], rc[NS], rm[NS];
   for (int s = 0; s < NS; s++) {
     const int k = STR[s], gh = IMG / k;
-    for (int br = 0; br < 2; br++) {
-      const int co = br ? NC : 4 * R;
+    for (int br = 0; br < (sp->masks ? 3 : 2); br++) {
+      const int co = br == 2 ? sp->masks : br ? NC : 4 * R;
       const int64_t wd[4] = {co, 3, k, k}, bd[1] = {co}, yd[4] = {1, co, gh, gh};
       const size_t nw = (size_t)co * 3 * (size_t)k * (size_t)k;
       float *w = malloc(sizeof(float) * nw), b[4 * R];
       for (size_t i = 0; i < nw; i++) w[i] = (float)((int)((i * 2654435761u) >> 7) % 201 - 100) / (60.0f * (float)(k * k));
       for (int i = 0; i < co; i++) b[i] = 0.05f * (float)(i % 7) - 0.1f;
       char nm[64];
-      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_w", br ? 3 : 2, s);
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_w", br + 2, s);
       int wt = tb_const(g, nm, 4, wd, w);
-      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_b", br ? 3 : 2, s);
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv_b", br + 2, s);
       int bt = tb_const(g, nm, 1, bd, b);
       free(w);
-      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv", br ? 3 : 2, s);
+      snprintf(nm, sizeof nm, "/model.23/cv%d.%d/Conv", br + 2, s);
       int y = tb_act(g, nm, 4, yd);
       int in[3] = {x, wt, bt};
       int cv = node(g, nm, "Conv", in, 3, y);
@@ -104,7 +105,7 @@ static ir_graph *head_graph(const spec *sp) {
       }
       const int64_t shape[3] = {1, co, -1};
       snprintf(nm, sizeof nm, "/model.23/Reshape_%d", br * 3 + s);
-      (br ? rc : rb)[s] = reshape(g, nm, y, 3, shape);
+      (br == 2 ? rm : br ? rc : rb)[s] = reshape(g, nm, y, 3, shape);
     }
   }
   int bcat = act(g, "/model.23/Concat");
@@ -162,8 +163,12 @@ static ir_graph *head_graph(const spec *sp) {
   int ccat = act(g, "/model.23/Concat_1"), sc = act(g, "/model.23/Sigmoid"), out = act(g, "output0");
   ir_set_attr_int(g, node(g, "/model.23/Concat_1", "Concat", rc, NS, ccat), "axis", -1);
   node(g, "/model.23/Sigmoid", "Sigmoid", &ccat, 1, sc);
-  int in9[2] = {box, sc};
-  ir_set_attr_int(g, node(g, "/model.23/Concat_3", "Concat", in9, 2, out), "axis", 1);
+  int in9[3] = {box, sc, -1};
+  if (sp->masks) {
+    in9[2] = act(g, "/model.23/Concat_mc");
+    ir_set_attr_int(g, node(g, "/model.23/Concat_mc", "Concat", rm, NS, in9[2]), "axis", -1);
+  }
+  ir_set_attr_int(g, node(g, "/model.23/Concat_3", "Concat", in9, sp->masks ? 3 : 2, out), "axis", 1);
   ir_graph_add_output(g, out);
   if (sp->extra_use) ir_graph_add_output(g, wh);
   return g;
@@ -245,7 +250,7 @@ static void synthetic_spec(const spec *spp) {
 }
 
 static void synthetic(int quant) {
-  spec sp = {quant, 0, 0, 0, 0, 0};
+  spec sp = {quant, 0, 0, 0, 0, 0, 0};
   synthetic_spec(&sp);
 }
 
@@ -276,8 +281,8 @@ static void refused(const spec *sp, const char *why) {
 
 static void test_refuses_bad_heads(void **state) {
   (void)state;
-  spec a = {0, 1, 0, 0, 0, 0}, b = {0, 0, 1, 0, 0, 0}, c = {0, 0, 0, 1, 0, 0}, d = {0, 0, 0, 0, 1, 0},
-       e = {0, 0, 0, 0, 0, 1};
+  spec a = {0, 1, 0, 0, 0, 0, 0}, b = {0, 0, 1, 0, 0, 0, 0}, c = {0, 0, 0, 1, 0, 0, 0}, d = {0, 0, 0, 0, 1, 0, 0},
+       e = {0, 0, 0, 0, 0, 1, 0};
   refused(&a, "computes something else");
   /* an intermediate that is also a graph output (Ultralytics 8.0's raw head maps): fused, the
    * nodes making that output kept, output0 as unfused */
@@ -287,7 +292,7 @@ static void test_refuses_bad_heads(void **state) {
   /* DFL weights other than arange: the decode uses the graph's own weights, so it fuses and
    * gives the same output. */
   synthetic_spec(&b);
-  spec ok = {1, 0, 0, 0, 0, 0};
+  spec ok = {1, 0, 0, 0, 0, 0, 0};
   ir_graph *g = head_graph(&ok);
   yrt_convert_options o;
   memset(&o, 0, sizeof o);
@@ -307,7 +312,7 @@ static void test_refuses_bad_heads(void **state) {
  * detect_decode); an unknown name is still an error. */
 static void test_keep_fp32_names(void **state) {
   (void)state;
-  spec ok = {1, 0, 0, 0, 0, 0};
+  spec ok = {1, 0, 0, 0, 0, 0, 0};
   const char *const keep[] = {"/model.23/dfl/Softmax", "/model.23/cv3.1/Conv", NULL};
   const char *const unknown[] = {"/model.23/nothing", NULL};
   yrt_convert_options o;
@@ -404,7 +409,7 @@ static void test_wild_split_head(void **state) {
  * flag. */
 static void test_metadata_task_size(void **state) {
   (void)state;
-  spec ok = {0, 0, 0, 0, 0, 0};
+  spec ok = {0, 0, 0, 0, 0, 0, 0};
   void *buf = NULL;
   size_t size = 0;
   yrt_error err;
@@ -472,7 +477,7 @@ static void test_metadata_task_size(void **state) {
  * offset reaches the boxes); the float preparation yolort-quantize uses cuts it too. An NMS whose
  * operands do not come from one transposed tensor is refused naming the node. */
 static ir_graph *nms_graph(void) {
-  spec ok = {0, 0, 0, 0, 0, 0};
+  spec ok = {0, 0, 0, 0, 0, 0, 0};
   ir_graph *g = head_graph(&ok);
   const int out = g->outputs[0];
   int tr = act(g, "/nms/Transpose");
@@ -497,6 +502,70 @@ static ir_graph *nms_graph(void) {
   g->outputs[0] = sel;
   g->tensors[sel].is_output = 1;
   return g;
+}
+
+/* A segment head: output0 = boxes, scores, then mask coefficients. With the task recorded it
+ * converts with NC classes and the decode never reads a mask row as a class; without it, the rows
+ * past the scores are refused (issue 40: ids 80..111 on an 80-class model). The loader refuses a
+ * META class count that disagrees with output0's rows. */
+static void test_segment_rows(void **state) {
+  (void)state;
+  spec sp = {0};
+  sp.masks = 7;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err;
+  yrt_convert_report rep;
+  ir_graph *g = head_graph(&sp);
+  err.msg[0] = 0;
+  assert_int_equal(yrt_convert_graph(g, NULL, &buf, &size, &rep, &err), YRT_ERR_UNSUPPORTED);
+  print_message("no task: %s\n", err.msg);
+  assert_non_null(strstr(err.msg, "rows, not 4 + 5 classes"));
+  assert_null(buf);
+  ir_graph_free(g);
+  g = head_graph(&sp);
+  g->task = ir_strdup("segment");
+  if (yrt_convert_graph(g, NULL, &buf, &size, &rep, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  ir_graph_free(g);
+  yrt_model *m = NULL;
+  if (yrt_model_load_memory(buf, size, 1, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  yrt_model_info info;
+  yrt_model_get_info(m, &info);
+  assert_int_equal(info.num_classes, NC);
+  yrt_session *s = NULL;
+  if (yrt_session_create(m, NULL, &s, &err) != YRT_OK) fail_msg("session: %s", err.msg);
+  static uint8_t px[IMG * IMG * 3];
+  for (size_t i = 0; i < sizeof px; i++) px[i] = (uint8_t)((i * 2654435761u) >> 11);
+  yrt_frame f;
+  yrt_frame_init(&f);
+  f.format = YRT_PIX_RGB888;
+  f.width = f.height = IMG;
+  f.plane[0] = px;
+  f.stride[0] = IMG * 3;
+  yrt_postprocess_params pp;
+  yrt_postprocess_params_init(&pp);
+  pp.conf_threshold = 0.0f; /* every anchor: the mask rows would surely win some */
+  yrt_detection dets[N];
+  int n = 0;
+  if (yrt_session_detect(s, &f, &pp, dets, N, &n, &err) != YRT_OK) fail_msg("detect: %s", err.msg);
+  assert_true(n > 0);
+  for (int i = 0; i < n; i++)
+    if (dets[i].class_id < 0 || dets[i].class_id >= NC) fail_msg("detection %d has class %d of %d", i, dets[i].class_id, NC);
+  yrt_session_free(s);
+  yrt_model_free(m);
+  /* META claiming more classes than the rows hold, or fewer without the segment task */
+  yrt_file_view im;
+  assert_int_equal(yrt_file_map(buf, size, &im, NULL), YRT_OK);
+  yrt_meta_rec *meta = (yrt_meta_rec *)(uintptr_t)im.meta;
+  meta->num_classes = NC + 8;
+  yrt_file_header h;
+  memcpy(&h, buf, sizeof h);
+  h.crc32 = yrt_crc32(0, (const uint8_t *)buf + sizeof h, size - sizeof h);
+  memcpy(buf, &h, sizeof h);
+  assert_int_equal(yrt_model_load_memory(buf, size, 1, &m, &err), YRT_ERR_FORMAT);
+  print_message("META %d classes: %s\n", NC + 8, err.msg);
+  assert_non_null(strstr(err.msg, "output0 has"));
+  free(buf);
 }
 
 static void test_nms_inside_cut(void **state) {
@@ -536,7 +605,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_320),         cmocka_unit_test(test_qdq_u8_640),
       cmocka_unit_test(test_wild_conv_only),  cmocka_unit_test(test_wild_u8),
       cmocka_unit_test(test_wild_split_head), cmocka_unit_test(test_metadata_task_size),
-      cmocka_unit_test(test_nms_inside_cut),
+      cmocka_unit_test(test_nms_inside_cut), cmocka_unit_test(test_segment_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -987,6 +987,34 @@ static void test_recover_integer_ops(void **state) {
   }
 }
 
+/* Issue 40: a dynamic-quant weight scale that is NaN, 0, negative, denormal or infinite is
+ * refused as the QDQ path refuses it (it converted and detected garbage), naming the node. */
+static void test_recover_integer_bad_scales(void **state) {
+  (void)state;
+  const float bad[] = {NAN, 0.0f, -0.25f, 1e-40f, INFINITY};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    Onnx__ModelProto *m = onnx_model_new(13);
+    onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 1, 2, 2});
+    onnx_model_add_initializer(m, "wq", IR_U8, 4, (int64_t[]){2, 1, 1, 1}, (uint8_t[]){130, 7});
+    onnx_model_add_initializer(m, "wz", IR_U8, 1, (int64_t[]){2}, (uint8_t[]){128, 10});
+    onnx_model_add_initializer(m, "ws", IR_F32, 1, (int64_t[]){2}, (float[]){0.5f, bad[k]});
+    N(m, "DynamicQuantizeLinear", "dq", "x", "xq,xs,xz");
+    N(m, "Mul", "smul", "xs,ws", "s");
+    N(m, "ConvInteger", "conv", "xq,wq,xz,wz", "ci");
+    Onnx__NodeProto *c = N(m, "Cast", "cast", "ci", "cf");
+    onnx_node_attr_int(c, "to", 1);
+    N(m, "Mul", "scale", "cf,s", "y");
+    onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+    ir_graph *g = build(m, 0);
+    yrt_error err = {{0}};
+    assert_int_equal(ir_fold_constants(g, &err), YRT_OK);
+    int n = -1;
+    assert_int_equal(ir_recover_integer_ops(g, &n, &err), YRT_ERR_UNSUPPORTED);
+    if (!strstr(err.msg, "'conv'") || !strstr(err.msg, "weight scale [1]")) fail_msg("message: %s", err.msg);
+    ir_graph_free(g);
+  }
+}
+
 static void test_name_matches(void **state) {
   (void)state;
   assert_true(ir_name_matches("/model.10/cv1/conv/Conv", "/model.10/*"));
@@ -1130,7 +1158,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_fp32_region_attention),
            cmocka_unit_test(test_name_matches),
-      cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops),
+      cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops), cmocka_unit_test(test_recover_integer_bad_scales),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,6 +150,10 @@ int main(int argc, char **argv) {
     free(keep);
     return 1;
   }
+  if (!cli_output_distinct("yolort-convert", "-o", out, "the input", in)) {
+    free(keep);
+    return 2;
+  }
   opt.keep_fp32 = n_keep ? keep : NULL;
   void *buf = NULL;
   size_t size = 0;
@@ -165,6 +169,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   printf("%s -> %s\n", in, out);
+  if (rep.names_note[0]) fprintf(stderr, "yolort-convert: warning: %s\n", rep.names_note);
   yrt_convert_report_print(&rep, stdout);
   free(buf);
   free(keep);

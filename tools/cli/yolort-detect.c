@@ -9,6 +9,8 @@
 
 #include "cli_num.h"
 #include "detector.h"
+#include "file_write.h"
+#include "text_out.h"
 #include "cli_version.h"
 
 #define PROG "yolort-detect"
@@ -42,15 +44,8 @@ static int usage(const char *why) {
   return 2;
 }
 
-static void json_string(const char *s) {
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p < 0x20) printf("\\u%04x", *p);
-    else putchar(*p);
-  }
-  putchar('"');
-}
+/* strings from files (paths, class names) through text_out.h: always valid JSON */
+static void json_string(const char *s) { json_put_string(stdout, s); }
 
 /* The model's name of class id, or "class<id>" (in buf) when the export recorded none. */
 static const char *class_label(const detector *d, int id, char *buf, size_t cap) {
@@ -81,17 +76,24 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
     const char *name = class_label(d, dets[i].class_id, buf, sizeof buf);
     printf("%s{\"class\": %d, \"name\": ", i ? ", " : "", dets[i].class_id);
     json_string(name);
-    printf(", \"score\": %.5f, \"box\": [%.2f, %.2f, %.2f, %.2f]}", dets[i].score, dets[i].x0, dets[i].y0,
-           dets[i].x1, dets[i].y1);
+    fputs(", \"score\": ", stdout); /* never inf or nan: JSON has none (null) */
+    json_put_number(stdout, "%.5f", dets[i].score);
+    const float box[4] = {dets[i].x0, dets[i].y0, dets[i].x1, dets[i].y1};
+    for (int k = 0; k < 4; k++) {
+      fputs(k ? ", " : ", \"box\": [", stdout);
+      json_put_number(stdout, "%.2f", box[k]);
+    }
+    fputs("]}", stdout);
   }
   printf("]}\n");
 }
 
 static void print_text(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
-  printf("%d detections in %s (%dx%d)\n", n, path, img->w, img->h);
+  char safe[4096]; /* names and paths from files: control bytes escaped before the terminal */
+  printf("%d detections in %s (%dx%d)\n", n, term_escape(path, safe, sizeof safe), img->w, img->h);
   for (int i = 0; i < n; i++) {
     char buf[32];
-    const char *name = class_label(d, dets[i].class_id, buf, sizeof buf);
+    const char *name = term_escape(class_label(d, dets[i].class_id, buf, sizeof buf), safe, sizeof safe);
     printf("  %-16s %.3f  [%.1f, %.1f, %.1f, %.1f]\n", name, dets[i].score, dets[i].x0, dets[i].y0, dets[i].x1,
            dets[i].y1);
   }
@@ -159,6 +161,9 @@ int main(int argc, char **argv) {
   }
   if (!model_path || !n_images) return free(images), usage("needs a model and at least one image");
   if (out_path && n_images > 1) return free(images), usage("-o annotates a single image");
+  if (!cli_output_distinct(PROG, "-o", out_path, "the model", model_path) ||
+      (n_images == 1 && !cli_output_distinct(PROG, "-o", out_path, "the image", images[0])))
+    return free(images), 2;
 
   yrt_error err = {{0}};
   detector d;

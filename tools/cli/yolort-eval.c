@@ -15,6 +15,8 @@
 #include "detector.h"
 #include "eval_run.h"
 #include "file_list.h"
+#include "file_write.h"
+#include "text_out.h"
 #include "cli_version.h"
 
 #define PROG "yolort-eval"
@@ -42,7 +44,8 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
       coco_class_stats s;
       if (coco_eval_class_stats(runs[0].ev, c, &s) || s.num_gt == 0) continue;
       const char *name = yrt_model_class_name(runs[0].det.model, c);
-      printf("%-16.16s %6d %6d %8.3f %8.3f\n", name && *name ? name : "?", s.num_gt, s.num_det,
+      char safe[256]; /* a class name from the model: control bytes escaped before the terminal */
+      printf("%-16.16s %6d %6d %8.3f %8.3f\n", name && *name ? term_escape(name, safe, sizeof safe) : "?", s.num_gt, s.num_det,
              s.ap50, s.ap50_95);
     }
   } else {
@@ -54,14 +57,17 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
           a.num_gt == 0)
         continue;
       const char *name = yrt_model_class_name(runs[0].det.model, c);
-      printf("%-16.16s %6d %8.3f %8.3f %8.3f %8.3f %+8.3f\n", name && *name ? name : "?", a.num_gt,
+      char safe[256];
+      printf("%-16.16s %6d %8.3f %8.3f %8.3f %8.3f %+8.3f\n", name && *name ? term_escape(name, safe, sizeof safe) : "?", a.num_gt,
              a.ap50, b.ap50, a.ap50_95, b.ap50_95, b.ap50_95 - a.ap50_95);
     }
   }
   printf("\n%-40s %8s %10s %7s\n", "model", "mAP50", "mAP50-95", "images");
-  for (int r = 0; r < n_runs; r++)
-    printf("%-40.40s %8.4f %10.4f %7d\n", runs[r].path, runs[r].sum.map50, runs[r].sum.map50_95,
-           runs[r].sum.num_images);
+  for (int r = 0; r < n_runs; r++) {
+    char safe[1024];
+    printf("%-40.40s %8.4f %10.4f %7d\n", term_escape(runs[r].path, safe, sizeof safe), runs[r].sum.map50,
+           runs[r].sum.map50_95, runs[r].sum.num_images);
+  }
   if (n_runs == 2) {
     printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", runs[1].sum.map50 - runs[0].sum.map50,
            runs[1].sum.map50_95 - runs[0].sum.map50_95);
@@ -119,6 +125,16 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!model || !images || !labels || pp.max_detections < 1) return usage();
+  { /* --dets / --json naming an input (a model, an image, a label file, each other) destroyed it */
+    const char *oflag[2] = {"--dets", "--json"}, *opath[2] = {dets_path, json};
+    for (int k = 0; k < 2; k++)
+      if (!cli_output_distinct(PROG, oflag[k], opath[k], "the model", model) ||
+          !cli_output_distinct(PROG, oflag[k], opath[k], "the --compare model", cmp) ||
+          !cli_output_outside(PROG, oflag[k], opath[k], "image", images) ||
+          !cli_output_outside(PROG, oflag[k], opath[k], "label file", labels) ||
+          (k == 1 && !cli_output_distinct(PROG, "--json", json, "--dets", dets_path)))
+        return 2;
+  }
   if (reps && !cmp) {
     fprintf(stderr, "%s: --bootstrap compares two models: give --compare MODEL2\n", PROG);
     return 2;

@@ -89,6 +89,9 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!model || (budget > 0 && (!out || !so.images))) return usage();
+  if (!cli_output_distinct(PROG, "-o", out, "the model", model) ||
+      !cli_output_outside(PROG, "-o", out, "image", so.images))
+    return 2;
 
   yrt_error err = {{0}};
   Onnx__ModelProto *m = NULL;

@@ -330,6 +330,22 @@ int main(int argc, char **argv) {
     else return usage_free(excl);
   }
   if (!in || !dir || !out) return usage_free(excl);
+  { /* no output may be an input (or another output): checked before anything is read */
+    const char *oflag[4] = {"-o", "--yrt", "--float-out", "--report"};
+    const char *opath[4] = {out, yrt_out, float_out, ro.path};
+    int ok = 1;
+    for (int k = 0; k < 4 && ok; k++) {
+      ok = cli_output_distinct(PROG, oflag[k], opath[k], "the model", in) &&
+           cli_output_outside(PROG, oflag[k], opath[k], "calibration file", dir) &&
+           cli_output_outside(PROG, oflag[k], opath[k], "--report-labels file", ro.labels) &&
+           cli_output_outside(PROG, oflag[k], opath[k], "--report-images file", ro.images);
+      for (int j = 0; j < k && ok; j++) ok = cli_output_distinct(PROG, oflag[k], opath[k], oflag[j], opath[j]);
+    }
+    if (!ok) {
+      free(excl);
+      return 2;
+    }
+  }
   if ((ro.labels || ro.images) && !ro.path) {
     fprintf(stderr, "yolort-quantize: --report-labels / --report-images need --report FILE\n");
     free(excl);

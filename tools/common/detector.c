@@ -102,9 +102,12 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
     *dets = d->dets;
     return st;
   }
-  if (out.rank != 3 || out.dims[0] != 1 || out.dims[1] < 5)
-    return yrt_set_error(err, YRT_ERR_SHAPE, "detector: output0 is not [1, 4+classes, anchors]");
-  const int nc = out.dims[1] - 4, na = out.dims[2];
+  /* the classes are META's (checked against output0's rows at load): a segment model's mask
+   * coefficients after the scores are not classes */
+  const int nc = d->info.num_classes;
+  if (out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
+    return yrt_set_error(err, YRT_ERR_SHAPE, "detector: output0 is not [1, 4 + %d classes, anchors]", nc);
+  const int na = out.dims[2];
   if (ensure(&d->pp_scratch, &d->pp_scratch_bytes, yrt_postprocess_scratch_bytes(na, pp->max_detections)))
     return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
   if (d->dets_cap < pp->max_detections) {

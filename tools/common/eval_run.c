@@ -1,7 +1,10 @@
 /* eval_run.c — see eval_run.h. */
 #include "eval_run.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 /* --dets: one line per ground-truth box and per detection of the first model, image pixels, so
  * that other evaluators (pycocotools, Ultralytics) can be run on exactly what was scored. */
@@ -18,14 +21,24 @@ static void dump_image(FILE *f, const char *stem, const coco_gt_box *gts, int n_
 yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *files, int total,
                            const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
                            yrt_error *err) {
+  /* A missing label file means an image without objects, so a labels folder that does not
+   * exist (or a path cut by a fixed buffer) scored every image as empty: mAP 0.0000, exit 0. */
+  struct stat sb;
+  if (!labels || stat(labels, &sb) != 0)
+    return yrt_set_error(err, YRT_ERR_IO, "labels folder %s: %s", labels ? labels : "(null)",
+                         labels ? strerror(errno) : "not given");
+  if (!S_ISDIR(sb.st_mode)) return yrt_set_error(err, YRT_ERR_IO, "labels folder %s is not a directory", labels);
+  char stem[512];
+  const size_t lcap = strlen(labels) + sizeof stem + 8; /* the whole path, never cut */
+  char *lpath = malloc(lcap);
+  if (!lpath) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for a label path under %s", labels);
   yrt_status st = YRT_OK;
   for (int i = 0; !st && i < total; i++) {
     yrt_image img = {0, 0, NULL};
     st = yrt_image_load_jpeg(files->paths[i], &img, err);
     if (st) break;
-    char stem[512], lpath[1200];
     file_stem(files->paths[i], stem, sizeof stem);
-    snprintf(lpath, sizeof lpath, "%s/%s.txt", labels, stem);
+    snprintf(lpath, lcap, "%s/%s.txt", labels, stem);
     coco_gt_box *gts = NULL;
     int n_gt = 0;
     st = coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
@@ -40,6 +53,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
     yrt_image_free(&img);
     if (!quiet) progress_bar(i + 1, total, "images");
   }
+  free(lpath);
   for (int r = 0; !st && r < n; r++) st = coco_eval_finalize(ev[r], err);
   return st;
 }

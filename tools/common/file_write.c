@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "file_write.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,8 +28,18 @@ static int write_all(int fd, const void *data, size_t size) {
 
 /* An existing non-regular target: write in place, never create, truncate only what can be. */
 static yrt_status write_in_place(const char *path, const void *data, size_t size, yrt_error *err) {
-  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  /* O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO instead of blocking the
+   * program forever (issue 40); a pipe with a reader is then written as usual, blocking */
+  const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0 && errno == ENXIO)
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': a FIFO that no process reads", path);
   if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+    const int e = errno;
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+  }
   int bad = write_all(fd, data, size);
   const int e = errno;
   if (close(fd) != 0 && !bad) bad = -1;
@@ -80,4 +91,39 @@ yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size
   }
   free(tmp);
   return YRT_OK;
+}
+
+int yrt_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (!a || !b || stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_output_distinct(const char *prog, const char *flag, const char *out, const char *role, const char *in) {
+  if (!yrt_same_file(out, in)) return 1;
+  fprintf(stderr, "%s: %s %s is the same file as %s %s: refused, writing it would destroy the input\n", prog, flag,
+          out, role, in);
+  return 0;
+}
+
+int cli_output_outside(const char *prog, const char *flag, const char *out, const char *role, const char *dir) {
+  struct stat so;
+  if (!out || !dir || stat(out, &so) != 0) return 1; /* a new file is no input */
+  DIR *d = opendir(dir);
+  if (!d) return 1; /* the tool reports an unreadable folder itself */
+  int ok = 1;
+  const size_t dl = strlen(dir);
+  for (struct dirent *e; ok && (e = readdir(d));) {
+    if (e->d_ino != so.st_ino) continue; /* cheap filter; the device is checked by stat */
+    const size_t el = strlen(e->d_name);
+    char *p = malloc(dl + el + 2);
+    if (!p) break;
+    memcpy(p, dir, dl);
+    p[dl] = '/';
+    memcpy(p + dl + 1, e->d_name, el + 1);
+    ok = cli_output_distinct(prog, flag, out, role, p);
+    free(p);
+  }
+  closedir(d);
+  return ok;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "coco_map.h"
+#include "text_out.h"
 
 int coco_largest_changes(const coco_eval *a, const coco_eval *b, int by_drop, coco_class_change *out, int k) {
   coco_summary sa, sb;
@@ -45,7 +46,8 @@ void coco_print_changes(FILE *f, const char *title, const coco_eval *a, const co
       snprintf(id, sizeof id, "class%d", v[i].class_id);
       name = id;
     }
-    fprintf(f, "  %-16.16s %6d %8.3f %8.3f %8.3f %8.3f %+8.3f\n", name, v[i].num_gt, v[i].ap50_a, v[i].ap50_b,
+    char safe[256]; /* a class name from the model: control bytes escaped before the terminal */
+    fprintf(f, "  %-16.16s %6d %8.3f %8.3f %8.3f %8.3f %+8.3f\n", term_escape(name, safe, sizeof safe), v[i].num_gt, v[i].ap50_a, v[i].ap50_b,
             v[i].ap_a, v[i].ap_b, v[i].ap_b - v[i].ap_a);
   }
   if (n == 0) fprintf(f, "  (none)\n");

@@ -4,16 +4,10 @@
 
 #include "coco_map.h"
 #include "coco_map_internal.h"
+#include "text_out.h"
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
+/* class names from the model: always valid JSON (text_out.h) */
+static void json_string(FILE *f, const char *s) { json_put_string(f, s); }
 
 yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *const *class_names, yrt_error *err) {
   coco_summary s;
@@ -21,10 +15,14 @@ yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *c
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_write_json: NULL file or evaluator not finalized");
   fprintf(f,
           "{\n  \"num_images\": %d,\n  \"num_classes\": %d,\n  \"num_classes_with_gt\": %d,\n  \"num_gt\": %ld,\n"
-          "  \"num_det\": %ld,\n  \"max_dets_per_class\": %d,\n  \"map50\": %.6f,\n  \"map75\": %.6f,\n"
-          "  \"map50_95\": %.6f,\n  \"classes\": [",
-          s.num_images, s.num_classes, s.num_classes_with_gt, s.num_gt, s.num_det, ev->max_dets, s.map50, s.map75,
-          s.map50_95);
+          "  \"num_det\": %ld,\n  \"max_dets_per_class\": %d,\n  \"map50\": ",
+          s.num_images, s.num_classes, s.num_classes_with_gt, s.num_gt, s.num_det, ev->max_dets);
+  json_put_number(f, "%.6f", s.map50); /* non-finite: null, never inf / nan */
+  fputs(",\n  \"map75\": ", f);
+  json_put_number(f, "%.6f", s.map75);
+  fputs(",\n  \"map50_95\": ", f);
+  json_put_number(f, "%.6f", s.map50_95);
+  fputs(",\n  \"classes\": [", f);
   for (int c = 0; c < ev->num_classes; c++) {
     coco_class_stats cs;
     coco_eval_class_stats(ev, c, &cs);
@@ -34,8 +32,14 @@ yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *c
       json_string(f, class_names[c]);
       fputs(", ", f);
     }
-    fprintf(f, "\"num_gt\": %d, \"num_det\": %d, \"ap50\": %.6f, \"ap75\": %.6f, \"ap50_95\": %.6f, \"recall50\": %.6f}",
-            cs.num_gt, cs.num_det, cs.ap50, cs.ap75, cs.ap50_95, cs.recall50);
+    fprintf(f, "\"num_gt\": %d, \"num_det\": %d", cs.num_gt, cs.num_det);
+    const char *key[4] = {"ap50", "ap75", "ap50_95", "recall50"};
+    const double val[4] = {cs.ap50, cs.ap75, cs.ap50_95, cs.recall50};
+    for (int k = 0; k < 4; k++) {
+      fprintf(f, ", \"%s\": ", key[k]);
+      json_put_number(f, "%.6f", val[k]);
+    }
+    fputc('}', f);
   }
   fputs("\n  ]\n}\n", f);
   if (ferror(f)) return yrt_set_error(err, YRT_ERR_IO, "coco_eval_write_json: write error");

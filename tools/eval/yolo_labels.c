@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "coco_map.h"
+#include "open_regular.h"
 
 #define LABEL_LINE_MAX 4096
 /* Labels written with rounding can exceed 1 by a hair. */
@@ -43,11 +44,9 @@ yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_load_yolo_labels: bad arguments");
   *boxes = NULL;
   *n = 0;
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (errno == ENOENT) return YRT_OK; /* no label file = no objects (Ultralytics convention) */
-    return yrt_set_error(err, YRT_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  }
+  if (access(path, F_OK) != 0 && errno == ENOENT) return YRT_OK; /* no label file = no objects (Ultralytics) */
+  FILE *f = yrt_fopen_regular(path, "labels", "r", err); /* never blocks on a FIFO */
+  if (!f) return YRT_ERR_IO;
   yrt_status st = YRT_OK;
   coco_gt_box *arr = NULL;
   int count = 0, cap = 0, line_no = 0;

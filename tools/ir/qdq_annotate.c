@@ -99,7 +99,7 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
     if (!(p->scales[i] >= FLT_MIN) || p->scales[i] > 1e30f) { /* normal, as the loader wants (fuzz) */
       const double bad = (double)p->scales[i]; /* read before qp_free (fuzz finding) */
       qp_free(p);
-      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale %g is not positive",
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': scale %g is not a normal positive float (FLT_MIN..1e30)",
                            n->name, bad);
     }
   }

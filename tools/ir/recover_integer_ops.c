@@ -8,6 +8,7 @@
  * reading x, tagged "yolort.dynamic_quant" = 1 and "yolort.dynamic_wscale" = w_scale (one, or one
  * per output channel / column): the lowering then runs it in int8 with an
  * activation range measured on each run, and yolort-quantize can calibrate the float graph. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,7 +80,9 @@ static int set_inputs(ir_node *n, const int *in, int k) {
 }
 
 /* Try node ci (ConvInteger or MatMulInteger). 1 rewritten, 0 pattern not matched, -1 no memory. */
-static int recover_one(ir_graph *g, int ci) {
+/* Returns 1 recovered, 0 not this form, -1 out of memory, -2 refused (*bad: the weight scale's
+ * index, *bad_v its value). */
+static int recover_one(ir_graph *g, int ci, int64_t *bad, double *bad_v) {
   ir_node *n = &g->nodes[ci];
   int is_conv = ir_node_is(n, "ConvInteger");
   if (n->n_in < 2 || n->n_out != 1 || n->in[0] < 0 || n->in[1] < 0) return 0;
@@ -107,6 +110,16 @@ static int recover_one(ir_graph *g, int ci) {
   int scale_t = g->nodes[mu].in[0] == cast_out ? g->nodes[mu].in[1] : g->nodes[mu].in[0];
   int ws = weight_scale_of(g, scale_t, dyn_s, n_ch);
   if (ws == -1) return 0;
+  /* the weight scales as the QDQ path takes them (qdq_annotate.c read_qparams): normal and
+   * positive; NaN, 0 or a negative scale converted and detected garbage */
+  for (int64_t k = 0; ws >= 0 && k < ir_numel(&g->tensors[ws]); k++) {
+    const double v = ir_const_f64(&g->tensors[ws], k);
+    if (!(v >= FLT_MIN) || v > 1e30) {
+      *bad = k;
+      *bad_v = v;
+      return -2;
+    }
+  }
   int y = g->nodes[mu].out[0];
   /* optional bias Add (conv only: a MatMul's Add stays an Add) */
   int ad = is_conv ? sole_reader(g, y) : -1, bias = -1;
@@ -190,7 +203,13 @@ yrt_status ir_recover_integer_ops(ir_graph *g, int *n_recovered, yrt_error *err)
   for (int i = 0; i < g->n_nodes; i++) {
     const ir_node *n = &g->nodes[i];
     if (n->dead || (!ir_node_is(n, "ConvInteger") && !ir_node_is(n, "MatMulInteger"))) continue;
-    int r = recover_one(g, i);
+    int64_t bad = 0;
+    double bad_v = 0;
+    int r = recover_one(g, i, &bad, &bad_v);
+    if (r == -2)
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                           "recover_integer_ops: %s '%s': weight scale [%lld] = %g (a scale must be a normal positive "
+                           "float)", g->nodes[i].op_type, g->nodes[i].name ? g->nodes[i].name : "", (long long)bad, bad_v);
     if (r < 0) return yrt_set_error(err, YRT_ERR_NOMEM, "recover_integer_ops: out of memory");
     count += r;
   }

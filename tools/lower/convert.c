@@ -302,6 +302,20 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   uint64_t wbytes = 0;
   st = lw_write(&c, o && o->source ? o->source : "onnx", flags, yrt, size, &wbytes);
   if (st != YRT_OK) goto done;
+  { /* whatever the converter writes, its own loader must accept (an output listed twice, an
+     * infinite scale... were written and then refused by every program that loaded them) */
+    yrt_model *chk = NULL;
+    yrt_error lerr;
+    lerr.msg[0] = 0;
+    if ((st = yrt_model_load_memory(*yrt, *size, 0, &chk, &lerr)) != YRT_OK) {
+      st = yrt_set_error(err, YRT_ERR_UNSUPPORTED, "convert: the .yrt it would write does not load: %.400s", lerr.msg);
+      free(*yrt);
+      *yrt = NULL;
+      *size = 0;
+      goto done;
+    }
+    yrt_model_free(chk);
+  }
   {
     yrt_preprocess pp;
     if (ir_preprocess_resolve(&g->pre, &pp, NULL, 0) == 0) ir_preprocess_describe(&pp, rep->preprocess, sizeof rep->preprocess);
@@ -321,6 +335,14 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
       rep->input_w = (int)im.meta->input_w;
       rep->input_h = (int)im.meta->input_h;
       rep->num_classes = (int)im.meta->num_classes;
+      if (g->class_names && g->class_names[0] && im.meta->class_names == 0) {
+        size_t len = strlen(g->class_names), n = 1;
+        if (g->class_names[len - 1] == '\n') len--;
+        for (size_t i = 0; i < len; i++) n += g->class_names[i] == '\n';
+        snprintf(rep->names_note, sizeof rep->names_note,
+                 "the metadata lists %zu class names for %d classes: names ignored (numbered classes)", n,
+                 rep->num_classes);
+      }
     }
   }
   if (o && o->verbose) print_nodes(&c, stderr);
@@ -383,6 +405,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   else if (r->input_w)
     fprintf(f, "input 0 is not a 3-channel float image: no letterbox size; yolort-detect and yolort-eval "
                "refuse it, feed it with yrt_session_set_input\n");
+  if (r->names_note[0]) fprintf(f, "warning: %s\n", r->names_note);
   fprintf(f, "  %-16s %6s %6s\n", "op", "int8", "fp32");
   for (int op = 1; op < YRT_OP_COUNT_; op++)
     if (r->n_int8[op] || r->n_fp32[op])

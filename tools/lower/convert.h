@@ -98,6 +98,7 @@ typedef struct yrt_convert_report {
   char classify_note[224];    /* what the classifier recognition found */
   char preprocess[160];       /* the preprocessing stored (ir_preprocess_describe) */
   char preprocess_why[96];    /* where it came from: "default", "--preprocess", the metadata, a family */
+  char names_note[160];       /* non-empty: the metadata's class names did not fit the class count */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.

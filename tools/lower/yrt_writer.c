@@ -56,13 +56,33 @@ uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]) {
   }
   if (o->rank != 3 || o->dims[1] <= 4) return 0;
   int64_t rows = o->dims[1] - 4;
-  if (n_names > 0 && (int64_t)n_names <= rows) return n_names <= YRT_MAX_CLASSES ? (uint32_t)n_names : 0;
   const ir_graph *g = c->g;
-  if (g->task && strcmp(g->task, "segment") == 0 && c->n_outputs > 1) {
+  const int segment = g->task && strcmp(g->task, "segment") == 0;
+  /* names decide only when the rows are theirs (a segment model without its prototypes output:
+   * fewer names than rows); a list of the wrong length made a 1-class file of an 80-class head */
+  if (n_names > 0 && ((int64_t)n_names == rows || (segment && (int64_t)n_names < rows)))
+    return n_names <= YRT_MAX_CLASSES ? (uint32_t)n_names : 0;
+  if (segment && c->n_outputs > 1) {
     const lw_tensor *p = &c->t[c->outputs[1]];
     if (p->rank == 4) rows -= p->layout == YRT_LAYOUT_NHWC ? p->dims[3] : p->dims[1];
   }
   return rows >= 1 && rows <= YRT_MAX_CLASSES ? (uint32_t)rows : 0;
+}
+
+/* output0's rows against the class count, as the loader checks them (model_load.c
+ * check_meta_classes): 4 + nc, or more for a segment model's mask coefficients. A segment head
+ * without its task recorded was decoded with its 32 mask coefficients as classes 80..111. */
+static yrt_status check_class_rows(lw_ctx *c, uint32_t nc, uint32_t flags) {
+  if (c->n_outputs < 1 || nc == 0 || (flags & YRT_FLAG_END2END)) return YRT_OK;
+  const lw_tensor *o = &c->t[c->outputs[0]];
+  if (o->rank != 3 || o->dims[0] != 1 || o->dims[1] <= 4 || o->layout == YRT_LAYOUT_NHWC) return YRT_OK;
+  const int64_t rows = o->dims[1];
+  const int segment = c->g->task && strcmp(c->g->task, "segment") == 0;
+  if (rows == 4 + (int64_t)nc || (segment && rows > 4 + (int64_t)nc)) return YRT_OK;
+  return lw_err(c, YRT_ERR_UNSUPPORTED,
+                "convert: output0 '%s' has %lld rows, not 4 + %u classes%s", o->name ? o->name : "?",
+                (long long)rows, (unsigned)nc,
+                segment ? "" : " (rows past the scores, e.g. mask coefficients, need the task 'segment' in the metadata)");
 }
 
 yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, size_t *size,
@@ -214,6 +234,7 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     if (len > 0 && g->class_names[len - 1] == '\n') len--;
     for (size_t i = 0; i < len; i++) n_names += g->class_names[i] == '\n';
     m.num_classes = lw_class_count(c, n_names, m.strides);
+    if ((ret = check_class_rows(c, m.num_classes, flags)) != YRT_OK) goto done;
     if (!m.strides[0]) {
       m.strides[0] = 8;
       m.strides[1] = 16;

@@ -12,6 +12,7 @@
 #include "onnx_reader.h"
 #include "onnx_wire_check.h"
 #include "yolort_format.h"
+#include "open_regular.h"
 
 /* Largest file we accept (protobuf's own limit is 2 GiB). */
 #define ONNX_MAX_FILE ((size_t)2 << 30)
@@ -584,6 +585,8 @@ yrt_status onnx_model_to_ir(const Onnx__ModelProto *m, ir_graph **out, yrt_error
     if (!vi || !vi->name) FAIL(YRT_ERR_FORMAT, "onnx: graph output %zu has no name", i);
     int t = ir_find_tensor(g, vi->name);
     if (t < 0) FAIL(YRT_ERR_FORMAT, "onnx: graph output '%s' is not produced by any node", vi->name);
+    if (g->tensors[t].is_output) /* the .yrt plan cannot list a tensor twice (the loader refuses it) */
+      FAIL(YRT_ERR_FORMAT, "onnx: graph output '%s' is listed twice (outputs %zu and an earlier one)", vi->name, i);
     if (ir_graph_add_output(g, t)) NOMEM();
     if ((st = apply_value_info(g, t, vi, 0, err))) goto fail;
   }
@@ -631,8 +634,8 @@ yrt_status onnx_read_memory(const void *data, size_t size, ir_graph **out, yrt_e
 yrt_status onnx_read_file_bytes(const char *path, uint8_t **bytes, size_t *size, yrt_error *err) {
   *bytes = NULL;
   *size = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  FILE *f = yrt_fopen_regular(path, "ONNX model", "rb", err); /* never blocks on a FIFO */
+  if (!f) return YRT_ERR_IO;
   if (fseek(f, 0, SEEK_END) != 0) {
     fclose(f);
     return yrt_set_error(err, YRT_ERR_IO, "cannot seek '%s'", path);
