@@ -370,6 +370,13 @@ typedef struct yrt_postprocess_params {
  * header stays within its struct; fields they add are defaulted by being zero. */
 YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
 
+/* The model's own defaults: yrt_postprocess_defaults, then the thresholds, count and per-class
+ * mode of the NMS the export did itself where it recorded one (an Ultralytics nms=True export,
+ * whose NMS the converter replaced by yolort's). yrt_session_detect uses them for params NULL.
+ * Writes the same bytes as yrt_postprocess_defaults (set struct_size yourself, or call
+ * yrt_postprocess_params_init first). YRT_ERR_INVALID_ARG on NULL. */
+YRT_API yrt_status yrt_model_postprocess_defaults(const yrt_model *model, yrt_postprocess_params *p);
+
 /* Zeroes p (every later field at its default), writes the defaults, and records the caller's
  * sizeof in struct_size. Inline so that the size is the caller's. */
 static inline void yrt_postprocess_params_init(yrt_postprocess_params *p) {
@@ -400,7 +407,7 @@ YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classe
 /* ------------------------------------------------------ frame to boxes */
 
 /* One call from a camera frame to detections: yrt_session_set_frame, yrt_session_run, decode of
- * output0 [1, 4 + classes, anchors] and NMS with params (NULL: yrt_postprocess_defaults). Writes
+ * output0 [1, 4 + classes, anchors] and NMS with params (NULL: yrt_model_postprocess_defaults). Writes
  * at most cap detections sorted by score, boxes in frame pixels, each with its class name. The
  * session keeps the scratch memory (made at creation): nothing is allocated. When output0 comes
  * from the fused decode node, thresholds apply inside the decode: anchors whose best class score

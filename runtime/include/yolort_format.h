@@ -280,8 +280,20 @@ typedef struct yrt_meta_rec {
                                 "" = not recorded (files before it: this word was reserved, 0) */
   uint32_t preprocess;       /* YRT_PRE_* flags: how an image becomes the input (files before it:
                                 this word was reserved, 0 = RGB, centred letterbox) */
-  uint32_t reserved[3];      /* 0 */
+  float nms_iou;             /* the NMS the export did itself (Ultralytics nms=True, cut off by the
+                                converter), the model's postprocess defaults: IoU threshold in
+                                (0, 1], 0 = not recorded (files before it: a reserved word, 0) */
+  float nms_conf;            /* its score threshold in [0, 1), 0 = not recorded */
+  uint32_t nms_flags;        /* bits 0-15 its detection count (0 = not recorded), YRT_NMS_* */
 } yrt_meta_rec;
+
+/* yrt_meta_rec.nms_flags above bit 15. */
+enum yrt_meta_nms {
+  YRT_NMS_MAX_DET_MASK = 0xFFFFu,
+  YRT_NMS_SET = 1u << 16,           /* the fields above hold the export's NMS */
+  YRT_NMS_CLASS_AGNOSTIC = 1u << 17, /* its NMS was class-agnostic (else per class) */
+  YRT_NMS_KNOWN_ = 0x3FFFFu
+};
 
 /* yrt_meta_rec.preprocess. pad_value (an integer 0..255) and norm_scale (finite, > 0) say the
  * padding and the pixel multiplier; these flags the rest. A bit this runtime does not know is

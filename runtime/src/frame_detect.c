@@ -86,7 +86,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
   yrt_postprocess_params known;
   if (!params) {
-    yrt_postprocess_defaults(&known);
+    yrt_model_postprocess_defaults(s->model, &known);
   } else { /* the caller's struct as this library knows it (struct_size) */
     const yrt_status pst = yrt_postprocess_params_read(params, &known, "yrt_session_detect: params", err);
     if (pst != YRT_OK) return pst;

@@ -94,9 +94,15 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
   if ((m->hdr->flags & YRT_FLAG_CLASS_LOGITS) && strcmp(task, "classify") != 0)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag CLASS_LOGITS on a model whose task is '%.32s', not 'classify'",
                          task);
-  for (int i = 0; i < 3; i++)
-    if (mt->reserved[i])
-      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META reserved word %d is %u (must be 0)", i, (unsigned)mt->reserved[i]);
+  if (mt->nms_flags & ~(uint32_t)YRT_NMS_KNOWN_)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: META nms flags 0x%x have bits this runtime does not know",
+                         (unsigned)mt->nms_flags);
+  if (!(mt->nms_flags & YRT_NMS_SET) && (mt->nms_flags || mt->nms_iou != 0.0f || mt->nms_conf != 0.0f))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META nms fields set without the NMS flag");
+  if ((mt->nms_flags & YRT_NMS_SET) && (!(mt->nms_iou >= 0.0f && mt->nms_iou <= 1.0f) ||
+                                        !(mt->nms_conf >= 0.0f && mt->nms_conf < 1.0f)))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META nms IoU %g / score %g outside [0, 1] / [0, 1)",
+                         (double)mt->nms_iou, (double)mt->nms_conf);
   yrt_status st = load_preprocess(m, err);
   if (st != YRT_OK) return st;
   const char *names = yrt_model_string(m, mt->class_names);
@@ -398,6 +404,18 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   info->arena_bytes = yrt_model_arena_bytes(m);
   info->weight_bytes = m->weights_size;
   info->file_bytes = m->size;
+  return YRT_OK;
+}
+
+yrt_status yrt_model_postprocess_defaults(const yrt_model *m, yrt_postprocess_params *p) {
+  if (!m || !p) return YRT_ERR_INVALID_ARG;
+  yrt_postprocess_defaults(p);
+  const yrt_meta_rec *mt = m->meta;
+  if (!(mt->nms_flags & YRT_NMS_SET)) return YRT_OK;
+  if (mt->nms_iou > 0.0f) p->iou_threshold = mt->nms_iou;
+  if (mt->nms_conf > 0.0f) p->conf_threshold = mt->nms_conf;
+  if (mt->nms_flags & YRT_NMS_MAX_DET_MASK) p->max_detections = (int)(mt->nms_flags & YRT_NMS_MAX_DET_MASK);
+  p->class_agnostic = (mt->nms_flags & YRT_NMS_CLASS_AGNOSTIC) != 0;
   return YRT_OK;
 }
 

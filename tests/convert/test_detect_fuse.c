@@ -580,6 +580,16 @@ static void test_nms_inside_cut(void **state) {
   assert_true(rep.nms_cut && rep.head_fused);
   assert_non_null(strstr(rep.nms_note, "'/nms/NonMaxSuppression'"));
   assert_true(fabs(g->nms.iou - 0.7) < 1e-6 && fabs(g->nms.conf - 0.25) < 1e-6 && !g->nms.class_aware);
+  { /* stored: the model's postprocess defaults are the graph's NMS */
+    yrt_model *m = NULL;
+    if (yrt_model_load_memory(buf, size, 1, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+    yrt_postprocess_params pp;
+    yrt_postprocess_params_init(&pp);
+    assert_int_equal(yrt_model_postprocess_defaults(m, &pp), YRT_OK);
+    assert_true(fabsf(pp.iou_threshold - 0.7f) < 1e-6f && fabsf(pp.conf_threshold - 0.25f) < 1e-6f);
+    assert_int_equal(pp.class_agnostic, 1);
+    yrt_model_free(m);
+  }
   free(buf);
   ir_graph_free(g);
   g = nms_graph();

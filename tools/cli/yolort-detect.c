@@ -27,8 +27,8 @@ static void help(FILE *f) {
           "                  \"placement\": \"center\"|\"topleft\", \"pad\": n} (the model's),\n"
           "                  \"detections\": [{\"class\": id, \"name\": \"...\", \"score\": s,\n"
           "                  \"box\": [x1, y1, x2, y2]}]}\n"
-          "  --conf C       confidence threshold in [0, 1] (default 0.25)\n"
-          "  --iou T        NMS IoU threshold in [0, 1] (default 0.45)\n"
+          "  --conf C       confidence threshold in [0, 1] (default 0.25, or the export's own NMS's)\n"
+          "  --iou T        NMS IoU threshold in [0, 1] (default 0.45, or the export's own NMS's)\n"
           "  --max-det N    keep at most N detections per image (default 300)\n"
           "  --top-k N      classify models: print the N most probable classes (default 5); --json\n"
           "                 then gives {\"image\": path, \"width\": w, \"height\": h, \"task\": \"classify\",\n"
@@ -134,6 +134,7 @@ int main(int argc, char **argv) {
   if (!images) return 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
+  int set_conf = 0, set_iou = 0, set_max = 0; /* the rest: the model's own defaults */
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const int has = i + 1 < argc;
@@ -145,10 +146,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--json")) json = 1;
     else if (!strcmp(a, "--conf") && has) {
       if (!cli_parse_float(PROG, "--conf", argv[++i], 0, 1, &pp.conf_threshold)) return free(images), 2;
+      set_conf = 1;
     } else if (!strcmp(a, "--iou") && has) {
       if (!cli_parse_float(PROG, "--iou", argv[++i], 0, 1, &pp.iou_threshold)) return free(images), 2;
+      set_iou = 1;
     } else if (!strcmp(a, "--max-det") && has) {
       if (!cli_parse_int(PROG, "--max-det", argv[++i], 1, 100000, &pp.max_detections)) return free(images), 2;
+      set_max = 1;
     } else if (!strcmp(a, "--top-k") && has) {
       if (!cli_parse_int(PROG, "--top-k", argv[++i], 1, MAX_TOP_K, &top_k)) return free(images), 2;
     } else if (!strcmp(a, "--threads") && has) {
@@ -168,6 +172,14 @@ int main(int argc, char **argv) {
   yrt_error err = {{0}};
   detector d;
   yrt_status st = detector_open(&d, model_path, threads, 0, &err);
+  if (!st) { /* an export that did its own NMS keeps its thresholds unless given here */
+    yrt_postprocess_params mp;
+    yrt_model_postprocess_defaults(d.model, &mp);
+    if (!set_conf) pp.conf_threshold = mp.conf_threshold;
+    if (!set_iou) pp.iou_threshold = mp.iou_threshold;
+    if (!set_max) pp.max_detections = mp.max_detections;
+    pp.class_agnostic = mp.class_agnostic;
+  }
   if (!st && detector_is_classifier(&d)) { /* class probabilities, no boxes */
     yrt_class_prob *top = out_path ? NULL : malloc(sizeof *top * (size_t)top_k);
     if (out_path)

@@ -246,6 +246,12 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
     m.norm_scale = pre.scale;
     m.preprocess = (pre.bgr ? YRT_PRE_BGR : 0u) | (pre.top_left ? YRT_PRE_TOP_LEFT : 0u) |
                    ((uint32_t)pre.resize << YRT_PRE_RESIZE_SHIFT) | (mean_std ? YRT_PRE_MEAN_STD : 0u);
+    if (g->nms.set) { /* the export's own NMS, cut off (cut_graph_nms.c): the model's defaults */
+      m.nms_flags = YRT_NMS_SET | (g->nms.class_aware ? 0u : (uint32_t)YRT_NMS_CLASS_AGNOSTIC) |
+                    (g->nms.max_det > 0 && g->nms.max_det <= (int)YRT_NMS_MAX_DET_MASK ? (uint32_t)g->nms.max_det : 0u);
+      m.nms_iou = g->nms.iou > 0 && g->nms.iou <= 1 ? (float)g->nms.iou : 0.0f;
+      m.nms_conf = g->nms.conf >= 0 && g->nms.conf < 1 ? (float)g->nms.conf : 0.0f;
+    }
     m.source = source_off;
     memcpy(img + sec_off[YRT_SEC_META], &m, sizeof m);
     if (mean_std) {
