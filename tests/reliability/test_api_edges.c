@@ -7,10 +7,16 @@
  *   8c a frame stride of 2^62 (plane 0, or a chroma plane) is refused naming stride[i]
  *   8d the .yrt header's unknown flag bits (UNSUPPORTED) and reserved words, and the section
  *      records' reserved word (FORMAT), are checked on load
+ *   9  yrt_write_file_atomic interrupted by SIGTERM / SIGINT, or failing, leaves no temporary file:
+ *      a child is stopped at the write by RLIMIT_FSIZE, whose SIGXFSZ handler raises the signal
+ *      (no timing), and the folder is listed after it died
  * docs/reliability.md lists each item. */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,10 +24,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "file_write.h"
 #include "rel_models.h"
 #include "yolort_format.h"
 
@@ -286,6 +296,155 @@ static void test_format_reserved_and_flags(void **state) {
   }
 }
 
+/* ------------------------------------------------------ 9: no temporary file left behind */
+
+static void make_dir(char *dir, size_t cap) {
+  snprintf(dir, cap, "%s/yrt_edges_XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  assert_non_null(mkdtemp(dir));
+}
+
+/* Entries of dir other than . and .., their names into names (for the message). */
+static int count_entries(const char *dir, char *names, size_t cap) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int n = 0;
+  names[0] = '\0';
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    n++;
+    strncat(names, e->d_name, cap - strlen(names) - 2);
+    strncat(names, " ", cap - strlen(names) - 1);
+  }
+  closedir(d);
+  return n;
+}
+
+static void remove_dir(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char p[4200];
+  while ((e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* The signal to raise when the write hits the file size limit (0: SIGXFSZ ignored, the write fails). */
+static int child_raise;
+static void on_xfsz(int sig) {
+  (void)sig;
+  raise(child_raise);
+}
+
+/* Child: a 4 MiB atomic write stopped at 64 KiB by RLIMIT_FSIZE; exits 3 if the write returned. */
+static void child_write(const char *path, int sig) {
+  struct rlimit rl = {65536, 65536};
+  if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(10);
+  child_raise = sig;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = sig ? on_xfsz : SIG_IGN;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGXFSZ, &sa, NULL) != 0) _exit(11);
+  const size_t n = (size_t)4 << 20;
+  uint8_t *data = malloc(n);
+  if (!data) _exit(12);
+  memset(data, 0x5a, n);
+  yrt_error err;
+  const yrt_status st = yrt_write_file_atomic(path, data, n, &err);
+  free(data);
+  if (st == YRT_ERR_IO && strstr(err.msg, path)) _exit(3); /* failed, named the path */
+  _exit(st == YRT_OK ? 4 : 5);
+}
+
+static void run_interrupted(int sig, int existing) {
+  char dir[4096], path[4200], names[1024];
+  make_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/out.yrt", dir);
+  if (existing) {
+    yrt_error err;
+    assert_int_equal(yrt_write_file_atomic(path, "old", 3, &err), YRT_OK);
+  }
+  const pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) child_write(path, sig);
+  int status = 0;
+  pid_t w;
+  do w = waitpid(pid, &status, 0);
+  while (w < 0 && errno == EINTR);
+  assert_int_equal(w, pid);
+  if (sig) {
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != sig)
+      fail_msg("child: %s %d, want killed by signal %d", WIFSIGNALED(status) ? "signal" : "exit",
+               WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), sig);
+  } else {
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 3);
+  }
+  const int n = count_entries(dir, names, sizeof names);
+  if (n != existing) {
+    remove_dir(dir); /* not left in TMPDIR by a failing run either */
+    fail_msg("left in %s: %s(want %d entries)", dir, names, existing);
+  }
+  if (existing) { /* the old file intact */
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char b[8] = {0};
+    assert_int_equal(fread(b, 1, sizeof b, f), 3);
+    fclose(f);
+    assert_memory_equal(b, "old", 3);
+  }
+  remove_dir(dir);
+}
+
+static void test_atomic_write_sigterm(void **state) {
+  (void)state;
+  run_interrupted(SIGTERM, 0);
+  run_interrupted(SIGTERM, 1);
+}
+
+static void test_atomic_write_sigint(void **state) {
+  (void)state;
+  run_interrupted(SIGINT, 0);
+  run_interrupted(SIGHUP, 1);
+}
+
+static void test_atomic_write_failure(void **state) {
+  (void)state;
+  run_interrupted(0, 0);
+  run_interrupted(0, 1);
+}
+
+/* A write that succeeds puts the caller's handlers and signal mask back. */
+static void on_term_noop(int sig) { (void)sig; }
+static void test_atomic_write_restores_handlers(void **state) {
+  (void)state;
+  struct sigaction mine, before, after;
+  memset(&mine, 0, sizeof mine);
+  mine.sa_handler = on_term_noop;
+  sigemptyset(&mine.sa_mask);
+  assert_int_equal(sigaction(SIGTERM, &mine, &before), 0);
+  sigset_t m0, m1;
+  sigprocmask(SIG_SETMASK, NULL, &m0);
+  char dir[4096], path[4200], names[256];
+  make_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/x.bin", dir);
+  yrt_error err;
+  assert_int_equal(yrt_write_file_atomic(path, "abc", 3, &err), YRT_OK);
+  assert_int_equal(sigaction(SIGTERM, &before, &after), 0);
+  assert_ptr_equal((void *)after.sa_handler, (void *)on_term_noop);
+  sigprocmask(SIG_SETMASK, NULL, &m1);
+  assert_int_equal(sigismember(&m1, SIGTERM), sigismember(&m0, SIGTERM));
+  assert_int_equal(sigismember(&m1, SIGINT), sigismember(&m0, SIGINT));
+  assert_int_equal(count_entries(dir, names, sizeof names), 1);
+  remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_struct_size_garbage),
@@ -293,6 +452,10 @@ int main(void) {
       cmocka_unit_test(test_letterbox_huge_image),
       cmocka_unit_test(test_frame_stride_huge),
       cmocka_unit_test(test_format_reserved_and_flags),
+      cmocka_unit_test(test_atomic_write_sigterm),
+      cmocka_unit_test(test_atomic_write_sigint),
+      cmocka_unit_test(test_atomic_write_failure),
+      cmocka_unit_test(test_atomic_write_restores_handlers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
