@@ -161,6 +161,12 @@ typedef struct yrt_session yrt_session;
  * a run down; the CLIs also cap --threads at the online CPUs). */
 #define YRT_MAX_THREADS 256
 
+/* The most a struct_size field (yrt_session_options, yrt_frame, yrt_postprocess_params) may say:
+ * these structs will never grow past it, so a larger value is garbage (an uninitialised field)
+ * and is refused with YRT_ERR_INVALID_ARG naming the struct and the size; no byte of the caller's
+ * struct past this library's sizeof is read then. */
+#define YRT_STRUCT_SIZE_MAX 4096
+
 typedef struct yrt_session_options {
   /* Threads that run the session's nodes, the calling thread included. 0 (the default, also with
    * opts NULL): one per online CPU this process may run on (its affinity mask); 1: the calling
@@ -177,7 +183,9 @@ typedef struct yrt_session_options {
    * set by yrt_session_options_init. Fields after this one are read only when struct_size covers
    * them; 0 (an initializer that leaves it out, e.g. {.num_threads = 2}) means the four fields
    * above only. A struct_size beyond what this library knows is accepted when the unknown bytes
-   * are zero, else refused (YRT_ERR_INVALID_ARG: the program was built for a newer yolort). */
+   * are zero, else refused (YRT_ERR_INVALID_ARG: the program was built for a newer yolort); one
+   * over YRT_STRUCT_SIZE_MAX is refused as garbage before any byte past this library's struct is
+   * read. */
   size_t struct_size;
   /* A thread pool of the caller's (a pthreadpool_t from pthreadpool_create) used instead of a
    * session-owned one: sessions given the same pool share its threads (their parallel parts
@@ -273,7 +281,9 @@ typedef struct yrt_letterbox {
  * scale to [0,1], write NHWC float [dst_h][dst_w][3]. dst_count is how many floats dst_nhwc
  * holds: fewer than dst_w * dst_h * 3 is YRT_ERR_INVALID_ARG (nothing written). For a session's
  * input pass yrt_session_input_nhwc and yrt_session_input_count. scratch must hold
- * yrt_letterbox_scratch_bytes(...) bytes (no allocation here). */
+ * yrt_letterbox_scratch_bytes(...) bytes (no allocation here). Sides (source and destination)
+ * are 1..65536: larger images are refused with YRT_ERR_INVALID_ARG before any memory is touched,
+ * and yrt_letterbox_scratch_bytes returns 0 for them (and for sides < 1). */
 YRT_API size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
 YRT_API yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
                                      size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
@@ -312,13 +322,15 @@ typedef struct yrt_frame {
   yrt_pixel_format format;
   int width, height;        /* pixels of plane 0 */
   const uint8_t *plane[3];  /* see yrt_pixel_format */
-  size_t stride[3];         /* bytes from one row of a plane to the next */
+  size_t stride[3];         /* bytes from one row of a plane to the next: at least a row's
+                               bytes, at most 2^30 (YRT_ERR_INVALID_ARG naming stride[i]) */
   yrt_color_range color;
   int crop_x, crop_y;       /* region of interest; crop_w == 0 or crop_h == 0: the whole frame */
   int crop_w, crop_h;
   /* Growth without breaking callers, as yrt_session_options: sizeof(yrt_frame) as the caller was
    * compiled (yrt_frame_init sets it); 0 (memset or an initializer that leaves it out) means the
-   * fields above; later fields go after it, their zero meaning their default. */
+   * fields above; later fields go after it, their zero meaning their default. Over
+   * YRT_STRUCT_SIZE_MAX: YRT_ERR_INVALID_ARG (garbage), nothing read past this library's struct. */
   size_t struct_size;
 } yrt_frame;
 
@@ -361,7 +373,8 @@ typedef struct yrt_postprocess_params {
    * the caller was compiled, set by yrt_postprocess_params_init / yrt_postprocess_defaults. 0
    * (an initializer that leaves it out) means the six fields above; fields added later go after
    * this one, their zero meaning their default; a larger struct than this library knows is
-   * accepted when the unknown bytes are zero, else YRT_ERR_INVALID_ARG. */
+   * accepted when the unknown bytes are zero, else YRT_ERR_INVALID_ARG; over YRT_STRUCT_SIZE_MAX
+   * also (garbage), nothing read past this library's struct. */
   size_t struct_size;
 } yrt_postprocess_params;
 

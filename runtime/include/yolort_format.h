@@ -62,6 +62,7 @@ enum yrt_file_flags {
   YRT_FLAG_CLASS_LOGITS = 1u << 3, /* task "classify": output 0 holds logits (the graph ends in no
                                       Softmax), yrt_session_classify applies one; without it the
                                       output already holds probabilities */
+  YRT_FLAG_KNOWN_ = 0xFu,          /* every bit above: others are refused on load (UNSUPPORTED) */
 };
 
 enum yrt_section_kind {

@@ -14,6 +14,7 @@
  * same frame as the first, never on what the previous run left there. */
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,10 @@
 #include "yk_inline.h"
 
 #define FRAME_MAX_SIDE 16384
+/* Largest row stride taken (1 GiB): a garbage stride (2^62 was accepted) made plane + row * stride
+ * wrap; with this bound and FRAME_MAX_SIDE rows, stride * rows fits in 64 bits, and it is also
+ * checked against PTRDIFF_MAX for narrower targets. */
+#define FRAME_MAX_STRIDE ((size_t)1 << 30)
 
 struct yrt_frame_state {
   int dst_w, dst_h;
@@ -142,6 +147,12 @@ static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, in
     if (fr->stride[p] < need[p])
       return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: stride[%d] = %zu < %zu bytes of a row",
                            p, fr->stride[p], need[p]);
+    const size_t rows = p == 0 || !yuv ? (size_t)fr->height : ((size_t)fr->height + 1) / 2;
+    if (fr->stride[p] > FRAME_MAX_STRIDE || fr->stride[p] > (size_t)PTRDIFF_MAX / rows)
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "yrt_session_set_frame: stride[%d] = %zu is over %zu bytes (or stride x %zu rows "
+                           "overflows)",
+                           p, fr->stride[p], FRAME_MAX_STRIDE, rows);
   }
   *cx = fr->crop_x, *cy = fr->crop_y, *cw = fr->crop_w, *ch = fr->crop_h;
   if (*cw == 0 || *ch == 0) *cx = *cy = 0, *cw = fr->width, *ch = fr->height;

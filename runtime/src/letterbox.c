@@ -15,6 +15,10 @@
 
 #define LB_PRECISION_BITS 22 /* Pillow: 32 - 8 - 2 */
 #define LB_ALIGN 16
+/* Largest source side (width or height) the letterbox takes, as for the destination: beyond it
+ * the filter sizes and the scratch layout would overflow (an INT_MAX-wide image made
+ * yrt_letterbox_scratch_bytes wrap to 128 bytes). */
+#define LB_MAX_SIDE 65536
 
 #include "letterbox_geometry.h"
 
@@ -100,26 +104,36 @@ static int lb_ksize(int in_size, int out_size) {
   return (int)ceil(1.0 /* bilinear support */ * lb_filterscale(in_size, out_size)) * 2 + 1;
 }
 
-static size_t lb_align(size_t n) { return (n + LB_ALIGN - 1) & ~(size_t)(LB_ALIGN - 1); }
 
 typedef struct lb_layout {
   size_t bounds_h, bounds_v, kk_h, kk_v, row, tmp, total;
   int ksize_h, ksize_v;
 } lb_layout;
 
+static uint64_t lb_align64(uint64_t n) { return (n + LB_ALIGN - 1) & ~(uint64_t)(LB_ALIGN - 1); }
+
+/* Sides are at most LB_MAX_SIDE (callers check), so every term fits in 64 bits; total is 0 when
+ * the layout does not fit in size_t (a 32-bit target): the caller refuses those sizes. */
 static void lb_plan(int src_w, int src_h, const lb_geometry *g, lb_layout *L) {
   L->ksize_h = lb_ksize(src_w, g->new_w);
   L->ksize_v = lb_ksize(src_h, g->new_h);
   int kmax = L->ksize_h > L->ksize_v ? L->ksize_h : L->ksize_v;
-  const size_t ww = (size_t)g->win_w, wh = (size_t)g->win_h;
-  size_t off = 0;
-  L->bounds_h = off; off += lb_align(ww * 2 * sizeof(int));
-  L->bounds_v = off; off += lb_align(wh * 2 * sizeof(int));
-  L->kk_h = off;     off += lb_align(ww * (size_t)L->ksize_h * sizeof(int32_t));
-  L->kk_v = off;     off += lb_align(wh * (size_t)L->ksize_v * sizeof(int32_t));
-  L->row = off;      off += lb_align((size_t)kmax * sizeof(double));
-  L->tmp = off;      off += lb_align(ww * (size_t)src_h * 3);
-  L->total = off + LB_ALIGN; /* slack to align the caller's pointer */
+  const uint64_t ww = (uint64_t)g->win_w, wh = (uint64_t)g->win_h;
+  uint64_t off = 0, at[6];
+  at[0] = off; off += lb_align64(ww * 2 * sizeof(int));
+  at[1] = off; off += lb_align64(wh * 2 * sizeof(int));
+  at[2] = off; off += lb_align64(ww * (uint64_t)L->ksize_h * sizeof(int32_t));
+  at[3] = off; off += lb_align64(wh * (uint64_t)L->ksize_v * sizeof(int32_t));
+  at[4] = off; off += lb_align64((uint64_t)kmax * sizeof(double));
+  at[5] = off; off += lb_align64(ww * (uint64_t)src_h * 3);
+  off += LB_ALIGN; /* slack to align the caller's pointer */
+  if (off > (uint64_t)SIZE_MAX) {
+    memset(L, 0, sizeof *L);
+    return;
+  }
+  L->bounds_h = (size_t)at[0], L->bounds_v = (size_t)at[1], L->kk_h = (size_t)at[2];
+  L->kk_v = (size_t)at[3], L->row = (size_t)at[4], L->tmp = (size_t)at[5];
+  L->total = (size_t)off;
 }
 
 /* Fixed-point taps of a PIL bilinear resize along one axis, of output positions [first, first +
@@ -233,6 +247,8 @@ void yrt_letterbox_record(const lb_geometry *g, int src_w, int src_h, int dst_w,
 
 size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
   if (src_w <= 0 || src_h <= 0 || dst_w <= 0 || dst_h <= 0) return 0;
+  if (src_w > LB_MAX_SIDE || src_h > LB_MAX_SIDE || dst_w > LB_MAX_SIDE || dst_h > LB_MAX_SIDE)
+    return 0; /* refused by yrt_letterbox_f32 / yrt_preprocess_f32 anyway */
   size_t most = 0;
   yrt_preprocess pp;
   yrt_preprocess_default(&pp);
@@ -242,6 +258,7 @@ size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h) {
     pp.resize = mode;
     yrt_preprocess_geometry(&pp, src_w, src_h, dst_w, dst_h, &g);
     lb_plan(src_w, src_h, &g, &L);
+    if (L.total == 0) return 0; /* does not fit in size_t: refused */
     if (L.total > most) most = L.total;
   }
   return most;
@@ -255,6 +272,9 @@ yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, in
   if (img->w <= 0 || img->h <= 0 || dst_w <= 0 || dst_h <= 0 || dst_w > 65536 || dst_h > 65536)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: bad sizes src %dx%d dst %dx%d", fn, img->w,
                          img->h, dst_w, dst_h);
+  if (img->w > LB_MAX_SIDE || img->h > LB_MAX_SIDE)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: image %dx%d is over %d pixels per side", fn, img->w,
+                         img->h, LB_MAX_SIDE);
   if (dst_count / 3 / (size_t)dst_w < (size_t)dst_h)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
                          "%s: destination holds %zu floats, a %dx%dx3 image needs %zu", fn, dst_count,
@@ -271,6 +291,9 @@ yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, in
   lb_layout L;
   yrt_preprocess_geometry(pp, sw, sh, dst_w, dst_h, &g);
   lb_plan(sw, sh, &g, &L);
+  if (L.total == 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: image %dx%d into %dx%d needs more scratch than size_t holds",
+                         fn, sw, sh, dst_w, dst_h);
   float lut[3 * 256];
   yrt_preprocess_lut_f32(pp, lut);
 

@@ -10,6 +10,14 @@ yrt_status yrt_struct_read(const void *in, size_t struct_size, size_t size_at, s
   if (struct_size && struct_size < v1 + sizeof(size_t))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: struct_size %zu is too small (0, or at least %zu)", what,
                          struct_size, v1 + sizeof(size_t));
+  /* A garbage struct_size (an uninitialised field, a pointer stored there) would have the unknown
+   * tail check read far past what the caller owns: no struct of this library will grow past
+   * YRT_STRUCT_SIZE_MAX (yolort.h), so a larger size is refused before any byte past `known` is read. */
+  if (struct_size > YRT_STRUCT_SIZE_MAX)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "%s: struct_size %zu is over %u bytes (this library's struct is %zu): uninitialised? "
+                         "(set it with the struct's _init function)",
+                         what, struct_size, (unsigned)YRT_STRUCT_SIZE_MAX, known);
   const unsigned char *b = in;
   for (size_t i = known; i < size; i++)
     if (b[i])

@@ -2,7 +2,8 @@
  * was compiled (or may grow later): its struct_size field says how many bytes the caller's
  * version has. One rule for every such struct (yrt_session_options, yrt_postprocess_params,
  * yrt_frame): 0 means the fields before struct_size (an initializer that leaves it out); a size
- * inside those fields is refused; a larger struct than this library knows is accepted when its
+ * inside those fields is refused, and so is one over YRT_STRUCT_SIZE_MAX (garbage: reading its
+ * "unknown tail" would go past what the caller owns); a larger struct than this library knows is accepted when its
  * unknown tail is zero (fields whose zero means "default"), else refused as built for a newer
  * yolort. Fields the caller's size does not cover read as zero. */
 #ifndef YOLORT_STRUCT_GROWTH_H

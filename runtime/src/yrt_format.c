@@ -57,6 +57,16 @@ yrt_status yrt_file_check_header(const void *data, size_t size, yrt_error *err) 
   if (h->file_size != (uint64_t)size)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header says %llu bytes but the buffer holds %zu (truncated?)",
                          (unsigned long long)h->file_size, size);
+  /* docs/format.md: flag bits this runtime does not know and reserved words must be 0 (the header
+   * is outside the CRC, so these are checked on their own) */
+  if (h->flags & ~(uint32_t)YRT_FLAG_KNOWN_)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "yrt: header flags 0x%x have bits this runtime does not know (0x%x): a newer yolort-convert?",
+                         (unsigned)h->flags, (unsigned)(h->flags & ~(uint32_t)YRT_FLAG_KNOWN_));
+  for (int i = 0; i < 7; i++)
+    if (h->reserved[i])
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header reserved[%d] = 0x%x (must be 0)", i,
+                           (unsigned)h->reserved[i]);
   const uint32_t crc = yrt_file_crc(data, size);
   if (crc != h->crc32)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: crc32 mismatch (file 0x%08x, computed 0x%08x)",
@@ -86,6 +96,9 @@ yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_er
     const yrt_section_rec *s = &sec[i];
     if (s->kind < 1 || s->kind >= YRT_SEC_COUNT_)
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %u has unknown kind %u", (unsigned)i, (unsigned)s->kind);
+    if (s->reserved)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %u (%s) reserved = 0x%x (must be 0)", (unsigned)i,
+                           yrt_section_name(s->kind), (unsigned)s->reserved);
     if (by_kind[s->kind] != NULL)
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s appears twice", yrt_section_name(s->kind));
     if (s->offset % YRT_ALIGN != 0 || s->offset < sizeof(yrt_file_header) || s->offset > size ||

@@ -2,7 +2,10 @@
  * is written to a temporary file in the same directory and rename()d over the target, so two runs
  * writing one path never interleave and a failed write leaves the old file intact. A path that
  * exists and is not a regular file (/dev/null, a FIFO, a device) is written in place and never
- * removed (a FIFO without a reader is an error, never a wait). Only the temporary file this call created is ever removed. */
+ * removed (a FIFO without a reader is an error, never a wait). Only the temporary file this call created is ever removed.
+ * While the temporary file exists, SIGINT / SIGTERM / SIGHUP (those not ignored) unlink it and
+ * then kill the process with the signal's default action (the caller's handlers are put back
+ * after the call): an interrupted yolort-convert leaves no PATH.tmp.XXXXXX behind. */
 #ifndef YOLORT_FILE_WRITE_H
 #define YOLORT_FILE_WRITE_H
 
