@@ -10,6 +10,7 @@
 #include "yk.h"
 #include "node_kind.h"
 #include "op_table.h"
+#include "ops/op_check.h"
 
 /* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
 #define YRT_MAX_KERNEL 1024
@@ -45,32 +46,14 @@ static yrt_status bad(const vctx *v, yrt_status s, const char *fmt, ...) {
   return r;
 }
 
-static const yrt_tensor_rec *IN(const vctx *v, int k) { return &v->m->tensors[v->n->in[k]]; }
-static const yrt_tensor_rec *OUT(const vctx *v, int k) { return &v->m->tensors[v->n->out[k]]; }
 
-static int same_dims(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
-  if (a->rank != b->rank) return 0;
-  for (uint32_t d = 0; d < a->rank; d++)
-    if (a->dims[d] != b->dims[d]) return 0;
-  return 1;
-}
 
 static int same_qparams(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
   if (a->dtype != YRT_I8) return 1;
   return a->scale == b->scale && a->zero_point == b->zero_point && a->n_scales <= 1 && b->n_scales <= 1;
 }
 
-static int per_tensor(const yrt_tensor_rec *t) { return t->n_scales <= 1; }
 
-/* Activation operands of int8 kernels carry one scale (per-channel is for weights only). */
-static yrt_status require_per_tensor(const vctx *v) {
-  for (uint32_t k = 0; k < v->n->n_in; k++)
-    if (v->n->in[k] != YRT_NONE && IN(v, k)->dtype == YRT_I8 && !per_tensor(IN(v, k)) &&
-        !(v->def->per_channel_in & (1u << k)))
-      return bad(v, YRT_ERR_UNSUPPORTED, "input %u has per-channel scales", (unsigned)k);
-  if (!per_tensor(OUT(v, 0))) return bad(v, YRT_ERR_UNSUPPORTED, "output has per-channel scales");
-  return YRT_OK;
-}
 
 /* Window arithmetic shared by conv and maxpool: out == (in + pads - eff_k) / s + 1. */
 static int window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t dil, int64_t out) {
@@ -80,13 +63,12 @@ static int window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, i
   return out == span / s + 1;
 }
 
-static int range_ok(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
 
 yrt_status yrt_check_conv(const vctx *v) {
   const yrt_node_rec *n = v->n;
   const int32_t *p = n->p;
-  const yrt_tensor_rec *x = IN(v, 0), *w = IN(v, 1), *y = OUT(v, 0);
-  const yrt_tensor_rec *b = (n->n_in > 2 && n->in[2] != YRT_NONE) ? IN(v, 2) : NULL;
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *w = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
+  const yrt_tensor_rec *b = (n->n_in > 2 && n->in[2] != YRT_NONE) ? yrt_node_in(v, 2) : NULL;
   if (x->rank != 4 || w->rank != 4 || y->rank != 4)
     return bad(v, YRT_ERR_SHAPE, "x, w, y must be rank 4 (got %u, %u, %u)", (unsigned)x->rank,
                (unsigned)w->rank, (unsigned)y->rank);
@@ -119,13 +101,13 @@ yrt_status yrt_check_conv(const vctx *v) {
     return bad(v, YRT_ERR_UNSUPPORTED, "output dtype %u", (unsigned)y->dtype);
   }
   for (int k = YRT_CONV_P_KH; k <= YRT_CONV_P_KW; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel size p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel size p[%d] = %d", k, (int)p[k]);
   for (int k = YRT_CONV_P_SH; k <= YRT_CONV_P_SW; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
   for (int k = YRT_CONV_P_PAD_T; k <= YRT_CONV_P_PAD_R; k++)
-    if (!range_ok(p[k], 0, YRT_MAX_PAD)) return bad(v, YRT_ERR_FORMAT, "padding p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 0, YRT_MAX_PAD)) return bad(v, YRT_ERR_FORMAT, "padding p[%d] = %d", k, (int)p[k]);
   for (int k = YRT_CONV_P_DH; k <= YRT_CONV_P_DW; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
   const int64_t g = p[YRT_CONV_P_GROUPS];
   const int64_t cin = x->dims[3], cout = y->dims[3];
   if (g < 1 || cin % g != 0 || cout % g != 0)
@@ -158,7 +140,7 @@ yrt_status yrt_check_conv(const vctx *v) {
     return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window",
                (int)y->dims[1], (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
   const int32_t act = p[YRT_CONV_P_ACT];
-  if (!range_ok(act, YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
+  if (!yrt_range_ok(act, YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "activation %d", (int)act);
   if (y->dtype == YRT_I8 && act != YRT_UNARY_NONE && act != YRT_UNARY_RELU && act != YRT_UNARY_IDENTITY)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 conv fuses only relu (act %d; use a LUT)", (int)act);
   const int32_t lut = p[YRT_CONV_P_LUT];
@@ -169,20 +151,20 @@ yrt_status yrt_check_conv(const vctx *v) {
     if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
       return bad(v, YRT_ERR_FORMAT, "LUT tensor %d is not a constant of 256 int8", (int)lut);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_binary(const vctx *v) {
-  const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
+  const yrt_tensor_rec *a = yrt_node_in(v, 0), *b = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   const int32_t kind = v->n->p[0];
   if (a->dtype != y->dtype || b->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8))
     return bad(v, YRT_ERR_UNSUPPORTED, "operands must be all f32 or all i8");
-  if (!range_ok(kind, YRT_BIN_ADD, YRT_BIN_DIV)) return bad(v, YRT_ERR_FORMAT, "binary kind %d", (int)kind);
+  if (!yrt_range_ok(kind, YRT_BIN_ADD, YRT_BIN_DIV)) return bad(v, YRT_ERR_FORMAT, "binary kind %d", (int)kind);
   if (y->dtype == YRT_I8 && kind != YRT_BIN_ADD && kind != YRT_BIN_MUL)
     return bad(v, YRT_ERR_UNSUPPORTED, "int8 binary supports add and mul only (kind %d)", (int)kind);
   if (a->rank != y->rank || b->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "operands differ in rank");
   const int32_t arith = v->n->p[1];
-  if (!range_ok(arith, YRT_BIN_FLOAT_CHAIN, YRT_BIN_I8_FIXED)) return bad(v, YRT_ERR_FORMAT, "binary arithmetic p[1] = %d", (int)arith);
+  if (!yrt_range_ok(arith, YRT_BIN_FLOAT_CHAIN, YRT_BIN_I8_FIXED)) return bad(v, YRT_ERR_FORMAT, "binary arithmetic p[1] = %d", (int)arith);
   if (arith == YRT_BIN_I8_FIXED) {
     yk_add_fixed fx;
     if (y->dtype != YRT_I8 || kind != YRT_BIN_ADD)
@@ -202,34 +184,34 @@ yrt_status yrt_check_binary(const vctx *v) {
       return bad(v, YRT_ERR_SHAPE, "axis %u: %d (op) %d -> %d does not broadcast", (unsigned)d, (int)ad, (int)bd,
                  (int)yd);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_unary(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != YRT_F32 || y->dtype != YRT_F32) return bad(v, YRT_ERR_UNSUPPORTED, "unary ops are f32 only");
-  if (!range_ok(v->n->p[0], YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "unary kind %d", (int)v->n->p[0]);
+  if (!yrt_range_ok(v->n->p[0], YRT_UNARY_NONE, YRT_UNARY_COUNT_ - 1)) return bad(v, YRT_ERR_FORMAT, "unary kind %d", (int)v->n->p[0]);
   if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
   return YRT_OK;
 }
 
 yrt_status yrt_check_lut(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *t = IN(v, 1), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *t = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   if (x->dtype != YRT_I8 || y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "LUT is i8 -> i8");
   if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
     return bad(v, YRT_ERR_FORMAT, "table is not a constant of 256 int8");
   if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_concat(const vctx *v) {
-  const yrt_tensor_rec *y = OUT(v, 0);
+  const yrt_tensor_rec *y = yrt_node_out(v, 0);
   const int32_t axis = v->n->p[0];
   if (y->dtype != YRT_F32 && y->dtype != YRT_I8) return bad(v, YRT_ERR_UNSUPPORTED, "dtype %u", (unsigned)y->dtype);
   if (axis < 0 || (uint32_t)axis >= y->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)axis, (unsigned)y->rank);
   int64_t sum = 0;
   for (uint32_t k = 0; k < v->n->n_in; k++) {
-    const yrt_tensor_rec *x = IN(v, (int)k);
+    const yrt_tensor_rec *x = yrt_node_in(v, (int)k);
     if (x->dtype != y->dtype || x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "input %u differs in dtype or rank", (unsigned)k);
     for (uint32_t d = 0; d < y->rank; d++)
       if ((int32_t)d != axis && x->dims[d] != y->dims[d])
@@ -238,11 +220,11 @@ yrt_status yrt_check_concat(const vctx *v) {
     sum += x->dims[axis];
   }
   if (sum != y->dims[axis]) return bad(v, YRT_ERR_SHAPE, "inputs add up to %lld on axis %d, output has %d", (long long)sum, (int)axis, (int)y->dims[axis]);
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_slice(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
   for (uint32_t d = 0; d < x->rank; d++) {
@@ -252,11 +234,11 @@ yrt_status yrt_check_slice(const vctx *v) {
       return bad(v, YRT_ERR_SHAPE, "axis %u: start %lld step %lld count %d leaves [0, %lld)", (unsigned)d,
                  (long long)start, (long long)step, (int)y->dims[d], (long long)len);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_transpose(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
   int seen[YRT_MAX_RANK] = {0};
@@ -266,45 +248,45 @@ yrt_status yrt_check_transpose(const vctx *v) {
     seen[pk] = 1;
     if (y->dims[k] != x->dims[pk]) return bad(v, YRT_ERR_SHAPE, "output dim %u is %d, input dim %d is %d", (unsigned)k, (int)y->dims[k], (int)pk, (int)x->dims[pk]);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_reshape(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->nbytes != y->nbytes) return bad(v, YRT_ERR_SHAPE, "%llu bytes -> %llu bytes", (unsigned long long)x->nbytes, (unsigned long long)y->nbytes);
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_maxpool(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   const int32_t *p = v->n->p;
   if (x->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8) || !same_qparams(x, y))
     return bad(v, YRT_ERR_UNSUPPORTED, "input and output must be f32, or i8 with equal quantization");
   if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
     return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
   for (int k = 0; k < 2; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel p[%d] = %d", k, (int)p[k]);
   for (int k = 2; k < 4; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
   for (int k = 8; k < 10; k++)
-    if (!range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
+    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
   const int64_t eff_h = (int64_t)p[8] * (p[0] - 1) + 1, eff_w = (int64_t)p[9] * (p[1] - 1) + 1;
   /* Pads smaller than the window (as ONNX requires) keep every window on real data. */
-  if (!range_ok(p[4], 0, YRT_MAX_PAD) || !range_ok(p[6], 0, YRT_MAX_PAD) || !range_ok(p[5], 0, YRT_MAX_PAD) ||
-      !range_ok(p[7], 0, YRT_MAX_PAD) || p[4] >= eff_h || p[6] >= eff_h || p[5] >= eff_w || p[7] >= eff_w)
+  if (!yrt_range_ok(p[4], 0, YRT_MAX_PAD) || !yrt_range_ok(p[6], 0, YRT_MAX_PAD) || !yrt_range_ok(p[5], 0, YRT_MAX_PAD) ||
+      !yrt_range_ok(p[7], 0, YRT_MAX_PAD) || p[4] >= eff_h || p[6] >= eff_h || p[5] >= eff_w || p[7] >= eff_w)
     return bad(v, YRT_ERR_FORMAT, "pads %d,%d,%d,%d must be >= 0 and smaller than the window", (int)p[4], (int)p[5], (int)p[6], (int)p[7]);
   if (!window_ok(x->dims[1], p[0], p[2], p[4], p[6], p[8], y->dims[1]) ||
       !window_ok(x->dims[2], p[1], p[3], p[5], p[7], p[9], y->dims[2]))
     return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window", (int)y->dims[1],
                (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_resize(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (v->n->n_in > 1) { /* int8 with a requantization table: any two grids */
-    const yrt_tensor_rec *t = IN(v, 1);
+    const yrt_tensor_rec *t = yrt_node_in(v, 1);
     if (x->dtype != YRT_I8 || y->dtype != YRT_I8 || x->dims[0] != 1)
       return bad(v, YRT_ERR_UNSUPPORTED, "a table needs int8 input and output, batch 1");
     if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
@@ -320,13 +302,13 @@ yrt_status yrt_check_resize(const vctx *v) {
     float s = v->n->f[k];
     if (!(isfinite(s) && s >= 1.0f / 1024 && s <= 1024.0f)) return bad(v, YRT_ERR_FORMAT, "scale f[%d] = %g", k, (double)s);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 /* The int8 requantization factor the session computes (yk_qmatmul_scale's order). */
 static yrt_status matmul_i8_q(const vctx *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
                               const yrt_tensor_rec *y) {
-  yrt_status st = require_per_tensor(v);
+  yrt_status st = yrt_require_per_tensor(v);
   if (st) return st;
   const float k = yk_qmatmul_scale(a->scale, b->scale, y->scale);
   if (!(isfinite(k) && k > 0.0f))
@@ -356,7 +338,7 @@ static yrt_status check_matmul_tokens(const vctx *v, const yrt_tensor_rec *a, co
 }
 
 yrt_status yrt_check_matmul(const vctx *v) {
-  const yrt_tensor_rec *a = IN(v, 0), *b = IN(v, 1), *y = OUT(v, 0);
+  const yrt_tensor_rec *a = yrt_node_in(v, 0), *b = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   if (v->n->p[0] == YRT_MATMUL_TOKENS) return check_matmul_tokens(v, a, b, y);
   if (v->n->p[0] != 0) return bad(v, YRT_ERR_FORMAT, "matmul form %d", (int)v->n->p[0]);
   const int i8 = a->dtype == YRT_I8 && b->dtype == YRT_I8 && y->dtype == YRT_I8;
@@ -385,11 +367,11 @@ yrt_status yrt_check_matmul(const vctx *v) {
 }
 
 yrt_status yrt_check_softmax(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   const int i8 = x->dtype == YRT_I8 && y->dtype == YRT_I8;
   if (!i8 && (x->dtype != YRT_F32 || y->dtype != YRT_F32))
     return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 -> f32 or i8 -> i8");
-  if (!same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
+  if (!yrt_same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
   if (v->n->p[0] < 0 || (uint32_t)v->n->p[0] >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)v->n->p[0], (unsigned)x->rank);
   if (!i8) return v->n->n_in > 1 ? bad(v, YRT_ERR_FORMAT, "a float softmax takes no table") : YRT_OK;
   const float k = v->n->f[0];
@@ -398,27 +380,27 @@ yrt_status yrt_check_softmax(const vctx *v) {
                (int)v->n->p[0], (unsigned)x->rank, YRT_SOFTMAX_I8_MAX_LEN);
   if (!(k > 0.0f && k <= 1.0f)) return bad(v, YRT_ERR_FORMAT, "int8 softmax factor %g not in (0, 1]", (double)k);
   if (v->n->n_in > 1) { /* a table before it: 256 int8 constants, the codes' scale f[1], zero point p[1] */
-    const yrt_tensor_rec *t = IN(v, 1);
+    const yrt_tensor_rec *t = yrt_node_in(v, 1);
     if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
       return bad(v, YRT_ERR_FORMAT, "softmax table is not a constant of 256 int8");
     if (!(isfinite(v->n->f[1]) && v->n->f[1] > 0.0f) || v->n->p[1] < -128 || v->n->p[1] > 127)
       return bad(v, YRT_ERR_FORMAT, "softmax table codes' scale %g / zero point %d", (double)v->n->f[1], (int)v->n->p[1]);
   }
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != from || y->dtype != to) return bad(v, YRT_ERR_UNSUPPORTED, "dtype %u -> %u", (unsigned)x->dtype, (unsigned)y->dtype);
   if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return bad(v, YRT_ERR_SHAPE, "element counts differ");
-  return require_per_tensor(v);
+  return yrt_require_per_tensor(v);
 }
 
 yrt_status yrt_check_quantize(const vctx *v) { return check_quant(v, YRT_F32, YRT_I8); }
 yrt_status yrt_check_dequantize(const vctx *v) { return check_quant(v, YRT_I8, YRT_F32); }
 
 yrt_status yrt_check_gather(const vctx *v) {
-  const yrt_tensor_rec *x = IN(v, 0), *ix = IN(v, 1), *y = OUT(v, 0);
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *ix = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   const int32_t axis = v->n->p[0];
   if (x->dtype != y->dtype || x->dtype == YRT_I32 || !same_qparams(x, y)) return bad(v, YRT_ERR_UNSUPPORTED, "data must be f32 or i8, same as output");
   if (ix->kind != YRT_TENSOR_CONST || ix->dtype != YRT_I32) return bad(v, YRT_ERR_UNSUPPORTED, "indices must be a constant i32 tensor");
@@ -438,64 +420,7 @@ yrt_status yrt_check_gather(const vctx *v) {
   const int64_t len = x->dims[axis];
   for (size_t k = 0; k < n; k++)
     if (idx[k] < -len || idx[k] >= len) return bad(v, YRT_ERR_SHAPE, "index[%zu] = %d outside [-%lld, %lld)", k, (int)idx[k], (long long)len, (long long)len);
-  return require_per_tensor(v);
-}
-
-/* Detect decode: every count, stride and shape bounded, so the kernel's anchor loops and its
- * stack scratch (yk_detect.h limits) stay inside the tensors. */
-yrt_status yrt_check_detect(const vctx *v) {
-  const int32_t *p = v->n->p;
-  const int32_t ns = p[YRT_DETECT_P_SCALES], r = p[YRT_DETECT_P_REG_MAX], nc = p[YRT_DETECT_P_CLASSES];
-  if (!range_ok(ns, 1, 3)) return bad(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..3)", (int)ns);
-  if (v->n->n_in != (uint32_t)(2 * ns + 1))
-    return bad(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d)", (unsigned)v->n->n_in, (int)ns, (int)(2 * ns + 1));
-  if (!range_ok(r, 1, 64)) return bad(v, YRT_ERR_FORMAT, "reg_max p[1] = %d (1..64)", (int)r);
-  if (!range_ok(nc, 1, YRT_MAX_CLASSES)) return bad(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
-  if (!range_ok(p[YRT_DETECT_P_XYXY], 0, 1)) return bad(v, YRT_ERR_FORMAT, "xyxy p[%d] = %d (0 or 1)", (int)YRT_DETECT_P_XYXY, (int)p[YRT_DETECT_P_XYXY]);
-  int64_t n_anchors = 0;
-  for (int32_t s = 0; s < ns; s++) {
-    const int32_t stride = p[YRT_DETECT_P_STRIDE0 + s];
-    if (!range_ok(stride, 1, 4096)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_DETECT_P_STRIDE0 + s), (int)stride);
-    const yrt_tensor_rec *b = IN(v, s), *c = IN(v, ns + s);
-    for (int k = 0; k < 2; k++) {
-      const yrt_tensor_rec *t = k ? c : b;
-      if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
-        return bad(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)(k ? ns + s : s), (unsigned)t->dtype);
-      if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
-        return bad(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)(k ? ns + s : s));
-    }
-    if (b->dims[3] != 4 * r || c->dims[3] != nc)
-      return bad(v, YRT_ERR_SHAPE, "scale %d: %d box / %d class channels, want %d / %d", (int)s, (int)b->dims[3],
-                 (int)c->dims[3], (int)(4 * r), (int)nc);
-    if (b->dims[1] != c->dims[1] || b->dims[2] != c->dims[2])
-      return bad(v, YRT_ERR_SHAPE, "scale %d: box grid %dx%d, class grid %dx%d", (int)s, (int)b->dims[1],
-                 (int)b->dims[2], (int)c->dims[1], (int)c->dims[2]);
-    n_anchors += (int64_t)b->dims[1] * b->dims[2];
-  }
-  const yrt_tensor_rec *proj = IN(v, 2 * ns), *y = OUT(v, 0);
-  if (proj->kind != YRT_TENSOR_CONST || proj->dtype != YRT_F32 || yrt_tensor_numel(proj) != (size_t)r)
-    return bad(v, YRT_ERR_FORMAT, "input %d: DFL projection must be a constant f32 [%d]", (int)(2 * ns), (int)r);
-  const float *pw = yrt_tensor_const_data(v->m, proj);
-  for (int32_t j = 0; j < r; j++)
-    if (!isfinite(pw[j])) return bad(v, YRT_ERR_FORMAT, "DFL projection[%d] is not finite", (int)j);
-  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 ||
-      y->dims[1] != 4 + nc || y->dims[2] != n_anchors)
-    return bad(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, %lld]", (int)(4 + nc), (long long)n_anchors);
-  return require_per_tensor(v);
-}
-
-/* End-to-end selection: [1, 4+nc, N] f32 in, [1, K, 6] f32 out, K <= N. */
-yrt_status yrt_check_topk(const vctx *v) {
-  const int32_t nc = v->n->p[0], k = v->n->p[1];
-  const yrt_tensor_rec *x = IN(v, 0), *y = OUT(v, 0);
-  if (!range_ok(nc, 1, YRT_MAX_CLASSES)) return bad(v, YRT_ERR_FORMAT, "classes p[0] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
-  if (x->dtype != YRT_F32 || x->rank != 3 || x->layout != YRT_LAYOUT_PLAIN || x->dims[0] != 1 || x->dims[1] != 4 + nc)
-    return bad(v, YRT_ERR_SHAPE, "input must be f32 [1, %d, N]", (int)(4 + nc));
-  if (!range_ok(k, 1, x->dims[2])) return bad(v, YRT_ERR_FORMAT, "k p[1] = %d (1..%d anchors)", (int)k, (int)x->dims[2]);
-  if ((int64_t)k * nc > INT32_MAX / 2) return bad(v, YRT_ERR_FORMAT, "k x classes = %lld too large", (long long)k * nc);
-  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 || y->dims[1] != k || y->dims[2] != 6)
-    return bad(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, 6]", (int)k);
-  return YRT_OK;
+  return yrt_require_per_tensor(v);
 }
 
 /* What holds for every kind, from its row: operand counts and indices, the output an

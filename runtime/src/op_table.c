@@ -3,6 +3,8 @@
  * complete row; the assert below makes a new enum value fail to compile until it has one. */
 #include "op_table.h"
 
+#include "ops/detect_decode.h"
+#include "ops/detect_topk.h"
 #include "ops/obj_decode.h"
 
 _Static_assert(YRT_OP_COUNT_ == 19, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");

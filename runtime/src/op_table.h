@@ -91,7 +91,8 @@ static inline const yrt_op_def *yrt_op_lookup(const yrt_op_table *t, uint32_t op
 yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
                                      yrt_model **out, yrt_error *err);
 
-/* ---- the built-in kinds' functions, by file */
+/* ---- the built-in kinds' functions, by file (kinds in one room each declare theirs in
+ * ops/<kind>.h) */
 
 /* model_validate_nodes.c */
 yrt_status yrt_check_conv(const yrt_node_check *v);
@@ -109,25 +110,12 @@ yrt_status yrt_check_softmax(const yrt_node_check *v);
 yrt_status yrt_check_quantize(const yrt_node_check *v);
 yrt_status yrt_check_dequantize(const yrt_node_check *v);
 yrt_status yrt_check_gather(const yrt_node_check *v);
-yrt_status yrt_check_detect(const yrt_node_check *v);
-yrt_status yrt_check_topk(const yrt_node_check *v);
 
 /* session_conv.c */
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 void yrt_release_conv(yrt_exec *e);
 const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n);
-
-/* session_detect.c */
-yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);
-size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
-yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-void yrt_release_detect(yrt_exec *e);
-
-/* session_topk.c */
-yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_topk(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-void yrt_release_topk(yrt_exec *e);
 
 /* session_ops.c */
 yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err);

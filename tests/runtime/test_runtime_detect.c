@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "op_table.h"
+#include "ops/detect_decode.h"
 #include "session_internal.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"

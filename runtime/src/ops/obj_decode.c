@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "obj_decode.h"
+#include "op_check.h"
 #include "yk_obj_decode.h"
 #include "session_internal.h"
 #include "session_par.h"
@@ -22,21 +23,17 @@ typedef struct yrt_exec_obj {
   size_t chunk;
 } yrt_exec_obj;
 
-static int in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
-
-static const yrt_tensor_rec *in_rec(const yrt_node_check *v, int k) { return &v->m->tensors[v->n->in[k]]; }
-
 /* Checks every count, stride, anchor and shape so the kernel's loops stay inside the tensors. */
 yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
   const int32_t *p = v->n->p;
   const int32_t ns = p[YRT_OBJ_P_SCALES], na = p[YRT_OBJ_P_ANCHORS], nc = p[YRT_OBJ_P_CLASSES];
   const int32_t mode = p[YRT_OBJ_P_MODE], split = p[YRT_OBJ_P_SPLIT];
-  if (!in_range(split, 0, 1)) return yrt_node_fail(v, YRT_ERR_FORMAT, "layout p[4] = %d (0 joint, 1 split)", (int)split);
-  if (!in_range(ns, 1, split ? 3 : YK_OBJ_MAX_SCALES))
+  if (!yrt_range_ok(split, 0, 1)) return yrt_node_fail(v, YRT_ERR_FORMAT, "layout p[4] = %d (0 joint, 1 split)", (int)split);
+  if (!yrt_range_ok(ns, 1, split ? 3 : YK_OBJ_MAX_SCALES))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..%d)", (int)ns, split ? 3 : YK_OBJ_MAX_SCALES);
-  if (!in_range(na, 1, split ? 1 : YK_OBJ_MAX_ANCHORS))
+  if (!yrt_range_ok(na, 1, split ? 1 : YK_OBJ_MAX_ANCHORS))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "anchors p[1] = %d (1..%d)", (int)na, split ? 1 : YK_OBJ_MAX_ANCHORS);
-  if (!in_range(nc, 1, YRT_MAX_CLASSES)) return yrt_node_fail(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
+  if (!yrt_range_ok(nc, 1, YRT_MAX_CLASSES)) return yrt_node_fail(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
   if (mode != YRT_OBJ_SIGMOID && mode != YRT_OBJ_EXP) return yrt_node_fail(v, YRT_ERR_FORMAT, "mode p[3] = %d (0 or 1)", (int)mode);
   const uint32_t n_feat = (uint32_t)(split ? 2 * ns : ns);
   if (v->n->n_in != n_feat + 1)
@@ -44,21 +41,21 @@ yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
   int64_t n_anchors = 0;
   for (int32_t s = 0; s < ns; s++) {
     const int32_t stride = p[YRT_OBJ_P_STRIDE0 + s];
-    if (!in_range(stride, 1, 4096)) return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_OBJ_P_STRIDE0 + s), (int)stride);
+    if (!yrt_range_ok(stride, 1, 4096)) return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_OBJ_P_STRIDE0 + s), (int)stride);
     for (int k = 0; k <= split; k++) {
       const int i = k ? ns + s : s;
-      const yrt_tensor_rec *t = in_rec(v, i);
+      const yrt_tensor_rec *t = yrt_node_in(v, i);
       if (t->dtype != YRT_F32 && t->dtype != YRT_I8) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", i, (unsigned)t->dtype);
       if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1) return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", i);
       if (t->dtype == YRT_I8 && t->n_scales > 1) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d has per-channel scales", i);
       const int64_t want = split ? (k ? 1 + nc : 4) : (int64_t)na * (5 + nc);
       if (t->dims[3] != want) return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: %d channels, want %lld", i, (int)t->dims[3], (long long)want);
-      if (k && (t->dims[1] != in_rec(v, s)->dims[1] || t->dims[2] != in_rec(v, s)->dims[2]))
+      if (k && (t->dims[1] != yrt_node_in(v, s)->dims[1] || t->dims[2] != yrt_node_in(v, s)->dims[2]))
         return yrt_node_fail(v, YRT_ERR_SHAPE, "scale %d: box and score grids differ", (int)s);
     }
-    n_anchors += (int64_t)na * in_rec(v, s)->dims[1] * in_rec(v, s)->dims[2];
+    n_anchors += (int64_t)na * yrt_node_in(v, s)->dims[1] * yrt_node_in(v, s)->dims[2];
   }
-  const yrt_tensor_rec *an = in_rec(v, (int)n_feat), *y = &v->m->tensors[v->n->out[0]];
+  const yrt_tensor_rec *an = yrt_node_in(v, (int)n_feat), *y = &v->m->tensors[v->n->out[0]];
   if (an->kind != YRT_TENSOR_CONST || an->dtype != YRT_F32 || yrt_tensor_numel(an) != (size_t)(ns * na * 2))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "input %u: anchors must be a constant f32 [%d, %d, 2]", (unsigned)n_feat, (int)ns, (int)na);
   const float *a = yrt_tensor_const_data(v->m, an);

@@ -1,11 +1,13 @@
-/* session_detect.c — YRT_OP_DETECT_DECODE: the Detect head's decode as one node. Everything
- * but the decode itself is done at session creation: the kernel parameters, and the 256-entry
- * exp / sigmoid tables of int8 inputs. Runs threaded over anchors. */
+/* detect_decode.c — YRT_OP_DETECT_DECODE, the Ultralytics Detect head's decode, in one room: its
+ * check, state, prepare, run, release and threshold-aware form (the row in op_table.c points
+ * here). Everything but the decode itself is done at session creation: the kernel parameters,
+ * and the 256-entry exp / sigmoid tables of int8 inputs. Runs threaded over anchors. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "op_table.h"
+#include "detect_decode.h"
+#include "op_check.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "yk_detect.h"
@@ -15,6 +17,49 @@
 #define DETECT_PAR_MIN 65536
 /* Tasks cover whole 64-byte lines of each output row. */
 #define DETECT_ALIGN 16
+
+/* Detect decode: every count, stride and shape bounded, so the kernel's anchor loops and its
+ * stack scratch (yk_detect.h limits) stay inside the tensors. */
+yrt_status yrt_check_detect(const yrt_node_check *v) {
+  const int32_t *p = v->n->p;
+  const int32_t ns = p[YRT_DETECT_P_SCALES], r = p[YRT_DETECT_P_REG_MAX], nc = p[YRT_DETECT_P_CLASSES];
+  if (!yrt_range_ok(ns, 1, 3)) return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..3)", (int)ns);
+  if (v->n->n_in != (uint32_t)(2 * ns + 1))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d)", (unsigned)v->n->n_in, (int)ns, (int)(2 * ns + 1));
+  if (!yrt_range_ok(r, 1, 64)) return yrt_node_fail(v, YRT_ERR_FORMAT, "reg_max p[1] = %d (1..64)", (int)r);
+  if (!yrt_range_ok(nc, 1, YRT_MAX_CLASSES)) return yrt_node_fail(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
+  if (!yrt_range_ok(p[YRT_DETECT_P_XYXY], 0, 1)) return yrt_node_fail(v, YRT_ERR_FORMAT, "xyxy p[%d] = %d (0 or 1)", (int)YRT_DETECT_P_XYXY, (int)p[YRT_DETECT_P_XYXY]);
+  int64_t n_anchors = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t stride = p[YRT_DETECT_P_STRIDE0 + s];
+    if (!yrt_range_ok(stride, 1, 4096)) return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_DETECT_P_STRIDE0 + s), (int)stride);
+    const yrt_tensor_rec *b = yrt_node_in(v, s), *c = yrt_node_in(v, ns + s);
+    for (int k = 0; k < 2; k++) {
+      const yrt_tensor_rec *t = k ? c : b;
+      if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
+        return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)(k ? ns + s : s), (unsigned)t->dtype);
+      if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
+        return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)(k ? ns + s : s));
+    }
+    if (b->dims[3] != 4 * r || c->dims[3] != nc)
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "scale %d: %d box / %d class channels, want %d / %d", (int)s, (int)b->dims[3],
+                 (int)c->dims[3], (int)(4 * r), (int)nc);
+    if (b->dims[1] != c->dims[1] || b->dims[2] != c->dims[2])
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "scale %d: box grid %dx%d, class grid %dx%d", (int)s, (int)b->dims[1],
+                 (int)b->dims[2], (int)c->dims[1], (int)c->dims[2]);
+    n_anchors += (int64_t)b->dims[1] * b->dims[2];
+  }
+  const yrt_tensor_rec *proj = yrt_node_in(v, 2 * ns), *y = yrt_node_out(v, 0);
+  if (proj->kind != YRT_TENSOR_CONST || proj->dtype != YRT_F32 || yrt_tensor_numel(proj) != (size_t)r)
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "input %d: DFL projection must be a constant f32 [%d]", (int)(2 * ns), (int)r);
+  const float *pw = yrt_tensor_const_data(v->m, proj);
+  for (int32_t j = 0; j < r; j++)
+    if (!isfinite(pw[j])) return yrt_node_fail(v, YRT_ERR_FORMAT, "DFL projection[%d] is not finite", (int)j);
+  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 ||
+      y->dims[1] != 4 + nc || y->dims[2] != n_anchors)
+    return yrt_node_fail(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, %lld]", (int)(4 + nc), (long long)n_anchors);
+  return yrt_require_per_tensor(v);
+}
 
 typedef struct yrt_exec_detect {
   yk_detect_params p;
