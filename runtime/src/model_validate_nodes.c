@@ -1,6 +1,8 @@
 /* model_validate_nodes.c — every node checked against the tensors it touches, so that the kernel
- * it runs can never read or write outside its tensors: operand counts, indices, dtypes, and the
- * shape arithmetic of each op (conv windows, slice ranges, permutations, concat sums, ...). */
+ * it runs can never read or write outside its tensors: operand counts and indices for every kind
+ * (from its row), then the row's own check — here for the kinds not yet in a room of their own
+ * (conv, binary, unary, lut, concat, slice, quantize, dequantize); the others' checks live in
+ * runtime/src/ops/<kind>.c. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,10 +14,6 @@
 #include "op_table.h"
 #include "ops/op_check.h"
 
-/* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
-#define YRT_MAX_KERNEL 1024
-#define YRT_MAX_STRIDE 1024
-#define YRT_MAX_PAD 1024
 
 typedef yrt_node_check vctx;
 
@@ -48,20 +46,9 @@ static yrt_status bad(const vctx *v, yrt_status s, const char *fmt, ...) {
 
 
 
-static int same_qparams(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
-  if (a->dtype != YRT_I8) return 1;
-  return a->scale == b->scale && a->zero_point == b->zero_point && a->n_scales <= 1 && b->n_scales <= 1;
-}
 
 
 
-/* Window arithmetic shared by conv and maxpool: out == (in + pads - eff_k) / s + 1. */
-static int window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t dil, int64_t out) {
-  int64_t eff = dil * (k - 1) + 1;
-  int64_t span = in + pa + pb - eff;
-  if (span < 0) return 0;
-  return out == span / s + 1;
-}
 
 
 yrt_status yrt_check_conv(const vctx *v) {
@@ -133,9 +120,9 @@ yrt_status yrt_check_conv(const vctx *v) {
         return bad(v, YRT_ERR_FORMAT, "bias[%lld] = %d can overflow the int32 accumulator", (long long)c,
                    (int)bd[c]);
   }
-  if (!window_ok(x->dims[1], p[YRT_CONV_P_KH], p[YRT_CONV_P_SH], p[YRT_CONV_P_PAD_T], p[YRT_CONV_P_PAD_B],
+  if (!yrt_window_ok(x->dims[1], p[YRT_CONV_P_KH], p[YRT_CONV_P_SH], p[YRT_CONV_P_PAD_T], p[YRT_CONV_P_PAD_B],
                  p[YRT_CONV_P_DH], y->dims[1]) ||
-      !window_ok(x->dims[2], p[YRT_CONV_P_KW], p[YRT_CONV_P_SW], p[YRT_CONV_P_PAD_L], p[YRT_CONV_P_PAD_R],
+      !yrt_window_ok(x->dims[2], p[YRT_CONV_P_KW], p[YRT_CONV_P_SW], p[YRT_CONV_P_PAD_L], p[YRT_CONV_P_PAD_R],
                  p[YRT_CONV_P_DW], y->dims[2]))
     return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window",
                (int)y->dims[1], (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
@@ -225,7 +212,7 @@ yrt_status yrt_check_concat(const vctx *v) {
 
 yrt_status yrt_check_slice(const vctx *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
+  if (x->dtype != y->dtype || !yrt_same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
   if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
   for (uint32_t d = 0; d < x->rank; d++) {
     const int64_t start = v->n->p[d], step = v->n->p[6 + d], len = x->dims[d];
@@ -237,157 +224,13 @@ yrt_status yrt_check_slice(const vctx *v) {
   return yrt_require_per_tensor(v);
 }
 
-yrt_status yrt_check_transpose(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
-  if (x->rank != y->rank) return bad(v, YRT_ERR_SHAPE, "rank %u -> %u", (unsigned)x->rank, (unsigned)y->rank);
-  int seen[YRT_MAX_RANK] = {0};
-  for (uint32_t k = 0; k < x->rank; k++) {
-    int32_t pk = v->n->p[k];
-    if (pk < 0 || (uint32_t)pk >= x->rank || seen[pk]) return bad(v, YRT_ERR_FORMAT, "perm is not a permutation (p[%u] = %d)", (unsigned)k, (int)pk);
-    seen[pk] = 1;
-    if (y->dims[k] != x->dims[pk]) return bad(v, YRT_ERR_SHAPE, "output dim %u is %d, input dim %d is %d", (unsigned)k, (int)y->dims[k], (int)pk, (int)x->dims[pk]);
-  }
-  return yrt_require_per_tensor(v);
-}
 
-yrt_status yrt_check_reshape(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  if (x->dtype != y->dtype || !same_qparams(x, y)) return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
-  if (x->nbytes != y->nbytes) return bad(v, YRT_ERR_SHAPE, "%llu bytes -> %llu bytes", (unsigned long long)x->nbytes, (unsigned long long)y->nbytes);
-  return yrt_require_per_tensor(v);
-}
 
-yrt_status yrt_check_maxpool(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  const int32_t *p = v->n->p;
-  if (x->dtype != y->dtype || (y->dtype != YRT_F32 && y->dtype != YRT_I8) || !same_qparams(x, y))
-    return bad(v, YRT_ERR_UNSUPPORTED, "input and output must be f32, or i8 with equal quantization");
-  if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
-    return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
-  for (int k = 0; k < 2; k++)
-    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "kernel p[%d] = %d", k, (int)p[k]);
-  for (int k = 2; k < 4; k++)
-    if (!yrt_range_ok(p[k], 1, YRT_MAX_STRIDE)) return bad(v, YRT_ERR_FORMAT, "stride p[%d] = %d", k, (int)p[k]);
-  for (int k = 8; k < 10; k++)
-    if (!yrt_range_ok(p[k], 1, YRT_MAX_KERNEL)) return bad(v, YRT_ERR_FORMAT, "dilation p[%d] = %d", k, (int)p[k]);
-  const int64_t eff_h = (int64_t)p[8] * (p[0] - 1) + 1, eff_w = (int64_t)p[9] * (p[1] - 1) + 1;
-  /* Pads smaller than the window (as ONNX requires) keep every window on real data. */
-  if (!yrt_range_ok(p[4], 0, YRT_MAX_PAD) || !yrt_range_ok(p[6], 0, YRT_MAX_PAD) || !yrt_range_ok(p[5], 0, YRT_MAX_PAD) ||
-      !yrt_range_ok(p[7], 0, YRT_MAX_PAD) || p[4] >= eff_h || p[6] >= eff_h || p[5] >= eff_w || p[7] >= eff_w)
-    return bad(v, YRT_ERR_FORMAT, "pads %d,%d,%d,%d must be >= 0 and smaller than the window", (int)p[4], (int)p[5], (int)p[6], (int)p[7]);
-  if (!window_ok(x->dims[1], p[0], p[2], p[4], p[6], p[8], y->dims[1]) ||
-      !window_ok(x->dims[2], p[1], p[3], p[5], p[7], p[9], y->dims[2]))
-    return bad(v, YRT_ERR_SHAPE, "output %dx%d does not follow from input %dx%d and the window", (int)y->dims[1],
-               (int)y->dims[2], (int)x->dims[1], (int)x->dims[2]);
-  return yrt_require_per_tensor(v);
-}
 
-yrt_status yrt_check_resize(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  if (v->n->n_in > 1) { /* int8 with a requantization table: any two grids */
-    const yrt_tensor_rec *t = yrt_node_in(v, 1);
-    if (x->dtype != YRT_I8 || y->dtype != YRT_I8 || x->dims[0] != 1)
-      return bad(v, YRT_ERR_UNSUPPORTED, "a table needs int8 input and output, batch 1");
-    if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
-      return bad(v, YRT_ERR_FORMAT, "table is not a constant of 256 int8");
-  } else if (x->dtype != y->dtype || !same_qparams(x, y)) {
-    return bad(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
-  }
-  if (x->rank != 4 || y->rank != 4 || x->dims[0] != y->dims[0] || x->dims[3] != y->dims[3])
-    return bad(v, YRT_ERR_SHAPE, "needs NHWC rank 4 with equal N and C");
-  if (v->n->p[0] != 0 || v->n->p[1] != 0)
-    return bad(v, YRT_ERR_UNSUPPORTED, "nearest mode %d / coordinate mode %d (only floor / asymmetric)", (int)v->n->p[0], (int)v->n->p[1]);
-  for (int k = 0; k < 2; k++) {
-    float s = v->n->f[k];
-    if (!(isfinite(s) && s >= 1.0f / 1024 && s <= 1024.0f)) return bad(v, YRT_ERR_FORMAT, "scale f[%d] = %g", k, (double)s);
-  }
-  return yrt_require_per_tensor(v);
-}
 
-/* The int8 requantization factor the session computes (yk_qmatmul_scale's order). */
-static yrt_status matmul_i8_q(const vctx *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
-                              const yrt_tensor_rec *y) {
-  yrt_status st = yrt_require_per_tensor(v);
-  if (st) return st;
-  const float k = yk_qmatmul_scale(a->scale, b->scale, y->scale);
-  if (!(isfinite(k) && k > 0.0f))
-    return bad(v, YRT_ERR_FORMAT, "requantization factor %g x %g / %g is not a positive number", (double)a->scale,
-               (double)b->scale, (double)y->scale);
-  return YRT_OK;
-}
 
-/* p[0] = YRT_MATMUL_TOKENS: a PLAIN [1, H, M, K], b NHWC [1, h, w, H N] (h w = K), y NHWC
- * [1, h', w', H N] (h' w' = M), all int8. */
-static yrt_status check_matmul_tokens(const vctx *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
-                                      const yrt_tensor_rec *y) {
-  if (a->dtype != YRT_I8 || b->dtype != YRT_I8 || y->dtype != YRT_I8)
-    return bad(v, YRT_ERR_UNSUPPORTED, "token-major matmul is i8 x i8 -> i8");
-  if (a->rank != 4 || b->rank != 4 || y->rank != 4 || a->layout != YRT_LAYOUT_PLAIN ||
-      b->layout != YRT_LAYOUT_NHWC || y->layout != YRT_LAYOUT_NHWC || a->dims[0] != 1 || b->dims[0] != 1 ||
-      y->dims[0] != 1)
-    return bad(v, YRT_ERR_SHAPE, "token-major matmul: a [1,H,M,K] plain, b and y NHWC of batch 1");
-  const int64_t H = a->dims[1], M = a->dims[2], K = a->dims[3], C = b->dims[3];
-  if (H < 1 || C % H != 0 || (int64_t)b->dims[1] * b->dims[2] != K || (int64_t)y->dims[1] * y->dims[2] != M ||
-      y->dims[3] != C)
-    return bad(v, YRT_ERR_SHAPE, "token-major matmul: [%d x %d x %d] x [%d x %d] -> [%d x %d]", (int)H, (int)M,
-               (int)K, (int)(b->dims[1] * b->dims[2]), (int)C, (int)(y->dims[1] * y->dims[2]), (int)y->dims[3]);
-  if (K > YRT_MATMUL_I8_MAX_K)
-    return bad(v, YRT_ERR_UNSUPPORTED, "int8 K %lld is over %d", (long long)K, YRT_MATMUL_I8_MAX_K);
-  return matmul_i8_q(v, a, b, y);
-}
 
-yrt_status yrt_check_matmul(const vctx *v) {
-  const yrt_tensor_rec *a = yrt_node_in(v, 0), *b = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
-  if (v->n->p[0] == YRT_MATMUL_TOKENS) return check_matmul_tokens(v, a, b, y);
-  if (v->n->p[0] != 0) return bad(v, YRT_ERR_FORMAT, "matmul form %d", (int)v->n->p[0]);
-  const int i8 = a->dtype == YRT_I8 && b->dtype == YRT_I8 && y->dtype == YRT_I8;
-  if (!i8 && (a->dtype != YRT_F32 || b->dtype != YRT_F32 || y->dtype != YRT_F32))
-    return bad(v, YRT_ERR_UNSUPPORTED, "matmul is f32 x f32 -> f32 or i8 x i8 -> i8");
-  const uint32_t r = y->rank;
-  if (r < 2 || a->rank != r || b->rank != r) return bad(v, YRT_ERR_SHAPE, "operands must share a rank >= 2");
-  if (b->dims[r - 2] != a->dims[r - 1] || y->dims[r - 2] != a->dims[r - 2] || y->dims[r - 1] != b->dims[r - 1])
-    return bad(v, YRT_ERR_SHAPE, "[%d x %d] x [%d x %d] -> [%d x %d]", (int)a->dims[r - 2], (int)a->dims[r - 1],
-               (int)b->dims[r - 2], (int)b->dims[r - 1], (int)y->dims[r - 2], (int)y->dims[r - 1]);
-  /* Each operand's batch is either the whole output batch or a single matrix. */
-  int a_full = 1, a_one = 1, b_full = 1, b_one = 1;
-  for (uint32_t d = 0; d + 2 < r; d++) {
-    a_full &= a->dims[d] == y->dims[d];
-    a_one &= a->dims[d] == 1;
-    b_full &= b->dims[d] == y->dims[d];
-    b_one &= b->dims[d] == 1;
-    if (y->dims[d] != (a->dims[d] > b->dims[d] ? a->dims[d] : b->dims[d]))
-      return bad(v, YRT_ERR_SHAPE, "batch axis %u does not broadcast", (unsigned)d);
-  }
-  if (!(a_full || a_one) || !(b_full || b_one)) return bad(v, YRT_ERR_UNSUPPORTED, "partial batch broadcasting");
-  if (!i8) return YRT_OK;
-  if (a->dims[r - 1] > YRT_MATMUL_I8_MAX_K)
-    return bad(v, YRT_ERR_UNSUPPORTED, "int8 K %lld is over %d", (long long)a->dims[r - 1], YRT_MATMUL_I8_MAX_K);
-  return matmul_i8_q(v, a, b, y);
-}
 
-yrt_status yrt_check_softmax(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
-  const int i8 = x->dtype == YRT_I8 && y->dtype == YRT_I8;
-  if (!i8 && (x->dtype != YRT_F32 || y->dtype != YRT_F32))
-    return bad(v, YRT_ERR_UNSUPPORTED, "softmax is f32 -> f32 or i8 -> i8");
-  if (!yrt_same_dims(x, y)) return bad(v, YRT_ERR_SHAPE, "input and output shapes differ");
-  if (v->n->p[0] < 0 || (uint32_t)v->n->p[0] >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)v->n->p[0], (unsigned)x->rank);
-  if (!i8) return v->n->n_in > 1 ? bad(v, YRT_ERR_FORMAT, "a float softmax takes no table") : YRT_OK;
-  const float k = v->n->f[0];
-  if ((uint32_t)v->n->p[0] != x->rank - 1 || x->dims[x->rank - 1] > YRT_SOFTMAX_I8_MAX_LEN)
-    return bad(v, YRT_ERR_UNSUPPORTED, "int8 softmax over axis %d of rank %u (the last one, at most %d long)",
-               (int)v->n->p[0], (unsigned)x->rank, YRT_SOFTMAX_I8_MAX_LEN);
-  if (!(k > 0.0f && k <= 1.0f)) return bad(v, YRT_ERR_FORMAT, "int8 softmax factor %g not in (0, 1]", (double)k);
-  if (v->n->n_in > 1) { /* a table before it: 256 int8 constants, the codes' scale f[1], zero point p[1] */
-    const yrt_tensor_rec *t = yrt_node_in(v, 1);
-    if (t->kind != YRT_TENSOR_CONST || t->dtype != YRT_I8 || yrt_tensor_numel(t) != 256)
-      return bad(v, YRT_ERR_FORMAT, "softmax table is not a constant of 256 int8");
-    if (!(isfinite(v->n->f[1]) && v->n->f[1] > 0.0f) || v->n->p[1] < -128 || v->n->p[1] > 127)
-      return bad(v, YRT_ERR_FORMAT, "softmax table codes' scale %g / zero point %d", (double)v->n->f[1], (int)v->n->p[1]);
-  }
-  return yrt_require_per_tensor(v);
-}
 
 static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
@@ -399,29 +242,6 @@ static yrt_status check_quant(const vctx *v, uint32_t from, uint32_t to) {
 yrt_status yrt_check_quantize(const vctx *v) { return check_quant(v, YRT_F32, YRT_I8); }
 yrt_status yrt_check_dequantize(const vctx *v) { return check_quant(v, YRT_I8, YRT_F32); }
 
-yrt_status yrt_check_gather(const vctx *v) {
-  const yrt_tensor_rec *x = yrt_node_in(v, 0), *ix = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
-  const int32_t axis = v->n->p[0];
-  if (x->dtype != y->dtype || x->dtype == YRT_I32 || !same_qparams(x, y)) return bad(v, YRT_ERR_UNSUPPORTED, "data must be f32 or i8, same as output");
-  if (ix->kind != YRT_TENSOR_CONST || ix->dtype != YRT_I32) return bad(v, YRT_ERR_UNSUPPORTED, "indices must be a constant i32 tensor");
-  if (axis < 0 || (uint32_t)axis >= x->rank) return bad(v, YRT_ERR_FORMAT, "axis %d for rank %u", (int)axis, (unsigned)x->rank);
-  if (y->rank != x->rank - 1 + ix->rank) return bad(v, YRT_ERR_SHAPE, "output rank %u, want %u", (unsigned)y->rank, (unsigned)(x->rank - 1 + ix->rank));
-  uint32_t o = 0;
-  for (uint32_t d = 0; d < x->rank; d++) {
-    if ((int32_t)d == axis) {
-      for (uint32_t k = 0; k < ix->rank; k++)
-        if (y->dims[o++] != ix->dims[k]) return bad(v, YRT_ERR_SHAPE, "output dim %u differs from the indices' shape", o - 1);
-    } else if (y->dims[o++] != x->dims[d]) {
-      return bad(v, YRT_ERR_SHAPE, "output dim %u differs from data dim %u", o - 1, (unsigned)d);
-    }
-  }
-  const int32_t *idx = yrt_tensor_const_data(v->m, ix);
-  const size_t n = yrt_tensor_numel(ix);
-  const int64_t len = x->dims[axis];
-  for (size_t k = 0; k < n; k++)
-    if (idx[k] < -len || idx[k] >= len) return bad(v, YRT_ERR_SHAPE, "index[%zu] = %d outside [-%lld, %lld)", k, (int)idx[k], (long long)len, (long long)len);
-  return yrt_require_per_tensor(v);
-}
 
 /* What holds for every kind, from its row: operand counts and indices, the output an
  * activation; then the row's own check. */

@@ -3,6 +3,13 @@
  * complete row; the assert below makes a new enum value fail to compile until it has one. */
 #include "op_table.h"
 
+#include "ops/gather.h"
+#include "ops/matmul.h"
+#include "ops/maxpool.h"
+#include "ops/reshape.h"
+#include "ops/resize.h"
+#include "ops/softmax.h"
+#include "ops/transpose.h"
 #include "ops/detect_decode.h"
 #include "ops/detect_topk.h"
 #include "ops/obj_decode.h"

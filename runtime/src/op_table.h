@@ -101,15 +101,8 @@ yrt_status yrt_check_unary(const yrt_node_check *v);
 yrt_status yrt_check_lut(const yrt_node_check *v);
 yrt_status yrt_check_concat(const yrt_node_check *v);
 yrt_status yrt_check_slice(const yrt_node_check *v);
-yrt_status yrt_check_transpose(const yrt_node_check *v);
-yrt_status yrt_check_reshape(const yrt_node_check *v);
-yrt_status yrt_check_maxpool(const yrt_node_check *v);
-yrt_status yrt_check_resize(const yrt_node_check *v);
-yrt_status yrt_check_matmul(const yrt_node_check *v);
-yrt_status yrt_check_softmax(const yrt_node_check *v);
 yrt_status yrt_check_quantize(const yrt_node_check *v);
 yrt_status yrt_check_dequantize(const yrt_node_check *v);
-yrt_status yrt_check_gather(const yrt_node_check *v);
 
 /* session_conv.c */
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
@@ -123,25 +116,12 @@ yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err);
 void yrt_release_binary(yrt_exec *e);
 yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_maxpool(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_gather(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_reshape(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_gather(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
 #endif

@@ -1,43 +1,40 @@
-/* session_ops.c — every node kind but conv and detect: shapes and parameters worked out once from
- * the validated records (prepare), then a runner that only calls the yk_* kernel, over the
- * thread pool where it pays. The rows naming these functions are in op_table.c. */
+/* session_ops.c — the light kinds not yet in a room of their own (runtime/src/ops/): binary,
+ * unary, lut, concat, slice, quantize, dequantize, and the published-range machinery they share
+ * with conv. Shapes and parameters worked out once from the validated records (prepare), then a
+ * runner that only calls the yk_* kernel, over the thread pool where it pays. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "kernel_kinds.h"
 #include "op_table.h"
+#include "ops/op_run.h"
 #include "session_internal.h"
 #include "session_par.h"
 
-/* What a range function of a node needs: the session (ISA, pool) and the prepared node. */
-typedef struct node_ctx {
-  const yrt_session *s;
-  const yrt_exec *e;
-} node_ctx;
 
 /* Element ranges [lo, hi) of the flat element-wise kinds. */
 static void unary_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
+  const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   yk_unary_f32(&t->s->isa, e->node->p[0], e->node->f[0], (const float *)e->in[0] + lo, (float *)e->out + lo,
                hi - lo);
 }
 
 static void lut_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
+  const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   yk_lut_i8(&t->s->isa, (const int8_t *)e->in[0] + lo, (int8_t *)e->out + lo, hi - lo, e->in[1]);
 }
 
 static void quantize_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
+  const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   yk_quantize_f32_i8(&t->s->isa, (const float *)e->in[0] + lo, (int8_t *)e->out + lo, hi - lo, e->q[2].scale,
                      e->q[2].zero_point);
 }
 
 static void dequantize_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
+  const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   yk_dequantize_i8_f32(&t->s->isa, (const int8_t *)e->in[0] + lo, (float *)e->out + lo, hi - lo, e->q[0].scale,
                        e->q[0].zero_point);
@@ -45,8 +42,8 @@ static void dequantize_range(const void *ctx, size_t lo, size_t hi) {
 
 /* Rows [lo, hi) of the outer loop of a concat. */
 static void concat_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
+  const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
   const yrt_exec_concat *c = &e->u.concat;
   const void *in[YRT_MAX_NODE_IO];
   size_t total = 0;
@@ -63,7 +60,7 @@ static void concat_range(const void *ctx, size_t lo, size_t hi) {
 
 /* Rows [lo, hi) of axis 1 of a slice whose output has a leading dim of 1 (an NHWC Split). */
 static void slice_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
   int64_t starts[YK_MAX_RANK];
   memcpy(starts, e->u.slice.starts, sizeof starts);
   starts[1] += (int64_t)lo * e->u.slice.steps[1];
@@ -75,45 +72,13 @@ static void slice_range(const void *ctx, size_t lo, size_t hi) {
            e->esize);
 }
 
-/* Units [lo, hi) of a matmul's output rows, a unit being rows_per_unit rows of one batch (the
- * int8 kernel's row blocks): rows are independent (each output sums over k in the same order
- * however M is split), so threading is bit-exact. */
-static void matmul_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const yrt_exec_matmul *mm = &e->u.matmul;
-  while (lo < hi) {
-    const size_t bt = lo / mm->units_per_batch, u0 = lo % mm->units_per_batch;
-    const size_t units = hi - lo < mm->units_per_batch - u0 ? hi - lo : mm->units_per_batch - u0;
-    const size_t r0 = u0 * mm->rows_per_unit, r1 = (u0 + units) * mm->rows_per_unit;
-    const size_t rows = (r1 < mm->m ? r1 : mm->m) - r0;
-    const size_t ao = bt * mm->a_stride + r0 * mm->k, bo = bt * mm->b_stride, yo = bt * mm->y_stride + r0 * mm->ldy;
-    if (e->esize == 1) {
-      const yk_qmatmul_strides st = {0, 0, 0, mm->ldb, mm->ldy};
-      yk_qmatmul_i8(&s->isa, (const int8_t *)e->in[0] + ao, (const int8_t *)e->in[1] + bo, (int8_t *)e->out + yo,
-                    1, &st, rows, mm->k, mm->n, &mm->q);
-    } else {
-      yk_matmul_f32(&s->isa, (const float *)e->in[0] + ao, (const float *)e->in[1] + bo, (float *)e->out + yo, 1,
-                    0, 0, rows, mm->k, mm->n);
-    }
-    lo += units;
-  }
-}
 
-/* Outer slices [lo, hi) of a softmax. */
-static void softmax_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const size_t slice = e->u.softmax.len * e->u.softmax.inner;
-  yk_softmax_f32(&s->isa, (const float *)e->in[0] + lo * slice, (float *)e->out + lo * slice, hi - lo,
-                 e->u.softmax.len, e->u.softmax.inner);
-}
 
 /* Rows [lo, hi) of axis 1 of a binary node (output [1, R, ...]): an input with R rows is
  * offset, one broadcasting along axis 1 (dim 1) is read whole. */
 static void binary_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
+  const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
+  const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
   yk_shape sh[3] = {e->sh[0], e->sh[1], e->sh[2]};
   const void *in[2];
   void *out = NULL;
@@ -132,27 +97,13 @@ static void binary_range(const void *ctx, size_t lo, size_t hi) {
     yk_binary_f32(&s->isa, e->node->p[0], in[0], &sh[0], in[1], &sh[1], out, &sh[2]);
 }
 
-/* fn over n units (elements, or rows of unit_elems elements) of node e, on the pool when it
- * pays: about 4 ranges per thread, none under YRT_PAR_MIN_ELEMS / 4 elements, flat ranges in
- * whole 64-element SIMD blocks. */
-static void run_par(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, size_t n, size_t unit_elems) {
-  const node_ctx t = {s, e};
-  const size_t threads = yrt_par_threads(&s->par);
-  if (threads < 2 || n < 2 || n * unit_elems < 2 * YRT_PAR_MIN_ELEMS) {
-    fn(&t, 0, n);
-    return;
-  }
-  const size_t min_chunk = (YRT_PAR_MIN_ELEMS / 4 + unit_elems - 1) / unit_elems;
-  const size_t chunk = yrt_par_chunk(n, 4 * threads, min_chunk, unit_elems == 1 ? 64 : 1);
-  yrt_par_ranges(&s->par, n, chunk, fn, &t);
-}
 
 /* ---- publishing an f32 output's range (a dynamically quantized consumer's input, session_conv.c) */
 
 #define RANGE_BLOCK 4096 /* output values written, then measured while still in cache */
 
 typedef struct measured_ctx {
-  node_ctx t;
+  yrt_node_ctx t;
   yrt_range_fn fn;  /* writes units [lo, hi): output values [lo * unit_elems, hi * unit_elems) */
   size_t unit_elems, chunk;
   float *lohi;      /* [2 * YRT_RANGE_SLOTS] */
@@ -179,7 +130,7 @@ static void measured_range(const void *ctx, size_t lo, size_t hi) {
  * e->pub_range, the range of what it wrote is measured block by block and published. */
 static void run_par_out(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, size_t n, size_t unit_elems) {
   if (!e->pub_range) {
-    run_par(s, e, fn, n, unit_elems);
+    yrt_run_par(s, e, fn, n, unit_elems);
     return;
   }
   const size_t threads = yrt_par_threads(&s->par);
@@ -224,7 +175,7 @@ yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *er
     run_par_out(s, e, binary_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
     return YRT_OK;
   }
-  const node_ctx t = {s, e};
+  const yrt_node_ctx t = {s, e};
   binary_range(&t, 0, so->rank >= 2 ? (size_t)so->d[1] : 1);
   measure_out(s, e);
   return YRT_OK;
@@ -233,7 +184,7 @@ yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *er
 /* Pixels [lo, hi) of an int8 binary run by pixels: on views (same shapes [1, H, W, C], pixel
  * strides), or a fixed-point Add (dense: strides c). */
 static void binary_pixels_range(const void *ctx, size_t lo, size_t hi) {
-  yrt_binary_pixels(((const node_ctx *)ctx)->s, ((const node_ctx *)ctx)->e, lo, hi);
+  yrt_binary_pixels(((const yrt_node_ctx *)ctx)->s, ((const yrt_node_ctx *)ctx)->e, lo, hi);
 }
 
 void yrt_binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
@@ -249,7 +200,7 @@ void yrt_binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_
 
 static yrt_status run_binary_pixels(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, binary_pixels_range, e->numel / e->u.binview.c, e->u.binview.c);
+  yrt_run_par(s, e, binary_pixels_range, e->numel / e->u.binview.c, e->u.binview.c);
   return YRT_OK;
 }
 
@@ -276,7 +227,7 @@ yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err) {
 
 yrt_status yrt_run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, lut_range, e->numel, 1);
+  yrt_run_par(s, e, lut_range, e->numel, 1);
   return YRT_OK;
 }
 
@@ -301,14 +252,14 @@ static yrt_status run_nothing(const yrt_session *s, const yrt_exec *e, yrt_error
  * and Sigmoid nodes left idle: one pass reading bytes instead of three float passes. */
 
 static void silu_lut_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
+  const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   yk_lut_i8_f32(&t->s->isa, e->u.silu.x + lo, (float *)e->out + lo, hi - lo, e->u.silu.lut);
 }
 
 static yrt_status run_silu_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, silu_lut_range, e->numel, 1);
+  yrt_run_par(s, e, silu_lut_range, e->numel, 1);
   return YRT_OK;
 }
 
@@ -388,145 +339,29 @@ yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err
   return YRT_OK;
 }
 
-/* Slabs [lo, hi) of a transpose whose leading axes stay in place (attention heads): each slab
- * is the same transpose of its own contiguous block, in and out. */
-static void transpose_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const struct yrt_exec_transpose *t = &e->u.transpose;
-  yk_shape sh = t->slab;
-  sh.d[0] = (int64_t)(hi - lo);
-  const size_t off = lo * t->inner * e->esize;
-  yk_transpose(&((const node_ctx *)ctx)->s->isa, (const uint8_t *)e->in[0] + off, &sh, (uint8_t *)e->out + off,
-               t->sub_perm, e->esize);
-}
 
-yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const struct yrt_exec_transpose *t = &e->u.transpose;
-  if (t->outer > 1) /* each thread moves its own heads: the next node's rows stay on it */
-    run_par(s, e, transpose_range, t->outer, t->inner);
-  else
-    yk_transpose(&s->isa, e->in[0], &e->sh[0], e->out, t->perm, e->esize);
-  return YRT_OK;
-}
 
-yrt_status yrt_run_reshape(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)s, (void)err;
-  memcpy(e->out, e->in[0], e->numel * e->esize); /* never overlapping (memory plan check) */
-  return YRT_OK;
-}
 
-/* Output rows [lo, hi) of a max pool (one image): the input from the first row they read, the
- * top padding what is left of it above that row, so every window keeps its taps. */
-static void maxpool_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const yrt_exec_pool *p = &e->u.pool;
-  yk_pool_params q = p->p;
-  const int first = (int)lo * q.sh - q.pad_t, s0 = first > 0 ? first : 0;
-  q.pad_t = -first + s0;
-  const size_t in_off = (size_t)s0 * (size_t)p->w * (size_t)p->c, out_off = lo * (size_t)p->ow * (size_t)p->c;
-  if (e->esize == 1)
-    yk_maxpool_nhwc_i8(&s->isa, (const int8_t *)e->in[0] + in_off, 1, p->h - s0, p->w, p->c,
-                       (int8_t *)e->out + out_off, (int)(hi - lo), p->ow, &q);
-  else
-    yk_maxpool_nhwc_f32(&s->isa, (const float *)e->in[0] + in_off, 1, p->h - s0, p->w, p->c,
-                        (float *)e->out + out_off, (int)(hi - lo), p->ow, &q);
-}
 
-yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_exec_pool *p = &e->u.pool;
-  if (p->n == 1) {
-    run_par(s, e, maxpool_range, (size_t)p->oh, (size_t)p->ow * (size_t)p->c);
-    return YRT_OK;
-  }
-  if (e->esize == 1)
-    yk_maxpool_nhwc_i8(&s->isa, e->in[0], p->n, p->h, p->w, p->c, e->out, p->oh, p->ow, &p->p);
-  else
-    yk_maxpool_nhwc_f32(&s->isa, e->in[0], p->n, p->h, p->w, p->c, e->out, p->oh, p->ow, &p->p);
-  return YRT_OK;
-}
 
-static void resize_range(const void *ctx, size_t lo, size_t hi) {
-  const node_ctx *t = ctx;
-  const yrt_exec *e = t->e;
-  const yrt_exec_resize *r = &e->u.resize;
-  yk_resize_nearest_nhwc_rows(&t->s->isa, e->in[0], r->h, r->w, r->c, e->out, r->ys, r->oh, r->ow, r->sh, r->sw,
-                              e->esize, r->lut, (int)lo, (int)hi);
-}
 
-yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_exec_resize *r = &e->u.resize;
-  if (r->n == 1) {
-    run_par(s, e, resize_range, (size_t)r->oh, (size_t)r->ow * (size_t)r->c);
-    return YRT_OK;
-  }
-  yk_resize_nearest_nhwc(e->in[0], r->n, r->h, r->w, r->c, e->out, r->oh, r->ow, r->sh, r->sw, e->esize);
-  return YRT_OK;
-}
 
-yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_exec_matmul *mm = &e->u.matmul;
-  const size_t n = mm->batch * mm->units_per_batch;
-  if (e->esize != 1) {
-    run_par(s, e, matmul_range, n, mm->n * mm->k); /* weigh rows by their work, k MACs per output */
-    return YRT_OK;
-  }
-  /* int8: one range per thread. Each call prepares b once (its column sums, and the AVX-512
-   * kernel's panel interleave: a quarter of the work of 16 rows of the attention's MatMul_1), so
-   * fewer, longer ranges; whole row blocks. */
-  const size_t threads = yrt_par_threads(&s->par);
-  const node_ctx t = {s, e};
-  const int one = threads < 2 || n < 2 || mm->batch * mm->m * mm->n * mm->k < 2 * YRT_PAR_MIN_ELEMS;
-  yrt_par_ranges(one ? NULL : &s->par, n, one ? n : (n + threads - 1) / threads, matmul_range, &t);
-  return YRT_OK;
-}
 
-/* Rows [lo, hi) of an int8 softmax: the float chain dequantize, softmax, the QLinearSoftmax factor
- * as BINARY MUL computes it, quantize, bit for bit (yk_softmax_i8: fused rows on AVX-512). */
-static void softmax_i8_range(const void *ctx, size_t lo, size_t hi) {
-  const yrt_session *s = ((const node_ctx *)ctx)->s;
-  const yrt_exec *e = ((const node_ctx *)ctx)->e;
-  const size_t len = e->u.softmax.len;
-  const yk_softmax_i8_params p = {e->u.softmax.x_scale, e->u.softmax.k, e->q[2].scale, e->u.softmax.x_zp,
-                                  e->q[2].zero_point, e->u.softmax.lut};
-  yk_softmax_i8(&s->isa, (const int8_t *)e->in[0] + lo * len, (int8_t *)e->out + lo * len, hi - lo, len, &p);
-}
 
-yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  run_par(s, e, e->esize == 1 ? softmax_i8_range : softmax_range, e->u.softmax.outer,
-          e->u.softmax.len * e->u.softmax.inner);
-  return YRT_OK;
-}
 
 yrt_status yrt_run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, quantize_range, e->numel, 1);
+  yrt_run_par(s, e, quantize_range, e->numel, 1);
   return YRT_OK;
 }
 
 yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_par(s, e, dequantize_range, e->numel, 1);
+  yrt_run_par(s, e, dequantize_range, e->numel, 1);
   return YRT_OK;
 }
 
-yrt_status yrt_run_gather(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)s, (void)err;
-  yk_gather(e->in[0], &e->sh[0], e->u.gather.axis, e->u.gather.idx, e->u.gather.n_idx, e->out, e->esize);
-  return YRT_OK;
-}
 
-/* Product of dims [from, to) of t. */
-static size_t dims_product(const yrt_tensor_rec *t, uint32_t from, uint32_t to) {
-  size_t p = 1;
-  for (uint32_t d = from; d < to && d < t->rank; d++) p *= (size_t)t->dims[d];
-  return p;
-}
 
 /* ---- prepare: each kind's parameters from the validated records */
 
@@ -538,11 +373,11 @@ yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err) {
   yrt_exec_concat *c = &e->u.concat;
   const uint32_t axis = (uint32_t)n->p[0];
   c->n = (int)n->n_in;
-  c->outer = dims_product(y, 0, axis);
+  c->outer = yrt_dims_product(y, 0, axis);
   int copies = 0;
   for (uint32_t k = 0; k < n->n_in; k++) {
     const yrt_tensor_rec *t = &m->tensors[n->in[k]];
-    c->inner[k] = dims_product(t, axis, t->rank);
+    c->inner[k] = yrt_dims_product(t, axis, t->rank);
     c->qx[k] = yrt_qparams_of(t);
     c->in_place[k] = (uint8_t)yrt_concat_slot_in_place(m, n, k);
     copies += !c->in_place[k];
@@ -570,111 +405,8 @@ yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err) {
   return YRT_OK;
 }
 
-yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_node_rec *n = e->node;
-  const yrt_tensor_rec *x = &s->model->tensors[n->in[0]];
-  struct yrt_exec_transpose *t = &e->u.transpose;
-  for (uint32_t d = 0; d < YK_MAX_RANK; d++) t->perm[d] = d < x->rank ? n->p[d] : (int)d;
-  /* p: leading axes in place; none, or all (a copy), or one slab: not split */
-  uint32_t p = 0;
-  while (p < x->rank && t->perm[p] == (int)p) p++;
-  t->outer = p >= 1 && p < x->rank ? dims_product(x, 0, p) : 1;
-  if (t->outer < 2) return YRT_OK;
-  t->inner = dims_product(x, p, x->rank);
-  t->slab.rank = (int)(x->rank - p) + 1;
-  t->slab.d[0] = 1;
-  for (uint32_t d = p; d < x->rank; d++) {
-    t->slab.d[d - p + 1] = x->dims[d];
-    t->sub_perm[d - p + 1] = t->perm[d] - (int)p + 1;
-  }
-  t->sub_perm[0] = 0;
-  for (int d = t->slab.rank; d < YK_MAX_RANK; d++) t->sub_perm[d] = d;
-  return YRT_OK;
-}
 
-yrt_status yrt_prepare_maxpool(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_node_rec *n = e->node;
-  const yrt_tensor_rec *x = &s->model->tensors[n->in[0]], *y = &s->model->tensors[n->out[0]];
-  yrt_exec_pool *p = &e->u.pool;
-  const int32_t *q = n->p;
-  yk_pool_params pp = {q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9]};
-  p->p = pp;
-  p->n = x->dims[0], p->h = x->dims[1], p->w = x->dims[2], p->c = x->dims[3];
-  p->oh = y->dims[1], p->ow = y->dims[2];
-  return YRT_OK;
-}
 
-yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_node_rec *n = e->node;
-  const yrt_tensor_rec *x = &s->model->tensors[n->in[0]], *y = &s->model->tensors[n->out[0]];
-  yrt_exec_resize *r = &e->u.resize;
-  r->n = x->dims[0], r->h = x->dims[1], r->w = x->dims[2], r->c = x->dims[3];
-  r->oh = y->dims[1], r->ow = y->dims[2];
-  r->sh = n->f[0], r->sw = n->f[1];
-  r->ys = yrt_pixel_stride(s->model, y);
-  r->lut = n->n_in > 1 ? e->in[1] : NULL; /* validated: batch 1, a constant of 256 int8 */
-  return YRT_OK;
-}
 
-yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_model *m = s->model;
-  const yrt_node_rec *n = e->node;
-  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *b = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
-  yrt_exec_matmul *mm = &e->u.matmul;
-  const uint32_t r = y->rank;
-  mm->m = (size_t)x->dims[r - 2];
-  mm->k = (size_t)x->dims[r - 1];
-  if (n->p[0] == YRT_MATMUL_TOKENS) { /* heads of token-major b and y (validated) */
-    const size_t c = (size_t)b->dims[3];
-    mm->batch = (size_t)x->dims[1];
-    mm->n = c / mm->batch;
-    mm->a_stride = mm->m * mm->k;
-    mm->b_stride = mm->y_stride = mm->n; /* head hd at column hd N */
-    mm->ldb = mm->ldy = c;
-  } else {
-    mm->n = (size_t)b->dims[r - 1];
-    mm->batch = dims_product(y, 0, r - 2);
-    mm->a_stride = dims_product(x, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->m * mm->k;
-    mm->b_stride = dims_product(b, 0, r - 2) == 1 && mm->batch > 1 ? 0 : mm->k * mm->n;
-    mm->y_stride = mm->m * mm->n;
-    mm->ldb = mm->ldy = mm->n;
-  }
-  mm->rows_per_unit = e->esize == 1 ? YK_QMATMUL_ROWS : 1;
-  mm->units_per_batch = (mm->m + mm->rows_per_unit - 1) / mm->rows_per_unit;
-  if (e->esize == 1) { /* validated: a positive, finite factor */
-    const yk_qmatmul_params q = {e->q[0].zero_point, e->q[1].zero_point, e->q[2].zero_point,
-                                 yk_qmatmul_scale(e->q[0].scale, e->q[1].scale, e->q[2].scale)};
-    mm->q = q;
-  }
-  return YRT_OK;
-}
 
-yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_tensor_rec *x = &s->model->tensors[e->node->in[0]];
-  const uint32_t axis = (uint32_t)e->node->p[0];
-  e->u.softmax.outer = dims_product(x, 0, axis);
-  e->u.softmax.len = (size_t)x->dims[axis];
-  e->u.softmax.inner = dims_product(x, axis + 1, x->rank);
-  e->u.softmax.k = e->node->f[0];
-  /* validated: with a table (in[1]) the looked-up codes' quantization is f[1] / p[1] */
-  const int lut = e->node->n_in > 1;
-  e->u.softmax.lut = lut ? (const int8_t *)e->in[1] : NULL;
-  e->u.softmax.x_scale = lut ? e->node->f[1] : e->q[0].scale;
-  e->u.softmax.x_zp = lut ? e->node->p[1] : e->q[0].zero_point;
-  return YRT_OK;
-}
 
-yrt_status yrt_prepare_gather(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  (void)err;
-  const yrt_model *m = s->model;
-  const yrt_tensor_rec *ix = &m->tensors[e->node->in[1]];
-  e->u.gather.axis = e->node->p[0];
-  e->u.gather.idx = yrt_tensor_const_data(m, ix);
-  e->u.gather.n_idx = yrt_tensor_numel(ix);
-  return YRT_OK;
-}

@@ -8,6 +8,11 @@
 
 #include "op_table.h"
 
+/* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
+#define YRT_MAX_KERNEL 1024
+#define YRT_MAX_STRIDE 1024
+#define YRT_MAX_PAD 1024
+
 static inline const yrt_tensor_rec *yrt_node_in(const yrt_node_check *v, int k) { return &v->m->tensors[v->n->in[k]]; }
 static inline const yrt_tensor_rec *yrt_node_out(const yrt_node_check *v, int k) { return &v->m->tensors[v->n->out[k]]; }
 static inline int yrt_range_ok(int32_t v, int32_t lo, int32_t hi) { return v >= lo && v <= hi; }
@@ -18,6 +23,20 @@ static inline int yrt_same_dims(const yrt_tensor_rec *a, const yrt_tensor_rec *b
   for (uint32_t d = 0; d < a->rank; d++)
     if (a->dims[d] != b->dims[d]) return 0;
   return 1;
+}
+
+/* Same int8 quantization (or not int8): a data move that copies bytes. */
+static inline int yrt_same_qparams(const yrt_tensor_rec *a, const yrt_tensor_rec *b) {
+  if (a->dtype != YRT_I8) return 1;
+  return a->scale == b->scale && a->zero_point == b->zero_point && a->n_scales <= 1 && b->n_scales <= 1;
+}
+
+/* Window arithmetic shared by conv and maxpool: out == (in + pads - eff_k) / s + 1. */
+static inline int yrt_window_ok(int64_t in, int64_t k, int64_t s, int64_t pa, int64_t pb, int64_t dil, int64_t out) {
+  const int64_t eff = dil * (k - 1) + 1;
+  const int64_t span = in + pa + pb - eff;
+  if (span < 0) return 0;
+  return out == span / s + 1;
 }
 
 /* Int8 operands per-tensor, but those the row allows per-channel scales (weights), and the output. */
