@@ -30,7 +30,7 @@ typedef struct yrt_node_check {
   yrt_error *err;
 } yrt_node_check;
 
-/* Sets err to "yrt: node <idx> '<name>' (<op>): <what>" and returns s. */
+/* Sets err to "yrt: node <idx> '<name>' (<op>): <what>" and returns s (ops/op_check.c). */
 yrt_status yrt_node_fail(const yrt_node_check *v, yrt_status s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -1,0 +1,18 @@
+/* op_check.c — the failure message every kind's check writes (op_table.h: yrt_node_fail). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "model_internal.h"
+#include "node_kind.h"
+#include "op_check.h"
+
+yrt_status yrt_node_fail(const yrt_node_check *v, yrt_status s, const char *fmt, ...) {
+  char what[384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  const char *name = yrt_model_string_ok(v->m, v->n->name) ? yrt_model_string(v->m, v->n->name) : "?";
+  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name,
+                       v->def ? v->def->name : yrt_op_table_name(v->m->ops, v->n->op), what);
+}
