@@ -70,7 +70,7 @@ static void *fence_at_end(fenced *f, size_t bytes) {
 
 static void unfence(fenced *f) { munmap(f->map, 2 * f->page); }
 
-static const size_t garbage_sizes[] = {YRT_STRUCT_SIZE_MAX + 1, (size_t)1 << 40, SIZE_MAX};
+static const size_t garbage_sizes[] = {YRT_STRUCT_SIZE_MAX + 1, SIZE_MAX / 4, SIZE_MAX}; /* 32-bit size_t too */
 
 static void test_struct_size_garbage(void **state) {
   (void)state;
@@ -196,8 +196,8 @@ static void test_frame_stride_huge(void **state) {
   fr.format = YRT_PIX_RGB888;
   fr.width = fr.height = 16;
   fr.plane[0] = px;
-  fr.stride[0] = (size_t)1 << 62;
-  expect_msg(yrt_session_set_frame(s, &fr, NULL, &err), YRT_ERR_INVALID_ARG, &err, "stride[0] = 4611686018427387904");
+  fr.stride[0] = SIZE_MAX / 2;
+  expect_msg(yrt_session_set_frame(s, &fr, NULL, &err), YRT_ERR_INVALID_ARG, &err, "stride[0] = ");
   fr.stride[0] = SIZE_MAX;
   expect_msg(yrt_session_set_frame(s, &fr, NULL, &err), YRT_ERR_INVALID_ARG, &err, "stride[0]");
   fr.stride[0] = ((size_t)1 << 30) + 1;
@@ -208,14 +208,14 @@ static void test_frame_stride_huge(void **state) {
   fr.format = YRT_PIX_NV12; /* the chroma plane's stride */
   fr.plane[1] = px;
   fr.stride[0] = 16;
-  fr.stride[1] = (size_t)1 << 62;
+  fr.stride[1] = SIZE_MAX / 2;
   expect_msg(yrt_session_set_frame(s, &fr, NULL, &err), YRT_ERR_INVALID_ARG, &err, "stride[1]");
   fr.stride[1] = 16;
   assert_int_equal(yrt_session_set_frame(s, &fr, NULL, &err), YRT_OK);
   fr.format = YRT_PIX_I420;
   fr.plane[2] = px;
   fr.stride[1] = 8;
-  fr.stride[2] = (size_t)1 << 62;
+  fr.stride[2] = SIZE_MAX / 2;
   expect_msg(yrt_session_set_frame(s, &fr, NULL, &err), YRT_ERR_INVALID_ARG, &err, "stride[2]");
   yrt_session_free(s);
   yrt_model_free(m);
