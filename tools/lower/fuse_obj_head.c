@@ -35,7 +35,6 @@ typedef struct obj_head {
   int64_t gh[YRT_OBJ_MAX_SCALES], gw[YRT_OBJ_MAX_SCALES], stride[YRT_OBJ_MAX_SCALES];
   int t[YRT_OBJ_MAX_SCALES][MAX_PER];         /* index into h.in: joint t[s][0]; split box, obj, cls */
   int box_form, score_sig;
-  int multi;                                  /* one raw output per grid (h.y, h.y_more[]) */
   float anchor[YRT_OBJ_MAX_SCALES][YRT_OBJ_MAX_ANCHORS][2];
   double max_dev;
   char anchor_note[160];
@@ -358,7 +357,6 @@ static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t i
       rows += t->dims[1] * t->dims[2] * t->dims[3];
     }
     cols = yt->dims[4];
-    o->multi = 1;
   }
   if (lw_head_walk(g, ys[0], in_h, in_w, 1, &o->h, note, cap)) return YRT_OK;
   if (n_ys > 1) {
