@@ -332,6 +332,13 @@ typedef struct yrt_frame {
    * fields above; later fields go after it, their zero meaning their default. Over
    * YRT_STRUCT_SIZE_MAX: YRT_ERR_INVALID_ARG (garbage), nothing read past this library's struct. */
   size_t struct_size;
+  /* Bytes the caller owns at plane[i] (0: not given, not checked, as for callers built before this
+   * field). Give them: that is how a short buffer is caught. A plane shorter than its rows need,
+   * stride[i] x (rows - 1) + one row's bytes (rows: height, or (height + 1) / 2 for 4:2:0 chroma;
+   * a row: width x bytes per pixel, or the chroma row of ceil(width / 2) samples), is refused with
+   * YRT_ERR_INVALID_ARG naming the plane and both sizes: the textbook w * h * 3 / 2 NV12 buffer of
+   * an odd height is one chroma row short. */
+  size_t plane_bytes[3];
 } yrt_frame;
 
 /* Zeroes f (no crop, BT.601 limited range) and records the caller's sizeof in struct_size. */

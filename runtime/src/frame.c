@@ -127,6 +127,11 @@ void yrt_frame_restore(yrt_session *s) {
 
 static int is_yuv420(yrt_pixel_format p) { return p == YRT_PIX_NV12 || p == YRT_PIX_NV21 || p == YRT_PIX_I420; }
 
+static const char *pix_name(yrt_pixel_format p) {
+  static const char *const names[] = {"?", "RGB888", "BGR888", "RGBA8888", "BGRA8888", "NV12", "NV21", "I420", "GRAY8"};
+  return p >= YRT_PIX_RGB888 && p <= YRT_PIX_GRAY8 ? names[p] : names[0];
+}
+
 /* Everything about the frame that can be wrong, with the field named. */
 static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, int *ch, yrt_error *err) {
   static const int bpp[] = {0, 3, 3, 4, 4, 1, 1, 1, 1};
@@ -153,6 +158,14 @@ static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, in
                            "yrt_session_set_frame: stride[%d] = %zu is over %zu bytes (or stride x %zu rows "
                            "overflows)",
                            p, fr->stride[p], FRAME_MAX_STRIDE, rows);
+    /* what the rows reach: the last one needs only its own bytes, not a whole stride */
+    const size_t reach = fr->stride[p] * (rows - 1) + need[p];
+    if (fr->plane_bytes[p] && fr->plane_bytes[p] < reach)
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "yrt_session_set_frame: plane[%d] holds %zu bytes, %zu needed (%zu rows of stride %zu, "
+                           "%zu bytes in the last; %dx%d %s)",
+                           p, fr->plane_bytes[p], reach, rows, fr->stride[p], need[p], fr->width, fr->height,
+                           pix_name(fr->format));
   }
   *cx = fr->crop_x, *cy = fr->crop_y, *cw = fr->crop_w, *ch = fr->crop_h;
   if (*cw == 0 || *ch == 0) *cx = *cy = 0, *cw = fr->width, *ch = fr->height;
