@@ -339,7 +339,27 @@ typedef struct yrt_frame {
    * YRT_ERR_INVALID_ARG naming the plane and both sizes: the textbook w * h * 3 / 2 NV12 buffer of
    * an odd height is one chroma row short. */
   size_t plane_bytes[3];
+  /* How the stored frame is made upright (a sensor mounted sideways or upside down, a selfie
+   * camera): yrt_orientation, a turn clockwise plus optionally YRT_ORIENT_MIRROR. The letterbox
+   * samples the upright image while reading the planes (no extra pass, no copy), so the network
+   * sees the scene upright. crop_* stay in the stored frame's pixels. Boxes: yrt_session_detect
+   * gives them in the stored frame's pixels (the coordinates of plane[0], crop offset included);
+   * yrt_session_set_frame's lb maps to the upright crop's pixels, which yrt_frame_map_detections
+   * turns into the stored frame's. A 4:2:0 frame whose crop has an odd side along an axis the
+   * orientation reverses is refused (its chroma would sit half a sample off). */
+  int orientation;
 } yrt_frame;
+
+/* yrt_frame.orientation: turn the stored frame clockwise by this much, then (| YRT_ORIENT_MIRROR)
+ * mirror it left-right, to get the upright image. EXIF orientation 1..8 are 0, MIRROR, 180,
+ * 180 | MIRROR, 90 | MIRROR, 90, 270 | MIRROR, 270. */
+typedef enum yrt_orientation {
+  YRT_ORIENT_UPRIGHT = 0,
+  YRT_ORIENT_90 = 1,
+  YRT_ORIENT_180 = 2,
+  YRT_ORIENT_270 = 3,
+  YRT_ORIENT_MIRROR = 4,
+} yrt_orientation;
 
 /* Zeroes f (no crop, BT.601 limited range) and records the caller's sizeof in struct_size. */
 static inline void yrt_frame_init(yrt_frame *f) {
@@ -368,6 +388,12 @@ typedef struct yrt_detection {
   int class_id;
   const char *name; /* class name from the model (yrt_session_detect), NULL when unnamed */
 } yrt_detection;
+
+/* Boxes in the upright crop's pixels (yrt_postprocess through yrt_session_set_frame's lb, for an
+ * oriented frame) into the stored frame's pixels: the turn and mirror undone, the crop offset
+ * added. Nothing to do for an upright frame (its lb already maps to frame pixels). Refuses a
+ * frame yrt_session_set_frame would refuse for its struct_size or orientation. */
+YRT_API yrt_status yrt_frame_map_detections(const yrt_frame *frame, yrt_detection *dets, int n, yrt_error *err);
 
 typedef struct yrt_postprocess_params {
   float conf_threshold; /* default 0.25 */

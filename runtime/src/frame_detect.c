@@ -113,6 +113,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
                                cap, n_dets, err);
   if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
+  if (st == YRT_OK) st = yrt_frame_map_detections(frame, dets, *n_dets, err); /* an oriented frame's boxes */
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

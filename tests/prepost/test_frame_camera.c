@@ -2,8 +2,13 @@
  * tiny float mini-YOLO (tests/reliability/rel_models.c, no shared data):
  *   plane sizes: the textbook w * h * 3 / 2 NV12 buffer of an odd height is refused naming
  *   plane[1] and both sizes; every plane one byte short is refused; exact sizes are accepted with
- *   each plane ending where a PROT_NONE page begins (an over-read faults). */
+ *   each plane ending where a PROT_NONE page begins (an over-read faults);
+ *   orientation: a frame stored turned (90 / 180 / 270) or mirrored, each plane rewritten here,
+ *   gives the network input bit-identical to the upright frame's (RGB, BGRA, NV12, I420, GRAY,
+ *   whole and cropped) and yrt_session_detect's boxes equal the upright ones mapped into the
+ *   stored frame; odd 4:2:0 sides along a reversed axis and bad orientations are refused. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -147,9 +152,225 @@ static void test_plane_sizes(void **state) {
   expect_ok(c, &f);
 }
 
+/* ------------------------------------------------------------------------------ orientation */
+
+/* Stored pixel (x, y) of upright pixel (u, v): the upright image (W x H) is the stored one turned
+ * clockwise by rot quarter turns, then mirrored left-right when mir. Written from the definition,
+ * apart from the runtime's. */
+static void stored_of(int rot, int mir, int W, int H, int u, int v, int *x, int *y) {
+  const int SW = rot & 1 ? H : W, SH = rot & 1 ? W : H;
+  if (mir) u = W - 1 - u;
+  switch (rot) {
+  case 0: *x = u, *y = v; break;
+  case 1: *x = v, *y = SH - 1 - u; break;
+  case 2: *x = SW - 1 - u, *y = SH - 1 - v; break;
+  default: *x = SW - 1 - v, *y = u; break;
+  }
+}
+
+/* The upright plane (W x H pixels of pb bytes, tight rows) stored turned: a new tight buffer. */
+static uint8_t *store_turned(const uint8_t *up, int W, int H, int pb, int rot, int mir, size_t *stride) {
+  const int SW = rot & 1 ? H : W, SH = rot & 1 ? W : H;
+  *stride = (size_t)SW * (size_t)pb;
+  uint8_t *out = malloc(*stride * (size_t)SH);
+  assert_non_null(out);
+  for (int v = 0; v < H; v++)
+    for (int u = 0; u < W; u++) {
+      int x, y;
+      stored_of(rot, mir, W, H, u, v, &x, &y);
+      memcpy(out + (size_t)y * *stride + (size_t)x * (size_t)pb, up + ((size_t)v * (size_t)W + (size_t)u) * (size_t)pb,
+             (size_t)pb);
+    }
+  return out;
+}
+
+/* An upright box (continuous pixels) of the W x H upright image into the stored image's pixels:
+ * a continuous point p maps as the pixel centre it is 0.5 past, through stored_of (affine). */
+static yrt_detection box_stored(yrt_detection d, int rot, int mir, int W, int H) {
+  int ox, oy, ux, uy, vx, vy;
+  stored_of(rot, mir, W, H, 0, 0, &ox, &oy);
+  stored_of(rot, mir, W, H, 1, 0, &ux, &uy);
+  stored_of(rot, mir, W, H, 0, 1, &vx, &vy);
+  const float fx[2] = {d.x0, d.x1}, fy[2] = {d.y0, d.y1};
+  float x0 = 1e30f, y0 = 1e30f, x1 = -1e30f, y1 = -1e30f;
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++) {
+      const float u = fx[a] - 0.5f, v = fy[b] - 0.5f;
+      const float x = (float)ox + u * (float)(ux - ox) + v * (float)(vx - ox) + 0.5f;
+      const float y = (float)oy + u * (float)(uy - oy) + v * (float)(vy - oy) + 0.5f;
+      x0 = fminf(x0, x), x1 = fmaxf(x1, x), y0 = fminf(y0, y), y1 = fmaxf(y1, y);
+    }
+  d.x0 = x0, d.y0 = y0, d.x1 = x1, d.y1 = y1;
+  return d;
+}
+
+typedef struct upright {
+  yrt_pixel_format fmt;
+  int w, h, planes;
+  int pw[3], ph[3], pb[3];
+  uint8_t *p[3];
+} upright;
+
+/* A smooth picture with a few sharp blobs (something for the mini model to score), in fmt. */
+static void make_upright(upright *u, yrt_pixel_format fmt, int w, int h) {
+  memset(u, 0, sizeof *u);
+  u->fmt = fmt, u->w = w, u->h = h;
+  const int yuv = fmt == YRT_PIX_NV12 || fmt == YRT_PIX_I420;
+  const int bpp = fmt == YRT_PIX_RGB888 ? 3 : fmt == YRT_PIX_BGRA8888 ? 4 : 1;
+  u->planes = fmt == YRT_PIX_I420 ? 3 : yuv ? 2 : 1;
+  u->pw[0] = w, u->ph[0] = h, u->pb[0] = bpp;
+  for (int q = 1; q < u->planes; q++)
+    u->pw[q] = (w + 1) / 2, u->ph[q] = (h + 1) / 2, u->pb[q] = fmt == YRT_PIX_NV12 ? 2 : 1;
+  for (int q = 0; q < u->planes; q++) {
+    const size_t n = (size_t)u->pw[q] * (size_t)u->ph[q] * (size_t)u->pb[q];
+    u->p[q] = malloc(n);
+    assert_non_null(u->p[q]);
+    for (int y = 0; y < u->ph[q]; y++)
+      for (int x = 0; x < u->pw[q]; x++)
+        for (int c = 0; c < u->pb[q]; c++) {
+          int v = (x * (5 + 3 * c) + y * (7 + q)) % 200 + 20 + 30 * c;
+          if ((x / 5 + y / 7) % 3 == 0) v = 255 - v; /* blocks: edges the convs see */
+          u->p[q][((size_t)y * (size_t)u->pw[q] + (size_t)x) * (size_t)u->pb[q] + (size_t)c] = (uint8_t)v;
+        }
+  }
+}
+
+static void free_upright(upright *u) {
+  for (int q = 0; q < 3; q++) free(u->p[q]);
+}
+
+/* The frame of u stored turned by o (planes malloc'ed into bufs, tight strides). */
+static yrt_frame stored_frame(const upright *u, int o, uint8_t **bufs) {
+  yrt_frame f;
+  yrt_frame_init(&f);
+  const int rot = o & 3, mir = o >> 2;
+  f.format = u->fmt;
+  f.width = rot & 1 ? u->h : u->w, f.height = rot & 1 ? u->w : u->h;
+  for (int q = 0; q < u->planes; q++) {
+    bufs[q] = store_turned(u->p[q], u->pw[q], u->ph[q], u->pb[q], rot, mir, &f.stride[q]);
+    f.plane[q] = bufs[q];
+    f.plane_bytes[q] = f.stride[q] * (size_t)(rot & 1 ? u->pw[q] : u->ph[q]);
+  }
+  f.orientation = o;
+  return f;
+}
+
+static void test_orientation(void **state) {
+  ctx *c = *state;
+  const size_t count = yrt_session_input_count(c->s, 0);
+  assert_true(count > 0);
+  float *want = malloc(count * sizeof *want);
+  assert_non_null(want);
+  yrt_postprocess_params pp;
+  yrt_postprocess_params_init(&pp);
+  pp.conf_threshold = 0.05f;
+  static const yrt_pixel_format fmts[] = {YRT_PIX_RGB888, YRT_PIX_BGRA8888, YRT_PIX_NV12, YRT_PIX_I420,
+                                          YRT_PIX_GRAY8};
+  static const int sizes[][2] = {{40, 24}, {23, 37}, {64, 64}};
+  int compared = 0;
+  for (size_t fi = 0; fi < sizeof fmts / sizeof *fmts; fi++)
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+      const int yuv = fmts[fi] == YRT_PIX_NV12 || fmts[fi] == YRT_PIX_I420;
+      if (yuv && ((sizes[si][0] | sizes[si][1]) & 1)) continue; /* odd 4:2:0 below */
+      upright u;
+      make_upright(&u, fmts[fi], sizes[si][0], sizes[si][1]);
+      uint8_t *ub[3] = {NULL, NULL, NULL};
+      const yrt_frame up = stored_frame(&u, 0, ub);
+      yrt_error err = {{0}};
+      yrt_detection d0[64], d1[64];
+      int n0 = 0, n1 = 0;
+      if (yrt_session_detect(c->s, &up, &pp, d0, 64, &n0, &err) != YRT_OK) fail_msg("upright: %s", err.msg);
+      assert_int_equal(yrt_session_set_frame(c->s, &up, NULL, &err), YRT_OK);
+      memcpy(want, yrt_session_input_nhwc(c->s, 0), count * sizeof *want);
+      for (int o = 1; o < 8; o++) {
+        uint8_t *sb[3] = {NULL, NULL, NULL};
+        const yrt_frame f = stored_frame(&u, o, sb);
+        if (yrt_session_set_frame(c->s, &f, NULL, &err) != YRT_OK) fail_msg("orientation %d: %s", o, err.msg);
+        if (memcmp(want, yrt_session_input_nhwc(c->s, 0), count * sizeof *want) != 0)
+          fail_msg("format %d %dx%d orientation %d: input differs from the upright frame's", (int)u.fmt, u.w, u.h, o);
+        if (yrt_session_detect(c->s, &f, &pp, d1, 64, &n1, &err) != YRT_OK) fail_msg("detect %d: %s", o, err.msg);
+        assert_int_equal(n0, n1);
+        for (int i = 0; i < n0; i++) {
+          const yrt_detection e = box_stored(d0[i], o & 3, o >> 2, u.w, u.h);
+          assert_int_equal(d1[i].class_id, e.class_id);
+          assert_true(d1[i].score == e.score);
+          if (fabsf(d1[i].x0 - e.x0) > 1e-3f || fabsf(d1[i].y0 - e.y0) > 1e-3f || fabsf(d1[i].x1 - e.x1) > 1e-3f ||
+              fabsf(d1[i].y1 - e.y1) > 1e-3f)
+            fail_msg("orientation %d box %d: %g,%g,%g,%g, want %g,%g,%g,%g", o, i, (double)d1[i].x0, (double)d1[i].y0,
+                     (double)d1[i].x1, (double)d1[i].y1, (double)e.x0, (double)e.y0, (double)e.x1, (double)e.y1);
+          compared++;
+        }
+        for (int q = 0; q < 3; q++) free(sb[q]);
+      }
+      for (int q = 0; q < 3; q++) free(ub[q]);
+      free_upright(&u);
+    }
+  print_message("%d boxes compared across orientations\n", compared);
+  assert_true(compared > 0);
+  free(want);
+}
+
+/* A crop of the stored frame is a crop of the upright one: the same input as the upright frame
+ * cropped where that region lands, boxes back in stored pixels with the crop offset. */
+static void test_orientation_crop(void **state) {
+  ctx *c = *state;
+  const size_t count = yrt_session_input_count(c->s, 0);
+  float *want = malloc(count * sizeof *want);
+  assert_non_null(want);
+  upright u;
+  make_upright(&u, YRT_PIX_NV12, 48, 32);
+  uint8_t *ub[3] = {NULL, NULL, NULL};
+  yrt_frame up = stored_frame(&u, 0, ub);
+  yrt_error err = {{0}};
+  for (int o = 1; o < 8; o++) {
+    const int rot = o & 3, mir = o >> 2;
+    /* upright crop [ux, ux + cw) x [uy, uy + ch), even; its stored rectangle by two corners */
+    const int ux = 6, uy = 4, cw = 30, ch = 20;
+    up.crop_x = ux, up.crop_y = uy, up.crop_w = cw, up.crop_h = ch;
+    assert_int_equal(yrt_session_set_frame(c->s, &up, NULL, &err), YRT_OK);
+    memcpy(want, yrt_session_input_nhwc(c->s, 0), count * sizeof *want);
+    uint8_t *sb[3] = {NULL, NULL, NULL};
+    yrt_frame f = stored_frame(&u, o, sb);
+    int xa, ya, xb, yb;
+    stored_of(rot, mir, u.w, u.h, ux, uy, &xa, &ya);
+    stored_of(rot, mir, u.w, u.h, ux + cw - 1, uy + ch - 1, &xb, &yb);
+    f.crop_x = xa < xb ? xa : xb, f.crop_y = ya < yb ? ya : yb;
+    f.crop_w = abs(xb - xa) + 1, f.crop_h = abs(yb - ya) + 1;
+    if (yrt_session_set_frame(c->s, &f, NULL, &err) != YRT_OK) fail_msg("orientation %d: %s", o, err.msg);
+    if (memcmp(want, yrt_session_input_nhwc(c->s, 0), count * sizeof *want) != 0)
+      fail_msg("orientation %d: the cropped input differs from the upright crop's", o);
+    /* a box over the whole upright crop maps onto the stored crop */
+    yrt_detection d = {0, 0, (float)cw, (float)ch, 1, 0, NULL};
+    assert_int_equal(yrt_frame_map_detections(&f, &d, 1, &err), YRT_OK);
+    assert_true(d.x0 == (float)f.crop_x && d.y0 == (float)f.crop_y);
+    assert_true(d.x1 == (float)(f.crop_x + f.crop_w) && d.y1 == (float)(f.crop_y + f.crop_h));
+    for (int q = 0; q < 3; q++) free(sb[q]);
+  }
+  /* refusals: an odd 4:2:0 side along a reversed axis, a bad orientation */
+  up.crop_x = up.crop_y = up.crop_w = up.crop_h = 0;
+  yrt_frame g = up;
+  g.height = 31, g.plane_bytes[0] = g.plane_bytes[1] = 0, g.orientation = YRT_ORIENT_180;
+  expect_refused(c, &g, "odd side");
+  g.orientation = YRT_ORIENT_MIRROR; /* reverses x only: 48 is even */
+  yrt_error e2;
+  assert_int_equal(yrt_session_set_frame(c->s, &g, NULL, &e2), YRT_OK);
+  g.orientation = 8;
+  expect_refused(c, &g, "orientation 8");
+  g.orientation = -1;
+  expect_refused(c, &g, "orientation -1");
+  yrt_detection d = {0, 0, 1, 1, 1, 0, NULL};
+  assert_int_equal(yrt_frame_map_detections(&g, &d, 1, &e2), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_frame_map_detections(NULL, &d, 1, &e2), YRT_ERR_INVALID_ARG);
+  for (int q = 0; q < 3; q++) free(ub[q]);
+  free_upright(&u);
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plane_sizes),
+      cmocka_unit_test(test_orientation),
+      cmocka_unit_test(test_orientation_crop),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
