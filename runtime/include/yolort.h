@@ -409,11 +409,20 @@ typedef struct yrt_postprocess_params {
    * accepted when the unknown bytes are zero, else YRT_ERR_INVALID_ARG; over YRT_STRUCT_SIZE_MAX
    * also (garbage), nothing read past this library's struct. */
   size_t struct_size;
+  /* Per-class confidence thresholds (NULL, the default: conf_threshold for every class). Given,
+   * class_conf[c] replaces conf_threshold for class c, applied before NMS to each anchor's best
+   * class (one label per anchor, as with conf_threshold); num_class_conf must equal the model's
+   * class count (else YRT_ERR_INVALID_ARG naming both), no entry NaN. E.g. 0.6 for "person" and
+   * 0.3 for the rest. The threshold-aware decode of yrt_session_detect skips the anchors that
+   * cannot pass the lowest of them. */
+  const float *class_conf;
+  int num_class_conf;
 } yrt_postprocess_params;
 
-/* Writes the defaults into the fields up to and including struct_size (set to this header's
- * sizeof). Later versions keep writing exactly these bytes, so a program compiled against this
- * header stays within its struct; fields they add are defaulted by being zero. */
+/* Writes the defaults into the fields up to and including struct_size (set to the size of those
+ * fields, the struct's first version: later fields such as class_conf are then not read, so set
+ * them after yrt_postprocess_params_init instead). Later versions keep writing exactly these
+ * bytes, so a program compiled against any header stays within its struct. */
 YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
 
 /* The model's own defaults: yrt_postprocess_defaults, then the thresholds, count and per-class

@@ -366,11 +366,62 @@ static void test_orientation_crop(void **state) {
   free(want);
 }
 
+/* Per-class thresholds through yrt_session_detect (the threshold-aware decode's pre-filter is
+ * the lowest of them): equal to filtering a low-threshold run's detections class by class, before
+ * NMS; a wrong count refused. */
+static void test_class_conf_detect(void **state) {
+  ctx *c = *state;
+  upright u;
+  make_upright(&u, YRT_PIX_RGB888, 64, 48);
+  uint8_t *ub[3] = {NULL, NULL, NULL};
+  const yrt_frame f = stored_frame(&u, 0, ub);
+  yrt_model_info info;
+  yrt_error err = {{0}};
+  assert_int_equal(yrt_model_get_info(c->m, &info), YRT_OK);
+  const int nc = info.num_classes;
+  assert_true(nc >= 2 && nc <= 16);
+  yrt_postprocess_params pp;
+  yrt_postprocess_params_init(&pp);
+  pp.iou_threshold = 1.0f; /* no suppression: the sets compare one to one */
+  yrt_detection all[256], some[256];
+  int na = 0, ns = 0;
+  pp.conf_threshold = 0.02f;
+  assert_int_equal(yrt_session_detect(c->s, &f, &pp, all, 256, &na, &err), YRT_OK);
+  float thr[16];
+  /* each class at the mean of its scores (the mini model scores high), the others' below it */
+  for (int k = 0; k < nc; k++) {
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < na; i++)
+      if (all[i].class_id == k) sum += all[i].score, cnt++;
+    thr[k] = cnt ? (float)(sum / cnt) : 0.02f;
+  }
+  pp.conf_threshold = 0.9f;                                     /* replaced by class_conf */
+  pp.class_conf = thr, pp.num_class_conf = nc;
+  assert_int_equal(yrt_session_detect(c->s, &f, &pp, some, 256, &ns, &err), YRT_OK);
+  int want = 0;
+  for (int i = 0; i < na; i++)
+    if (all[i].score > thr[all[i].class_id]) {
+      assert_true(want < ns);
+      assert_memory_equal(&some[want], &all[i], sizeof all[i]);
+      want++;
+    }
+  assert_int_equal(ns, want);
+  print_message("%d of %d detections pass their class's threshold\n", ns, na);
+  assert_true(na > ns && ns > 0);
+  pp.num_class_conf = nc + 1;
+  assert_int_equal(yrt_session_detect(c->s, &f, &pp, some, 256, &ns, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "num_class_conf"));
+  for (int q = 0; q < 3; q++) free(ub[q]);
+  free_upright(&u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plane_sizes),
       cmocka_unit_test(test_orientation),
       cmocka_unit_test(test_orientation_crop),
+      cmocka_unit_test(test_class_conf_detect),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
