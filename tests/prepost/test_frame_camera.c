@@ -140,12 +140,24 @@ static void test_plane_sizes(void **state) {
     f.format = packed[i].fmt, f.width = 13, f.height = 11;
     f.stride[0] = (size_t)13 * packed[i].bpp + 5;
     const size_t bytes = f.stride[0] * 10 + (size_t)13 * packed[i].bpp;
-    check_exact_and_short(c, f, &bytes, 1);
+    for (int o = 0; o < 8; o++) { /* turned and mirrored reads stay inside too */
+      f.orientation = o;
+      check_exact_and_short(c, f, &bytes, 1);
+    }
+    f.orientation = 0;
   }
   /* a crop still needs the whole frame's planes (the sizes describe the buffer, not the crop) */
   f.crop_x = 2, f.crop_y = 2, f.crop_w = 4, f.crop_h = 4;
   const size_t gray = f.stride[0] * 10 + 13;
   check_exact_and_short(c, f, &gray, 1);
+  /* an even NV12, turned: the chroma plane read backwards ends at the page too */
+  yrt_frame_init(&f);
+  f.format = YRT_PIX_NV12, f.width = 18, f.height = 10, f.stride[0] = 18, f.stride[1] = 18;
+  const size_t nv12e[2] = {18 * 10, 18 * 5};
+  for (int o = 1; o < 8; o += 2) {
+    f.orientation = o;
+    check_exact_and_short(c, f, nv12e, 2);
+  }
   /* 0: not given (callers built before plane_bytes), not checked */
   uint8_t px[8 * 8 * 3] = {0};
   yrt_frame_init(&f);
