@@ -172,16 +172,22 @@ static void test_bad_frames(void **state) {
   assert_int_equal(yrt_session_run(c->s1, &err), YRT_OK);
 }
 
+/* The val picture every test here uses (a bedroom: bed, chairs, books, a potted plant). */
+static void load_picture(yrt_image *im) {
+  char path[1024];
+  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
+  yrt_error err = {{0}};
+  if (yrt_image_load_jpeg(path, im, &err) != YRT_OK) fail_msg("%s: %s", path, err.msg);
+}
+
 /* The JPEG path and an NV12 frame of the same picture find the same objects; 1 and 2 threads
  * give the same input bytes; a crop maps boxes back into frame pixels. */
 static void test_nv12_matches_jpeg(void **state) {
   ctx *c = *state;
   if (!c->s1) skip();
-  char path[1024];
-  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
   yrt_error err = {{0}};
   yrt_image im;
-  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  load_picture(&im);
   yrt_model_info info;
   assert_int_equal(yrt_model_get_info(c->m, &info), YRT_OK);
 
@@ -307,11 +313,9 @@ static void test_nv12_matches_jpeg(void **state) {
 static void test_detect_threshold_aware(void **state) {
   ctx *c = *state;
   if (!c->s1) skip();
-  char path[1024];
-  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
   yrt_error err = {{0}};
   yrt_image im;
-  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  load_picture(&im);
   uint8_t *nv12 = rgb_to_nv12(&im);
   yrt_frame f;
   memset(&f, 0, sizeof f);
@@ -363,11 +367,9 @@ static void test_detect_threshold_aware(void **state) {
 static void test_orientation_real(void **state) {
   ctx *c = *state;
   if (!c->s1) skip();
-  char path[1024];
-  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
   yrt_error err = {{0}};
   yrt_image im;
-  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  load_picture(&im);
   yrt_frame up = rgb_frame(&im);
   static yrt_detection ref[300], got[300];
   int n_ref = 0, n_got = 0, compared = 0;
