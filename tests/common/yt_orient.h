@@ -1,6 +1,7 @@
 /* yt_orient.h — turned and mirrored frames made in tests, written from yrt_frame.orientation's
  * definition apart from the runtime's code: where an upright pixel is stored, a plane stored
- * turned, an upright box in the stored frame's pixels. */
+ * turned, an upright box in the stored frame's pixels (when yolort.h is included first: the
+ * kernel tests use the pixel maps alone). */
 #ifndef YOLORT_YT_ORIENT_H
 #define YOLORT_YT_ORIENT_H
 
@@ -8,8 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "yolort.h"
 
 /* Stored pixel (x, y) of upright pixel (u, v): the upright image (W x H) is the stored one turned
  * clockwise by rot quarter turns, then mirrored left-right when mir. Written from the definition,
@@ -41,6 +40,7 @@ static inline uint8_t *store_turned(const uint8_t *up, int W, int H, int pb, int
   return out;
 }
 
+#ifdef YOLORT_H /* with yolort.h included first: boxes */
 /* An upright box (continuous pixels) of the W x H upright image into the stored image's pixels:
  * a continuous point p maps as the pixel centre it is 0.5 past, through stored_of (affine). */
 static inline yrt_detection box_stored(yrt_detection d, int rot, int mir, int W, int H) {
@@ -60,5 +60,7 @@ static inline yrt_detection box_stored(yrt_detection d, int rot, int mir, int W,
   d.x0 = x0, d.y0 = y0, d.x1 = x1, d.y1 = y1;
   return d;
 }
+
+#endif
 
 #endif

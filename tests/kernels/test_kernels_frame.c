@@ -8,6 +8,7 @@
  * or mirrored (yk_frame_job.oriented) bit-identical to its upright image in every variant. */
 #include "kt_common.h"
 #include "yk_frame.h"
+#include "yt_orient.h"
 
 #define ONE (1 << YK_FRAME_WBITS)
 
@@ -49,19 +50,6 @@ typedef struct frame_case {
 static int g_avx512_runs; /* cases the AVX-512 variant ran on */
 #endif
 static int g_orient; /* run_case also checks every orientation of its frame (check_orientations) */
-
-/* Raw pixel (x, y) of a plane whose upright image (W x H) is the raw one turned clockwise by
- * 90 * rot degrees and then mirrored left-right when mir: where upright (u, v) is stored. */
-static void raw_of_upright(int rot, int mir, int W, int H, int u, int v, int *x, int *y) {
-  const int RW = rot & 1 ? H : W, RH = rot & 1 ? W : H;
-  if (mir) u = W - 1 - u;
-  switch (rot) {
-  case 0: *x = u, *y = v; break;
-  case 1: *x = v, *y = RH - 1 - u; break;
-  case 2: *x = RW - 1 - u, *y = RH - 1 - v; break;
-  default: *x = RW - 1 - v, *y = u; break;
-  }
-}
 
 static void expect_variants_equal(yk_frame_job *j, const uint8_t *want, size_t bytes, uint8_t *fast) {
   yk_isa isa;
@@ -117,14 +105,14 @@ static void check_orientations(const yk_frame_job *j, const int *pw, const int *
       for (int v = 0; v < H; v++)
         for (int u = 0; u < W; u++) {
           int x, y;
-          raw_of_upright(rot, mir, W, H, u, v, &x, &y);
+          stored_of(rot, mir, W, H, u, v, &x, &y);
           memcpy(bufs[p] + (size_t)y * rs + (size_t)x * (size_t)pb[p],
                  j->plane[p] + (size_t)v * j->stride[p] + (size_t)u * (size_t)pb[p], (size_t)pb[p]);
         }
       int x0, y0, x1, y1, x2, y2;
-      raw_of_upright(rot, mir, W, H, 0, 0, &x0, &y0);
-      raw_of_upright(rot, mir, W, H, 1, 0, &x1, &y1);
-      raw_of_upright(rot, mir, W, H, 0, 1, &x2, &y2);
+      stored_of(rot, mir, W, H, 0, 0, &x0, &y0);
+      stored_of(rot, mir, W, H, 1, 0, &x1, &y1);
+      stored_of(rot, mir, W, H, 0, 1, &x2, &y2);
       k.plane[p] = bufs[p] + (size_t)y0 * rs + (size_t)x0 * (size_t)pb[p];
       k.step_x[p] = (ptrdiff_t)(y1 - y0) * (ptrdiff_t)rs + (ptrdiff_t)(x1 - x0) * pb[p];
       k.step_y[p] = (ptrdiff_t)(y2 - y0) * (ptrdiff_t)rs + (ptrdiff_t)(x2 - x0) * pb[p];
