@@ -116,6 +116,7 @@ struct yrt_exec {
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct yrt_exec_obj *obj;       /* ops/obj_decode.c (owned) */
+    struct yrt_exec_convt *convt;   /* ops/conv_transpose.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
     struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
     struct { size_t as, bs, ys, c; int fixed; yk_add_fixed fx; } binview; /* int8 binary by pixels of c
