@@ -18,4 +18,8 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
                                        const char *fn, yrt_error *err);
 
+/* After a yrt_postprocess(_known) on this scratch: the anchor (output0 column) of each detection
+ * it wrote, in the same order (masks and keypoints read that column's extra rows). */
+const int *yrt_postprocess_kept_anchors(const void *scratch, int num_anchors);
+
 #endif

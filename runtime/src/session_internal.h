@@ -140,6 +140,7 @@ struct yrt_session {
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
   struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
   void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
+  struct yrt_segment *segment; /* segment.c: masks of the last yrt_session_detect, NULL without masks */
   int32_t *detect_list;     /* frame_detect.c: anchors over the threshold, [anchors] */
   uint32_t detect_node;     /* the decode node writing output0 whose row has detect_over (threshold-aware
                                decode), else YRT_NONE */
