@@ -352,16 +352,16 @@ done:
   return st;
 }
 
-/* A segment model whose mask branch (the proto output) does not convert is refused naming its
- * task: yolort decodes the boxes of segment models, never their masks. */
+/* A segment model that does not convert (its mask branch, or a head whose coefficient rows do
+ * not match its prototypes) is refused naming its task. */
 yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
                              yrt_convert_report *rep, yrt_error *err) {
   yrt_status st = convert_graph(g, o, yrt, size, rep, err);
   if (st != YRT_OK && st != YRT_ERR_NOMEM && g && g->task && strcmp(g->task, "segment") == 0 && err) {
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
-    yrt_set_error(err, st, "convert: the model's task is 'segment' (metadata_props): yolort decodes the boxes of "
-                  "segment models but not their masks, and this one does not convert: %.360s", why);
+    yrt_set_error(err, st, "convert: the model's task is 'segment' (metadata_props) and it does not convert: %.400s",
+                  why);
   }
   return st;
 }
