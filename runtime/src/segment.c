@@ -184,9 +184,9 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
   const float scale_x = (float)cw / (float)width, scale_y = (float)ch / (float)height;
   /* crop_mask: pixels x with x0 <= x < x1 */
   const float *b = &g->box[4 * det_index];
-  int xa = (int)ceilf(b[0]), xb = (int)ceilf(b[2]), ya = (int)ceilf(b[1]), yb = (int)ceilf(b[3]);
-  xa = xa < 0 ? 0 : xa, ya = ya < 0 ? 0 : ya;
-  xb = xb > width ? width : xb, yb = yb > height ? height : yb;
+  /* clamped as floats first: a non-finite box gives an empty mask, never an undefined cast */
+  const int xa = (int)ceilf(fminf(fmaxf(b[0], 0.0f), (float)width)), xb = (int)ceilf(fminf(fmaxf(b[2], 0.0f), (float)width));
+  const int ya = (int)ceilf(fminf(fmaxf(b[1], 0.0f), (float)height)), yb = (int)ceilf(fminf(fmaxf(b[3], 0.0f), (float)height));
   for (int y = 0; y < height; y++) memset(out + (size_t)y * stride, 0, (size_t)width);
   if (xa >= xb || ya >= yb) return YRT_OK;
   /* only the cells the box's pixels read, each once */
