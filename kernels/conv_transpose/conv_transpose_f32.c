@@ -1,5 +1,5 @@
-/* conv_transpose_f32.c — float ConvTranspose, NHWC (yk_conv_transpose.h): the scatter reference
- * and the row-gather form, summing each output in the same order. Portable C. */
+/* conv_transpose_f32.c — float ConvTranspose, NHWC (yk_conv_transpose.h): the dispatch, the
+ * scatter reference and the portable row-gather form, summing each output in the same order. */
 #include <string.h>
 
 #include "yk_conv_transpose.h"
@@ -35,8 +35,20 @@ static void fill_bias(float *y, const float *bias, int co) {
     memset(y, 0, (size_t)co * sizeof *y);
 }
 
-void yk_conv_transpose_f32_rows(const yk_convt_params *p, const float *x, const float *packed, const float *bias,
-                                float *y, int oy0, int oy1) {
+void yk_conv_transpose_f32_rows(const yk_isa *isa, const yk_convt_params *p, const float *x, const float *packed,
+                                const float *bias, float *y, int oy0, int oy1) {
+#if YK_ARCH_X86_64
+  if (isa && isa->avx2) {
+    yk_conv_transpose_f32_rows__avx2(p, x, packed, bias, y, oy0, oy1);
+    return;
+  }
+#endif
+  (void)isa;
+  yk_conv_transpose_f32_rows__scalar(p, x, packed, bias, y, oy0, oy1);
+}
+
+void yk_conv_transpose_f32_rows__scalar(const yk_convt_params *p, const float *x, const float *packed,
+                                        const float *bias, float *y, int oy0, int oy1) {
   const int cig = p->ci / p->group, cog = p->co / p->group;
   for (int oy = oy0; oy < oy1; oy++) {
     for (int ox = 0; ox < p->ow; ox++) {

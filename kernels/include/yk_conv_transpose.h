@@ -11,13 +11,15 @@
  * (iy, ix, ci) ascending reaches it. yk_conv_transpose_f32_ref is that scatter (the ONNX
  * definition, one output row range cannot be split off); yk_conv_transpose_f32_rows gathers
  * per output row over prepacked weights [kh][kw][ci][co / group] (the inner loop over output
- * channels is contiguous: the compiler vectorises it), so a row range is a task.
+ * channels is contiguous), so a row range is a task.
  * No allocation.
  */
 #ifndef YOLORT_YK_CONV_TRANSPOSE_H
 #define YOLORT_YK_CONV_TRANSPOSE_H
 
 #include <stddef.h>
+
+#include "yk.h"
 
 typedef struct yk_convt_params {
   int h, w, ci;      /* input */
@@ -34,9 +36,17 @@ size_t yk_conv_transpose_packed_floats(const yk_convt_params *p);
 /* ONNX weights [ci][co / g][kh][kw] -> packed [kh][kw][ci][co / g]. */
 void yk_conv_transpose_pack(const yk_convt_params *p, const float *w, float *packed);
 
-/* Output rows [oy0, oy1) from packed weights. */
-void yk_conv_transpose_f32_rows(const yk_convt_params *p, const float *x, const float *packed, const float *bias,
-                                float *y, int oy0, int oy1);
+/* Output rows [oy0, oy1) from packed weights, on the widest variant isa has (NULL: portable). */
+void yk_conv_transpose_f32_rows(const yk_isa *isa, const yk_convt_params *p, const float *x, const float *packed,
+                                const float *bias, float *y, int oy0, int oy1);
+/* The variants (tests call each): portable C, and AVX2 (8 output channels a register, multiply
+ * then add, no FMA: the same roundings as the reference). Bit-equal to yk_conv_transpose_f32_ref. */
+void yk_conv_transpose_f32_rows__scalar(const yk_convt_params *p, const float *x, const float *packed,
+                                        const float *bias, float *y, int oy0, int oy1);
+#if YK_ARCH_X86_64
+void yk_conv_transpose_f32_rows__avx2(const yk_convt_params *p, const float *x, const float *packed,
+                                      const float *bias, float *y, int oy0, int oy1);
+#endif
 
 /* The scalar reference: the whole output, from the ONNX-ordered weights. */
 void yk_conv_transpose_f32_ref(const yk_convt_params *p, const float *x, const float *w, const float *bias, float *y);

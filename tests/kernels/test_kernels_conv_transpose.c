@@ -1,7 +1,8 @@
 /* test_kernels_conv_transpose.c — the float ConvTranspose kernel (yk_conv_transpose.h): the
  * row-gather form against the scatter reference, bit for bit (one summation order), and the
  * reference against a double-precision transcription of the ONNX definition written here, on odd
- * sizes, strides, pads, dilations, groups, output padding and row ranges. */
+ * sizes, strides, pads, dilations, groups, output padding and row ranges; every variant the CPU
+ * has (AVX2: blocks of 32 and 8 channels and a tail). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -47,14 +48,23 @@ static void check(yk_convt_params p, int bias) {
   for (int i = 0; i < p.co; i++) b[i] = frand(&seed);
   yk_conv_transpose_f32_ref(&p, x, w, bias ? b : NULL, r);
   yk_conv_transpose_pack(&p, w, pk);
-  memset(y, 0xAB, ny * 4);
-  /* in uneven row ranges, as the pool's tasks */
-  for (int lo = 0; lo < p.oh;) {
-    const int hi = lo + 1 + lo % 3 < p.oh ? lo + 1 + lo % 3 : p.oh;
-    yk_conv_transpose_f32_rows(&p, x, pk, bias ? b : NULL, y, lo, hi);
-    lo = hi;
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  for (int variant = 0; variant < 3; variant++) {
+    memset(y, 0xAB, ny * 4);
+    /* in uneven row ranges, as the pool's tasks */
+    for (int lo = 0; lo < p.oh;) {
+      const int hi = lo + 1 + lo % 3 < p.oh ? lo + 1 + lo % 3 : p.oh;
+      if (variant == 0) yk_conv_transpose_f32_rows__scalar(&p, x, pk, bias ? b : NULL, y, lo, hi);
+      else if (variant == 1) yk_conv_transpose_f32_rows(&isa, &p, x, pk, bias ? b : NULL, y, lo, hi);
+#if YK_ARCH_X86_64
+      else if (isa.avx2) yk_conv_transpose_f32_rows__avx2(&p, x, pk, bias ? b : NULL, y, lo, hi);
+#endif
+      else memcpy(y, r, ny * 4); /* no such variant here */
+      lo = hi;
+    }
+    assert_memory_equal(y, r, ny * 4);
   }
-  assert_memory_equal(y, r, ny * 4);
   for (int oy = 0; oy < p.oh; oy++)
     for (int ox = 0; ox < p.ow; ox++)
       for (int o = 0; o < p.co; o++) {
@@ -71,6 +81,7 @@ static void test_upsample_2x2(void **state) { /* the segment prototype's: k 2, s
   (void)state;
   check((yk_convt_params){5, 7, 9, 10, 14, 11, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1);
   check((yk_convt_params){1, 1, 1, 2, 2, 1, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 0);
+  check((yk_convt_params){3, 5, 7, 6, 10, 45, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1); /* 32 + 8 + 5 channels */
 }
 
 static void test_general(void **state) {
@@ -79,6 +90,8 @@ static void test_general(void **state) {
   check((yk_convt_params){5, 3, 3, ext(5, 2, 1, 0, 3, 1, 1), ext(3, 3, 0, 1, 2, 2, 0), 5, 3, 2, 2, 3, 1, 0, 1, 2, 1}, 1);
   /* groups 3, 6 -> 9, k 3, s 1, pad 1 */
   check((yk_convt_params){4, 6, 6, ext(4, 1, 1, 1, 3, 1, 0), ext(6, 1, 1, 1, 3, 1, 0), 9, 3, 3, 1, 1, 1, 1, 1, 1, 3}, 1);
+  /* groups 2, 10 -> 82 (41 a group: 32 + 8 + 1) */
+  check((yk_convt_params){3, 4, 10, ext(3, 2, 0, 0, 2, 1, 0), ext(4, 2, 0, 0, 2, 1, 0), 82, 2, 2, 2, 2, 0, 0, 1, 1, 2}, 0);
   /* stride larger than the kernel: rows that take the bias alone */
   check((yk_convt_params){3, 4, 2, ext(3, 3, 0, 0, 2, 1, 2), ext(4, 3, 0, 0, 2, 1, 0), 3, 2, 2, 3, 3, 0, 0, 1, 1, 1}, 1);
 }

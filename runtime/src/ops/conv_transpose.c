@@ -75,7 +75,7 @@ static void convt_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   const yrt_exec_convt *c = e->u.convt;
-  yk_conv_transpose_f32_rows(&c->p, e->in[0], c->packed, e->node->n_in > 2 ? e->in[2] : NULL, e->out, (int)lo, (int)hi);
+  yk_conv_transpose_f32_rows(&t->s->isa, &c->p, e->in[0], c->packed, e->node->n_in > 2 ? e->in[2] : NULL, e->out, (int)lo, (int)hi);
 }
 
 yrt_status yrt_run_conv_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
