@@ -1,15 +1,16 @@
 /* conv_transpose_f32_avx2.c — the row-gather ConvTranspose (yk_conv_transpose.h) with 8 output
- * channels a register, 32 at a time held in 4 registers over every tap and input channel of an
- * output pixel. Multiply, then add (no FMA), in the reference's order: bit-equal to it. */
+ * channels a register, 64 (or 32, 8) at a time held in registers over every tap and input channel
+ * of an output pixel. Multiply, then add (no FMA), in the reference's order: bit-equal to it. */
 #include <immintrin.h>
 
 #include "yk_conv_transpose.h"
 
-/* Channels [o0, o0 + 8 nb) of group g of output pixel (oy, ox), nb 1..4 registers. */
-static inline void pixel_block(const yk_convt_params *p, const float *x, const float *packed, const float *bias,
+/* Channels [o0, o0 + 8 nb) of group g of output pixel (oy, ox), nb 1..8 registers. Always
+ * inlined with a constant nb, so the accumulators stay in registers. */
+static inline __attribute__((always_inline)) void pixel_block(const yk_convt_params *p, const float *x, const float *packed, const float *bias,
                                float *acc, int oy, int ox, int g, int o0, int nb) {
   const int cig = p->ci / p->group, cog = p->co / p->group, go = g * cog;
-  __m256 a[4];
+  __m256 a[8];
   for (int r = 0; r < nb; r++) a[r] = bias ? _mm256_loadu_ps(bias + go + o0 + 8 * r) : _mm256_setzero_ps();
   for (int ky = p->kh - 1; ky >= 0; ky--) {
     const int ny = oy + p->pt - ky * p->dh;
@@ -62,6 +63,7 @@ void yk_conv_transpose_f32_rows__avx2(const yk_convt_params *p, const float *x, 
       float *acc = y + ((size_t)oy * (size_t)p->ow + (size_t)ox) * (size_t)p->co;
       for (int g = 0; g < p->group; g++) {
         int o0 = 0;
+        for (; o0 + 64 <= cog; o0 += 64) pixel_block(p, x, packed, bias, acc, oy, ox, g, o0, 8);
         for (; o0 + 32 <= cog; o0 += 32) pixel_block(p, x, packed, bias, acc, oy, ox, g, o0, 4);
         for (; o0 + 8 <= cog; o0 += 8) pixel_block(p, x, packed, bias, acc, oy, ox, g, o0, 1);
         pixel_tail(p, x, packed, bias, acc, oy, ox, g, o0);

@@ -2,7 +2,7 @@
  * row-gather form against the scatter reference, bit for bit (one summation order), and the
  * reference against a double-precision transcription of the ONNX definition written here, on odd
  * sizes, strides, pads, dilations, groups, output padding and row ranges; every variant the CPU
- * has (AVX2: blocks of 32 and 8 channels and a tail). */
+ * has (AVX2: blocks of 64, 32 and 8 channels and a tail). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -82,6 +82,7 @@ static void test_upsample_2x2(void **state) { /* the segment prototype's: k 2, s
   check((yk_convt_params){5, 7, 9, 10, 14, 11, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1);
   check((yk_convt_params){1, 1, 1, 2, 2, 1, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 0);
   check((yk_convt_params){3, 5, 7, 6, 10, 45, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1); /* 32 + 8 + 5 channels */
+  check((yk_convt_params){3, 3, 5, 6, 6, 109, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1); /* 64 + 32 + 8 + 5 */
 }
 
 static void test_general(void **state) {
