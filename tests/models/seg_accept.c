@@ -4,7 +4,9 @@
  *     each image as an RGB camera frame through yrt_session_detect (conf 0.25, NMS 0.45), then
  *     yrt_session_mask of every detection: OUTDIR/yrt_K.txt (class score x1 y1 x2 y2, image
  *     pixels), OUTDIR/yrt_K.masks (the masks, w x h bytes each), OUTDIR/lb_K.txt (the letterbox)
- *     and the session's own letterboxed input as NCHW floats OUTDIR/in_K.f32 for onnxruntime.
+ *     and the session's own letterboxed input as NCHW floats OUTDIR/in_K.f32 for onnxruntime;
+ *     on the first image also a crop of the frame: its masks in the crop's pixels, inside the
+ *     boxes less the crop's origin, and a mask of the whole frame's size refused.
  *   seg_accept compare MODEL.yrt OUTDIR N
  *     onnxruntime's output0 / output1 (OUTDIR/ort_K.f32, ort_K.1.f32, written by ort_wild.js)
  *     decoded by the same postprocess, and each kept detection's mask computed here by a
@@ -108,6 +110,26 @@ static int prep(const char *model_path, const char *dir, int n_img, char **imgs)
     }
     fclose(ft);
     fclose(fm);
+    if (k == 0 && img.w > 64 && img.h > 64) { /* a crop: masks in the crop's pixels, inside its boxes */
+      f.crop_x = 32, f.crop_y = 16, f.crop_w = img.w - 48, f.crop_h = img.h - 32;
+      int nc = 0;
+      if (yrt_session_detect(s, &f, &pp, d, MAXD, &nc, &err)) return fail("detect (crop)", err.msg);
+      size_t on = 0;
+      for (int i = 0; i < nc; i++) {
+        if (yrt_session_mask(s, i, mask, f.crop_w, f.crop_h, (size_t)img.w, &err)) return fail("mask (crop)", err.msg);
+        for (int y = 0; y < f.crop_h; y++)
+          for (int x = 0; x < f.crop_w; x++) {
+            if (!mask[(size_t)y * (size_t)img.w + (size_t)x]) continue;
+            on++;
+            const float fx = (float)(x + f.crop_x), fy = (float)(y + f.crop_y);
+            if (fx < d[i].x0 - 1 || fx > d[i].x1 + 1 || fy < d[i].y0 - 1 || fy > d[i].y1 + 1)
+              return fail("mask (crop)", "a mask pixel outside its box (crop offset misapplied)");
+          }
+      }
+      if (nc > 0 && on == 0) return fail("mask (crop)", "every mask of the crop is empty");
+      if (yrt_session_mask(s, 0, mask, img.w, img.h, (size_t)img.w, &err) != YRT_ERR_INVALID_ARG && nc > 0)
+        return fail("mask (crop)", "a mask of the whole frame's size was accepted for a crop");
+    }
     free(nchw);
     free(mask);
     yrt_image_free(&img);
