@@ -83,6 +83,9 @@ static void test_upsample_2x2(void **state) { /* the segment prototype's: k 2, s
   check((yk_convt_params){1, 1, 1, 2, 2, 1, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 0);
   check((yk_convt_params){3, 5, 7, 6, 10, 45, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1); /* 32 + 8 + 5 channels */
   check((yk_convt_params){3, 3, 5, 6, 6, 109, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 1); /* 64 + 32 + 8 + 5 */
+  /* kernel = stride (one tap a pixel): 3x2, pads, output padding, groups, channels 16 + tail */
+  check((yk_convt_params){5, 9, 4, ext(5, 3, 1, 0, 3, 1, 2), ext(9, 2, 1, 1, 2, 1, 1), 38, 3, 2, 3, 2, 1, 1, 1, 1, 2}, 1);
+  check((yk_convt_params){2, 11, 3, 4, 22, 16, 2, 2, 2, 2, 0, 0, 1, 1, 1}, 0);
 }
 
 static void test_general(void **state) {
