@@ -4,7 +4,8 @@
  * yrt_model_mask_channels 3 when output0's rows are 4 + nc + 3; a look-alike head whose rows do not
  * split into nc classes + one coefficient per prototype is refused at convert and, written
  * anyway (META edited), at load; yrt_session_mask's refusals; ConvTranspose through the converter
- * and the runtime against a double-precision transcription of the ONNX definition. */
+ * and the runtime against a double-precision transcription of the ONNX definition (float weights, and
+ * int8 weights behind a per-channel DequantizeLinear). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -88,9 +89,11 @@ static void test_segment_structure(void **state) {
   ir_graph_free(g);
 }
 
-/* ConvTranspose [1, CI, H, W] -> [1, CO, OH, OW] through the converter and the runtime. */
-static void convt_case(int ci, int h, int w, int co, int group, int kh, int kw, int sh, int sw, const int64_t *pads,
-                       int dh, int dw, const int64_t *out_pad) {
+/* ConvTranspose [1, CI, H, W] -> [1, CO, OH, OW] through the converter and the runtime; qdq: the
+ * weights as int8 behind a DequantizeLinear with per-channel scales on axis 1 (onnxruntime's QDQ
+ * form of ConvTranspose weights), the reference using the dequantized values. */
+static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw, int sh, int sw, const int64_t *pads,
+                         int dh, int dw, const int64_t *out_pad, int qdq) {
   const int cog = co / group, cig = ci / group;
   const int oh = (h - 1) * sh - (int)pads[0] - (int)pads[2] + (kh - 1) * dh + 1 + (int)out_pad[0];
   const int ow = (w - 1) * sw - (int)pads[1] - (int)pads[3] + (kw - 1) * dw + 1 + (int)out_pad[1];
@@ -98,12 +101,37 @@ static void convt_case(int ci, int h, int w, int co, int group, int kh, int kw, 
   float *x = malloc(nx * 4), *wt = malloc(nw * 4), *b = malloc((size_t)co * 4);
   assert_non_null(x); assert_non_null(wt); assert_non_null(b);
   for (size_t i = 0; i < nx; i++) x[i] = (float)((i * 37) % 17) / 8.0f - 1.0f;
-  for (size_t i = 0; i < nw; i++) wt[i] = (float)((i * 11) % 13) / 6.0f - 1.0f;
+  int8_t *wq = malloc(nw);
+  float *ws = malloc((size_t)cog * 4);
+  assert_non_null(wq); assert_non_null(ws);
+  for (int o = 0; o < cog; o++) ws[o] = 0.01f * (float)(o + 1);
+  for (size_t i = 0; i < nw; i++) {
+    wq[i] = (int8_t)((int)((i * 29) % 255) - 127);
+    /* [ci][cog][kh][kw]: the output channel is axis 1 */
+    wt[i] = qdq ? (float)wq[i] * ws[(i / ((size_t)kh * kw)) % (size_t)cog] : (float)((i * 11) % 13) / 6.0f - 1.0f;
+  }
   for (int i = 0; i < co; i++) b[i] = 0.25f * (float)i - 0.5f;
   ir_graph *g = ir_graph_new();
   g->opset = 13;
   const int64_t xd[4] = {1, ci, h, w}, wd[4] = {ci, cog, kh, kw}, bd[1] = {co}, yd[4] = {1, co, oh, ow};
-  const int tx = tb_act(g, "x", 4, xd), tw = tb_const(g, "w", 4, wd, wt), tbias = tb_const(g, "b", 1, bd, b);
+  const int tx = tb_act(g, "x", 4, xd), tbias = tb_const(g, "b", 1, bd, b);
+  int tw;
+  if (qdq) {
+    const int64_t sd[1] = {cog};
+    const int q = ir_add_tensor(g, "wq", IR_I8), z = ir_add_tensor(g, "wz", IR_I8), sc = tb_const(g, "ws", 1, sd, ws);
+    int8_t zeros[256] = {0};
+    assert_true(cog <= 256);
+    ir_tensor_set_shape(&g->tensors[q], 4, wd);
+    ir_tensor_set_data(&g->tensors[q], wq, nw);
+    ir_tensor_set_shape(&g->tensors[z], 1, sd);
+    ir_tensor_set_data(&g->tensors[z], zeros, (size_t)cog);
+    tw = tb_act(g, "w", 4, wd);
+    const int dq_in[3] = {q, sc, z};
+    const int dq = ir_add_node(g, "w_dq", "DequantizeLinear", dq_in, 3, &tw, 1);
+    ir_set_attr_int(g, dq, "axis", 1);
+  } else {
+    tw = tb_const(g, "w", 4, wd, wt);
+  }
   const int ty = tb_act(g, "y", 4, yd);
   const int in[3] = {tx, tw, tbias};
   const int n = ir_add_node(g, "up", "ConvTranspose", in, 3, &ty, 1);
@@ -147,7 +175,12 @@ static void convt_case(int ci, int h, int w, int co, int group, int kh, int kw, 
   yrt_session_free(s);
   yrt_model_free(m);
   free(buf);
-  free(x); free(wt); free(b);
+  free(x); free(wt); free(b); free(wq); free(ws);
+}
+
+static void convt_case(int ci, int h, int w, int co, int group, int kh, int kw, int sh, int sw, const int64_t *pads,
+                       int dh, int dw, const int64_t *out_pad) {
+  convt_case_q(ci, h, w, co, group, kh, kw, sh, sw, pads, dh, dw, out_pad, 0);
 }
 
 static void test_conv_transpose(void **state) {
@@ -155,6 +188,7 @@ static void test_conv_transpose(void **state) {
   const int64_t p0[4] = {0, 0, 0, 0}, p1[4] = {1, 0, 0, 1}, op0[2] = {0, 0}, op1[2] = {1, 0};
   convt_case(5, 7, 9, 6, 1, 2, 2, 2, 2, p0, 1, 1, op0); /* the prototype upsample, odd grid */
   convt_case(4, 5, 3, 6, 2, 3, 2, 2, 3, p1, 1, 2, op1); /* groups, pads, dilation, output padding */
+  convt_case_q(5, 7, 9, 6, 1, 2, 2, 2, 2, p0, 1, 1, op0, 1); /* int8 weights, per-channel on axis 1 */
 }
 
 int main(void) {
