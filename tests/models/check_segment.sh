@@ -6,7 +6,8 @@
 # onnxruntime's (same class, IoU >= 0.5) and the masks of matched boxes have an IoU >= 0.90 with
 # masks computed the same way (Ultralytics process_mask_native) from onnxruntime's outputs, mean
 # and each one (seg_accept.c). With PYTHON (onnx): a look-alike head whose prototypes do not
-# match the coefficient rows is refused at convert. Needs ../shared (YOLORT_DATA) and
+# match the coefficient rows is refused at convert, and the export without its task in the
+# metadata is recognised as segment by its shape (masks, never 112 classes). Needs ../shared (YOLORT_DATA) and
 # onnxruntime-node (bench/peers/ort/node_modules): without them it skips (77), under CI=true it
 # fails.
 set -u
@@ -60,6 +61,22 @@ PYEOF
   fi
   echo "look-alike refused: $(tail -1 "$W/lookalike.log" | cut -c1-200)"
   tail -1 "$W/lookalike.log" | grep -q "mask coefficients" || { echo "FAIL: refusal does not name the mask coefficients"; exit 1; }
+  # the same export without its task in the metadata: the head recognised as segment by its shape
+  "$PY" - "$M" "$W/notask.onnx" <<'PYEOF' || { echo "FAIL: making the task-less copy"; exit 1; }
+import sys, onnx
+m = onnx.load(sys.argv[1])
+keep = [p for p in m.metadata_props if p.key != "task"]
+del m.metadata_props[:]
+m.metadata_props.extend(keep)
+onnx.save(m, sys.argv[2])
+PYEOF
+  "$B/tools/yolort-convert" "$W/notask.onnx" -o "$W/notask.yrt" > "$W/notask.log" 2>&1 || {
+    echo "FAIL: the task-less copy does not convert: $(tail -1 "$W/notask.log")"; exit 1; }
+  grep -q "segment: recognised by its shape" "$W/notask.log" || { echo "FAIL: task-less copy not recognised as segment"; exit 1; }
+  img1=$(echo "$IMGS" | head -n 1)
+  "$B/tools/yolort-detect" "$W/notask.yrt" "$img1" --json | grep -q '"segmentation"' || {
+    echo "FAIL: the task-less copy gives no masks"; exit 1; }
+  echo "task-less copy: recognised as segment by its shape"
 elif [ "${CI:-}" = true ]; then
   echo "FAIL: CI=true and python with onnx is missing (the look-alike check)"; exit 1
 fi

@@ -13,6 +13,7 @@
 #include "fuse_obj_head.h"
 #include "ir_preprocess.h"
 #include "lower_internal.h"
+#include "segment_task.h"
 
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
  * else the metadata's imgsz. The error names the flag that fixes it. */
@@ -138,6 +139,12 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     rep->head_note[0] = '\0';
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
+  if (rep->head_fused) { /* a task-less export's mask coefficients: recognised, never classes */
+    char seg[256];
+    if ((st = lw_segment_recognise(g, seg, sizeof seg, err)) != YRT_OK) return st;
+    const size_t l = strlen(rep->head_note);
+    if (seg[0] && l + 2 < sizeof rep->head_note) snprintf(rep->head_note + l, sizeof rep->head_note - l, "; %s", seg);
+  }
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
   if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
