@@ -93,6 +93,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     if (pst != YRT_OK) return pst;
   }
   params = &known;
+  yrt_segment_forget(s->segment);
   yrt_letterbox lb;
   yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
   /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best

@@ -98,6 +98,10 @@ void yrt_segment_free(yrt_segment *g) {
   free(g);
 }
 
+void yrt_segment_forget(yrt_segment *g) {
+  if (g) g->n_kept = 0, g->full = 0;
+}
+
 void yrt_segment_record(yrt_segment *g, const yrt_detection *dets, int n, const int *anchors, const yrt_letterbox *lb,
                         int full) {
   if (!g) return;
@@ -153,8 +157,8 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
                          yrt_model_task(s->model), (unsigned)s->model->plan->n_outputs);
   if (!g->full)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "yrt_session_mask: no detections recorded (call yrt_session_detect first), or output0 was "
-                         "decoded threshold-aware without its coefficient rows");
+                         "yrt_session_mask: no detections recorded (call yrt_session_detect first; the last one failed), or "
+                         "output0 was decoded threshold-aware without its coefficient rows");
   if (det_index < 0 || det_index >= g->n_kept)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_mask: detection %d of %d", det_index, g->n_kept);
   if (width != g->lb.src_w || height != g->lb.src_h || stride < (size_t)width)

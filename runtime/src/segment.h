@@ -25,6 +25,10 @@ int yrt_segment_channels(const yrt_model *m);
 yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **out, yrt_error *err);
 void yrt_segment_free(yrt_segment *g);
 
+/* At the start of yrt_session_detect: no masks until it records its detections (a failed call
+ * leaves none to misread). */
+void yrt_segment_forget(yrt_segment *g);
+
 /* After yrt_session_detect's NMS: the detections it wrote, their output0 columns (anchors) and
  * the letterbox. full = 0 when output0 was decoded threshold-aware (no coefficient rows): masks
  * are then refused for this frame. */
