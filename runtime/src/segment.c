@@ -157,7 +157,7 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
                          yrt_model_task(s->model), (unsigned)s->model->plan->n_outputs);
   if (!g->full)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "yrt_session_mask: no detections recorded (call yrt_session_detect first; the last one failed), or "
+                         "yrt_session_mask: no detections recorded (call yrt_session_detect first, or it failed), or "
                          "output0 was decoded threshold-aware without its coefficient rows");
   if (det_index < 0 || det_index >= g->n_kept)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_mask: detection %d of %d", det_index, g->n_kept);
