@@ -2,6 +2,7 @@
  * scatter reference and the portable row-gather form, summing each output in the same order. */
 #include <string.h>
 
+#include "convt_taps.h"
 #include "yk_conv_transpose.h"
 
 /* Full (uncropped) output extent along one axis. */
@@ -49,35 +50,12 @@ void yk_conv_transpose_f32_rows(const yk_isa *isa, const yk_convt_params *p, con
 
 void yk_conv_transpose_f32_rows__scalar(const yk_convt_params *p, const float *x, const float *packed,
                                         const float *bias, float *y, int oy0, int oy1) {
-  const int cig = p->ci / p->group, cog = p->co / p->group;
-  for (int oy = oy0; oy < oy1; oy++) {
-    for (int ox = 0; ox < p->ow; ox++) {
-      float *acc = y + ((size_t)oy * (size_t)p->ow + (size_t)ox) * (size_t)p->co;
-      fill_bias(acc, bias, p->co);
-      for (int ky = p->kh - 1; ky >= 0; ky--) {
-        const int ny = oy + p->pt - ky * p->dh;
-        if (ny < 0 || ny % p->sh) continue;
-        const int iy = ny / p->sh;
-        if (iy >= p->h) continue;
-        for (int kx = p->kw - 1; kx >= 0; kx--) {
-          const int nx = ox + p->pl - kx * p->dw;
-          if (nx < 0 || nx % p->sw) continue;
-          const int ix = nx / p->sw;
-          if (ix >= p->w) continue;
-          const float *xv = x + ((size_t)iy * (size_t)p->w + (size_t)ix) * (size_t)p->ci;
-          const float *wt = packed + ((size_t)ky * (size_t)p->kw + (size_t)kx) * (size_t)p->ci * (size_t)cog;
-          for (int g = 0; g < p->group; g++) {
-            float *a = acc + (size_t)g * (size_t)cog;
-            for (int c = g * cig; c < (g + 1) * cig; c++) {
-              const float v = xv[c];
-              const float *wr = wt + (size_t)c * (size_t)cog;
-              for (int o = 0; o < cog; o++) a[o] += v * wr[o];
-            }
-          }
-        }
-      }
-    }
-  }
+  const int cog = p->co / p->group;
+  for (int oy = oy0; oy < oy1; oy++)
+    for (int ox = 0; ox < p->ow; ox++)
+      for (int g = 0; g < p->group; g++)
+        yk_convt_pixel(p, x, packed, bias, y + ((size_t)oy * (size_t)p->ow + (size_t)ox) * (size_t)p->co, oy, ox, g, 0,
+                       cog);
 }
 
 void yk_conv_transpose_f32_ref(const yk_convt_params *p, const float *x, const float *w, const float *bias, float *y) {
