@@ -7,6 +7,7 @@
 
 #include "op_table.h"
 #include "postprocess_internal.h"
+#include "segment.h"
 #include "session_internal.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
@@ -61,7 +62,7 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   if (!s->pp_scratch || !s->detect_list)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
   s->detect_node = output_decode_node(s);
-  return YRT_OK;
+  return yrt_segment_create(s->model, anchors, &s->segment, err);
 }
 
 static uint64_t now_ns(void) {
@@ -94,6 +95,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     if (pst != YRT_OK) return pst;
   }
   params = &known;
+  yrt_segment_forget(s->segment);
   st0 = yrt_postprocess_check_class_conf(params, classes, "yrt_session_detect", err);
   if (st0 != YRT_OK) return st0;
   yrt_letterbox lb;
@@ -120,6 +122,9 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st == YRT_OK) st = yrt_frame_map_detections(frame, dets, *n_dets, err); /* an oriented frame's boxes */
   if (st != YRT_OK) return st;
+  if (s->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
+    yrt_segment_record(s->segment, dets, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, sparse ? (int)n_list : anchors), &lb,
+                       !sparse);
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;
 }

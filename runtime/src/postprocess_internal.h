@@ -25,5 +25,8 @@ yrt_status yrt_postprocess_check_class_conf(const yrt_postprocess_params *p, int
 /* The lowest threshold any class has (conf_threshold, or the least class_conf once checked): an
  * anchor whose best score is not over it is dropped whatever its class. */
 float yrt_postprocess_min_conf(const yrt_postprocess_params *p);
+/* After a yrt_postprocess(_known) on this scratch: the anchor (output0 column) of each detection
+ * it wrote, in the same order (masks and keypoints read that column's extra rows). */
+const int *yrt_postprocess_kept_anchors(const void *scratch, int num_anchors);
 
 #endif

@@ -9,6 +9,7 @@
 #include "cpu_count.h"
 #include "node_kind.h"
 #include "op_table.h"
+#include "segment.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "struct_growth.h"
@@ -70,6 +71,7 @@ void yrt_session_free(yrt_session *s) {
   free(s->times);
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
+  yrt_segment_free(s->segment);
   free(s->detect_list);
   free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
