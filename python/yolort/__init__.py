@@ -112,9 +112,11 @@ class Model:
         self.input_size = (info.input_w, info.input_h)
         self.num_classes = info.num_classes
         self.task = lib.yrt_model_task(self._model).decode() or "detect"
+        self.mask_channels = lib.yrt_model_mask_channels(self._model)
         self.names = [self._name(i) for i in range(info.num_classes)]
         self._cap = 0
         self._dets = None
+        self._frame_size = None  # (w, h) of the last detect: the masks' size
 
     def _name(self, i):
         n = self._lib.yrt_model_class_name(self._model, i)
@@ -168,6 +170,7 @@ class Model:
             self._dets = (_native.Detection * cap)()
             self._cap = cap
         f, pixels = _frame(image, bgr)
+        self._frame_size = (f.width, f.height)
         n = ctypes.c_int(0)
         err = _native.Error()
         st = lib.yrt_session_detect(self._session, ctypes.byref(f), ctypes.byref(p), self._dets, self._cap,
@@ -178,6 +181,21 @@ class Model:
         for d in self._dets[:n.value]:
             name = d.name.decode("utf-8", "replace") if d.name else None
             out.append(Detection((d.x0, d.y0, d.x1, d.y1), d.score, d.class_id, name))
+        return out
+
+    def mask(self, index):
+        """The binary mask (numpy uint8 [H, W], 1 on the instance) of detection `index` of the
+        last detect() of a segment model (m.mask_channels > 0), at that image's size."""
+        import numpy as np
+        self._live()
+        if not self._frame_size:
+            raise ValueError("mask(): call detect() first")
+        w, h = self._frame_size
+        out = np.zeros((h, w), np.uint8)
+        err = _native.Error()
+        st = self._lib.yrt_session_mask(self._session, int(index), out.ctypes.data_as(ctypes.POINTER(ctypes.c_uint8)),
+                                        w, h, w, ctypes.byref(err))
+        _check(self._lib, st, err)
         return out
 
     def classify(self, image, top_k=5, bgr=False):

@@ -109,6 +109,9 @@ def _declare(lib):
         "yrt_session_free": (None, [P]),
         "yrt_session_detect": (st, [P, ctypes.POINTER(Frame), ctypes.POINTER(PostprocessParams),
                                     ctypes.POINTER(Detection), ctypes.c_int, ctypes.POINTER(ctypes.c_int), E]),
+        "yrt_model_mask_channels": (ctypes.c_int, [P]),
+        "yrt_session_mask": (st, [P, ctypes.c_int, ctypes.POINTER(ctypes.c_uint8), ctypes.c_int, ctypes.c_int,
+                                  ctypes.c_size_t, E]),
         "yrt_session_classify": (st, [P, ctypes.POINTER(Frame), ctypes.c_int, ctypes.POINTER(ClassProb),
                                       ctypes.c_int, ctypes.POINTER(ctypes.c_int), E]),
     }

@@ -118,6 +118,33 @@ class PackageTest(unittest.TestCase):
             yolort.evaluate(self.yrt, VAL, VAL, no_such_flag=1)
         self.assertEqual(e.exception.returncode, 2)  # a usage error
 
+    def test_segment_masks(self):
+        """A segment model's masks: one per detection, inside its box, at the image's size."""
+        seg = os.path.join(DATA, "models", "wild", "yolov8n-seg-320.dynamic.onnx")
+        yrt = os.path.join(self.tmp.name, "seg.yrt")
+        yolort.convert(seg, yrt)
+        rgb = yolort.load_jpeg(self.images[0])
+        with yolort.Model(yrt, threads=1) as m:
+            self.assertEqual(m.task, "segment")
+            self.assertEqual(m.mask_channels, 32)
+            dets = m.detect(rgb)
+            self.assertTrue(dets)
+            for i, d in enumerate(dets[:3]):
+                mk = m.mask(i)
+                self.assertEqual(mk.shape, rgb.shape[:2])
+                ys, xs = np.nonzero(mk)
+                if len(xs):
+                    self.assertGreaterEqual(xs.min(), int(d.box[0]) - 1)
+                    self.assertLessEqual(xs.max(), int(d.box[2]) + 1)
+            with self.assertRaises(yolort.YolortError):
+                m.mask(len(dets))
+        with yolort.Model(self.yrt, threads=1) as m:
+            self.assertEqual(m.mask_channels, 0)
+            m.detect(rgb)
+            with self.assertRaises(yolort.YolortError) as e:
+                m.mask(0)
+            self.assertIn("YRT_ERR_UNSUPPORTED", str(e.exception))
+
     def test_evaluate(self):
         r = yolort.evaluate(self.yrt, os.path.join(VAL, "images"), os.path.join(VAL, "labels"), n=4)
         self.assertEqual(r["num_images"], 4)
