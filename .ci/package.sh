@@ -8,9 +8,12 @@
 #   3. BUILD_DIR's package (the default build, XNNPACK): the six CLIs installed under bin/ and
 #      answering --version; a static consumer loads no libyolort; no dependency header looked for;
 #   4. a staging prefix outside a toolchain's sysroot (CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY):
-#      found through yolort_DIR, or through the stage in CMAKE_FIND_ROOT_PATH (docs/cross-compiling.md).
-# Each consumer runs examples/detect_frame.c on a grey NV12 frame with a model BUILD_DIR's converter
-# makes from YOLORT_DATA (../shared): without it the runs are skipped, and fail under CI=true.
+#      found through yolort_DIR, or through the stage in CMAKE_FIND_ROOT_PATH (docs/cross-compiling.md);
+#   5. the lean core for aarch64 with nothing but the cross compiler (no sysroot): a static
+#      consumer under qemu-aarch64 prints the x86-64 lean consumer's detections (when the Debian
+#      cross compiler and qemu-user are installed: tools/install-deps.sh --arm).
+# Each consumer runs examples/detect_frame.c on an NV12 frame of a val image with a model BUILD_DIR's
+# converter makes from YOLORT_DATA (../shared): without it the runs are skipped, and fail under CI=true.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -27,18 +30,20 @@ model=""
 if [[ -x "$B/tools/yolort-convert" && -f "$DATA/models/yolo11n-320.qdq.onnx" ]]; then
   "$B/tools/yolort-convert" "$DATA/models/yolo11n-320.qdq.onnx" -o "$W/model.yrt" >/dev/null 2>&1
   model="$W/model.yrt"
-  head -c $((320 * 240 * 3 / 2)) /dev/zero | tr '\0' '\200' > "$W/frame.nv12"
 elif [[ "${CI:-}" == true ]]; then
   fail "CI=true and no model: $B/tools/yolort-convert or $DATA/models/yolo11n-320.qdq.onnx missing"
 else
   say "no YOLORT_DATA or converter: consumers are built, not run"
 fi
-run_app() { # APP: detect on the grey frame (exit 0), or only link-load it (usage, exit 2)
+fw=0; fh=0
+run_app() { # APP [EMULATOR...]: detections of the frame (some, exit 0) in APP.txt, or only link-load it (usage, exit 2)
+  local app=$1; shift
   if [[ -n "$model" ]]; then
-    "$1" "$model" "$W/frame.nv12" 320 240 >/dev/null || fail "$1 on the grey frame: exit $?"
+    "$@" "$app" "$model" "$W/frame.nv12" "$fw" "$fh" > "$app.txt" || fail "$app on the frame: exit $?"
+    [[ -s "$app.txt" ]] || fail "$app found nothing in the frame"
   else
-    set +e; "$1" >/dev/null 2>&1; local rc=$?; set -e
-    [[ $rc == 2 ]] || fail "$1 without arguments: exit $rc (usage expected)"
+    set +e; "$@" "$app" >/dev/null 2>&1; local rc=$?; set -e
+    [[ $rc == 2 ]] || fail "$app without arguments: exit $rc (usage expected)"
   fi
 }
 # FILE NAME...: none of NAME among FILE's dynamic dependencies (NEEDED and what ldd resolves)
@@ -65,6 +70,10 @@ find_package(yolort 0.1 REQUIRED)
 add_executable(detect_frame "$repo/examples/detect_frame.c")
 target_compile_options(detect_frame PRIVATE -Wall -Wextra -Werror)
 target_link_libraries(detect_frame PRIVATE yolort::yolort)
+if(TARGET yolort::image) # the static package links libturbojpeg only here
+  add_executable(jpeg_to_nv12 "$repo/examples/jpeg_to_nv12.c")
+  target_link_libraries(jpeg_to_nv12 PRIVATE yolort::image)
+endif()
 EOT
 lean_flags=(-DCMAKE_BUILD_TYPE=Release -DYOLORT_XNNPACK=OFF -DYOLORT_BUILD_TOOLS=OFF -DYOLORT_BUILD_TESTS=OFF
             -DYOLORT_BUILD_BENCH=OFF -DYOLORT_INSTALL=ON -DYOLORT_WERROR=ON)
@@ -79,6 +88,10 @@ for a in "$W"/lean-a/prefix/lib*/libyolort.a "$W"/lean-a/prefix/lib*/libyolort_k
 done
 cmake -S "$W/consumer" -B "$W/c-lean-a" -DCMAKE_PREFIX_PATH="$W/lean-a/prefix" >/dev/null
 cmake --build "$W/c-lean-a" >/dev/null
+if [[ -n "$model" ]]; then # the frame every consumer detects in
+  size=$("$W/c-lean-a/jpeg_to_nv12" "$DATA/data/coco/val/images/000000000632.jpg" 1 2>"$W/size" >"$W/frame.nv12"; cat "$W/size")
+  read -r fw fh <<<"$size"
+fi
 no_deps "$W/c-lean-a/detect_frame" "${deps_re[@]}"
 found_nothing "$W/c-lean-a/CMakeCache.txt" "XNNPACK|PTHREADPOOL|CPUINFO" # libturbojpeg: yolort::image's
 run_app "$W/c-lean-a/detect_frame"
@@ -151,3 +164,32 @@ cmake -S "$W/consumer" -B "$W/c-stage2" "${tc[@]}" -DCMAKE_FIND_ROOT_PATH="$stag
 cmake --build "$W/c-stage2" >/dev/null
 run_app "$W/c-stage2/detect_frame"
 say "staging: a prefix outside the sysroot works through yolort_DIR and through CMAKE_FIND_ROOT_PATH"
+
+# 5. The lean core for aarch64 from the cross compiler alone: no sysroot, no dependency at all.
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null; then
+  cat > "$W/a64.cmake" <<EOT
+set(CMAKE_SYSTEM_NAME Linux)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+EOT
+  cmake -S . -B "$W/a64" -DCMAKE_TOOLCHAIN_FILE="$W/a64.cmake" "${lean_flags[@]}" -DYOLORT_IMAGE=OFF >/dev/null
+  cmake --build "$W/a64" -j"$jobs" --target yolort yk >/dev/null
+  cmake --install "$W/a64" --prefix "$W/a64/prefix" >/dev/null
+  # shellcheck disable=SC2046
+  aarch64-linux-gnu-gcc -O2 -Wall -Wextra -Werror -o "$W/a64-detect_frame" examples/detect_frame.c \
+    $(PKG_CONFIG_PATH="$W/a64/prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR='' pkg-config --cflags --libs yolort)
+  needed=$(readelf -d "$W/a64-detect_frame" | awk '/NEEDED/{gsub(/[][]/, "", $5); printf "%s ", $5}')
+  [[ $needed == "libm.so.6 libc.so.6 " ]] || fail "aarch64 lean consumer needs: $needed"
+  run_app "$W/a64-detect_frame" qemu-aarch64 -L /usr/aarch64-linux-gnu
+  if [[ -n "$model" ]]; then
+    diff -u "$W/c-lean-a/detect_frame.txt" "$W/a64-detect_frame.txt" || fail "aarch64 lean detections differ from x86-64's"
+  fi
+  say "aarch64 lean core from the cross compiler alone: consumer needs $needed; under qemu the same detections as x86-64"
+else
+  say "no aarch64-linux-gnu-gcc / qemu-aarch64: the aarch64 lean build is skipped (tools/install-deps.sh --arm)"
+fi

@@ -47,9 +47,7 @@ static void usage(FILE *f) {
           "  --anchors W,H,...  anchor sizes in input pixels, grid by grid (stride 8 first), for a\n"
           "                    YOLOv5-style head whose file holds none (raw sigmoid maps, as\n"
           "                    YOLOv5-Lite); default: YOLOv5's anchors, said in the summary\n"
-          "  -v                list every lowered node\n"
-          "  --version         print the version and exit\n"
-          "  -h, --help        print this help and exit\n");
+          "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
 int main(int argc, char **argv) {

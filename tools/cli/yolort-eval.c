@@ -39,15 +39,10 @@ static void help(FILE *f) {
           "  --max-det N       detections kept per image (default 300)\n"
           "  --bootstrap R     with --compare: R paired bootstrap resamples of the mAP difference\n"
           "  --seed S          the bootstrap's random seed (default 1)\n"
-          "  -q                no progress on stderr\n"
-          "  --version         print the version and exit\n"
-          "  -h, --help        print this help and exit\n");
+          "  -q                no progress on stderr\n" CLI_HELP_TAIL);
 }
 
-static int usage(void) {
-  help(stderr);
-  return CLI_EXIT_USAGE;
-}
+static int usage(void) { return help(stderr), CLI_EXIT_USAGE; }
 
 typedef struct run {
   const char *path;

@@ -33,15 +33,10 @@ static void help(FILE *f) {
           "                    output0's SQNR reaches DB, and write that model\n"
           "  -o OUT.yrt        where --auto-mixed writes its model\n"
           "  --max-groups G    --auto-mixed tries at most G groups of layers (default 12)\n"
-          "  -q                no progress on stderr\n"
-          "  --version         print the version and exit\n"
-          "  -h, --help        print this help and exit\n");
+          "  -q                no progress on stderr\n" CLI_HELP_TAIL);
 }
 
-static int usage(void) {
-  help(stderr);
-  return CLI_EXIT_USAGE;
-}
+static int usage(void) { return help(stderr), CLI_EXIT_USAGE; }
 
 static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   ir_graph *g = NULL;

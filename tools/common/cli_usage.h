@@ -8,6 +8,11 @@
 
 #define CLI_EXIT_USAGE 2
 
+/* The last lines of every --help (column 20 for the descriptions, as the tools' own lines). */
+#define CLI_HELP_TAIL                                     \
+  "  --version         print the version and exit\n"     \
+  "  -h, --help        print this help and exit\n"
+
 /* arg starts with '-' but is no option of prog, or is an option whose value is missing. */
 static inline int cli_bad_option(const char *prog, const char *arg) {
   fprintf(stderr, "%s: '%s': unknown option, or its value is missing (%s --help lists the options)\n", prog, arg,
