@@ -7,8 +7,8 @@
 #   YOLORT_DEPS_TURBOJPEG    libturbojpeg (yolort_image)
 #   YOLORT_DEPS_HEADERS      also find the headers (the build compiles against them; a consumer of
 #                            the installed package never does: libraries only)
-#   YOLORT_DEPS_STATIC       prefer lib<name>.a (a static yolort links its dependencies statically
-#                            where the archives exist)
+#   YOLORT_DEPS_STATIC       targets (xnnpack, pthreadpool, cpuinfo) for which lib<name>.a is
+#                            preferred: a static yolort links them statically where the archives exist
 #   YOLORT_DEPS_PREFIX       look here first, outside CMAKE_FIND_ROOT_PATH (a staging prefix that
 #                            holds yolort and its dependencies, beside a cross toolchain's sysroot)
 #   YOLORT_DEPS_SOFT         targets (e.g. turbojpeg) that, not found, are linked by name
@@ -23,8 +23,11 @@ function(_yolort_dep target lib header)
   endif()
   string(TOUPPER "YOLORT_${target}_LIBRARY" libvar)
   string(TOUPPER "YOLORT_${target}_INCLUDE_DIR" incvar)
+  # list(FIND), not IN_LIST: this file also runs under a consumer's older policies
+  list(FIND YOLORT_DEPS_STATIC ${target} static)
+  list(FIND YOLORT_DEPS_SOFT ${target} soft)
   set(names ${lib})
-  if(YOLORT_DEPS_STATIC)
+  if(static GREATER -1)
     set(names ${CMAKE_STATIC_LIBRARY_PREFIX}${lib}${CMAKE_STATIC_LIBRARY_SUFFIX} ${lib})
   endif()
   if(YOLORT_DEPS_PREFIX)
@@ -39,7 +42,7 @@ function(_yolort_dep target lib header)
       set(found "")
     endif()
   endif()
-  if(NOT found AND target IN_LIST YOLORT_DEPS_SOFT)
+  if(NOT found AND soft GREATER -1)
     add_library(yolort_dep::${target} INTERFACE IMPORTED GLOBAL)
     set_target_properties(yolort_dep::${target} PROPERTIES INTERFACE_LINK_LIBRARIES ${lib})
     return()
