@@ -50,11 +50,12 @@ add_subdirectory("$PWD" yolort)
 add_executable(detect_frame "$PWD/examples/detect_frame.c")
 target_link_libraries(detect_frame PRIVATE yolort::yolort)
 EOT
-cmake -S "$W/parent" -B "$W/parent/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The parent's strict flags (-Wconversion) reach yolort's sources as warnings: YOLORT_WERROR is ours.
+cmake -S "$W/parent" -B "$W/parent/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="-Wconversion" >/dev/null
 cmake --build "$W/parent/build" -j"$jobs" >/dev/null
 [[ ! -e "$W/parent/build/yolort/tools" ]] || { echo "FAIL: add_subdirectory built the tools"; exit 1; }
 "$W/parent/build/detect_frame" "$W/model.yrt" "$W/frame.nv12" "$fw" "$fh" | diff - "$W/detect.txt"
-echo "examples: add_subdirectory(yolort) builds and detects alike"
+echo "examples: add_subdirectory(yolort) with the parent's -Wconversion builds and detects alike"
 
 # The Python package as the ML team gets it: from cmake --install (its own libyolort.so inside,
 # the installed CLIs found through _paths.py), then from `pip install ./python` (no library inside:

@@ -22,11 +22,20 @@ install(FILES ${PROJECT_BINARY_DIR}/yolortConfig.cmake ${PROJECT_BINARY_DIR}/yol
 
 # pkg-config: a static install lists every archive and system library in Libs (plain
 # `pkg-config --libs yolort` links); a shared one keeps them in Libs.private.
+# A shared install needs nothing of them at the consumer's link (no public header includes theirs):
+# Libs.private, read only by `pkg-config --static`. The lean core (YOLORT_XNNPACK=OFF) lists no
+# XNNPACK, pthreadpool or cpuinfo at all.
 set(YOLORT_PC_DEPS "")
 if(YOLORT_XNNPACK)
   string(APPEND YOLORT_PC_DEPS " -lXNNPACK")
 endif()
-string(APPEND YOLORT_PC_DEPS " -lpthreadpool -lcpuinfo -lpthread -lm")
+if(YOLORT_PTHREADPOOL)
+  string(APPEND YOLORT_PC_DEPS " -lpthreadpool")
+endif()
+if(YOLORT_XNNPACK)
+  string(APPEND YOLORT_PC_DEPS " -lcpuinfo")
+endif()
+string(APPEND YOLORT_PC_DEPS " -lpthread -lm")
 if(BUILD_SHARED_LIBS)
   set(YOLORT_PC_LIBS "-lyolort")
   set(YOLORT_PC_LIBS_PRIVATE "${YOLORT_PC_DEPS}")
@@ -45,4 +54,16 @@ install(FILES ${PROJECT_BINARY_DIR}/yolort.pc DESTINATION ${CMAKE_INSTALL_LIBDIR
 if(YOLORT_IMAGE)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/yolort-image.pc.in ${PROJECT_BINARY_DIR}/yolort-image.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/yolort-image.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
+# The command-line tools, for the ML team beside the library (bin/): whichever this build made
+# (YOLORT_BUILD_TOOLS / YOLORT_BUILD_BENCH).
+set(YOLORT_INSTALL_CLIS "")
+foreach(t yolort-convert yolort-quantize yolort-detect yolort-eval yolort-inspect yolort-bench)
+  if(TARGET ${t})
+    list(APPEND YOLORT_INSTALL_CLIS ${t})
+  endif()
+endforeach()
+if(YOLORT_INSTALL_CLIS)
+  install(TARGETS ${YOLORT_INSTALL_CLIS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

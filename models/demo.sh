@@ -13,7 +13,7 @@ step() { echo; echo "== $*"; }
 step "dependencies"
 tools/install-deps.sh
 step "build ($BUILD)"
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DYOLORT_WERROR=ON >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 step "generate the default model and calibration images"
 models/make_default.sh "$BUILD"

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 tools/install-deps.sh
 BUILD=build; EXTRA=()
 if [[ "${YOLORT_SANITIZE:-0}" == 1 ]]; then BUILD=build-asan; EXTRA=(-DYOLORT_SANITIZE=ON); fi
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${EXTRA[@]}" >/dev/null
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DYOLORT_WERROR=ON "${EXTRA[@]}" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

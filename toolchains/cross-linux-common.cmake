@@ -43,7 +43,9 @@ foreach(kind EXE SHARED MODULE)
 endforeach()
 
 # find_* look in the overlay and the cross toolchain's own root; programs (protoc-c) on the host.
-set(CMAKE_FIND_ROOT_PATH "${YOLORT_SYSROOT}" "/usr/${YOLORT_CROSS_TRIPLE}")
+# APPEND: roots given with -DCMAKE_FIND_ROOT_PATH (a staging prefix outside the sysroot, where an
+# installed yolort is found with MODE_PACKAGE ONLY; docs/cross-compiling.md) are kept.
+list(APPEND CMAKE_FIND_ROOT_PATH "${YOLORT_SYSROOT}" "/usr/${YOLORT_CROSS_TRIPLE}")
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

@@ -39,7 +39,7 @@ toolchains/make-sysroot.sh "$debarch" "$sysroot"
 
 step "configure $build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$repo/$toolchain" \
-  -DYOLORT_SYSROOT="$sysroot" ${YOLORT_ARM_CMAKE_ARGS:-}
+  -DYOLORT_SYSROOT="$sysroot" -DYOLORT_WERROR=ON ${YOLORT_ARM_CMAKE_ARGS:-}
 
 step "build"
 cmake --build "$build" -j"$jobs"

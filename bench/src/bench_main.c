@@ -225,7 +225,7 @@ int main(int argc, char **argv) {
   if (prc == 1) return 0;
   if (prc != 0) {
     fprintf(stderr, "yolort-bench: %s\n", msg);
-    bench_usage(argv[0]);
+    bench_usage(stderr, argv[0]);
     return 2;
   }
   bench_input in;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bench_usage(const char *argv0) {
-  fprintf(stderr,
+void bench_usage(FILE *f, const char *argv0) {
+  fprintf(f,
           "usage: %s MODEL.yrt [options]\n"
           "  --warmup N        untimed runs first (default 10)\n"
           "  --runs N          timed runs (default 50)\n"
@@ -30,7 +30,9 @@ void bench_usage(const char *argv0) {
           "  --streams L       N cameras: N sessions of the model, each run by its own thread,\n"
           "                    e.g. 1,2,4; total frames/s per N and per --threads T (T = 1: each\n"
           "                    session single-threaded; T > 1: one pool of T threads shared by all)\n"
-          "  --json            one JSON object on stdout instead of the table\n",
+          "  --json            one JSON object on stdout instead of the table\n"
+          "  --version         print the version and exit\n"
+          "  -h, --help        print this help and exit\n",
           argv0);
 }
 
@@ -77,7 +79,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
     i++;                                                            \
   } while (0)
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      bench_usage(argv[0]);
+      bench_usage(stdout, argv[0]);
       return 1;
     } else if (!strcmp(a, "--warmup")) {
       NEED_VAL();

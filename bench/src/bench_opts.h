@@ -3,6 +3,7 @@
 #define BENCH_OPTS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define BENCH_MAX_LIST 8
 
@@ -24,6 +25,7 @@ typedef struct bench_opts {
 /* Parses argv. Returns 0 ok, 1 when help was printed, -1 with a message in msg. */
 int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap);
 
-void bench_usage(const char *argv0);
+/* The usage and every option, to f: stdout for --help, stderr after a usage error. */
+void bench_usage(FILE *f, const char *argv0);
 
 #endif

@@ -5,7 +5,9 @@
 #include "bench_streams.h"
 
 #include <pthread.h>
+#if YRT_HAVE_PTHREADPOOL
 #include <pthreadpool.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -62,7 +64,11 @@ yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int st
   stream *m = calloc((size_t)streams, sizeof *m);
   pthread_t *tid = calloc((size_t)streams, sizeof *tid);
   double *lat = calloc((size_t)streams * (size_t)o->runs, sizeof *lat);
+#if YRT_HAVE_PTHREADPOOL
   pthreadpool_t pool = NULL;
+#else
+  struct pthreadpool *pool = NULL; /* this build has no pthreadpool (YOLORT_PTHREADPOOL=OFF) */
+#endif
   start_line line = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
   int started = 0;
   yrt_status st = YRT_OK;
@@ -70,10 +76,19 @@ yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int st
     st = yrt_set_error(err, YRT_ERR_NOMEM, "bench: %d streams x %d runs", streams, o->runs);
     goto done;
   }
+#if YRT_HAVE_PTHREADPOOL
   if (threads > 1 && !(pool = pthreadpool_create((size_t)threads))) {
     st = yrt_set_error(err, YRT_ERR_BACKEND, "bench: pthreadpool_create(%d) failed", threads);
     goto done;
   }
+#else
+  if (threads > 1) {
+    st = yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                       "bench: --streams with --threads %d shares one pthreadpool; this build has none "
+                       "(YOLORT_PTHREADPOOL=OFF)", threads);
+    goto done;
+  }
+#endif
   for (int i = 0; i < streams && st == YRT_OK; i++) {
     yrt_session_options so;
     yrt_session_options_init(&so);
@@ -115,7 +130,9 @@ yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int st
   }
 done:
   for (int i = 0; m && i < streams; i++) yrt_session_free(m[i].s);
+#if YRT_HAVE_PTHREADPOOL
   if (pool) pthreadpool_destroy(pool); /* after its sessions */
+#endif
   free(m);
   free(tid);
   free(lat);

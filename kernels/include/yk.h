@@ -29,8 +29,9 @@ typedef struct yk_isa {
   int neon_dot;    /* ARMv8.2 dot product */
 } yk_isa;
 
-/* Fill caps from cpuinfo (cpuinfo_initialize must succeed; all-zero caps otherwise). Every CPU
- * feature a kernel depends on is a field here: kernels never query the CPU themselves. */
+/* Fill caps from the CPU and the OS (CPUID + XGETBV on x86-64, getauxval hwcaps on Linux ARM; no
+ * cpuinfo needed). Every CPU feature a kernel depends on is a field here: kernels never query the
+ * CPU themselves. */
 void yk_isa_detect(yk_isa *isa);
 
 /* The kernels' own operator kinds. The runtime maps its .yrt enums onto these (it keeps the

@@ -191,7 +191,8 @@ typedef struct yrt_session_options {
    * session-owned one: sessions given the same pool share its threads (their parallel parts
    * take turns on it), so N sessions on a 2-core SoC need not make N pools. The session never
    * destroys it: free the sessions first. NULL: num_threads decides. Set with num_threads > 1 is
-   * YRT_ERR_INVALID_ARG (one or the other). */
+   * YRT_ERR_INVALID_ARG (one or the other), and so is any pool in a build without pthreadpool
+   * (YOLORT_PTHREADPOOL=OFF, the default with YOLORT_XNNPACK=OFF). */
   struct pthreadpool *thread_pool;
   /* 1: take num_threads as given even above the online CPUs (e.g. a scheduler that will pin the
    * threads itself); 0 (default): capped at the online CPUs. */

@@ -1,6 +1,5 @@
 /* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. Each
  * node is prepared, run and released through its kind's row in the model's op table. */
-#include <cpuinfo.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -113,6 +112,12 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
                          "yrt_session_create: thread_pool and num_threads = %d both given (one or the other)",
                          opts->num_threads);
+#if !YRT_HAVE_PTHREADPOOL
+  if (opts && opts->thread_pool)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_create: thread_pool given, but this build has no pthreadpool "
+                         "(YOLORT_PTHREADPOOL=OFF); use num_threads");
+#endif
   const int xs = yrt_xnn_init();
   if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);
 
@@ -120,7 +125,6 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
   s->model = model;
   s->skip_node = YRT_NONE;
-  cpuinfo_initialize(); /* idempotent; yk_isa_detect leaves all-zero caps if it failed */
   yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
   if (opts && opts->arena) {

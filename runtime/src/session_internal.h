@@ -4,12 +4,12 @@
 #ifndef YOLORT_SESSION_INTERNAL_H
 #define YOLORT_SESSION_INTERNAL_H
 
-#include <pthreadpool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "conv_ref.h"
 #include "model_internal.h"
+#include "pthreadpool_opt.h"
 #include "session_par.h"
 #include "xnn_backend.h"
 #include "yk.h"

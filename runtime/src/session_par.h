@@ -4,10 +4,10 @@
 #ifndef YOLORT_SESSION_PAR_H
 #define YOLORT_SESSION_PAR_H
 
-#include <pthreadpool.h>
 #include <stddef.h>
 
 #include "thread_pool.h"
+#include "pthreadpool_opt.h"
 
 /* The threads a session's own kernels run on: own (the session's workers) or else pp (a caller's
  * pthreadpool); both NULL: the calling thread. */

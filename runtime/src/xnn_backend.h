@@ -5,9 +5,10 @@
 #ifndef YOLORT_XNN_BACKEND_H
 #define YOLORT_XNN_BACKEND_H
 
-#include <pthreadpool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "pthreadpool_opt.h"
 
 typedef struct yrt_xnn_conv yrt_xnn_conv;
 

@@ -144,7 +144,7 @@ static std::vector<unsigned char> mini_yolo() {
 }
 
 static std::vector<uint8_t> rgb_image(int w, int h) {
-  std::vector<uint8_t> rgb(static_cast<size_t>(w) * h * 3);
+  std::vector<uint8_t> rgb(static_cast<size_t>(w) * static_cast<size_t>(h) * 3);
   for (size_t i = 0; i < rgb.size(); i++) rgb[i] = static_cast<uint8_t>((i * 37 + i / 97 * 11) % 251);
   return rgb;
 }

@@ -18,7 +18,7 @@ JOBS=${YOLORT_FUZZ_JOBS:-1}
 if [[ -z "${YOLORT_DATA:-}" && -d ../shared ]]; then export YOLORT_DATA="$(cd ../shared && pwd)"; fi
 
 CC=${CC_FUZZ:-clang} cmake -S . -B "$BUILD" -DCMAKE_C_COMPILER="${CC_FUZZ:-clang}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DYOLORT_FUZZ=ON -DYOLORT_BUILD_TESTS=OFF >/dev/null
+  -DYOLORT_FUZZ=ON -DYOLORT_BUILD_TESTS=OFF -DYOLORT_WERROR=ON >/dev/null
 cmake --build "$BUILD" -j2 --target fuzz_make_seeds $(printf 'fuzz_%s ' "${TARGETS[@]}") >/dev/null
 FZ="$BUILD/fuzz"
 mkdir -p "$FZ"

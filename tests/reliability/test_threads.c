@@ -13,7 +13,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#if YRT_HAVE_PTHREADPOOL
 #include <pthreadpool.h>
+#else
+typedef struct pthreadpool *pthreadpool_t; /* a build without pthreadpool: only ever NULL */
+#endif
 
 #include "convert.h"
 #include "rel_models.h"
@@ -185,6 +189,18 @@ static void test_threads_pooled_sessions(void **state) {
 static void test_threads_shared_pool(void **state) {
   (void)state;
   yrt_model *m = tiny_model(REL_MODEL_QDQ_YOLO);
+#if !YRT_HAVE_PTHREADPOOL
+  { /* no pthreadpool in this build (YOLORT_PTHREADPOOL=OFF): a caller's pool is refused, named */
+    yrt_session_options o;
+    yrt_session_options_init(&o);
+    o.thread_pool = (struct pthreadpool *)(uintptr_t)64; /* never dereferenced */
+    yrt_session *s = NULL;
+    yrt_error err;
+    assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_ERR_INVALID_ARG);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "thread_pool"));
+  }
+#else
   pthreadpool_t pool = pthreadpool_create(2);
   assert_non_null(pool);
   check_concurrent_on(m, 3, 0, 4, pool);
@@ -198,6 +214,7 @@ static void test_threads_shared_pool(void **state) {
   assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_ERR_INVALID_ARG);
   assert_null(s);
   pthreadpool_destroy(pool);
+#endif
   yrt_model_free(m);
 }
 

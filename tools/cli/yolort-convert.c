@@ -3,13 +3,14 @@
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
  *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
- * arena bytes. Errors: message on stderr, exit 1. */
+ * arena bytes. Errors: message on stderr, exit 1; usage errors (naming the argument) exit 2. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "convert.h"
 #include "cli_num.h"
+#include "cli_usage.h"
 #include "cli_version.h"
 #include "file_write.h"
 #include "ir_preprocess.h"
@@ -46,7 +47,7 @@ static void usage(FILE *f) {
           "  --anchors W,H,...  anchor sizes in input pixels, grid by grid (stride 8 first), for a\n"
           "                    YOLOv5-style head whose file holds none (raw sigmoid maps, as\n"
           "                    YOLOv5-Lite); default: YOLOv5's anchors, said in the summary\n"
-          "  -v                list every lowered node\n");
+          "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
 int main(int argc, char **argv) {
@@ -139,16 +140,18 @@ int main(int argc, char **argv) {
     } else if (argv[i][0] != '-' && !in) {
       in = argv[i];
     } else {
-      fprintf(stderr, "yolort-convert: unexpected argument '%s'\n", argv[i]);
+      const int rc = argv[i][0] == '-' ? cli_bad_option("yolort-convert", argv[i])
+                                       : cli_extra_argument("yolort-convert", argv[i]);
       usage(stderr);
       free(keep);
-      return 1;
+      return rc;
     }
   }
   if (!in || !out) {
+    fprintf(stderr, "yolort-convert: needs IN.onnx and -o OUT.yrt\n");
     usage(stderr);
     free(keep);
-    return 1;
+    return CLI_EXIT_USAGE;
   }
   if (!cli_output_distinct("yolort-convert", "-o", out, "the input", in)) {
     free(keep);

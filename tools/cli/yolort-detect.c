@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_num.h"
+#include "cli_usage.h"
 #include "detector.h"
 #include "seg_detect.h"
 #include "file_write.h"
@@ -172,7 +173,9 @@ int main(int argc, char **argv) {
       if (!cli_parse_threads(PROG, "--threads", argv[++i], &threads)) return free(images), 2;
     } else if (a[0] == '-') {
       free(images);
-      return usage("unknown option or missing value");
+      cli_bad_option(PROG, a);
+      help(stderr);
+      return CLI_EXIT_USAGE;
     } else if (!model_path) model_path = a;
     else images[n_images++] = a;
   }

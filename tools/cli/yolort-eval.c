@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli_num.h"
+#include "cli_usage.h"
 #include "coco_map.h"
 #include "detector.h"
 #include "eval_run.h"
@@ -21,13 +22,27 @@
 
 #define PROG "yolort-eval"
 
-static int usage(void) {
-  fprintf(stderr,
+static void help(FILE *f) {
+  fprintf(f,
           "usage: yolort-eval MODEL IMAGES_DIR LABELS_DIR [--compare MODEL2] [--json out.json]\n"
           "                   [--dets dets.txt] [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n"
-          "                   [--bootstrap R [--seed S]]  (with --compare: paired bootstrap of the mAP difference)\n");
-  return 2;
+          "                   [--bootstrap R [--seed S]]  (with --compare: paired bootstrap of the mAP difference)\n"
+          "COCO mAP@0.5 and mAP@0.5:0.95 of MODEL (.yrt or .onnx) on the JPEGs of IMAGES_DIR against the\n"
+          "YOLO-format labels (class cx cy w h, normalised) of LABELS_DIR.\n"
+          "  --compare MODEL2  evaluate MODEL2 too: side by side, per-class difference, classes that moved most\n"
+          "  --json F          write MODEL's results (mAP, per-class AP) to F as JSON\n"
+          "  --dets F          write every detection to F as text\n"
+          "  -n N              at most N images\n"
+          "  --threads N       worker threads per session (default 2; capped at the online CPUs)\n"
+          "  --conf C          confidence threshold in [0, 1] (default 0.001)\n"
+          "  --iou T           NMS IoU threshold in [0, 1] (default 0.7)\n"
+          "  --max-det N       detections kept per image (default 300)\n"
+          "  --bootstrap R     with --compare: R paired bootstrap resamples of the mAP difference\n"
+          "  --seed S          the bootstrap's random seed (default 1)\n"
+          "  -q                no progress on stderr\n" CLI_HELP_TAIL);
 }
+
+static int usage(void) { return help(stderr), CLI_EXIT_USAGE; }
 
 typedef struct run {
   const char *path;
@@ -98,7 +113,8 @@ int main(int argc, char **argv) {
   pp.max_detections = 300;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--compare") && i + 1 < argc) cmp = argv[++i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return help(stdout), 0;
+    else if (!strcmp(a, "--compare") && i + 1 < argc) cmp = argv[++i];
     else if (!strcmp(a, "--json") && i + 1 < argc) json = argv[++i];
     else if (!strcmp(a, "--dets") && i + 1 < argc) dets_path = argv[++i];
     else if (!strcmp(a, "-n") && i + 1 < argc) {
@@ -118,11 +134,11 @@ int main(int argc, char **argv) {
       if (!cli_parse_int(PROG, "--seed", argv[++i], 0, 2000000000, &seed)) return 2;
     }
     else if (!strcmp(a, "-q")) quiet = 1;
-    else if (a[0] == '-') return usage();
+    else if (a[0] == '-') return cli_bad_option(PROG, a), usage();
     else if (!model) model = a;
     else if (!images) images = a;
     else if (!labels) labels = a;
-    else return usage();
+    else return cli_extra_argument(PROG, a), usage();
   }
   if (!model || !images || !labels || pp.max_detections < 1) return usage();
   { /* --dets / --json naming an input (a model, an image, a label file, each other) destroyed it */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli_num.h"
+#include "cli_usage.h"
 #include "file_write.h"
 #include "census.h"
 #include "convert.h"
@@ -19,11 +20,20 @@
 
 #define PROG "yolort-inspect"
 
-static int usage(void) {
-  fprintf(stderr,
+static void help(FILE *f) {
+  fprintf(f,
           "usage: yolort-inspect MODEL.onnx [--images DIR] [-n N] [--threads T]\n"
-          "                      [--auto-mixed DB -o out.yrt] [--max-groups G] [-q]\n");
-  return 2;
+          "                      [--auto-mixed DB -o out.yrt] [--max-groups G] [-q]\n"
+          "Operator census by block, fusable patterns and quantization-sensitive ops of an ONNX model.\n"
+          "  --images DIR      also the per-layer SQNR of the int8 (QDQ) model against it in float, on\n"
+          "                    these JPEGs (layers under 15 dB flagged)\n"
+          "  -n N              at most N images (default 8)\n"
+          "  --threads T       worker threads (default 2; capped at the online CPUs)\n"
+          "  --auto-mixed DB   with --images and -o: keep the most damaging layers in float until\n"
+          "                    output0's SQNR reaches DB, and write that model\n"
+          "  -o OUT.yrt        where --auto-mixed writes its model\n"
+          "  --max-groups G    --auto-mixed tries at most G groups of layers (default 12)\n"
+          "  -q                no progress on stderr\n" CLI_HELP_TAIL);
 }
 
 /* The task (Ultralytics metadata) and, for a segment model, how output0's rows split: boxes,
@@ -42,6 +52,8 @@ static void print_task(const ir_graph *g) {
   }
   printf("\n");
 }
+
+static int usage(void) { return help(stderr), CLI_EXIT_USAGE; }
 
 static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   ir_graph *g = NULL;
@@ -90,7 +102,8 @@ int main(int argc, char **argv) {
   int max_groups = 12;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--images") && i + 1 < argc) so.images = argv[++i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) return help(stdout), 0;
+    else if (!strcmp(a, "--images") && i + 1 < argc) so.images = argv[++i];
     else if (!strcmp(a, "-n") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "-n", argv[++i], 1, 1000000000, &so.max_images)) return 2;
     } else if (!strcmp(a, "--threads") && i + 1 < argc) {
@@ -102,9 +115,9 @@ int main(int argc, char **argv) {
     }
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "-q")) so.quiet = 1;
-    else if (a[0] == '-') return usage();
+    else if (a[0] == '-') return cli_bad_option(PROG, a), usage();
     else if (!model) model = a;
-    else return usage();
+    else return cli_extra_argument(PROG, a), usage();
   }
   if (!model || (budget > 0 && (!out || !so.images))) return usage();
   if (!cli_output_distinct(PROG, "-o", out, "the model", model) ||

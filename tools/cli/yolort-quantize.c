@@ -43,6 +43,7 @@
 #include "bias_correct.h"
 #include "calibrate.h"
 #include "cli_num.h"
+#include "cli_usage.h"
 #include "convert.h"
 #include "file_write.h"
 #include "float_recover.h"
@@ -259,14 +260,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--report-images") && i + 1 < argc) ro.images = argv[++i];
     else if (!strcmp(a, "--method") && i + 1 < argc) {
       if (!strcmp(argv[++i], "all")) all = 1;
-      else if (calib_method_parse(argv[i], &o.method)) return usage_free(excl);
+      else if (calib_method_parse(argv[i], &o.method))
+        return cli_bad_value(PROG, "--method", argv[i], "minmax, percentile, entropy, mse or all"), usage_free(excl);
     } else if (!strcmp(a, "--percentile") && i + 1 < argc) {
       if (!cli_parse_double(PROG, "--percentile", argv[++i], 50, 100, &o.percentile)) return usage_free(excl);
     }
     else if (!strcmp(a, "--activations") && i + 1 < argc) {
       const char *t = argv[++i];
       if (!strcmp(t, "uint8")) o.uint8_acts = 1;
-      else if (strcmp(t, "int8")) return usage_free(excl);
+      else if (strcmp(t, "int8")) return cli_bad_value(PROG, "--activations", t, "int8 or uint8"), usage_free(excl);
     } else if (!strcmp(a, "--exclude") && i + 1 < argc) excl[n_excl++] = argv[++i];
     else if (!strcmp(a, "--float-stem") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--float-stem", argv[++i], 0, 64, &float_stem)) return usage_free(excl);
@@ -322,14 +324,15 @@ int main(int argc, char **argv) {
       if (!strcmp(t, "mse")) o.weight_scale = WEIGHT_SCALE_MSE;
       else if (!strcmp(t, "grid")) o.weight_scale = WEIGHT_SCALE_GRID;
       else if (!strcmp(t, "all")) weight_all = 1;
-      else if (strcmp(t, "max")) return usage_free(excl);
+      else if (strcmp(t, "max")) return cli_bad_value(PROG, "--weight-scale", t, "max, mse, grid or all"), usage_free(excl);
     }
-    else if (a[0] == '-') return usage_free(excl);
+    else if (a[0] == '-') return cli_bad_option(PROG, a), usage_free(excl);
     else if (!in) in = a;
     else if (!dir) dir = a;
-    else return usage_free(excl);
+    else return cli_extra_argument(PROG, a), usage_free(excl);
   }
-  if (!in || !dir || !out) return usage_free(excl);
+  if (!in || !dir || !out)
+    return fprintf(stderr, "%s: needs model.onnx, CALIB_DIR and -o out.qdq.onnx\n", PROG), usage_free(excl);
   { /* no output may be an input (or another output): checked before anything is read */
     const char *oflag[4] = {"-o", "--yrt", "--float-out", "--report"};
     const char *opath[4] = {out, yrt_out, float_out, ro.path};
