@@ -195,6 +195,12 @@ enum yrt_op {
    * [1, H, W, 1 + nc]; last input CONST f32 [S, na, 2] anchor sizes in pixels. i8 per-tensor
    * or f32 inputs. Formulas: kernels/include/yk_obj_decode.h. */
   YRT_OP_OBJ_DECODE = 18,
+  /* The Ultralytics Pose head's keypoint decode (Pose.kpts_decode as exported). in[0..S-1] the
+   * keypoint conv's maps NHWC [1, H, W, nk kd] (i8 per-tensor or f32), grids as DETECT_DECODE's;
+   * out f32 PLAIN [1, nk kd, N], the anchors in DETECT_DECODE's order. p: YRT_POSE_P_*.
+   * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
+   * kernels/include/yk_pose.h. */
+  YRT_OP_POSE_DECODE = 19,
   YRT_OP_COUNT_
 };
 
@@ -220,6 +226,13 @@ enum yrt_detect_params {
   YRT_DETECT_P_CLASSES,    /* nc, 1..YRT_MAX_CLASSES */
   YRT_DETECT_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
   YRT_DETECT_P_XYXY = 6,   /* 0: rows cx, cy, w, h; 1: x1, y1, x2, y2 (end-to-end heads) */
+};
+
+enum yrt_pose_params {
+  YRT_POSE_P_SCALES = 0, /* S, 1..3 */
+  YRT_POSE_P_KPTS,       /* nk keypoints per anchor, 1..1024 */
+  YRT_POSE_P_DIMS,       /* kd values per keypoint: 2 (x, y) or 3 (x, y, visibility) */
+  YRT_POSE_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
 };
 
 #define YRT_OBJ_MAX_SCALES 4

@@ -8,6 +8,7 @@
 #include "op_table.h"
 #include "postprocess_internal.h"
 #include "session_internal.h"
+#include "session_keypoints.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
 static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
@@ -61,7 +62,7 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   if (!s->pp_scratch || !s->detect_list)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
   s->detect_node = output_decode_node(s);
-  return YRT_OK;
+  return yrt_keypoints_state_create(s, anchors, err);
 }
 
 static uint64_t now_ns(void) {
@@ -108,9 +109,10 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
                  ->detect_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
-  else if (st == YRT_OK)
-    st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
-                               cap, n_dets, err);
+  else if (st == YRT_OK) /* keypoint columns only from whole rows (a pose model's output0 is a Concat: never packed) */
+    st = yrt_postprocess_anchors(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
+                                 cap, n_dets, sparse ? NULL : yrt_keypoints_slots(s), err);
+  yrt_keypoints_record(s, &lb, st == YRT_OK && !e2e && !sparse ? *n_dets : 0);
   if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st != YRT_OK) return st;

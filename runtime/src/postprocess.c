@@ -147,6 +147,12 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
 yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
                                  const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                                  int *n_dets, yrt_error *err) {
+  return yrt_postprocess_anchors(output0, num_classes, num_anchors, lb, params, scratch, dets, cap, n_dets, NULL, err);
+}
+
+yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
+                                   const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                                   int *n_dets, int32_t *anchor_of, yrt_error *err) {
   if (n_dets) *n_dets = 0;
   if (!output0 || !params || !scratch || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: NULL argument");
@@ -220,6 +226,7 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
     d->class_id = k->class_id;
     d->name = NULL;
     pp_unletterbox(d, lb);
+    if (anchor_of) anchor_of[i] = k->anchor;
   }
   *n_dets = n_keep;
   return YRT_OK;

@@ -9,6 +9,7 @@
 #include "cpu_count.h"
 #include "node_kind.h"
 #include "op_table.h"
+#include "session_keypoints.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "struct_growth.h"
@@ -71,6 +72,7 @@ void yrt_session_free(yrt_session *s) {
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
   free(s->detect_list);
+  yrt_keypoints_state_free(s->kpt);
   free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   yrt_thread_pool_destroy(s->par.own);

@@ -1,0 +1,22 @@
+/* session_keypoints.h — the per-detection keypoints of a pose model's session
+ * (session_keypoints.c): which output0 column each detection of the last decode came from and
+ * the letterbox it used, read back by yrt_session_keypoints. Private to the runtime. */
+#ifndef YOLORT_SESSION_KEYPOINTS_H
+#define YOLORT_SESSION_KEYPOINTS_H
+
+#include <stdint.h>
+
+#include "session_internal.h"
+
+/* Made at session creation for a model with keypoints (anchors: output0's columns), else
+ * nothing; freed with the session (yrt_keypoints_state_free). */
+yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *err);
+void yrt_keypoints_state_free(struct yrt_kpt_state *k);
+/* Where a decode writes each kept detection's column (yrt_postprocess_anchors), NULL without
+ * keypoints. */
+int32_t *yrt_keypoints_slots(yrt_session *s);
+/* After a decode of whole output0 rows into n_dets detections (their columns in the slots)
+ * through lb (NULL: input pixels); 0 after a failed or threshold-aware (packed) decode. */
+void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets);
+
+#endif
