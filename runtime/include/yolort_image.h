@@ -41,6 +41,10 @@ YRT_API void yrt_image_free(yrt_image *img);
 
 /* Draw boxes onto img (2 px outline, one colour per class, the class id on a tag). */
 YRT_API void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int n);
+/* Draw one detection's n keypoints (yrt_session_keypoints) onto img: a dot each, and for 17
+ * (COCO) the skeleton's limbs between them; keypoints scoring below min_score are left out
+ * (Ultralytics draws those over 0.5). */
+YRT_API void yrt_draw_keypoints(yrt_image *img, const yrt_keypoint *kpts, int n, float min_score);
 
 #ifdef __cplusplus
 }
