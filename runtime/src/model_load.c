@@ -204,6 +204,11 @@ static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
   const int nk = yrt_model_keypoints(m, &kd);
   if (nk > 0 && strcmp(yrt_model_string(m, m->meta->task), "pose") == 0 && rows == 4 + nc + (int64_t)nk * kd)
     return YRT_OK;
+  if (nk > 0 && rows == 4 + nc + (int64_t)nk * kd)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: output0 carries %d x %d keypoint values after the scores, but META's task is '%.32s', "
+                         "not 'pose'",
+                         nk, kd, yrt_model_string(m, m->meta->task));
   if (nk > 0)
     return yrt_set_error(err, YRT_ERR_FORMAT,
                          "yrt: output0 has %lld rows, a pose model of %lld classes and %d x %d keypoint values has %lld "
