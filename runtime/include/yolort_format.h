@@ -197,6 +197,8 @@ enum yrt_op {
   YRT_OP_OBJ_DECODE = 18,
   /* The Ultralytics Pose head's keypoint decode (Pose.kpts_decode as exported). in[0..S-1] the
    * keypoint conv's maps NHWC [1, H, W, nk kd] (i8 per-tensor or f32), grids as DETECT_DECODE's;
+   * optional in[S]: the detection rows f32 PLAIN [1, 4 + nc, N] (DETECT_DECODE's output): under
+   * yrt_session_detect only anchors whose best score there passes its conf_threshold are decoded.
    * out f32 PLAIN [1, nk kd, N], the anchors in DETECT_DECODE's order. p: YRT_POSE_P_*.
    * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
    * kernels/include/yk_pose.h. */

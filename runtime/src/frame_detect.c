@@ -99,7 +99,9 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
    * class score can pass conf get DFL + sigmoid, packed into output0 as a [4 + nc][n_list]
    * tensor in anchor order (so NMS ties break alike); same detections as decoding every anchor. */
   const int sparse = s->detect_node != YRT_NONE && !isnan(params->conf_threshold);
+  s->detect_conf = params->conf_threshold; /* per-detection rows only where a box can pass (pose) */
   if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
+  s->detect_conf = NAN;
   yrt_tensor_view out;
   if (st == YRT_OK) st = yrt_session_output(s, 0, &out, err);
   size_t n_list = 0;

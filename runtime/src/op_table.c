@@ -65,7 +65,7 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                            .check = yrt_check_obj_decode, .prepare = yrt_prepare_obj_decode,
                            .run = yrt_run_obj_decode, .release = yrt_release_obj_decode,
                            .detect_over = yrt_obj_decode_over},
-    [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 3, .n_out = 1,
+    [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 4, .n_out = 1,
                             .check = yrt_check_pose_decode, .prepare = yrt_prepare_pose_decode,
                             .run = yrt_run_pose_decode, .release = yrt_release_pose_decode,
                             .keypoints = yrt_pose_decode_keypoints},

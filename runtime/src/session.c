@@ -1,6 +1,7 @@
 /* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. Each
  * node is prepared, run and released through its kind's row in the model's op table. */
 #include <cpuinfo.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -120,6 +121,7 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
   s->model = model;
   s->skip_node = YRT_NONE;
+  s->detect_conf = NAN; /* no yrt_session_detect running: every anchor decoded */
   cpuinfo_initialize(); /* idempotent; yk_isa_detect leaves all-zero caps if it failed */
   yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;

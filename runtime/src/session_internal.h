@@ -145,6 +145,8 @@ struct yrt_session {
                                decode), else YRT_NONE */
   uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
   struct yrt_kpt_state *kpt; /* session_keypoints.c: a pose model's detections' columns, else NULL */
+  float detect_conf;        /* during yrt_session_detect's run its conf_threshold, else NaN: decodes of
+                               per-detection rows (pose keypoints) may skip anchors that cannot pass */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
 };

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "session_internal.h"
 #include "yolort.h"
 #include "yrt_test_builder.h"
 
@@ -46,9 +47,9 @@ static ytb *build(uint32_t *node, ids *t) {
   t->y = ytb_tensor(b, "output0", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 3, dy);
   ytb_output(b, t->y);
   ytb_node(b, YRT_OP_QUANTIZE, "q0", 1, &t->k0f, t->k0q, NULL, 0, NULL, 0);
-  const uint32_t in[2] = {t->k0q, t->k1};
+  const uint32_t in[3] = {t->k0q, t->k1, t->det}; /* maps, then the detection rows */
   const int32_t p[5] = {2, NK, KD, 8, 16};
-  *node = ytb_node(b, YRT_OP_POSE_DECODE, "pose", 2, in, t->kpt, p, 5, NULL, 0);
+  *node = ytb_node(b, YRT_OP_POSE_DECODE, "pose", 3, in, t->kpt, p, 5, NULL, 0);
   const uint32_t cat[2] = {t->det, t->kpt};
   const int32_t axis = 1;
   if (WITH_POSE) ytb_node(b, YRT_OP_CONCAT, "rows", 2, cat, t->y, &axis, 1, NULL, 0);
@@ -180,6 +181,39 @@ static void test_keypoints_api(void **state) {
   ytb_unload(&l);
 }
 
+/* Under yrt_session_detect (the session's detect_conf set during its run) only anchors whose
+ * best score passes conf are decoded: the hot ones get the new logits' keypoints, the others keep
+ * the rows of the run before (nothing spent on them). */
+static void test_threshold_aware(void **state) {
+  (void)state;
+  KD = 3, WITH_POSE = 1, TASK = "pose";
+  uint32_t node;
+  ids t;
+  ytb_loaded l;
+  yrt_error err;
+  if (ytb_load(build(&node, &t), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  static float k0[H0 * H0 * NK * 3], k1[H1 * H1 * NK * 3], before[(ROWS + NK * 3) * N];
+  fill(l.s, k0, k1);
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  memcpy(before, v.data, sizeof before);
+  float *a = yrt_session_input_nhwc(l.s, 1), *b = yrt_session_input_nhwc(l.s, 2);
+  for (int i = 0; i < H0 * H0 * NK * 3; i++) a[i] = k0[i] = -k0[i];
+  for (int i = 0; i < H1 * H1 * NK * 3; i++) b[i] = k1[i] = -k1[i];
+  l.s->detect_conf = 0.75f; /* anchors 5 (0.9) and 11 (0.8) pass, 18 (0.7) does not */
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  l.s->detect_conf = NAN;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  for (int an = 0; an < N; an++)
+    for (int c = 0; c < NK * 3; c++) {
+      const float got = v.data[(ROWS + c) * N + an];
+      if (an == 5 || an == 11) assert_true(fabs(got - want(k0, k1, an, c)) <= 1e-6 * (1 + fabs(want(k0, k1, an, c))));
+      else assert_memory_equal(&got, &before[(ROWS + c) * N + an], sizeof got);
+    }
+  ytb_unload(&l);
+}
+
 /* A model without keypoints: yrt_model_keypoints 0, yrt_session_keypoints gives 0 keypoints. */
 static void test_no_keypoints(void **state) {
   (void)state;
@@ -238,6 +272,10 @@ static void n_in(ytb *b, uint32_t node, const ids *t, int arg) {
   (void)t;
   ytb_node_rec(b, node)->n_in = (uint32_t)arg;
 }
+static void rows_int(ytb *b, uint32_t node, const ids *t, int arg) {
+  (void)t, (void)arg;
+  ytb_node_rec(b, node)->in[2] = t->k0q; /* an int8 NHWC map where the rows belong */
+}
 static void no_edit(ytb *b, uint32_t node, const ids *t, int arg) { (void)b, (void)node, (void)t, (void)arg; }
 static void out_rows(ytb *b, uint32_t node, const ids *t, int arg) {
   (void)node, (void)arg; /* output0 one row short of detection + keypoint rows */
@@ -281,6 +319,7 @@ static void test_hostile_params(void **state) {
   expect_rejected(per_channel, 0, "per-channel maps", NULL);
   expect_rejected(grid_swap, 0, "grids vs output anchors", "pose_decode");
   expect_rejected(n_in, 4, "4 inputs", NULL);
+  expect_rejected(rows_int, 0, "detection rows not f32", "pose_decode");
   expect_rejected(out_rows, 0, "keypoint rows short", "pose_decode");
   TASK = "detect"; /* keypoint rows in a model that does not say pose */
   expect_rejected(no_edit, 0, "task detect with keypoints", "not 'pose'");
@@ -334,6 +373,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_matches_reference),
       cmocka_unit_test(test_keypoints_api),
+      cmocka_unit_test(test_threshold_aware),
       cmocka_unit_test(test_no_keypoints),
       cmocka_unit_test(test_hostile_params),
       cmocka_unit_test(test_hostile_words),

@@ -149,15 +149,16 @@ static yrt_status verify(const ir_graph *g, const lw_head *h, pose_cand *pc, lw_
   return YRT_OK;
 }
 
-/* Replace the subgraph by PoseDecode(maps) -> pc->k. */
+/* Replace the subgraph by PoseDecode(maps, the boxes' rows) -> pc->k. */
 static yrt_status rewrite(ir_graph *g, const lw_head *h, const pose_cand *pc, int *n_removed) {
   char name[300];
   snprintf(name, sizeof name, "%s/pose_decode", g->nodes[h->nodes[0]].name ? g->nodes[h->nodes[0]].name : "head");
   *n_removed = lw_head_remove(g, h);
-  int in[LW_HEAD_MAX_SCALES];
+  int in[LW_HEAD_MAX_SCALES + 1];
   for (int s = 0; s < pc->ns; s++) in[s] = h->in[pc->map[s]];
+  in[pc->ns] = g->nodes[pc->det].out[0]; /* the boxes' rows: which anchors can become detections */
   int out = pc->k;
-  const int nd = ir_add_node(g, name, "PoseDecode", in, pc->ns, &out, 1);
+  const int nd = ir_add_node(g, name, "PoseDecode", in, pc->ns + 1, &out, 1);
   if (nd < 0) return YRT_ERR_NOMEM;
   free(g->nodes[nd].domain);
   g->nodes[nd].domain = ir_strdup("yolort");

@@ -89,15 +89,16 @@ yrt_status lw_lower_pose(lw_ctx *c, int ni) {
   c->cur = n->name ? n->name : "?";
   if (c->rep) c->rep->n_onnx_nodes++;
   const ir_attr *st = ir_attr_get(n, "strides");
-  const int ns = n->n_in;
+  const int ns = n->n_in - 1; /* the maps, then the detection rows */
   if (ns < 1 || ns > 3 || !st || st->n_ints != ns || n->n_out != 1)
     return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed PoseDecode", c->cur);
-  int in[3];
+  int in[4];
   for (int k = 0; k < ns; k++)
     if ((in[k] = head_input(c, n->in[k])) < 0) return c->status;
+  if ((in[ns] = lw_get(c, n->in[ns], 0, YRT_LAYOUT_PLAIN)) < 0) return c->status;
   int out = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
   if (out < 0) return c->status;
-  lw_node *nd = lw_add_node(c, YRT_OP_POSE_DECODE, in, ns, &out, 1);
+  lw_node *nd = lw_add_node(c, YRT_OP_POSE_DECODE, in, ns + 1, &out, 1);
   if (!nd) return c->status;
   nd->p[YRT_POSE_P_SCALES] = ns;
   nd->p[YRT_POSE_P_KPTS] = (int32_t)ir_attr_int(n, "num_keypoints", 0);
