@@ -6,7 +6,6 @@
  * random logits that the export's subgraph computes exactly that decode before anything is
  * replaced, so a look-alike (another grid offset, scale or order) is never decoded as pose. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +13,6 @@
 #include "fuse_detect_head.h"
 #include "fuse_pose_head.h"
 #include "onnx_ops.h"
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int fail(char *note, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(note, cap, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 #define NOMEM() yrt_set_error(err, YRT_ERR_NOMEM, "fuse pose head: out of memory")
 
@@ -45,13 +33,13 @@ static int find_candidate(const ir_graph *g, pose_cand *pc, char *note, size_t c
   pc->det = -1;
   for (int i = 0; i < g->n_nodes && pc->det < 0; i++)
     if (lw_is_detect_node(&g->nodes[i])) pc->det = i;
-  if (pc->det < 0) return fail(note, cap, "no Detect decode was fused");
+  if (pc->det < 0) return lw_head_note(note, cap, "no Detect decode was fused");
   const ir_node *d = &g->nodes[pc->det];
   const int dy = d->out[0];
   const ir_attr *st = ir_attr_get(d, "strides");
   pc->ns = (d->n_in - 1) / 2;
   if (!st || st->n_ints != pc->ns || pc->ns < 1 || pc->ns > LW_HEAD_MAX_SCALES)
-    return fail(note, cap, "the Detect decode has no strides");
+    return lw_head_note(note, cap, "the Detect decode has no strides");
   pc->n = 0;
   for (int s = 0; s < pc->ns; s++) {
     const ir_tensor *b = &g->tensors[d->in[s]];
@@ -70,13 +58,13 @@ static int find_candidate(const ir_graph *g, pose_cand *pc, char *note, size_t c
     pc->k = j->in[1];
     return 0;
   }
-  return fail(note, cap, "no tensor [1, K, %lld] is joined after the boxes' rows", (long long)pc->n);
+  return lw_head_note(note, cap, "no tensor [1, K, %lld] is joined after the boxes' rows", (long long)pc->n);
 }
 
 /* Each of the walk's per-scale tensors against the Detect grids: one [1, K, H, W] per grid. */
 static int match_maps(const ir_graph *g, const lw_head *h, pose_cand *pc, char *note, size_t cap) {
   const int64_t K = g->tensors[pc->k].dims[1];
-  if (h->n_in != pc->ns) return fail(note, cap, "the keypoint rows read %d per-scale tensors, the boxes %d grids", h->n_in, pc->ns);
+  if (h->n_in != pc->ns) return lw_head_note(note, cap, "the keypoint rows read %d per-scale tensors, the boxes %d grids", h->n_in, pc->ns);
   for (int s = 0; s < pc->ns; s++) {
     pc->map[s] = -1;
     for (int i = 0; i < h->n_in; i++) {
@@ -84,7 +72,7 @@ static int match_maps(const ir_graph *g, const lw_head *h, pose_cand *pc, char *
       if (t->dims[1] == K && t->dims[2] == pc->gh[s] && t->dims[3] == pc->gw[s]) pc->map[s] = i;
     }
     if (pc->map[s] < 0)
-      return fail(note, cap, "no %lld-channel map of grid %lldx%lld feeds the keypoint rows", (long long)K,
+      return lw_head_note(note, cap, "no %lld-channel map of grid %lldx%lld feeds the keypoint rows", (long long)K,
                   (long long)pc->gh[s], (long long)pc->gw[s]);
   }
   return 0;
@@ -118,7 +106,7 @@ static yrt_status verify(const ir_graph *g, const lw_head *h, pose_cand *pc, lw_
   if (lw_head_runner_run(r, g, h, in_data, &outp, &count, note, cap)) return YRT_OK;
   const int64_t nv = (int64_t)pc->nk * pc->kd;
   if (count != (size_t)(nv * pc->n)) {
-    fail(note, cap, "keypoint rows have %zu values, the decode makes %lld", count, (long long)(nv * pc->n));
+    lw_head_note(note, cap, "keypoint rows have %zu values, the decode makes %lld", count, (long long)(nv * pc->n));
     return YRT_OK;
   }
   double *ref = malloc(sizeof(double) * (size_t)(nv * pc->n));
@@ -135,7 +123,7 @@ static yrt_status verify(const ir_graph *g, const lw_head *h, pose_cand *pc, lw_
         /* quantized constants of a QDQ head (its grid, 2, strides) move a keypoint that much */
         if (c % pc->kd < 2) tol += 2 * h->q_abs * (double)pc->stride[s] + 2 * h->q_rel * fabs(want);
         if (!(dev <= tol)) {
-          fail(note, cap, "computes something else: keypoint value %lld (of %d x %d) at anchor %lld is %g, the pose decode "
+          lw_head_note(note, cap, "computes something else: keypoint value %lld (of %d x %d) at anchor %lld is %g, the pose decode "
                "gives %g", (long long)c, pc->nk, pc->kd, (long long)i, got, want);
           free(ref);
           return YRT_OK;
@@ -222,7 +210,7 @@ yrt_status lw_fuse_pose_head(ir_graph *g, int *fused, int *n_removed, char *note
              "deviation %.2g px", *n_removed, pc.nk, pc.kd, pc.ns, worst);
   }
   if (!*fused && first[0]) snprintf(note, cap, "%s", first);
-  else if (!*fused && !first[0]) fail(note, cap, "%lld keypoint rows are not keypoints x 2 or 3 values%s", (long long)K,
+  else if (!*fused && !first[0]) lw_head_note(note, cap, "%lld keypoint rows are not keypoints x 2 or 3 values%s", (long long)K,
                                       want_kd ? " as the metadata's kpt_shape says" : "");
 done:
   if (opened) lw_head_runner_close(&r);
