@@ -13,7 +13,8 @@ images when $YOLORT_DATA has them):
    head convs run int8 into the float decodes;
 3. yolort-detect --json gives "keypoints": [[x, y, score] x 17] per detection inside the image,
    -o writes the skeleton overlay, yolort-inspect names the task;
-4. a look-alike keypoint decode (grid offset -0.4, not -0.5) is refused at convert.
+4. a look-alike keypoint decode (grid offset -0.4, not -0.5) is refused at convert, and so is
+   the model converted without the head fusion (its keypoint rows would be read as classes).
 Without onnxruntime-node (bench/peers/ort/node_modules) it skips (77), or fails under CI=true.
 """
 import os
@@ -237,6 +238,11 @@ def main():
     msg = (r.stdout + r.stderr).strip().splitlines()[-1] if (r.stdout + r.stderr).strip() else ""
     check(r.returncode != 0 and "keypoint decode is not the Ultralytics Pose head's" in msg,
           "look-alike keypoint decode refused: %s" % msg[:220])
+    # without the head fusion the keypoint rows would be read as classes: refused
+    r = run([CONVERT, model, "-o", os.path.join(WORK, "nofuse.yrt"), "--no-fuse-head"])
+    msg = (r.stdout + r.stderr).strip().splitlines()[-1] if (r.stdout + r.stderr).strip() else ""
+    check(r.returncode != 0 and "keypoint rows would be read as classes" in msg,
+          "--no-fuse-head on a pose model refused: %s" % msg[:160])
 
 
 if __name__ == "__main__":

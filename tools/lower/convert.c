@@ -130,6 +130,19 @@ static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_rep
   return YRT_OK;
 }
 
+/* A pose model whose keypoints no fusion decoded (--no-fuse-head, --exact-qdq): its keypoint
+ * rows would be read as classes (scores of 200 for "class10"). */
+static yrt_status refuse_unfused_pose(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
+  if (!(g->task && strcmp(g->task, "pose") == 0) && g->kpt_shape[0] <= 0) return YRT_OK;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (lw_is_pose_node(&g->nodes[i])) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                       "convert: the model's task is 'pose' (metadata_props) and its keypoint decode was not fused "
+                       "(%.200s): its keypoint rows would be read as classes; convert without --no-fuse-head / "
+                       "--exact-qdq",
+                       rep->head_note);
+}
+
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
                              yrt_error *err) {
   yrt_status st;
@@ -163,6 +176,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
+  if (!(o && o->raw_outputs) && (st = refuse_unfused_pose(g, rep, err)) != YRT_OK) return st;
   if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "convert: node '%.100s' is a NonMaxSuppression inside the graph and the rows before it are "
