@@ -55,3 +55,31 @@ cmake --build "$W/parent/build" -j"$jobs" >/dev/null
 [[ ! -e "$W/parent/build/yolort/tools" ]] || { echo "FAIL: add_subdirectory built the tools"; exit 1; }
 "$W/parent/build/detect_frame" "$W/model.yrt" "$W/frame.nv12" "$fw" "$fh" | diff - "$W/detect.txt"
 echo "examples: add_subdirectory(yolort) builds and detects alike"
+
+# The Python package as the ML team gets it: from cmake --install (its own libyolort.so inside,
+# the installed CLIs found through _paths.py), then from `pip install ./python` (no library inside:
+# YOLORT_LIB names one). Both detect on the val JPEG and agree.
+if [[ -d "$W/prefix/lib/python3/dist-packages/yolort" ]]; then
+  py_detect='import sys, yolort
+m = yolort.Model(sys.argv[1], threads=1)
+for d in m.detect(yolort.load_jpeg(sys.argv[2])):
+    print(d.class_id, d.name, "%.4f" % d.score, " ".join("%.1f" % v for v in d.box))'
+  img="$DATA/data/coco/val/images/000000000632.jpg"
+  (unset YOLORT_LIB YOLORT_BIN; PYTHONPATH="$W/prefix/lib/python3/dist-packages" /usr/bin/python3 -c "$py_detect" \
+    "$W/model.yrt" "$img") > "$W/py-install.txt"
+  if [[ -x "$W/prefix/bin/yolort-convert" ]]; then
+    found=$(unset YOLORT_BIN; PYTHONPATH="$W/prefix/lib/python3/dist-packages" PATH=/usr/bin:/bin /usr/bin/python3 -c \
+      'import yolort; print(yolort.tool_path("yolort-convert"))')
+    [[ $found == "$W/prefix/bin/yolort-convert" ]] ||
+      { echo "FAIL: installed Python package finds $found, not the installed CLI"; exit 1; }
+  fi
+  cp -r python "$W/pysrc" # pip builds in the source folder: keep the clone clean
+  /usr/bin/python3 -m pip install -q --root-user-action=ignore --no-deps --no-build-isolation --no-index \
+    --target "$W/pip" "$W/pysrc" >/dev/null
+  [[ ! -e "$W/pip/yolort/_lib" ]] || { echo "FAIL: pip install put a library in the package"; exit 1; }
+  YOLORT_LIB="$W/prefix/lib/python3/dist-packages/yolort/_lib/libyolort.so" YOLORT_BIN="$W/prefix/bin" \
+    PYTHONPATH="$W/pip" /usr/bin/python3 -c "$py_detect" "$W/model.yrt" "$img" | diff "$W/py-install.txt" - ||
+    { echo "FAIL: pip-installed package differs from the cmake-installed one"; exit 1; }
+  [[ $(wc -l < "$W/py-install.txt") -ge 1 ]] || { echo "FAIL: Python detect found nothing"; exit 1; }
+  echo "python: cmake --install and pip install packages detect alike ($(head -1 "$W/py-install.txt"))"
+fi

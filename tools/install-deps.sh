@@ -4,7 +4,7 @@
 #   --arm   adds the cross compilers and qemu-user; --fuzz adds clang and its libFuzzer runtime
 set -euo pipefail
 PKGS=(cmake make gcc g++ pkg-config libxnnpack-dev libcpuinfo-dev libpthreadpool-dev libturbojpeg0-dev
-      libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev python3-onnx python3-numpy valgrind)
+      libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev python3-onnx python3-numpy python3-pip python3-setuptools valgrind)
 for opt in "$@"; do
   case "$opt" in
     --arm) PKGS+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf qemu-user) ;;

@@ -31,7 +31,7 @@ static void copy_string(const yrt_file_view *v, uint32_t off, char *dst, size_t 
 
 static int get_tensor(const yrt_file_view *v, uint32_t id, yrt_tensor_rec *t) {
   if (id >= v->n_tensors) return -1;
-  memcpy(t, v->tensors + id, sizeof *t);
+  yrt_file_tensor(v, id, t); /* any version's record, widened */
   return 0;
 }
 

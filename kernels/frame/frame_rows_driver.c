@@ -27,7 +27,13 @@ static void pad_run(const yk_frame_job *j, size_t at, int n) {
 void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *ops) {
   const int fmt = j->fmt, ch = (j->src_h + 1) / 2;
   const int yuv = fmt == YK_PIX_NV12 || fmt == YK_PIX_NV21 || fmt == YK_PIX_I420;
-  const yk_frame_row_fn row_fn = yuv ? ops->yuv : fmt == YK_PIX_GRAY ? ops->gray : ops->packed;
+  const yk_frame_row_fn row_fn = j->oriented ? yk_frame_row_oriented__scalar
+                                 : yuv                          ? ops->yuv
+                                 : fmt == YK_PIX_GRAY           ? ops->gray
+                                                                : ops->packed;
+  /* bytes from one source row to the next (an oriented job's upright rows may run backwards) */
+  ptrdiff_t dy[3];
+  for (int p = 0; p < 3; p++) dy[p] = j->oriented ? j->step_y[p] : (ptrdiff_t)j->stride[p];
   for (int r = r0; r < r1; r++) {
     const size_t row = (size_t)r * (size_t)j->dst_w * 3;
     const int yy = r - j->pad_t;
@@ -38,16 +44,16 @@ void yk_frame_drive(const yk_frame_job *j, int r0, int r1, const yk_frame_ops *o
     pad_run(j, row, j->pad_l);
     yk_frame_row rc = {j, NULL, NULL, NULL, NULL, NULL, NULL, j->y.wt[yy], 0};
     const int sy0 = j->y.ofs[yy], sy1 = sy0 + 1 < j->src_h ? sy0 + 1 : sy0;
-    rc.p0 = j->plane[0] + (size_t)sy0 * j->stride[0];
-    rc.p1 = j->plane[0] + (size_t)sy1 * j->stride[0];
+    rc.p0 = j->plane[0] + sy0 * dy[0];
+    rc.p1 = j->plane[0] + sy1 * dy[0];
     if (yuv) {
       const int cy0 = j->cy.ofs[yy], cy1 = cy0 + 1 < ch ? cy0 + 1 : cy0;
       rc.wcy = j->cy.wt[yy];
-      rc.u0 = j->plane[1] + (size_t)cy0 * j->stride[1];
-      rc.u1 = j->plane[1] + (size_t)cy1 * j->stride[1];
+      rc.u0 = j->plane[1] + cy0 * dy[1];
+      rc.u1 = j->plane[1] + cy1 * dy[1];
       if (fmt == YK_PIX_I420) {
-        rc.v0 = j->plane[2] + (size_t)cy0 * j->stride[2];
-        rc.v1 = j->plane[2] + (size_t)cy1 * j->stride[2];
+        rc.v0 = j->plane[2] + cy0 * dy[2];
+        rc.v1 = j->plane[2] + cy1 * dy[2];
       }
     }
     uint8_t rgb[3 * YK_FRAME_CHUNK];

@@ -48,6 +48,9 @@ void yk_frame_row_packed__scalar(const yk_frame_row *r, int x, int n, uint8_t *r
 void yk_frame_row_gray__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 void yk_frame_store__scalar(const yk_frame_job *j, size_t at, const uint8_t *rgb, int n);
+/* Any layout of an oriented job (j->oriented): pixels gathered through step_x, every variant's
+ * driver takes it (a rotated row walks a column of the frame: no contiguous loads to speed up). */
+void yk_frame_row_oriented__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb);
 #if defined(YK_ARCH_X86_64)
 /* the AVX2 pieces the AVX-512 variant reuses (its tails and stores) */
 void yk_frame_row_packed__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb);

@@ -6,7 +6,7 @@
 #define WB YK_FRAME_WBITS
 #define ONE (1 << WB)
 
-static inline int lerp2(const uint8_t *r0, const uint8_t *r1, int x0, int x1, int wx, int wy) {
+static inline int lerp2(const uint8_t *r0, const uint8_t *r1, ptrdiff_t x0, ptrdiff_t x1, int wx, int wy) {
   const int h0 = r0[x0] * (ONE - wx) + r0[x1] * wx;
   const int h1 = r1[x0] * (ONE - wx) + r1[x1] * wx;
   return (h0 * (ONE - wy) + h1 * wy + (1 << (2 * WB - 1))) >> (2 * WB);
@@ -60,6 +60,36 @@ void yk_frame_row_yuv__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb)
       v = fmt == YK_PIX_NV12 ? b : a;
     }
     yuv_to_rgb(j->full_range, j->bgr, y, u, v, rgb + 3 * i);
+  }
+}
+
+void yk_frame_row_oriented__scalar(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
+  const yk_frame_job *j = r->j;
+  const int fmt = j->fmt, cw = (j->src_w + 1) / 2, swap = yk_frame_swap(j);
+  const ptrdiff_t dx = j->step_x[0], du = j->step_x[1], dv = j->step_x[2];
+  for (int i = 0; i < n; i++) {
+    const int s0 = j->x.ofs[x + i], s1 = s0 + 1 < j->src_w ? s0 + 1 : s0, wx = j->x.wt[x + i];
+    uint8_t *o = rgb + 3 * i;
+    if (fmt == YK_PIX_GRAY) {
+      o[0] = o[1] = o[2] = (uint8_t)lerp2(r->p0, r->p1, s0 * dx, s1 * dx, wx, r->wy);
+    } else if (fmt == YK_PIX_NV12 || fmt == YK_PIX_NV21 || fmt == YK_PIX_I420) {
+      const int y = lerp2(r->p0, r->p1, s0 * dx, s1 * dx, wx, r->wy);
+      const int c0 = j->cx.ofs[x + i], c1 = c0 + 1 < cw ? c0 + 1 : c0, wcx = j->cx.wt[x + i];
+      int u, v;
+      if (fmt == YK_PIX_I420) {
+        u = lerp2(r->u0, r->u1, c0 * du, c1 * du, wcx, r->wcy);
+        v = lerp2(r->v0, r->v1, c0 * dv, c1 * dv, wcx, r->wcy);
+      } else { /* a chroma pair's two bytes stay in order whatever the turn */
+        const int a = lerp2(r->u0, r->u1, c0 * du, c1 * du, wcx, r->wcy);
+        const int b = lerp2(r->u0, r->u1, c0 * du + 1, c1 * du + 1, wcx, r->wcy);
+        u = fmt == YK_PIX_NV12 ? a : b;
+        v = fmt == YK_PIX_NV12 ? b : a;
+      }
+      yuv_to_rgb(j->full_range, j->bgr, y, u, v, o);
+    } else {
+      for (int c = 0; c < 3; c++)
+        o[swap ? 2 - c : c] = (uint8_t)lerp2(r->p0, r->p1, s0 * dx + c, s1 * dx + c, wx, r->wy);
+    }
   }
 }
 

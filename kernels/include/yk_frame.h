@@ -52,6 +52,12 @@ typedef struct yk_frame_job {
   void *dst;                 /* NHWC [dst_h][dst_w][3] */
   int bgr;                   /* 1: output channels B, G, R (else R, G, B), whatever the frame's layout */
   int pad;                   /* padding level 0..255 (each channel's table entry of it) */
+  /* A rotated or mirrored frame, sampled as its upright image: 1 when plane[p] points at plane p's
+   * pixel (0, 0) of the upright image and its pixels are step_x[p] / step_y[p] bytes apart along
+   * the upright x / y (signed; a 90-degree turn swaps rows and columns); src_w / src_h and the
+   * taps are the upright image's. 0: stride[p] apart rows of consecutive pixels. */
+  int oriented;
+  ptrdiff_t step_x[3], step_y[3];
 } yk_frame_job;
 
 /* k in [0, 255] when lut[256 * c + v] == (int8_t)(uint8_t)(v + k) for every c < 3 and v, else -1. */

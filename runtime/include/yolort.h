@@ -333,7 +333,34 @@ typedef struct yrt_frame {
    * fields above; later fields go after it, their zero meaning their default. Over
    * YRT_STRUCT_SIZE_MAX: YRT_ERR_INVALID_ARG (garbage), nothing read past this library's struct. */
   size_t struct_size;
+  /* Bytes the caller owns at plane[i] (0: not given, not checked, as for callers built before this
+   * field). Give them: that is how a short buffer is caught. A plane shorter than its rows need,
+   * stride[i] x (rows - 1) + one row's bytes (rows: height, or (height + 1) / 2 for 4:2:0 chroma;
+   * a row: width x bytes per pixel, or the chroma row of ceil(width / 2) samples), is refused with
+   * YRT_ERR_INVALID_ARG naming the plane and both sizes: the textbook w * h * 3 / 2 NV12 buffer of
+   * an odd height is one chroma row short. */
+  size_t plane_bytes[3];
+  /* How the stored frame is made upright (a sensor mounted sideways or upside down, a selfie
+   * camera): yrt_orientation, a turn clockwise plus optionally YRT_ORIENT_MIRROR. The letterbox
+   * samples the upright image while reading the planes (no extra pass, no copy), so the network
+   * sees the scene upright. crop_* stay in the stored frame's pixels. Boxes: yrt_session_detect
+   * gives them in the stored frame's pixels (the coordinates of plane[0], crop offset included);
+   * yrt_session_set_frame's lb maps to the upright crop's pixels, which yrt_frame_map_detections
+   * turns into the stored frame's. A 4:2:0 frame whose crop has an odd side along an axis the
+   * orientation reverses is refused (its chroma would sit half a sample off). */
+  int orientation;
 } yrt_frame;
+
+/* yrt_frame.orientation: turn the stored frame clockwise by this much, then (| YRT_ORIENT_MIRROR)
+ * mirror it left-right, to get the upright image. EXIF orientation 1..8 are 0, MIRROR, 180,
+ * 180 | MIRROR, 90 | MIRROR, 90, 270 | MIRROR, 270. */
+typedef enum yrt_orientation {
+  YRT_ORIENT_UPRIGHT = 0,
+  YRT_ORIENT_90 = 1,
+  YRT_ORIENT_180 = 2,
+  YRT_ORIENT_270 = 3,
+  YRT_ORIENT_MIRROR = 4,
+} yrt_orientation;
 
 /* Zeroes f (no crop, BT.601 limited range) and records the caller's sizeof in struct_size. */
 static inline void yrt_frame_init(yrt_frame *f) {
@@ -363,6 +390,12 @@ typedef struct yrt_detection {
   const char *name; /* class name from the model (yrt_session_detect), NULL when unnamed */
 } yrt_detection;
 
+/* Boxes in the upright crop's pixels (yrt_postprocess through yrt_session_set_frame's lb, for an
+ * oriented frame) into the stored frame's pixels: the turn and mirror undone, the crop offset
+ * added. Nothing to do for an upright frame (its lb already maps to frame pixels). Refuses a
+ * frame yrt_session_set_frame would refuse for its struct_size or orientation. */
+YRT_API yrt_status yrt_frame_map_detections(const yrt_frame *frame, yrt_detection *dets, int n, yrt_error *err);
+
 typedef struct yrt_postprocess_params {
   float conf_threshold; /* default 0.25 */
   float iou_threshold;  /* default 0.45 (0.7 for mAP evaluation) */
@@ -377,11 +410,20 @@ typedef struct yrt_postprocess_params {
    * accepted when the unknown bytes are zero, else YRT_ERR_INVALID_ARG; over YRT_STRUCT_SIZE_MAX
    * also (garbage), nothing read past this library's struct. */
   size_t struct_size;
+  /* Per-class confidence thresholds (NULL, the default: conf_threshold for every class). Given,
+   * class_conf[c] replaces conf_threshold for class c, applied before NMS to each anchor's best
+   * class (one label per anchor, as with conf_threshold); num_class_conf must equal the model's
+   * class count (else YRT_ERR_INVALID_ARG naming both), no entry NaN. E.g. 0.6 for "person" and
+   * 0.3 for the rest. The threshold-aware decode of yrt_session_detect skips the anchors that
+   * cannot pass the lowest of them. */
+  const float *class_conf;
+  int num_class_conf;
 } yrt_postprocess_params;
 
-/* Writes the defaults into the fields up to and including struct_size (set to this header's
- * sizeof). Later versions keep writing exactly these bytes, so a program compiled against this
- * header stays within its struct; fields they add are defaulted by being zero. */
+/* Writes the defaults into the fields up to and including struct_size (set to the size of those
+ * fields, the struct's first version: later fields such as class_conf are then not read, so set
+ * them after yrt_postprocess_params_init instead). Later versions keep writing exactly these
+ * bytes, so a program compiled against any header stays within its struct. */
 YRT_API void yrt_postprocess_defaults(yrt_postprocess_params *p);
 
 /* The model's own defaults: yrt_postprocess_defaults, then the thresholds, count and per-class

@@ -32,6 +32,10 @@
 
 #define YRT_MAGIC 0x31545259u /* "YRT1" read as little-endian uint32 */
 #define YRT_VERSION 2u /* 2: tensor views (yrt_tensor_rec grew to 96 bytes) */
+/* Oldest version this runtime loads (docs/compatibility.md). A version 1 file is version 2
+ * without views: its 88-byte tensor records are widened on load (yrt_file_upgrade_tensors). */
+#define YRT_VERSION_MIN 1u
+#define YRT_TENSOR_REC_V1_BYTES 88u
 #define YRT_ALIGN 64u
 #define YRT_MAX_RANK 6
 #define YRT_MAX_NODE_IO 8
@@ -365,8 +369,10 @@ typedef struct yrt_file_view {
   const yrt_section_rec *sec[YRT_SEC_COUNT_]; /* by kind; [0] unused */
   const char *strings;
   size_t strings_size;
-  const yrt_tensor_rec *tensors;
+  const yrt_tensor_rec *tensors; /* NULL for an older version's records: see tensor_rec_bytes */
   uint32_t n_tensors;
+  uint32_t tensor_rec_bytes;     /* sizeof(yrt_tensor_rec), or YRT_TENSOR_REC_V1_BYTES (version 1) */
+  const uint8_t *tensor_recs;    /* the TENSORS section as stored, whatever its record size */
   const yrt_node_rec *nodes;
   uint32_t n_nodes;
   const uint8_t *weights;
@@ -384,6 +390,11 @@ yrt_status yrt_file_check_header(const void *data, size_t size, yrt_error *err);
  * sections a whole number of records, PLAN and META their sizes; fills im. The records are not
  * looked at (the runtime's validation passes do that). */
 yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_error *err);
+/* Widen im's n_tensors stored records (any version this runtime loads) into out[n_tensors]
+ * current records: the fields a version lacks are 0 (version 1: no views). */
+void yrt_file_upgrade_tensors(const yrt_file_view *im, yrt_tensor_rec *out);
+/* The same for record i < im->n_tensors alone. */
+void yrt_file_tensor(const yrt_file_view *im, uint32_t i, yrt_tensor_rec *out);
 /* Both. */
 yrt_status yrt_file_open(const void *data, size_t size, yrt_file_view *im, yrt_error *err);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_orient.h"
 #include "letterbox_geometry.h"
 #include "session_internal.h"
 #include "struct_growth.h"
@@ -127,6 +128,11 @@ void yrt_frame_restore(yrt_session *s) {
 
 static int is_yuv420(yrt_pixel_format p) { return p == YRT_PIX_NV12 || p == YRT_PIX_NV21 || p == YRT_PIX_I420; }
 
+static const char *pix_name(yrt_pixel_format p) {
+  static const char *const names[] = {"?", "RGB888", "BGR888", "RGBA8888", "BGRA8888", "NV12", "NV21", "I420", "GRAY8"};
+  return p >= YRT_PIX_RGB888 && p <= YRT_PIX_GRAY8 ? names[p] : names[0];
+}
+
 /* Everything about the frame that can be wrong, with the field named. */
 static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, int *ch, yrt_error *err) {
   static const int bpp[] = {0, 3, 3, 4, 4, 1, 1, 1, 1};
@@ -153,6 +159,14 @@ static yrt_status check_frame(const yrt_frame *fr, int *cx, int *cy, int *cw, in
                            "yrt_session_set_frame: stride[%d] = %zu is over %zu bytes (or stride x %zu rows "
                            "overflows)",
                            p, fr->stride[p], FRAME_MAX_STRIDE, rows);
+    /* what the rows reach: the last one needs only its own bytes, not a whole stride */
+    const size_t reach = fr->stride[p] * (rows - 1) + need[p];
+    if (fr->plane_bytes[p] && fr->plane_bytes[p] < reach)
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                           "yrt_session_set_frame: plane[%d] holds %zu bytes, %zu needed (%zu rows of stride %zu, "
+                           "%zu bytes in the last; %dx%d %s)",
+                           p, fr->plane_bytes[p], reach, rows, fr->stride[p], need[p], fr->width, fr->height,
+                           pix_name(fr->format));
   }
   *cx = fr->crop_x, *cy = fr->crop_y, *cw = fr->crop_w, *ch = fr->crop_h;
   if (*cw == 0 || *ch == 0) *cx = *cy = 0, *cw = fr->width, *ch = fr->height;
@@ -193,8 +207,20 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   int cx = 0, cy = 0, cw = 0, ch = 0;
   st = check_frame(fr, &cx, &cy, &cw, &ch, err);
   if (st != YRT_OK) return st;
+  int rot = 0, mir = 0, flip_x = 0, flip_y = 0;
+  if (yrt_orient_split(fr->orientation, &rot, &mir) != 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_set_frame: orientation %d (a yrt_orientation: 0..3 quarter turns, | 4 mirror)",
+                         fr->orientation);
+  yrt_orient_flips(rot, mir, &flip_x, &flip_y);
+  if (is_yuv420(fr->format) && ((flip_x && (cw & 1)) || (flip_y && (ch & 1))))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_set_frame: orientation %d reverses an odd side of the %dx%d 4:2:0 %s (chroma "
+                         "would sit half a sample off): crop it to even sides",
+                         fr->orientation, cw, ch, fr->crop_w && fr->crop_h ? "crop" : "frame");
+  const int uw = rot & 1 ? ch : cw, uh = rot & 1 ? cw : ch; /* the upright crop the network sees */
   lb_geometry g;
-  yrt_preprocess_geometry(&f->pre, cw, ch, f->dst_w, f->dst_h, &g);
+  yrt_preprocess_geometry(&f->pre, uw, uh, f->dst_w, f->dst_h, &g);
   yk_frame_job j;
   memset(&j, 0, sizeof j);
   j.fmt = fr->format; /* yrt_pixel_format and YK_PIX_* share their numbering */
@@ -209,7 +235,16 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
       j.stride[p] = fr->stride[p];
     }
   }
-  j.src_w = cw, j.src_h = ch;
+  if (rot || mir) { /* the kernel reads each plane's crop upright through signed pixel steps */
+    const int yuv = is_yuv420(fr->format), planes = fr->format == YRT_PIX_I420 ? 3 : yuv ? 2 : 1;
+    for (int p = 0; p < planes; p++) {
+      const int pb = p == 0 ? bpp[fr->format] : fr->format == YRT_PIX_I420 ? 1 : 2;
+      const int pw = p == 0 ? cw : (cw + 1) / 2, ph = p == 0 ? ch : (ch + 1) / 2;
+      yrt_orient_plane(j.plane[p], j.stride[p], pb, pw, ph, rot, mir, &j.plane[p], &j.step_x[p], &j.step_y[p]);
+    }
+    j.oriented = 1;
+  }
+  j.src_w = uw, j.src_h = uh;
   j.dst_w = f->dst_w, j.dst_h = f->dst_h;
   /* the part of the resized image written (a crop: its centre window), and where */
   j.new_w = g.win_w, j.new_h = g.win_h, j.pad_l = g.pad_left, j.pad_t = g.pad_top;
@@ -217,11 +252,11 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   j.cx = (yk_frame_axis){f->ofs + f->dst_w, f->wt + f->dst_w};
   j.y = (yk_frame_axis){f->ofs + 2 * f->dst_w, f->wt + 2 * f->dst_w};
   j.cy = (yk_frame_axis){f->ofs + 2 * f->dst_w + f->dst_h, f->wt + 2 * f->dst_w + f->dst_h};
-  yk_frame_plan_axis_window(cw, g.new_w, g.win_x, g.win_w, 1, &j.x);
-  yk_frame_plan_axis_window(ch, g.new_h, g.win_y, g.win_h, 1, &j.y);
+  yk_frame_plan_axis_window(uw, g.new_w, g.win_x, g.win_w, 1, &j.x);
+  yk_frame_plan_axis_window(uh, g.new_h, g.win_y, g.win_h, 1, &j.y);
   if (is_yuv420(fr->format)) {
-    yk_frame_plan_axis_window(cw, g.new_w, g.win_x, g.win_w, 2, &j.cx);
-    yk_frame_plan_axis_window(ch, g.new_h, g.win_y, g.win_h, 2, &j.cy);
+    yk_frame_plan_axis_window(uw, g.new_w, g.win_x, g.win_w, 2, &j.cx);
+    yk_frame_plan_axis_window(uh, g.new_h, g.win_y, g.win_h, 2, &j.cy);
   }
   j.out_i8 = f->out_i8;
   j.lut_i8 = f->lut_i8;
@@ -236,6 +271,8 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   yrt_par_ranges(&s->par, h, yrt_par_chunk(h, 4 * yrt_par_threads(&s->par), 1, 1), frame_range, &t);
   s->skip_node = f->quant_node; /* the frame already holds the quantized input */
   f->consumed = 0;
-  if (lb) yrt_letterbox_record(&g, cw, ch, f->dst_w, f->dst_h, (float)cx, (float)cy, lb);
+  /* an oriented frame's lb maps to the upright crop (yrt_frame_map_detections does the rest) */
+  const int up = !rot && !mir;
+  if (lb) yrt_letterbox_record(&g, uw, uh, f->dst_w, f->dst_h, up ? (float)cx : 0.0f, up ? (float)cy : 0.0f, lb);
   return YRT_OK;
 }

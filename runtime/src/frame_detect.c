@@ -86,20 +86,25 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if ((!s->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
   yrt_postprocess_params known;
+  yrt_status st0;
   if (!params) {
+    memset(&known, 0, sizeof known); /* the defaults write the first version's fields only */
     yrt_model_postprocess_defaults(s->model, &known);
   } else { /* the caller's struct as this library knows it (struct_size) */
     const yrt_status pst = yrt_postprocess_params_read(params, &known, "yrt_session_detect: params", err);
     if (pst != YRT_OK) return pst;
   }
   params = &known;
+  st0 = yrt_postprocess_check_class_conf(params, classes, "yrt_session_detect", err);
+  if (st0 != YRT_OK) return st0;
   yrt_letterbox lb;
   yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
   /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best
    * class score can pass conf get DFL + sigmoid, packed into output0 as a [4 + nc][n_list]
    * tensor in anchor order (so NMS ties break alike); same detections as decoding every anchor. */
-  const int sparse = s->detect_node != YRT_NONE && !isnan(params->conf_threshold);
-  s->detect_conf = params->conf_threshold; /* per-detection rows only where a box can pass (pose) */
+  const float pre = yrt_postprocess_min_conf(params); /* per-class thresholds: the lowest */
+  const int sparse = s->detect_node != YRT_NONE && !isnan(pre);
+  s->detect_conf = pre; /* per-detection rows only where a box can pass (pose) */
   if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
   s->detect_conf = NAN;
   yrt_tensor_view out;
@@ -108,7 +113,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   const uint64_t t0 = s->profiling && sparse ? now_ns() : 0;
   if (st == YRT_OK && sparse)
     n_list = yrt_op_lookup(s->model->ops, s->exec[s->detect_node].node->op)
-                 ->detect_over(s, &s->exec[s->detect_node], params->conf_threshold, s->detect_list);
+                 ->detect_over(s, &s->exec[s->detect_node], pre, s->detect_list);
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
   else if (st == YRT_OK) /* keypoint columns only from whole rows (a pose model's output0 is a Concat: never packed) */
@@ -117,6 +122,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   yrt_keypoints_record(s, &lb, st == YRT_OK && !e2e && !sparse ? *n_dets : 0);
   if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
+  if (st == YRT_OK) st = yrt_frame_map_detections(frame, dets, *n_dets, err); /* an oriented frame's boxes */
+  if (st == YRT_OK) st = yrt_keypoints_record_frame(s, frame, err);          /* and its keypoints alike */
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

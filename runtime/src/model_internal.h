@@ -26,6 +26,7 @@ struct yrt_model {
   const uint8_t *base; /* the file image, YRT_ALIGN aligned */
   size_t size;
   void *owned;         /* aligned copy to free, or NULL */
+  yrt_tensor_rec *tensors_upgraded; /* an older version's tensor records widened (tensors), or NULL */
   void *map;           /* mmap'ed file to unmap, or NULL */
   size_t map_len;
 

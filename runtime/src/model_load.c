@@ -30,6 +30,13 @@ static yrt_status map_image(yrt_model *m, yrt_error *err) {
   m->strings_size = im.strings_size;
   m->tensors = im.tensors;
   m->n_tensors = im.n_tensors;
+  if (!im.tensors) { /* an older version's records, widened once (docs/compatibility.md) */
+    if (!(m->tensors_upgraded = malloc(sizeof(yrt_tensor_rec) * (im.n_tensors ? im.n_tensors : 1u))))
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %u version-%u tensor records",
+                           (unsigned)im.n_tensors, (unsigned)im.hdr->version);
+    yrt_file_upgrade_tensors(&im, m->tensors_upgraded);
+    m->tensors = m->tensors_upgraded;
+  }
   m->nodes = im.nodes;
   m->n_nodes = im.n_nodes;
   m->weights = im.weights;
@@ -239,6 +246,7 @@ void yrt_model_free(yrt_model *m) {
   if (!m) return;
   if (m->map) munmap(m->map, m->map_len);
   free(m->owned);
+  free(m->tensors_upgraded);
   free(m->class_name_buf);
   free((void *)m->class_names);
   yrt_model_packs_free(m->packs);

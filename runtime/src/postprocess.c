@@ -32,13 +32,39 @@ void yrt_postprocess_defaults(yrt_postprocess_params *p) {
   p->class_agnostic = 0;
   p->classes = NULL;
   p->num_classes = 0;
-  p->struct_size = sizeof *p;
+  /* the size of the fields written (the first version's struct), never this library's sizeof: a
+   * caller built before later fields has no bytes for them, and they read as zero (default) */
+  p->struct_size = offsetof(yrt_postprocess_params, struct_size) + sizeof p->struct_size;
 }
 
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
                                        const char *fn, yrt_error *err) {
   return yrt_struct_read(in, in->struct_size, offsetof(yrt_postprocess_params, struct_size), sizeof *out, out, fn,
                          err);
+}
+
+yrt_status yrt_postprocess_check_class_conf(const yrt_postprocess_params *p, int num_classes, const char *fn,
+                                            yrt_error *err) {
+  if (!p->class_conf) return YRT_OK;
+  if (p->num_class_conf != num_classes)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: num_class_conf %d, the model has %d classes", fn,
+                         p->num_class_conf, num_classes);
+  for (int c = 0; c < num_classes; c++)
+    if (isnan(p->class_conf[c]))
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG, "%s: class_conf[%d] is NaN", fn, c);
+  return YRT_OK;
+}
+
+float yrt_postprocess_min_conf(const yrt_postprocess_params *p) {
+  if (!p->class_conf) return p->conf_threshold;
+  float m = INFINITY;
+  for (int c = 0; c < p->num_class_conf; c++) m = fminf(m, p->class_conf[c]);
+  return m;
+}
+
+/* The threshold class c's score must pass (class_conf checked already). */
+static inline float pp_conf(const yrt_postprocess_params *p, int c) {
+  return p->class_conf ? p->class_conf[c] : p->conf_threshold;
 }
 
 static int pp_class_kept(const yrt_postprocess_params *p, int c) {
@@ -169,6 +195,8 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
   if (lb && !(lb->ratio > 0.0f))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: letterbox ratio %g is not positive",
                          (double)lb->ratio);
+  const yrt_status cst = yrt_postprocess_check_class_conf(params, num_classes, "yrt_postprocess", err);
+  if (cst != YRT_OK) return cst;
 
   const size_t N = (size_t)num_anchors;
   uint8_t *base = (uint8_t *)(((uintptr_t)scratch + PP_ALIGN - 1) & ~(uintptr_t)(PP_ALIGN - 1));
@@ -177,9 +205,8 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
   int *tmp = (int *)((uint8_t *)idx + pp_align(N * sizeof(int)));
   uint8_t *suppressed = (uint8_t *)tmp + pp_align(N * sizeof(int));
 
-  /* 1. Candidates: best class per anchor, score > conf. */
+  /* 1. Candidates: best class per anchor, score > its class's threshold. */
   int n = 0;
-  const float conf = params->conf_threshold;
   for (size_t i = 0; i < N; i++) {
     const float *s = output0 + 4 * N + i;
     float best = s[0];
@@ -188,7 +215,7 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
       float v = s[(size_t)c * N];
       if (v > best) { best = v; best_c = c; }
     }
-    if (!(best > conf) || !pp_class_kept(params, best_c)) continue;
+    if (!(best > pp_conf(params, best_c)) || !pp_class_kept(params, best_c)) continue;
     float cx = output0[i], cy = output0[N + i], hw = output0[2 * N + i] / 2, hh = output0[3 * N + i] / 2;
     pp_cand *k = &cand[n];
     k->x0 = cx - hw; k->y0 = cy - hh; k->x1 = cx + hw; k->y1 = cy + hh;
@@ -248,12 +275,14 @@ yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const
   if (lb && !(lb->ratio > 0.0f))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: letterbox ratio %g is not positive",
                          (double)lb->ratio);
+  const yrt_status cst = yrt_postprocess_check_class_conf(params, num_classes, "yrt_postprocess_e2e", err);
+  if (cst != YRT_OK) return cst;
   int n = 0;
   const int limit = params->max_detections < cap ? params->max_detections : cap;
   for (int i = 0; i < k && n < limit; i++) {
     const float *r = dets6 + (size_t)i * 6;
     /* a class outside the model's range or a non-finite row is dropped, never reported */
-    if (!(r[4] > params->conf_threshold) || !(r[5] >= 0.0f && r[5] < (float)num_classes)) continue;
+    if (!(r[5] >= 0.0f && r[5] < (float)num_classes) || !(r[4] > pp_conf(params, (int)r[5]))) continue;
     if (!isfinite(r[0]) || !isfinite(r[1]) || !isfinite(r[2]) || !isfinite(r[3])) continue;
     yrt_detection *d = &dets[n++];
     d->x0 = r[0]; d->y0 = r[1]; d->x1 = r[2]; d->y1 = r[3];

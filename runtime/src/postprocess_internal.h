@@ -24,4 +24,12 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
                                        const char *fn, yrt_error *err);
 
+/* params->class_conf against the model's num_classes (count, NaN), fn naming the function. */
+yrt_status yrt_postprocess_check_class_conf(const yrt_postprocess_params *p, int num_classes, const char *fn,
+                                            yrt_error *err);
+
+/* The lowest threshold any class has (conf_threshold, or the least class_conf once checked): an
+ * anchor whose best score is not over it is dropped whatever its class. */
+float yrt_postprocess_min_conf(const yrt_postprocess_params *p);
+
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frame_orient.h"
 #include "op_table.h"
 #include "postprocess_internal.h"
 #include "session_keypoints.h"
@@ -19,6 +20,7 @@ struct yrt_kpt_state {
   int n_dets;          /* detections of the last decode (0: none, or unknown columns) */
   int has_lb;
   yrt_letterbox lb;    /* how that decode mapped boxes */
+  yrt_orient_map orient; /* then an oriented frame's turn back (rot, mir 0: none) */
   int32_t *anchor_of;  /* [anchors] output0 column of detection i */
 };
 
@@ -61,6 +63,11 @@ void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets) {
   s->kpt->n_dets = n_dets;
   s->kpt->has_lb = lb != NULL;
   if (lb) s->kpt->lb = *lb;
+  memset(&s->kpt->orient, 0, sizeof s->kpt->orient);
+}
+
+yrt_status yrt_keypoints_record_frame(yrt_session *s, const yrt_frame *frame, yrt_error *err) {
+  return s->kpt ? yrt_orient_map_of(frame, &s->kpt->orient, err) : YRT_OK;
 }
 
 yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, const yrt_postprocess_params *params,
@@ -70,12 +77,14 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_postprocess: NULL argument");
   yrt_keypoints_record(s, NULL, 0);
   yrt_postprocess_params known;
+  memset(&known, 0, sizeof known); /* the defaults write the first version's fields only */
   yrt_status st = params ? yrt_postprocess_params_read(params, &known, "yrt_session_postprocess: params", err)
                          : yrt_model_postprocess_defaults(s->model, &known);
   if (st != YRT_OK) return st;
   yrt_tensor_view out;
   if ((st = yrt_session_output(s, 0, &out, err)) != YRT_OK) return st;
   const int nc = (int)s->model->meta->num_classes;
+  if ((st = yrt_postprocess_check_class_conf(&known, nc, "yrt_session_postprocess", err)) != YRT_OK) return st;
   if ((s->model->hdr->flags & YRT_FLAG_END2END) != 0 && out.rank == 3 && out.dims[2] == 6)
     st = yrt_postprocess_e2e(out.data, out.dims[1], nc, lb, &known, dets, cap, n_dets, err);
   else if (!s->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
@@ -124,6 +133,7 @@ yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *ou
       x = unletterbox(x, lb->pad_left, lb->ratio, lb->src_w, lb->offset_x);
       y = unletterbox(y, lb->pad_top, ry, lb->src_h, lb->offset_y);
     }
+    yrt_orient_map_point(&k->orient, &x, &y);
     out[i].x = x;
     out[i].y = y;
     out[i].score = k->kd == 3 ? rows[(r + 2) * n] : 1.0f;

@@ -18,5 +18,8 @@ int32_t *yrt_keypoints_slots(yrt_session *s);
 /* After a decode of whole output0 rows into n_dets detections (their columns in the slots)
  * through lb (NULL: input pixels); 0 after a failed or threshold-aware (packed) decode. */
 void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets);
+/* yrt_session_detect's frame: a rotated or mirrored one's keypoints mapped back to the stored
+ * frame as its boxes (yrt_frame_map_detections). */
+yrt_status yrt_keypoints_record_frame(yrt_session *s, const yrt_frame *frame, yrt_error *err);
 
 #endif

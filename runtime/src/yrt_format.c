@@ -49,11 +49,13 @@ yrt_status yrt_file_check_header(const void *data, size_t size, yrt_error *err) 
   if (h->magic != YRT_MAGIC)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: bad magic 0x%08x (want 0x%08x \"YRT1\")", (unsigned)h->magic,
                          (unsigned)YRT_MAGIC);
-  if (h->version != YRT_VERSION)
+  if (h->version < YRT_VERSION_MIN || h->version > YRT_VERSION)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "yrt: version %u, this runtime reads version %u (re-convert the model with "
-                         "this release's yolort-convert)",
-                         (unsigned)h->version, (unsigned)YRT_VERSION);
+                         "yrt: version %u, this runtime reads versions %u to %u (%s)", (unsigned)h->version,
+                         (unsigned)YRT_VERSION_MIN, (unsigned)YRT_VERSION,
+                         h->version > YRT_VERSION ? "a newer yolort-convert wrote it: update the runtime, or convert "
+                                                    "with this release's yolort-convert"
+                                                  : "re-convert the model with this release's yolort-convert");
   if (h->file_size != (uint64_t)size)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header says %llu bytes but the buffer holds %zu (truncated?)",
                          (unsigned long long)h->file_size, size);
@@ -126,11 +128,14 @@ yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_er
   im->strings_size = (size_t)s->size;
 
   s = by_kind[YRT_SEC_TENSORS];
-  if (s->size % sizeof(yrt_tensor_rec) != 0 || s->size / sizeof(yrt_tensor_rec) >= YRT_NONE)
+  const size_t rec = h->version == 1 ? YRT_TENSOR_REC_V1_BYTES : sizeof(yrt_tensor_rec);
+  if (s->size % rec != 0 || s->size / rec >= YRT_NONE)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: TENSORS section is %llu bytes, not a multiple of the %zu-byte record",
-                         (unsigned long long)s->size, sizeof(yrt_tensor_rec));
-  im->tensors = (const yrt_tensor_rec *)(const void *)(base + s->offset);
-  im->n_tensors = (uint32_t)(s->size / sizeof(yrt_tensor_rec));
+                         (unsigned long long)s->size, rec);
+  im->tensor_rec_bytes = (uint32_t)rec;
+  im->tensor_recs = base + s->offset;
+  im->tensors = rec == sizeof(yrt_tensor_rec) ? (const yrt_tensor_rec *)(const void *)(base + s->offset) : NULL;
+  im->n_tensors = (uint32_t)(s->size / rec);
   if (im->n_tensors > YRT_MAX_TENSORS)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: %u tensors, more than the %u a .yrt may hold",
                          (unsigned)im->n_tensors, (unsigned)YRT_MAX_TENSORS);
@@ -170,6 +175,19 @@ yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_er
                       ? (const yrt_meta_norm_rec *)(const void *)(base + s->offset + sizeof(yrt_meta_rec))
                       : NULL;
   return YRT_OK;
+}
+
+/* Version 1 records are the current ones minus their trailing fields (view_holder,
+ * view_channel): a prefix copy, the rest zero. */
+_Static_assert(offsetof(yrt_tensor_rec, view_holder) == YRT_TENSOR_REC_V1_BYTES, "v1 tensor record is a prefix");
+
+void yrt_file_tensor(const yrt_file_view *im, uint32_t i, yrt_tensor_rec *out) {
+  memset(out, 0, sizeof *out);
+  memcpy(out, im->tensor_recs + (size_t)i * im->tensor_rec_bytes, im->tensor_rec_bytes);
+}
+
+void yrt_file_upgrade_tensors(const yrt_file_view *im, yrt_tensor_rec *out) {
+  for (uint32_t i = 0; i < im->n_tensors; i++) yrt_file_tensor(im, i, &out[i]);
 }
 
 yrt_status yrt_file_open(const void *data, size_t size, yrt_file_view *im, yrt_error *err) {

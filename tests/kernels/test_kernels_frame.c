@@ -4,9 +4,11 @@
  * pixel format, odd sizes, strides with slack, up- and down-scaling, both colour ranges and both
  * output types, a general int8 table and a shift table (the byte-add store), planes starting at
  * odd addresses (a crop's origin); and the dispatched, AVX2, AVX-512 and NEON variants bit-exact
- * against the scalar one (AVX-512 skips, saying so, on a CPU without it). */
+ * against the scalar one (AVX-512 skips, saying so, on a CPU without it); a frame stored turned
+ * or mirrored (yk_frame_job.oriented) bit-identical to its upright image in every variant. */
 #include "kt_common.h"
 #include "yk_frame.h"
+#include "yt_orient.h"
 
 #define ONE (1 << YK_FRAME_WBITS)
 
@@ -47,6 +49,80 @@ typedef struct frame_case {
 #if defined(YK_ARCH_X86_64)
 static int g_avx512_runs; /* cases the AVX-512 variant ran on */
 #endif
+static int g_orient; /* run_case also checks every orientation of its frame (check_orientations) */
+
+static void expect_variants_equal(yk_frame_job *j, const uint8_t *want, size_t bytes, uint8_t *fast) {
+  yk_isa isa;
+  yk_isa_detect(&isa);
+  memset(fast, 0x5A, bytes);
+  j->dst = fast;
+  yk_frame_rows__scalar(j, 0, j->dst_h / 2);
+  yk_frame_rows__scalar(j, j->dst_h / 2, j->dst_h);
+  assert_memory_equal(want, fast, bytes);
+  memset(fast, 0x5A, bytes);
+  yk_frame_rows(&isa, j, 0, j->dst_h);
+  assert_memory_equal(want, fast, bytes);
+#if defined(YK_ARCH_X86_64)
+  if (kt_have_avx2()) {
+    memset(fast, 0x5A, bytes);
+    yk_frame_rows__avx2(j, 0, j->dst_h);
+    assert_memory_equal(want, fast, bytes);
+  }
+  if (isa.avx512) {
+    memset(fast, 0x5A, bytes);
+    yk_frame_rows__avx512(j, 0, j->dst_h);
+    assert_memory_equal(want, fast, bytes);
+  }
+#endif
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  if (isa.neon) {
+    memset(fast, 0x5A, bytes);
+    yk_frame_rows__neon(j, 0, j->dst_h);
+    assert_memory_equal(want, fast, bytes);
+  }
+#endif
+}
+
+/* The upright job j (its output `want`) again from the frame stored turned or mirrored in each of
+ * the 7 other ways (each plane rewritten here into its own tight buffer, no slack: an over-read
+ * shows under ASan): the oriented job reads the same pixels, so every variant's output is
+ * bit-identical to the upright one. pw / pb: each plane's width in pixels and bytes per pixel. */
+static void check_orientations(const yk_frame_job *j, const int *pw, const int *pb, const size_t *rows,
+                               const uint8_t *want, size_t bytes) {
+  uint8_t *fast = malloc(bytes);
+  assert_non_null(fast);
+  for (int o = 1; o < 8; o++) {
+    const int rot = o & 3, mir = o >> 2;
+    yk_frame_job k = *j;
+    k.oriented = 1;
+    uint8_t *bufs[3] = {NULL, NULL, NULL};
+    for (int p = 0; p < 3; p++) {
+      if (!rows[p]) continue;
+      const int W = pw[p], H = (int)rows[p], RW = rot & 1 ? H : W, RH = rot & 1 ? W : H;
+      const size_t rs = (size_t)RW * (size_t)pb[p];
+      bufs[p] = malloc(rs * (size_t)RH);
+      assert_non_null(bufs[p]);
+      for (int v = 0; v < H; v++)
+        for (int u = 0; u < W; u++) {
+          int x, y;
+          stored_of(rot, mir, W, H, u, v, &x, &y);
+          memcpy(bufs[p] + (size_t)y * rs + (size_t)x * (size_t)pb[p],
+                 j->plane[p] + (size_t)v * j->stride[p] + (size_t)u * (size_t)pb[p], (size_t)pb[p]);
+        }
+      int x0, y0, x1, y1, x2, y2;
+      stored_of(rot, mir, W, H, 0, 0, &x0, &y0);
+      stored_of(rot, mir, W, H, 1, 0, &x1, &y1);
+      stored_of(rot, mir, W, H, 0, 1, &x2, &y2);
+      k.plane[p] = bufs[p] + (size_t)y0 * rs + (size_t)x0 * (size_t)pb[p];
+      k.step_x[p] = (ptrdiff_t)(y1 - y0) * (ptrdiff_t)rs + (ptrdiff_t)(x1 - x0) * pb[p];
+      k.step_y[p] = (ptrdiff_t)(y2 - y0) * (ptrdiff_t)rs + (ptrdiff_t)(x2 - x0) * pb[p];
+      k.stride[p] = 0; /* unused when oriented */
+    }
+    expect_variants_equal(&k, want, bytes, fast);
+    for (int p = 0; p < 3; p++) free(bufs[p]);
+  }
+  free(fast);
+}
 
 static void run_case(const frame_case *fc, kt_rng *rng) {
   const int yuv = fc->fmt == YK_PIX_NV12 || fc->fmt == YK_PIX_NV21 || fc->fmt == YK_PIX_I420;
@@ -156,6 +232,11 @@ static void run_case(const frame_case *fc, kt_rng *rng) {
     assert_memory_equal(got, fast, n * esz);
   }
 #endif
+  if (g_orient) {
+    const int pw[3] = {fc->w, cw, cw};
+    const int pb[3] = {bpp, fc->fmt == YK_PIX_I420 ? 1 : 2, 1};
+    check_orientations(&j, pw, pb, rows, got, n * esz);
+  }
 
   for (int y = 0; y < fc->dst_h; y++)
     for (int x = 0; x < fc->dst_w; x++) {
@@ -292,6 +373,26 @@ static void test_avx512_variant(void **state) {
 #endif
 }
 
+/* Rotated (90 / 180 / 270 clockwise) and mirrored frames read as their upright image: every
+ * layout, odd sizes (1-pixel sides, SIMD group and chunk ends), down- and up-scaling, a crop's
+ * window and top-left placement, both outputs; each orientation bit-identical to the upright
+ * frame in the scalar, dispatched, AVX2, AVX-512 and NEON variants. */
+static void test_orientations(void **state) {
+  (void)state;
+  kt_rng rng = {0x0417};
+  static const int sizes[][4] = {{37, 23, 16, 16}, {1, 1, 8, 8}, {2, 9, 15, 17}, {161, 91, 96, 64},
+                                 {96, 54, 203, 128}, {5, 3, 31, 17}};
+  g_orient = 1;
+  for (int fmt = YK_PIX_RGB; fmt <= YK_PIX_GRAY; fmt++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      frame_case fc = {fmt, sizes[s][0], sizes[s][1], sizes[s][2], sizes[s][3], (int)s, (int)(s & 1),
+                       (int)(s % 3 != 0), (int)(s == 3), (int)(s == 4), (int)(s == 5), 0,
+                       /* top_left */ (int)(s == 2), /* crop */ (int)(s == 3)};
+      run_case(&fc, &rng);
+    }
+  g_orient = 0;
+}
+
 /* Saturating colours: extreme Y/U/V combinations clamp instead of wrapping. */
 static void test_saturation(void **state) {
   (void)state;
@@ -308,6 +409,7 @@ int main(void) {
       cmocka_unit_test(test_saturation),
       cmocka_unit_test(test_wide_rows),
       cmocka_unit_test(test_preprocess_params),
+      cmocka_unit_test(test_orientations),
       cmocka_unit_test(test_avx512_variant),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

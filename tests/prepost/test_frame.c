@@ -2,7 +2,8 @@
  * threaded rows equal to one thread, every format of the same picture landing close to the
  * RGB one, crops mapping boxes back to frame pixels, and yrt_session_detect on the shared
  * yolo11n-320 with an NV12 frame made from a val JPEG finding the JPEG path's detections
- * (same class, IoU > 0.9); the int8 input written directly equals the float input quantized. */
+ * (same class, IoU > 0.9); the int8 input written directly equals the float input quantized; the
+ * picture stored turned or mirrored (yrt_frame.orientation) finds the same detections. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include "convert.h"
 #include "test_data.h"
 #include "yolort_image.h"
+#include "yt_orient.h"
 
 typedef struct ctx {
   yrt_model *m;
@@ -170,16 +172,22 @@ static void test_bad_frames(void **state) {
   assert_int_equal(yrt_session_run(c->s1, &err), YRT_OK);
 }
 
+/* The val picture every test here uses (a bedroom: bed, chairs, books, a potted plant). */
+static void load_picture(yrt_image *im) {
+  char path[1024];
+  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
+  yrt_error err = {{0}};
+  if (yrt_image_load_jpeg(path, im, &err) != YRT_OK) fail_msg("%s: %s", path, err.msg);
+}
+
 /* The JPEG path and an NV12 frame of the same picture find the same objects; 1 and 2 threads
  * give the same input bytes; a crop maps boxes back into frame pixels. */
 static void test_nv12_matches_jpeg(void **state) {
   ctx *c = *state;
   if (!c->s1) skip();
-  char path[1024];
-  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
   yrt_error err = {{0}};
   yrt_image im;
-  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  load_picture(&im);
   yrt_model_info info;
   assert_int_equal(yrt_model_get_info(c->m, &info), YRT_OK);
 
@@ -305,11 +313,9 @@ static void test_nv12_matches_jpeg(void **state) {
 static void test_detect_threshold_aware(void **state) {
   ctx *c = *state;
   if (!c->s1) skip();
-  char path[1024];
-  YT_REQUIRE_DATA(path, "data/coco/val/images/000000000632.jpg");
   yrt_error err = {{0}};
   yrt_image im;
-  assert_int_equal(yrt_image_load_jpeg(path, &im, &err), YRT_OK);
+  load_picture(&im);
   uint8_t *nv12 = rgb_to_nv12(&im);
   yrt_frame f;
   memset(&f, 0, sizeof f);
@@ -355,6 +361,47 @@ static void test_detect_threshold_aware(void **state) {
   yrt_image_free(&im);
 }
 
+/* A sensor mounted sideways: the picture stored turned (90 / 180 / 270) or mirrored, with
+ * yrt_frame.orientation saying so, gives the upright frame's detections (the input is the same
+ * bytes), boxes in the stored frame's pixels. */
+static void test_orientation_real(void **state) {
+  ctx *c = *state;
+  if (!c->s1) skip();
+  yrt_error err = {{0}};
+  yrt_image im;
+  load_picture(&im);
+  yrt_frame up = rgb_frame(&im);
+  static yrt_detection ref[300], got[300];
+  int n_ref = 0, n_got = 0, compared = 0;
+  yrt_postprocess_params pp;
+  yrt_postprocess_params_init(&pp);
+  pp.conf_threshold = 0.05f; /* more boxes to compare */
+  assert_int_equal(yrt_session_detect(c->s2, &up, &pp, ref, 300, &n_ref, &err), YRT_OK);
+  assert_true(n_ref > 0);
+  for (int o = 1; o < 8; o++) {
+    const int rot = o & 3, mir = o >> 2;
+    yrt_frame f;
+    yrt_frame_init(&f);
+    f.format = YRT_PIX_RGB888;
+    f.width = rot & 1 ? im.h : im.w, f.height = rot & 1 ? im.w : im.h;
+    uint8_t *px = store_turned(im.rgb, im.w, im.h, 3, rot, mir, &f.stride[0]);
+    f.plane[0] = px, f.plane_bytes[0] = f.stride[0] * (size_t)f.height, f.orientation = o;
+    assert_int_equal(yrt_session_detect(c->s2, &f, &pp, got, 300, &n_got, &err), YRT_OK);
+    assert_int_equal(n_got, n_ref);
+    for (int i = 0; i < n_ref; i++) {
+      const yrt_detection e = box_stored(ref[i], rot, mir, im.w, im.h);
+      assert_int_equal(got[i].class_id, e.class_id);
+      assert_true(got[i].score == e.score);
+      assert_true(fabsf(got[i].x0 - e.x0) < 1e-2f && fabsf(got[i].y0 - e.y0) < 1e-2f);
+      assert_true(fabsf(got[i].x1 - e.x1) < 1e-2f && fabsf(got[i].y1 - e.y1) < 1e-2f);
+      compared++;
+    }
+    free(px);
+  }
+  print_message("%d detections, the same under the 7 other orientations (%d compared)\n", n_ref, compared);
+  yrt_image_free(&im);
+}
+
 static int setup(void **state) {
   ctx *c = calloc(1, sizeof *c);
   if (!c) return -1;
@@ -375,6 +422,7 @@ int main(void) {
       cmocka_unit_test(test_bad_frames),
       cmocka_unit_test(test_nv12_matches_jpeg),
       cmocka_unit_test(test_detect_threshold_aware),
+      cmocka_unit_test(test_orientation_real),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -164,6 +164,61 @@ static void test_bad_args(void **state) {
   assert_int_equal(n, 0);
 }
 
+/* Per-class thresholds (class_conf): each anchor's best class against its own threshold before
+ * NMS, the same in the end-to-end rows; a wrong count or a NaN entry refused; NULL = conf. */
+static void test_class_conf(void **state) {
+  (void)state;
+  synth s = {{0}};
+  set_anchor(&s, 1, 50, 50, 10, 10, 0, 0.5f);
+  set_anchor(&s, 2, 150, 50, 10, 10, 1, 0.5f);
+  set_anchor(&s, 3, 250, 50, 10, 10, 2, 0.3f);
+  set_anchor(&s, 4, 350, 50, 10, 10, 2, 0.12f);
+  set_anchor(&s, 5, 52, 50, 10, 10, 2, 0.4f); /* overlaps anchor 1, another class: class-aware NMS keeps it */
+  yrt_postprocess_params p;
+  yrt_postprocess_params_init(&p);
+  p.iou_threshold = 0.5f;
+  yrt_detection d[NA];
+  assert_int_equal(run(&s, NULL, &p, d, NA), 4); /* 0.25 for all: anchor 4 out */
+  const float thr[NC] = {0.6f, 0.25f, 0.1f};       /* class 0 stricter, class 2 looser */
+  p.class_conf = thr, p.num_class_conf = NC;
+  int n = run(&s, NULL, &p, d, NA);
+  assert_int_equal(n, 4); /* anchor 1 (0.5 <= 0.6) out; anchor 4 (0.12 > 0.1) in */
+  assert_int_equal(d[0].class_id, 1);
+  assert_float_equal(d[0].score, 0.5f, 0);
+  for (int i = 0; i < n; i++) assert_true(d[i].class_id != 0);
+  assert_float_equal(d[n - 1].score, 0.12f, 0);
+  /* the threshold is "score > class_conf", as conf_threshold */
+  const float exact[NC] = {0.5f, 0.5f, 0.5f};
+  p.class_conf = exact;
+  assert_int_equal(run(&s, NULL, &p, d, NA), 0);
+  /* end-to-end rows: class 2 at 0.2 kept only with the looser threshold */
+  const float e2e[2 * 6] = {1, 2, 3, 4, 0.5f, 0, 5, 6, 7, 8, 0.2f, 2};
+  int ne = -1;
+  yrt_error err;
+  p.class_conf = NULL;
+  assert_int_equal(yrt_postprocess_e2e(e2e, 2, NC, NULL, &p, d, NA, &ne, &err), YRT_OK);
+  assert_int_equal(ne, 1);
+  p.class_conf = thr;
+  assert_int_equal(yrt_postprocess_e2e(e2e, 2, NC, NULL, &p, d, NA, &ne, &err), YRT_OK);
+  assert_int_equal(ne, 1);
+  assert_int_equal(d[0].class_id, 2);
+  /* refusals */
+  char scratch[4096];
+  p.num_class_conf = NC - 1;
+  assert_int_equal(yrt_postprocess(s.out, NC, NA, NULL, &p, scratch, d, NA, &ne, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "num_class_conf 2, the model has 3 classes"));
+  assert_int_equal(yrt_postprocess_e2e(e2e, 2, NC, NULL, &p, d, NA, &ne, &err), YRT_ERR_INVALID_ARG);
+  const float nan3[NC] = {0.5f, NAN, 0.5f};
+  p.class_conf = nan3, p.num_class_conf = NC;
+  assert_int_equal(yrt_postprocess(s.out, NC, NA, NULL, &p, scratch, d, NA, &ne, &err), YRT_ERR_INVALID_ARG);
+  assert_non_null(strstr(err.msg, "class_conf[1] is NaN"));
+  /* a caller's struct of the first version (yrt_postprocess_defaults): class_conf not read */
+  yrt_postprocess_params v1;
+  memset(&v1, 0xEE, sizeof v1); /* garbage where the later fields are */
+  yrt_postprocess_defaults(&v1);
+  assert_int_equal(run(&s, NULL, &v1, d, NA), 4);
+}
+
 /* Reference FP32 output0 of a real image: must find the bear that fills 000000000285. */
 static void check_reference(const char *rel, int S, float ratio, float pad_left, float conf) {
   char path[1024];
@@ -215,7 +270,7 @@ static void test_reference_output(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_threshold_and_order), cmocka_unit_test(test_nms), cmocka_unit_test(test_map_back),
-      cmocka_unit_test(test_bad_args), cmocka_unit_test(test_reference_output),
+      cmocka_unit_test(test_bad_args), cmocka_unit_test(test_class_conf), cmocka_unit_test(test_reference_output),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
   char *lpath = malloc(lcap);
   if (!lpath) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for a label path under %s", labels);
   yrt_status st = YRT_OK;
+  const double t0 = progress_clock();
   for (int i = 0; !st && i < total; i++) {
     yrt_image img = {0, 0, NULL};
     st = yrt_image_load_jpeg(files->paths[i], &img, err);
@@ -51,7 +52,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
     }
     free(gts);
     yrt_image_free(&img);
-    if (!quiet) progress_bar(i + 1, total, "images");
+    if (!quiet) progress_bar(i + 1, total, "images", t0);
   }
   free(lpath);
   for (int r = 0; !st && r < n; r++) st = coco_eval_finalize(ev[r], err);

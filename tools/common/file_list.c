@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <unistd.h>
 
@@ -71,14 +72,35 @@ void file_stem(const char *path, char *out, size_t cap) {
   if (dot && dot != out) *dot = 0;
 }
 
-void progress_bar(int done, int total, const char *label) {
+double progress_clock(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* m:ss, or h:mm:ss from an hour on */
+static void fmt_time(double s, char *out, size_t cap) {
+  long t = s > 0.0 && s < 1e8 ? (long)(s + 0.5) : 0;
+  if (t >= 3600) snprintf(out, cap, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else snprintf(out, cap, "%ld:%02ld", t / 60, t % 60);
+}
+
+void progress_bar(int done, int total, const char *label, double start) {
   if (!isatty(2) && done != total) return;
   const int width = 30;
   int fill = total > 0 ? (int)((long)done * width / total) : width;
-  char bar[64];
+  char bar[64], el[24], eta[24];
   for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
   bar[width] = 0;
-  fprintf(stderr, "\r[%s] %d/%d %s", bar, done, total, label ? label : "");
-  if (done >= total) fputc('\n', stderr);
+  const double elapsed = progress_clock() - start;
+  fmt_time(elapsed, el, sizeof el);
+  if (done >= total) {
+    fprintf(stderr, "\r[%s] %d/%d %s  %s elapsed\n", bar, done, total, label ? label : "", el);
+  } else {
+    fmt_time(done > 0 ? elapsed / done * (total - done) : 0.0, eta, sizeof eta);
+    /* trailing spaces: a shorter line overwrites the longer one before it */
+    fprintf(stderr, "\r[%s] %d/%d %s  %s elapsed, ETA %s   ", bar, done, total, label ? label : "", el,
+            done > 0 ? eta : "?");
+  }
   fflush(stderr);
 }

@@ -18,8 +18,10 @@ void file_list_free(file_list *l);
 /* "a/b/c.jpg" -> "c" into out (extension dropped). */
 void file_stem(const char *path, char *out, size_t cap);
 
-/* One-line progress bar on stderr ("\r[#####.....] 12/200 label"), only when stderr is a tty or
- * force is set; the last call (done == total) ends the line. */
-void progress_bar(int done, int total, const char *label);
+/* One-line progress bar on stderr ("\r[#####.....] 12/200 label  0:41 elapsed, ETA 1:02"), only
+ * when stderr is a tty except for the last call (done == total), which ends the line with the
+ * total time. start: progress_clock() when the work began (the ETA is the rate so far). */
+double progress_clock(void);
+void progress_bar(int done, int total, const char *label, double start);
 
 #endif

@@ -273,6 +273,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
               res->s.int8_db, ref.images, res->n);
   }
   /* benefit of each candidate alone */
+  const double t0 = progress_clock();
   for (int i = 0; !st && i < res->n; i++) {
     mixed_candidate *c = &res->c[i];
     const char **excl = join(o->exclude, (const char *const *)c->group);
@@ -287,7 +288,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
     }
     onnx_model_free(q);
     free((void *)excl);
-    if (!o->quiet) progress_bar(i + 1, res->n, "auto-mixed: error");
+    if (!o->quiet) progress_bar(i + 1, res->n, "auto-mixed: error", t0);
   }
   /* cost of the most beneficial */
   if (!st) {
@@ -308,6 +309,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
     for (int i = 0; i < res->n && res->c[order[i]].benefit > 0; i++) to_time++;
     if (ao->timed > 0 && to_time > ao->timed) to_time = ao->timed;
   }
+  const double t1 = progress_clock();
   for (int k = 0; !st && k < to_time; k++) {
     mixed_candidate *c = &res->c[order[k]];
     const char **excl = join(o->exclude, (const char *const *)c->group);
@@ -318,7 +320,7 @@ yrt_status auto_mixed_run(const uint8_t *folded, size_t folded_size, const calib
     c->measured = !st;
     onnx_model_free(q);
     free((void *)excl);
-    if (!o->quiet) progress_bar(k + 1, to_time, "auto-mixed: latency");
+    if (!o->quiet) progress_bar(k + 1, to_time, "auto-mixed: latency", t1);
   }
   free(order);
   /* choose, then check the set together */

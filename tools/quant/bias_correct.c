@@ -305,6 +305,7 @@ static yrt_status float_means(const Onnx__ModelProto *ref, bc_conv *cv, int nc, 
   observer fob;
   yrt_status st = observer_open(&fob, ref, ynames, nc, NULL, o->threads, err);
   if (st) return st;
+  const double t0 = progress_clock();
   for (int i = 0; !st && i < total; i++) {
     st = observer_run_image(&fob, files->paths[i], err);
     for (int k = 0; !st && k < nc; k++) {
@@ -320,7 +321,7 @@ static yrt_status float_means(const Onnx__ModelProto *ref, bc_conv *cv, int nc, 
         cv[k].fsum[co] += sum;
       }
     }
-    if (!o->quiet) progress_bar(i + 1, total, "bias correction (float)");
+    if (!o->quiet) progress_bar(i + 1, total, "bias correction (float)", t0);
   }
   observer_close(&fob);
   return st;
@@ -436,6 +437,7 @@ yrt_status bias_correct_apply(Onnx__ModelProto *qdq, const Onnx__ModelProto *ref
     observer ob;
     st = observer_open(&ob, qdq, names, nn, NULL, o->threads, err);
     if (st) break;
+    const double t0 = progress_clock();
     for (int i = 0; !st && i < total; i++) {
       st = observer_run_image(&ob, files.paths[i], err);
       for (int k = 0; !st && k < nc; k++) {
@@ -446,7 +448,7 @@ yrt_status bias_correct_apply(Onnx__ModelProto *qdq, const Onnx__ModelProto *ref
         if (!st) st = accumulate(&cv[k], &x, &y, err);
       }
       stats->images = i + 1;
-      if (!o->quiet) progress_bar(i + 1, total, "bias correction");
+      if (!o->quiet) progress_bar(i + 1, total, "bias correction", t0);
     }
     observer_close(&ob);
     for (int k = 0; !st && k < nc; k++)

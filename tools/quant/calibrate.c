@@ -289,6 +289,7 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
   }
   int total = files.n;
   if (o->max_images > 0 && o->max_images < total) total = o->max_images;
+  const double t0 = progress_clock();
   for (int i = 0; !st && i < total; i++) {
     st = observer_run_image(&ob, files.paths[i], err);
     for (int k = 0; !st && k < n; k++) {
@@ -297,7 +298,7 @@ yrt_status calib_collect(const Onnx__ModelProto *m, const char *calib_dir, const
       if (!st) calib_hist_add(&out->t[k].hist, v.data, v.count);
     }
     out->images = i + 1;
-    if (!o->quiet) progress_bar(i + 1, total, "calibrating");
+    if (!o->quiet) progress_bar(i + 1, total, "calibrating", t0);
   }
   if (!st) calib_choose(out, o->method, o->percentile);
   observer_close(&ob);

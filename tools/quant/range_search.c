@@ -54,6 +54,7 @@ yrt_status range_search_run(const uint8_t *folded, size_t folded_size, calib_res
     fprintf(stderr, "range search: output error %.2f dB below the signal on %d images; %d tensors\n",
             res->int8_db, ref.images, total);
   for (int pass = 0; !st && pass < (so->passes > 0 ? so->passes : 1); pass++) {
+    const double t0 = progress_clock();
     int done = 0, moved = 0;
     for (int i = 0; !st && i < r->n; i++) {
       if (!range_search_is_candidate(r, i)) continue;
@@ -92,7 +93,7 @@ yrt_status range_search_run(const uint8_t *folded, size_t folded_size, calib_res
         if (best_f != f0)
           fprintf(stderr, "range search: %-56s x%.3g  %.2f dB\n", r->t[i].name, (double)best_f, output_ref_db(cur));
         else
-          progress_bar(done, total, "range search");
+          progress_bar(done, total, "range search", t0);
       }
     }
     res->searched = done;

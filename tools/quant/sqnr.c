@@ -99,6 +99,7 @@ static yrt_status run_pair(pair *p, int n, const sqnr_options *o, double *sig, d
   yrt_status st = file_list_images(o->images, &files, err);
   int total = files.n;
   if (o->max_images > 0 && o->max_images < total) total = o->max_images;
+  const double t0 = progress_clock();
   for (int i = 0; !st && i < total; i++) {
     st = observer_run_image(&p->q, files.paths[i], err);
     if (!st) st = observer_run_image(&p->f, files.paths[i], err);
@@ -117,7 +118,7 @@ static yrt_status run_pair(pair *p, int n, const sqnr_options *o, double *sig, d
       }
     }
     if (images) *images = i + 1;
-    if (!o->quiet) progress_bar(i + 1, total, "sqnr");
+    if (!o->quiet) progress_bar(i + 1, total, "sqnr", t0);
   }
   file_list_free(&files);
   return st;
