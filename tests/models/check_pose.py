@@ -11,7 +11,9 @@ images when $YOLORT_DATA has them):
    matched boxes within 2 px median and 6 px at the 95th percentile;
 2. the same for the int8 model (yolort-quantize's QDQ ONNX, which onnxruntime runs too), whose
    head convs run int8 into the float decodes;
-3. yolort-detect --json gives "keypoints": [[x, y, score] x 17] per detection inside the image,
+3. yrt_session_detect on an RGB frame stored upside down gives the upright frame's detections
+   and keypoints turned back; yolort-detect --json gives "keypoints": [[x, y, score] x 17] per
+   detection inside the image,
    -o writes the skeleton overlay, yolort-inspect names the task;
 4. a look-alike keypoint decode (grid offset -0.4, not -0.5) is refused at convert, and so is
    the model converted without the head fusion (its keypoint rows would be read as classes).
@@ -224,6 +226,17 @@ def main():
         ok = False
         print(e, r.stdout[:300], r.stderr[:300])
     check(ok, "yolort-detect --json: 17 [x, y, score] per detection inside the image; -o draws them")
+    # the camera path (yrt_session_detect: the keypoint decode only where a box can pass) on an
+    # RGB frame stored upside down: the upright frame's detections, keypoints turned back
+    total, worst = 0, 0.0
+    for f in sorted(os.listdir(imgs))[-6:]:
+        r = run([POSE_RUN, yrt, "--frame", os.path.join(imgs, f)])
+        v = r.stdout.split()
+        ok = r.returncode == 0 and len(v) >= 7 and v[2] == "oriented" and v[3] == v[4]
+        total += int(v[3]) if ok else 0
+        worst = max(worst, float(v[6]) if ok else float("inf"))
+    check(total > 0 and worst <= 0.01, "yrt_session_detect on a frame stored upside down (orientation 180): %d "
+          "detections, boxes and keypoints equal the upright frame's turned back (max deviation %g px)" % (total, worst))
     r = run([INSPECT, model])
     check("task pose (metadata; 17 keypoints x 3 values per box)" in r.stdout, "yolort-inspect names the task")
 
