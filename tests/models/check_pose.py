@@ -232,9 +232,9 @@ def main():
     for f in sorted(os.listdir(imgs))[-6:]:
         r = run([POSE_RUN, yrt, "--frame", os.path.join(imgs, f)])
         v = r.stdout.split()
-        ok = r.returncode == 0 and len(v) >= 7 and v[2] == "oriented" and v[3] == v[4]
-        total += int(v[3]) if ok else 0
-        worst = max(worst, float(v[6]) if ok else float("inf"))
+        ok = r.returncode == 0 and len(v) >= 8 and v[3] == "oriented" and v[4] == v[5]  # after "keypoints K D"
+        total += int(v[4]) if ok else 0
+        worst = max(worst, float(v[7]) if ok else float("inf"))
     check(total > 0 and worst <= 0.01, "yrt_session_detect on a frame stored upside down (orientation 180): %d "
           "detections, boxes and keypoints equal the upright frame's turned back (max deviation %g px)" % (total, worst))
     r = run([INSPECT, model])
