@@ -87,3 +87,15 @@ void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int n) {
     draw_class_tag(img, x0, y0, d->class_id, col);
   }
 }
+
+void yrt_draw_mask(yrt_image *img, const uint8_t *mask, size_t stride, int class_id) {
+  if (!img || !img->rgb || img->w <= 0 || img->h <= 0 || !mask || stride < (size_t)img->w) return;
+  const uint8_t *col = k_palette[(unsigned)(class_id < 0 ? 0 : class_id) % 20u];
+  for (int y = 0; y < img->h; y++) {
+    const uint8_t *m = mask + (size_t)y * stride;
+    uint8_t *p = img->rgb + (size_t)y * (size_t)img->w * 3;
+    for (int x = 0; x < img->w; x++, p += 3)
+      if (m[x]) /* half the class colour, half the image (Ultralytics' alpha 0.5) */
+        for (int c = 0; c < 3; c++) p[c] = (uint8_t)((p[c] + col[c] + 1) / 2);
+  }
+}

@@ -474,6 +474,25 @@ YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classe
 YRT_API yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
                                       yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
 
+/* ------------------------------------------------------ instance masks */
+
+/* Mask coefficients per detection (nm) of a segment model (task "segment": output 0
+ * [1, 4 + classes + nm, anchors], output 1 the prototypes [1, nm, H / 4, W / 4]) whose masks
+ * yrt_session_mask computes; 0 for any other model. */
+YRT_API int yrt_model_mask_channels(const yrt_model *model);
+
+/* The binary mask of detection det_index (0-based, in the order written) of the last
+ * yrt_session_detect on this session, at the image's resolution: out gets height rows of width
+ * bytes, stride bytes apart (stride >= width), 1 on the instance, 0 elsewhere. width and height
+ * are the frame's (its crop's, when one was given; pixel (0, 0) is the crop's origin). As
+ * Ultralytics with retina_masks=True (process_mask_native): the detection's coefficients x the
+ * prototypes, the letterbox padding cut off, bilinearly resized to the image, cropped to the
+ * box, sigmoid > 0.5. Computed on call, only for the detections asked for; nothing is allocated.
+ * YRT_ERR_UNSUPPORTED for a model without masks (yrt_model_mask_channels 0) or before any
+ * yrt_session_detect; YRT_ERR_INVALID_ARG for an index out of range or another size. Valid until
+ * the session's next run. */
+YRT_API yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int width, int height,
+                                    size_t stride, yrt_error *err);
 /* ------------------------------------------------------ keypoints (pose) */
 
 /* One keypoint of a detection, in source-image pixels as the boxes (letterbox undone, clipped to

@@ -215,6 +215,8 @@ class Model {
   const char *class_name(int class_id) const noexcept { return yrt_model_class_name(m_, class_id); }
   /* "detect", "segment", "pose", "classify" or "" (unknown, or an empty Model). */
   const char *task() const noexcept { return yrt_model_task(m_); }
+  /* Mask coefficients per detection of a segment model whose masks Session::mask computes, else 0. */
+  int mask_channels() const noexcept { return yrt_model_mask_channels(m_); }
   /* Keypoints per detection of a pose model (yrt_model_keypoints), 0 for others. */
   int keypoints() const noexcept { return yrt_model_keypoints(m_, nullptr); }
 
@@ -293,6 +295,16 @@ class Session {
     std::vector<yrt_detection> out;
     detect(frame, out, params);
     return out;
+  }
+
+  /* The binary mask of detection det_index of the last detect() (a segment model: yolort.h
+   * yrt_session_mask): height rows of width bytes, stride apart, at the frame's size. */
+  void mask(int det_index, Span<std::uint8_t> out, int width, int height, std::size_t stride) {
+    detail::ErrorBuffer e;
+    if (height > 0 && stride >= static_cast<std::size_t>(width) &&
+        out.size() < (static_cast<std::size_t>(height) - 1) * stride + static_cast<std::size_t>(width))
+      detail::throw_status(YRT_ERR_INVALID_ARG, "yrt_session_mask: the span is smaller than height rows of stride");
+    e.throw_if_failed(yrt_session_mask(s_, det_index, out.data(), width, height, stride, e.get()));
   }
 
   /* A pose model's keypoints of detection i of the last detect (yrt_session_keypoints), in image

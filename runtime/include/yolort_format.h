@@ -199,6 +199,11 @@ enum yrt_op {
    * [1, H, W, 1 + nc]; last input CONST f32 [S, na, 2] anchor sizes in pixels. i8 per-tensor
    * or f32 inputs. Formulas: kernels/include/yk_obj_decode.h. */
   YRT_OP_OBJ_DECODE = 18,
+  /* Transposed convolution (ONNX ConvTranspose), float: in[0] f32 NHWC [1, H, W, Ci], in[1] CONST
+   * f32 PLAIN [Ci, Co / group, kh, kw] (ONNX order), in[2] CONST f32 [Co] bias or YRT_NONE; out f32
+   * NHWC [1, OH, OW, Co]. p: YRT_CONVT_P_*; OH = (H - 1) sh - pad_t - pad_b + (kh - 1) dh + 1 +
+   * output_padding_h, OW likewise. See kernels/include/yk_conv_transpose.h. */
+  YRT_OP_CONV_TRANSPOSE = 19,
   /* The Ultralytics Pose head's keypoint decode (Pose.kpts_decode as exported). in[0..S-1] the
    * keypoint conv's maps NHWC [1, H, W, nk kd] (i8 per-tensor or f32), grids as DETECT_DECODE's;
    * optional in[S]: the detection rows f32 PLAIN [1, 4 + nc, N] (DETECT_DECODE's output): under
@@ -206,7 +211,7 @@ enum yrt_op {
    * out f32 PLAIN [1, nk kd, N], the anchors in DETECT_DECODE's order. p: YRT_POSE_P_*.
    * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
    * kernels/include/yk_pose.h. */
-  YRT_OP_POSE_DECODE = 19,
+  YRT_OP_POSE_DECODE = 20,
   YRT_OP_COUNT_
 };
 
@@ -251,6 +256,13 @@ enum yrt_obj_params {
   YRT_OBJ_P_SPLIT,       /* 0 joint, 1 split layout */
   YRT_OBJ_P_STRIDE0,     /* p[5 + s] = stride of scale s in pixels, 1..4096 */
 };
+/* CONV_TRANSPOSE p[]: the geometry (as CONV2D's first ten), the groups and the output padding. */
+enum {
+  YRT_CONVT_P_KH = 0, YRT_CONVT_P_KW, YRT_CONVT_P_SH, YRT_CONVT_P_SW, YRT_CONVT_P_PAD_T, YRT_CONVT_P_PAD_L,
+  YRT_CONVT_P_PAD_B, YRT_CONVT_P_PAD_R, YRT_CONVT_P_DH, YRT_CONVT_P_DW, YRT_CONVT_P_GROUP, YRT_CONVT_P_OUT_PAD_H,
+  YRT_CONVT_P_OUT_PAD_W
+};
+
 /* OBJ_DECODE p[YRT_OBJ_P_MODE]: how box logits become pixels. */
 enum yrt_obj_mode {
   YRT_OBJ_SIGMOID = 0, /* YOLOv5 / v7: (2 sig - 0.5 + grid) stride, (2 sig)^2 anchor */

@@ -7,6 +7,7 @@
 
 #include "op_table.h"
 #include "postprocess_internal.h"
+#include "segment.h"
 #include "session_internal.h"
 #include "session_keypoints.h"
 
@@ -62,7 +63,8 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   if (!s->pp_scratch || !s->detect_list)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
   s->detect_node = output_decode_node(s);
-  return yrt_keypoints_state_create(s, anchors, err);
+  const yrt_status st = yrt_segment_create(s->model, anchors, &s->segment, err);
+  return st != YRT_OK ? st : yrt_keypoints_state_create(s, anchors, err);
 }
 
 static uint64_t now_ns(void) {
@@ -95,6 +97,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     if (pst != YRT_OK) return pst;
   }
   params = &known;
+  yrt_segment_forget(s->segment);
+  yrt_keypoints_record(s, NULL, 0, NULL); /* none until this call's detections */
   st0 = yrt_postprocess_check_class_conf(params, classes, "yrt_session_detect", err);
   if (st0 != YRT_OK) return st0;
   yrt_letterbox lb;
@@ -116,15 +120,19 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
                  ->detect_over(s, &s->exec[s->detect_node], pre, s->detect_list);
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
-  else if (st == YRT_OK) /* keypoint columns only from whole rows (a pose model's output0 is a Concat: never packed) */
-    st = yrt_postprocess_anchors(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
-                                 cap, n_dets, sparse ? NULL : yrt_keypoints_slots(s), err);
-  yrt_keypoints_record(s, &lb, st == YRT_OK && !e2e && !sparse ? *n_dets : 0);
+  else if (st == YRT_OK)
+    st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
+                               cap, n_dets, err);
   if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st == YRT_OK) st = yrt_frame_map_detections(frame, dets, *n_dets, err); /* an oriented frame's boxes */
-  if (st == YRT_OK) st = yrt_keypoints_record_frame(s, frame, err);          /* and its keypoints alike */
   if (st != YRT_OK) return st;
+  if (s->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
+    yrt_segment_record(s->segment, dets, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, sparse ? (int)n_list : anchors), &lb,
+                       !sparse);
+  if (!e2e && !sparse) /* keypoint rows too (a pose model's output0 is a Concat: never packed) */
+    yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, anchors));
+  if ((st = yrt_keypoints_record_frame(s, frame, err)) != YRT_OK) return st; /* an oriented frame's keypoints */
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "model_internal.h"
+#include "segment.h"
 #include "open_regular.h"
 #include "model_packs.h"
 #include "letterbox_geometry.h"
@@ -205,7 +206,7 @@ static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
   const int64_t rows = t->dims[1];
   if (rows == 4 + nc) return YRT_OK;
   const int segment = strcmp(yrt_model_string(m, m->meta->task), "segment") == 0;
-  if (segment && rows > 4 + nc) return YRT_OK;
+  if (segment && rows > 4 + nc) return yrt_segment_check_model(m, rows - 4 - nc, err);
   /* a pose model: its keypoint decode's rows follow the scores, and only they */
   int kd = 0;
   const int nk = yrt_model_keypoints(m, &kd);

@@ -80,7 +80,14 @@ size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections) {
   (void)max_detections; /* the kept list reuses the candidate index arrays */
   if (num_anchors < 0) return 0;
   size_t n = (size_t)num_anchors;
-  return PP_ALIGN + pp_align(n * sizeof(pp_cand)) + 2 * pp_align(n * sizeof(int)) + pp_align(n);
+  /* + the kept detections' anchors (yrt_postprocess_kept_anchors) */
+  return PP_ALIGN + pp_align(n * sizeof(pp_cand)) + 3 * pp_align(n * sizeof(int)) + pp_align(n);
+}
+
+const int *yrt_postprocess_kept_anchors(const void *scratch, int num_anchors) {
+  const size_t n = (size_t)num_anchors;
+  const uint8_t *base = (const uint8_t *)(((uintptr_t)scratch + PP_ALIGN - 1) & ~(uintptr_t)(PP_ALIGN - 1));
+  return (const int *)(base + pp_align(n * sizeof(pp_cand)) + 2 * pp_align(n * sizeof(int)) + pp_align(n));
 }
 
 /* Order "a before b": higher score first, then lower anchor index (a strict total order). */
@@ -173,12 +180,6 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
 yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
                                  const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                                  int *n_dets, yrt_error *err) {
-  return yrt_postprocess_anchors(output0, num_classes, num_anchors, lb, params, scratch, dets, cap, n_dets, NULL, err);
-}
-
-yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
-                                   const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
-                                   int *n_dets, int32_t *anchor_of, yrt_error *err) {
   if (n_dets) *n_dets = 0;
   if (!output0 || !params || !scratch || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: NULL argument");
@@ -204,6 +205,7 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
   int *idx = (int *)(base + pp_align(N * sizeof(pp_cand)));
   int *tmp = (int *)((uint8_t *)idx + pp_align(N * sizeof(int)));
   uint8_t *suppressed = (uint8_t *)tmp + pp_align(N * sizeof(int));
+  int *kept_anchor = (int *)(suppressed + pp_align(N));
 
   /* 1. Candidates: best class per anchor, score > its class's threshold. */
   int n = 0;
@@ -253,7 +255,7 @@ yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int nu
     d->class_id = k->class_id;
     d->name = NULL;
     pp_unletterbox(d, lb);
-    if (anchor_of) anchor_of[i] = k->anchor;
+    kept_anchor[i] = k->anchor;
   }
   *n_dets = n_keep;
   return YRT_OK;

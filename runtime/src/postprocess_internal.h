@@ -13,12 +13,6 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
                                  const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                                  int *n_dets, yrt_error *err);
 
-/* yrt_postprocess_known, and anchor_of[i] (room for num_anchors; NULL: not written) = the column
- * of output0 kept detection i came from (per-detection extra rows: keypoints). */
-yrt_status yrt_postprocess_anchors(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
-                                   const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
-                                   int *n_dets, int32_t *anchor_of, yrt_error *err);
-
 /* The caller's params as this library knows them (struct_size; struct_growth.h), fn naming the
  * function in the error. */
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
@@ -31,5 +25,8 @@ yrt_status yrt_postprocess_check_class_conf(const yrt_postprocess_params *p, int
 /* The lowest threshold any class has (conf_threshold, or the least class_conf once checked): an
  * anchor whose best score is not over it is dropped whatever its class. */
 float yrt_postprocess_min_conf(const yrt_postprocess_params *p);
+/* After a yrt_postprocess(_known) on this scratch: the anchor (output0 column) of each detection
+ * it wrote, in the same order (masks and keypoints read that column's extra rows). */
+const int *yrt_postprocess_kept_anchors(const void *scratch, int num_anchors);
 
 #endif

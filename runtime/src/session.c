@@ -10,6 +10,7 @@
 #include "cpu_count.h"
 #include "node_kind.h"
 #include "op_table.h"
+#include "segment.h"
 #include "session_keypoints.h"
 #include "session_internal.h"
 #include "session_par.h"
@@ -72,6 +73,7 @@ void yrt_session_free(yrt_session *s) {
   free(s->times);
   yrt_frame_state_free(s->frame);
   free(s->pp_scratch);
+  yrt_segment_free(s->segment);
   free(s->detect_list);
   yrt_keypoints_state_free(s->kpt);
   free(s->dynq);

@@ -116,6 +116,7 @@ struct yrt_exec {
     struct { int axis; const int32_t *idx; size_t n_idx; } gather;
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct yrt_exec_obj *obj;       /* ops/obj_decode.c (owned) */
+    struct yrt_exec_convt *convt;   /* ops/conv_transpose.c (owned) */
     struct yrt_exec_pose *pose;     /* ops/pose_decode.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
     struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
@@ -140,6 +141,7 @@ struct yrt_session {
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
   struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
   void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
+  struct yrt_segment *segment; /* segment.c: masks of the last yrt_session_detect, NULL without masks */
   int32_t *detect_list;     /* frame_detect.c: anchors over the threshold, [anchors] */
   uint32_t detect_node;     /* the decode node writing output0 whose row has detect_over (threshold-aware
                                decode), else YRT_NONE */

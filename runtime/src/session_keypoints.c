@@ -1,10 +1,10 @@
 /* session_keypoints.c — keypoints per detection (a pose model, issue 36): the decode keeps the
- * output0 column of each detection it returns (yrt_postprocess_anchors) and the letterbox it
- * mapped boxes through; yrt_session_keypoints reads that column's keypoint rows, decoded by the
- * graph's pose_decode node, and maps them to source-image pixels as the boxes. The per-detection
- * storage is this file's own (one column index per anchor, made at session creation), so other
- * per-detection data (masks) can sit beside it. Also yrt_session_postprocess: the decode + NMS
- * of a run whose input the caller wrote, with the session's scratch. */
+ * output0 column of each detection it returns and the letterbox it mapped boxes through;
+ * yrt_session_keypoints reads that column's keypoint rows, decoded by the graph's pose_decode
+ * node, and maps them to source-image pixels as the boxes. The columns come from the NMS scratch
+ * (yrt_postprocess_kept_anchors, as masks read theirs), copied into this file's own storage (one
+ * per anchor, made at session creation). Also yrt_session_postprocess: the decode + NMS of a run
+ * whose input the caller wrote, with the session's scratch. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +56,10 @@ void yrt_keypoints_state_free(struct yrt_kpt_state *k) {
   free(k);
 }
 
-int32_t *yrt_keypoints_slots(yrt_session *s) { return s && s->kpt ? s->kpt->anchor_of : NULL; }
-
-void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets) {
+void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets, const int *anchors) {
   if (!s->kpt) return;
-  s->kpt->n_dets = n_dets;
+  s->kpt->n_dets = anchors ? n_dets : 0; /* at most the anchors: NMS keeps each once */
+  for (int i = 0; i < s->kpt->n_dets; i++) s->kpt->anchor_of[i] = anchors[i];
   s->kpt->has_lb = lb != NULL;
   if (lb) s->kpt->lb = *lb;
   memset(&s->kpt->orient, 0, sizeof s->kpt->orient);
@@ -75,7 +74,7 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
   if (n_dets) *n_dets = 0;
   if (!s || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_postprocess: NULL argument");
-  yrt_keypoints_record(s, NULL, 0);
+  yrt_keypoints_record(s, NULL, 0, NULL);
   yrt_postprocess_params known;
   memset(&known, 0, sizeof known); /* the defaults write the first version's fields only */
   yrt_status st = params ? yrt_postprocess_params_read(params, &known, "yrt_session_postprocess: params", err)
@@ -91,11 +90,11 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_postprocess: output0 is not a detection tensor [1, 4 + classes, anchors]");
   else
-    st = yrt_postprocess_anchors(out.data, nc, out.dims[2], lb, &known, s->pp_scratch, dets, cap, n_dets,
-                                 yrt_keypoints_slots(s), err);
+    st = yrt_postprocess_known(out.data, nc, out.dims[2], lb, &known, s->pp_scratch, dets, cap, n_dets, err);
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
-  if (!(s->model->hdr->flags & YRT_FLAG_END2END)) yrt_keypoints_record(s, lb, *n_dets);
+  if (!(s->model->hdr->flags & YRT_FLAG_END2END))
+    yrt_keypoints_record(s, lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, out.dims[2]));
   return YRT_OK;
 }
 

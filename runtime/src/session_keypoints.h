@@ -12,12 +12,10 @@
  * nothing; freed with the session (yrt_keypoints_state_free). */
 yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *err);
 void yrt_keypoints_state_free(struct yrt_kpt_state *k);
-/* Where a decode writes each kept detection's column (yrt_postprocess_anchors), NULL without
- * keypoints. */
-int32_t *yrt_keypoints_slots(yrt_session *s);
-/* After a decode of whole output0 rows into n_dets detections (their columns in the slots)
- * through lb (NULL: input pixels); 0 after a failed or threshold-aware (packed) decode. */
-void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets);
+/* After a decode of whole output0 rows into n_dets detections whose output0 columns are
+ * anchors[0..n_dets) (yrt_postprocess_kept_anchors), through lb (NULL: input pixels); n_dets 0
+ * (anchors NULL) forgets the last call's. */
+void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets, const int *anchors);
 /* yrt_session_detect's frame: a rotated or mirrored one's keypoints mapped back to the stored
  * frame as its boxes (yrt_frame_map_detections). */
 yrt_status yrt_keypoints_record_frame(yrt_session *s, const yrt_frame *frame, yrt_error *err);

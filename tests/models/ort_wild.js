@@ -1,6 +1,7 @@
 // ort_wild.js ORT_DIR MODEL.onnx DIR N H W — onnxruntime (onnxruntime-node) runs MODEL on the
 // letterboxed inputs DIR/in_K.f32 (NCHW [1,3,H,W], written by wild_accept prep) and writes its
-// output0 to DIR/ort_K.f32 with the dims in DIR/ort_K.dims. Exit 1 on any error.
+// output0 to DIR/ort_K.f32 with the dims in DIR/ort_K.dims (outputs 1.. to DIR/ort_K.J.f32). Exit 1
+// on any error.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -25,5 +26,8 @@ const ort = require(path.resolve(process.argv[2], 'node_modules', 'onnxruntime-n
     const y = out[s.outputNames[0]];
     fs.writeFileSync(path.join(dir, `ort_${k}.f32`), Buffer.from(new Float32Array(y.data).buffer));
     fs.writeFileSync(path.join(dir, `ort_${k}.dims`), y.dims.join(' ') + '\n');
+    // outputs after the first (a segment model's prototypes): ort_K.J.f32, logical order
+    for (let j = 1; j < s.outputNames.length; j++)
+      fs.writeFileSync(path.join(dir, `ort_${k}.${j}.f32`), Buffer.from(new Float32Array(out[s.outputNames[j]].data).buffer));
   }
 })().catch((e) => { console.error(`onnxruntime failed: ${e.message}`); process.exit(1); });

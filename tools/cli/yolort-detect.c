@@ -9,6 +9,7 @@
 
 #include "cli_num.h"
 #include "detector.h"
+#include "seg_detect.h"
 #include "file_write.h"
 #include "text_out.h"
 #include "cli_version.h"
@@ -26,7 +27,9 @@ static void help(FILE *f) {
           "                  \"std\": [3], \"resize\": \"letterbox\"|\"stretch\"|\"crop\",\n"
           "                  \"placement\": \"center\"|\"topleft\", \"pad\": n} (the model's),\n"
           "                  \"detections\": [{\"class\": id, \"name\": \"...\", \"score\": s,\n"
-          "                  \"box\": [x1, y1, x2, y2]}]}\n"
+          "                  \"box\": [x1, y1, x2, y2]}]}; a segment model's detections also carry\n"
+          "                  \"segmentation\": {\"size\": [h, w], \"counts\": [...]} (COCO RLE, uncompressed\n"
+          "                  counts, column-major, first run of zeros), and -o draws the masks translucent\n"
           "  --conf C       confidence threshold in [0, 1] (default 0.25, or the export's own NMS's)\n"
           "  --iou T        NMS IoU threshold in [0, 1] (default 0.45, or the export's own NMS's)\n"
           "  --max-det N    keep at most N detections per image (default 300)\n"
@@ -57,7 +60,10 @@ static const char *class_label(const detector *d, int id, char *buf, size_t cap)
 
 #define MAX_KEYPOINTS 1024 /* a pose_decode node's most (yk_pose.h: 3072 values) */
 
-static void print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
+/* mask: NULL, or room for one image-sized mask: each detection's "segmentation" (segment models);
+ * a pose model's detections carry their "keypoints" */
+static yrt_status print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets,
+                             int n, uint8_t *mask, yrt_error *err) {
   yrt_keypoint kp[MAX_KEYPOINTS]; /* 12 KiB */
   printf("{\"image\": ");
   json_string(path);
@@ -87,6 +93,12 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
       json_put_number(stdout, "%.2f", box[k]);
     }
     fputs("]", stdout);
+    if (mask) {
+      const yrt_status st = yrt_session_mask(d->session, i, mask, img->w, img->h, (size_t)img->w, err);
+      if (st) return printf("]}\n"), st;
+      fputs(", \"segmentation\": ", stdout);
+      seg_put_rle(stdout, mask, img->w, img->h, (size_t)img->w);
+    }
     int nk = 0;
     if (yrt_model_keypoints(d->model, NULL) > 0 && yrt_session_keypoints(d->session, i, kp, MAX_KEYPOINTS, &nk, NULL) == YRT_OK) {
       fputs(", \"keypoints\": [", stdout); /* [x, y, score] in image pixels, the model's keypoint order */
@@ -104,6 +116,7 @@ static void print_json(const char *path, const yrt_image *img, const detector *d
     fputs("}", stdout);
   }
   printf("]}\n");
+  return YRT_OK;
 }
 
 /* A pose model's keypoints of the n detections just drawn: skeleton and points (score > 0.5,
@@ -227,16 +240,25 @@ int main(int argc, char **argv) {
     free(top);
     n_images = 0; /* done */
   }
+  const int seg = !st && seg_detect_has_masks(&d); /* segment: the frame path, which records the masks */
   for (int k = 0; !st && k < n_images; k++) {
     yrt_image img = {0, 0, NULL};
     const yrt_detection *dets = NULL;
     int n = 0;
+    uint8_t *mask = NULL; /* segment models: one mask at a time, image-sized */
     st = yrt_image_load_jpeg(images[k], &img, &err);
-    if (!st) st = detector_run(&d, &img, &pp, &dets, &n, &err);
+    if (!st && seg && !(mask = malloc((size_t)img.w * (size_t)img.h)))
+      st = yrt_set_error(&err, YRT_ERR_NOMEM, "out of memory for a %dx%d mask", img.w, img.h);
+    if (!st) st = seg ? seg_detect_run(&d, &img, &pp, &dets, &n, &err) : detector_run(&d, &img, &pp, &dets, &n, &err);
     if (!st) {
-      if (json) print_json(images[k], &img, &d, dets, n);
+      if (json) st = print_json(images[k], &img, &d, dets, n, mask, &err);
       else print_text(images[k], &img, &d, dets, n);
     }
+    for (int i = 0; !st && out_path && mask && i < n; i++) { /* translucent masks under the boxes */
+      st = yrt_session_mask(d.session, i, mask, img.w, img.h, (size_t)img.w, &err);
+      if (!st) yrt_draw_mask(&img, mask, (size_t)img.w, dets[i].class_id);
+    }
+    free(mask);
     if (!st && out_path) {
       yrt_draw_detections(&img, dets, n);
       draw_keypoints(&img, &d, n);

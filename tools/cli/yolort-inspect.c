@@ -26,6 +26,23 @@ static int usage(void) {
   return 2;
 }
 
+/* The task (Ultralytics metadata) and, for a segment model, how output0's rows split: boxes,
+ * classes, one mask coefficient per prototype of output1. */
+static void print_task(const ir_graph *g) {
+  const char *task = g->task && g->task[0] ? g->task : "detect";
+  printf("task: %s%s", task, g->task && g->task[0] ? "" : " (no task in the metadata)");
+  if (strcmp(task, "segment") == 0 && g->n_outputs >= 2) {
+    const ir_tensor *o = &g->tensors[g->outputs[0]], *p = &g->tensors[g->outputs[1]];
+    int nc = 0;
+    for (const char *c = g->class_names; c && *c; c++) nc += *c == '\n' ? 1 : c[1] == '\0';
+    if (o->rank == 3 && p->rank == 4)
+      printf(": output0 [1, %lld, %lld] = 4 box + %d classes + %lld mask coefficients, output1 [1, %lld, %lld, %lld] "
+             "prototypes", (long long)o->dims[1], (long long)o->dims[2], nc, (long long)(o->dims[1] - 4 - nc),
+             (long long)p->dims[1], (long long)p->dims[2], (long long)p->dims[3]);
+  }
+  printf("\n");
+}
+
 static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   ir_graph *g = NULL;
   yrt_status st = onnx_model_to_ir(m, &g, err);
@@ -35,6 +52,7 @@ static yrt_status print_census(const Onnx__ModelProto *m, yrt_error *err) {
   if (!st) st = ir_recover_integer_ops(g, NULL, err);
   if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) census_print(g, stdout);
+  if (!st) print_task(g);
   ir_graph_free(g);
   return st;
 }

@@ -42,6 +42,7 @@ IR_SHAPE_FN(ir_shape_binary);
 IR_SHAPE_FN(ir_shape_qdq);
 IR_SHAPE_FN(ir_shape_cast);
 IR_SHAPE_FN(ir_shape_conv);        /* shape_compute.c */
+IR_SHAPE_FN(ir_shape_conv_transpose); /* shape_compute.c */
 IR_SHAPE_FN(ir_shape_pool);
 IR_SHAPE_FN(ir_shape_global_pool);
 IR_SHAPE_FN(ir_shape_batchnorm);

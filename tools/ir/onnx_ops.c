@@ -33,6 +33,7 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("ConstantOfShape", CONSTANT_OF_SHAPE, ir_shape_constant_of_shape, ir_fold_constant_of_shape,
       FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Conv", CONV, ir_shape_conv, NULL, INT8, 1, PTQ, L(CONV), 0, 0),
+  ROW("ConvTranspose", CONV_TRANSPOSE, ir_shape_conv_transpose, NULL, FLOAT, 0, 0, L(CONV_TRANSPOSE), 0, 0),
   ROW("DequantizeLinear", DEQUANTIZE_LINEAR, ir_shape_qdq, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Div", DIV, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(BINARY), YRT_BIN_DIV, 0),
   ROW("Erf", ERF, ir_shape_unary, NULL, FLOAT, 0, 0, L(NONE), 0, 0),

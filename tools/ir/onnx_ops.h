@@ -27,6 +27,7 @@ typedef enum onnx_op {
   ONNX_OP_CONSTANT,
   ONNX_OP_CONSTANT_OF_SHAPE,
   ONNX_OP_CONV,
+  ONNX_OP_CONV_TRANSPOSE,
   ONNX_OP_DEQUANTIZE_LINEAR,
   ONNX_OP_DIV,
   ONNX_OP_ERF,
@@ -95,6 +96,7 @@ typedef enum onnx_lower {
   ONNX_LOWER_SOFTMAX,
   ONNX_LOWER_GATHER,
   ONNX_LOWER_POW,      /* x^2 (a constant exponent 2) as x * x, float: YOLOv5's box size */
+  ONNX_LOWER_CONV_TRANSPOSE, /* YRT_OP_CONV_TRANSPOSE, float (lower_conv_transpose.c) */
   ONNX_LOWER_COUNT
 } onnx_lower;
 

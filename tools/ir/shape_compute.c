@@ -106,6 +106,62 @@ IR_SHAPE_FN(ir_shape_conv) {
   return YRT_OK;
 }
 
+/* ConvTranspose, 2-D: out = (in - 1) s - pad_begin - pad_end + (k - 1) d + 1 + output_padding.
+ * The geometry is written back as explicit attributes; auto_pad and output_shape (which ask the
+ * runtime to pick the pads) are refused naming them, never guessed. */
+IR_SHAPE_FN(ir_shape_conv_transpose) {
+  (void)row;
+  ir_node *n = &g->nodes[node];
+  yrt_status st;
+  if ((st = ir_need_in(g, n, 1, err))) return st;
+  const ir_tensor *x = &g->tensors[n->in[0]], *w = &g->tensors[n->in[1]];
+  if (x->rank != 4 || w->rank != 4)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "shape: ConvTranspose node '%s': only 2-D (input rank %d, weight "
+                         "rank %d)", n->name, x->rank, w->rank);
+  const int64_t group = ir_attr_int(n, "group", 1);
+  if (group < 1 || x->dims[1] != w->dims[0] || x->dims[1] % group)
+    return SERR("shape: ConvTranspose node '%s': %lld input channels, weight [%lld, %lld, ...], group %lld", n->name,
+                (long long)x->dims[1], (long long)w->dims[0], (long long)w->dims[1], (long long)group);
+  const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
+  if (strcmp(ap, "NOTSET") != 0 || ir_attr_get(n, "output_shape"))
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "shape: ConvTranspose node '%s': %s is not supported (give "
+                         "explicit pads)", n->name, strcmp(ap, "NOTSET") != 0 ? "auto_pad" : "output_shape");
+  int64_t k[2] = {w->dims[2], w->dims[3]}, s[2] = {1, 1}, d[2] = {1, 1}, p[4] = {0, 0, 0, 0}, op[2] = {0, 0};
+  static const char *names[4] = {"strides", "dilations", "pads", "output_padding"};
+  int64_t *dst[4] = {s, d, p, op};
+  const int want[4] = {2, 2, 4, 2};
+  for (int a = 0; a < 4; a++) {
+    const ir_attr *at = ir_attr_get(n, names[a]);
+    if (!at) continue;
+    if (at->type != IR_ATTR_INTS || at->n_ints != want[a])
+      return SERR("shape: ConvTranspose node '%s': %s has %d values", n->name, names[a], at->n_ints);
+    memcpy(dst[a], at->ints, sizeof(int64_t) * (size_t)want[a]);
+  }
+  const ir_attr *ks = ir_attr_get(n, "kernel_shape");
+  if (ks && (ks->type != IR_ATTR_INTS || ks->n_ints != 2 || ks->ints[0] != k[0] || ks->ints[1] != k[1]))
+    return SERR("shape: ConvTranspose node '%s': kernel_shape disagrees with the weight", n->name);
+  int64_t dims[IR_MAX_RANK] = {x->dims[0], w->dims[1] * group, 0, 0};
+  for (int i = 0; i < 2; i++) {
+    if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || p[i + 2] < 0 || op[i] < 0 || (op[i] >= s[i] && op[i] >= d[i]))
+      return SERR("shape: ConvTranspose node '%s': invalid kernel/stride/dilation/pad/output_padding", n->name);
+    dims[2 + i] = (x->dims[2 + i] - 1) * s[i] - p[i] - p[i + 2] + (k[i] - 1) * d[i] + 1 + op[i];
+    if (dims[2 + i] < 1) return SERR("shape: ConvTranspose node '%s': empty output", n->name);
+  }
+  if (n->n_in > 2 && n->in[2] >= 0) {
+    if ((st = ir_need_in(g, n, 2, err))) return st;
+    const ir_tensor *b = &g->tensors[n->in[2]];
+    if (b->rank != 1 || b->dims[0] != dims[1])
+      return SERR("shape: ConvTranspose node '%s': bias shape does not match %lld outputs", n->name, (long long)dims[1]);
+  }
+  if (ir_set_attr_ints(g, node, "kernel_shape", k, 2) || ir_set_attr_ints(g, node, "strides", s, 2) ||
+      ir_set_attr_ints(g, node, "dilations", d, 2) || ir_set_attr_ints(g, node, "pads", p, 4) ||
+      ir_set_attr_ints(g, node, "output_padding", op, 2) || ir_set_attr_int(g, node, "group", group))
+    return yrt_set_error(err, YRT_ERR_NOMEM, "shape: out of memory");
+  n = &g->nodes[node];
+  ir_set_out(g, n, 0, IR_F32, 4, dims);
+  return YRT_OK;
+}
+
 /* MaxPool and AveragePool. */
 IR_SHAPE_FN(ir_shape_pool) {
   (void)row;

@@ -14,6 +14,7 @@
 #include "fuse_pose_head.h"
 #include "ir_preprocess.h"
 #include "lower_internal.h"
+#include "segment_task.h"
 
 /* Fix the image input's dynamic axes: batch 1, channels 3, height and width from the options,
  * else the metadata's imgsz. The error names the flag that fixes it. */
@@ -175,6 +176,12 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     rep->head_note[0] = '\0';
   else if ((st = fuse_head(g, o, rep, err)) != YRT_OK)
     return st;
+  if (rep->head_fused) { /* a task-less export's mask coefficients: recognised, never classes */
+    char seg[256];
+    if ((st = lw_segment_recognise(g, seg, sizeof seg, err)) != YRT_OK) return st;
+    const size_t l = strlen(rep->head_note);
+    if (seg[0] && l + 2 < sizeof rep->head_note) snprintf(rep->head_note + l, sizeof rep->head_note - l, "; %s", seg);
+  }
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
   if (!(o && o->raw_outputs) && (st = refuse_unfused_pose(g, rep, err)) != YRT_OK) return st;
   if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
@@ -390,16 +397,16 @@ done:
   return st;
 }
 
-/* A segment model whose mask branch (the proto output) does not convert is refused naming its
- * task: yolort decodes the boxes of segment models, never their masks. */
+/* A segment model that does not convert (its mask branch, or a head whose coefficient rows do
+ * not match its prototypes) is refused naming its task. */
 yrt_status yrt_convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
                              yrt_convert_report *rep, yrt_error *err) {
   yrt_status st = convert_graph(g, o, yrt, size, rep, err);
   if (st != YRT_OK && st != YRT_ERR_NOMEM && g && g->task && strcmp(g->task, "segment") == 0 && err) {
     char why[sizeof err->msg];
     snprintf(why, sizeof why, "%s", err->msg);
-    yrt_set_error(err, st, "convert: the model's task is 'segment' (metadata_props): yolort decodes the boxes of "
-                  "segment models but not their masks, and this one does not convert: %.360s", why);
+    yrt_set_error(err, st, "convert: the model's task is 'segment' (metadata_props) and it does not convert: %.400s",
+                  why);
   }
   return st;
 }

@@ -185,6 +185,8 @@ yrt_status lw_fuse_silu(lw_ctx *c);
 yrt_status lw_spatial_params(lw_ctx *c, const ir_node *n, int64_t h, int64_t w, int kh, int kw,
                              int64_t oh, int64_t ow, int ceil_mode, int32_t *p);
 yrt_status lw_lower_conv(lw_ctx *c, int ni);
+/* lower_conv_transpose.c: ConvTranspose -> YRT_OP_CONV_TRANSPOSE (float). */
+yrt_status lw_lower_conv_transpose(lw_ctx *c, int ni);
 yrt_status lw_lower_node(lw_ctx *c, int ni);
 
 /* ---- plan_views.c: zero-copy Concat / Split as tensor views; *n_views made. */

@@ -580,6 +580,10 @@ static yrt_status lower_conv_row(lw_ctx *c, int ni, const onnx_op_row *row) {
   (void)row;
   return lw_lower_conv(c, ni);
 }
+static yrt_status lower_conv_transpose_row(lw_ctx *c, int ni, const onnx_op_row *row) {
+  (void)row;
+  return lw_lower_conv_transpose(c, ni);
+}
 static yrt_status lower_binary_row(lw_ctx *c, int ni, const onnx_op_row *row) {
   return lower_binary(c, ni, row->lower_kind);
 }
@@ -612,6 +616,7 @@ static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
     [ONNX_LOWER_MAXPOOL] = lower_maxpool_row,   [ONNX_LOWER_RESIZE] = lower_resize_row,
     [ONNX_LOWER_MATMUL] = lower_matmul_row,     [ONNX_LOWER_SOFTMAX] = lower_softmax_row,
     [ONNX_LOWER_GATHER] = lower_gather_row,     [ONNX_LOWER_POW] = lower_pow_row,
+    [ONNX_LOWER_CONV_TRANSPOSE] = lower_conv_transpose_row,
 };
 
 static yrt_status lower_dispatch(lw_ctx *c, int ni) {

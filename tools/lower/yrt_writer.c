@@ -78,6 +78,17 @@ static yrt_status check_class_rows(lw_ctx *c, uint32_t nc, uint32_t flags) {
   if (o->rank != 3 || o->dims[0] != 1 || o->dims[1] <= 4 || o->layout == YRT_LAYOUT_NHWC) return YRT_OK;
   const int64_t rows = o->dims[1];
   const int segment = c->g->task && strcmp(c->g->task, "segment") == 0;
+  if (segment && rows > 4 + (int64_t)nc && c->n_outputs > 1) {
+    /* the rows past the scores are mask coefficients, one per prototype of output1: nothing
+     * else is read as masks (the loader checks the same, yrt_segment_check_model) */
+    const lw_tensor *p = &c->t[c->outputs[1]];
+    const int64_t nm = p->rank != 4 ? -1 : p->layout == YRT_LAYOUT_NHWC ? p->dims[3] : p->dims[1];
+    if (rows == 4 + (int64_t)nc + nm) return YRT_OK;
+    return lw_err(c, YRT_ERR_UNSUPPORTED,
+                  "convert: segment head: output0 '%s' has %lld rows, not 4 + %u classes + %lld mask coefficients "
+                  "(one per prototype of output1 '%s'): refused, never read as classes or masks",
+                  o->name ? o->name : "?", (long long)rows, (unsigned)nc, (long long)nm, p->name ? p->name : "?");
+  }
   if (rows == 4 + (int64_t)nc || (segment && rows > 4 + (int64_t)nc)) return YRT_OK;
   for (int i = 0; i < c->nn; i++) /* a pose model: its keypoint decode's rows follow the scores */
     if (c->n[i].op == YRT_OP_POSE_DECODE &&
