@@ -38,6 +38,10 @@ BN_EPS = 1e-3  # Ultralytics Conv uses BatchNorm2d(eps=0.001)
 NC = 80
 REG_MAX = 16
 STRIDES = (8, 16, 32)
+# Pose head (--task pose): keypoints x values per box (Ultralytics kpt_shape), 0 = detect head;
+# KPT_BAD: a look-alike keypoint decode (grid offset -0.4, not -0.5) for the converter's refusal.
+KPT = (0, 0)
+KPT_BAD = False
 
 # Ultralytics scales: (depth, width, max_channels)
 SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024)}
@@ -69,7 +73,7 @@ def coco_names():
 
 
 def names_dict_string():
-    names = coco_names() if NC == 80 else ["class%d" % i for i in range(NC)]
+    names = coco_names() if NC == 80 else ["person"] if KPT[0] and NC == 1 else ["class%d" % i for i in range(NC)]
     return "{" + ", ".join("%d: '%s'" % (i, n) for i, n in enumerate(names)) + "}"
 
 
@@ -270,6 +274,7 @@ class Builder:
                                    [b, box_shape]))
             cls_r.append(self.node("Reshape", "/model.23/Reshape_%d" % (i + 3), [c, cls_shape]))
         n_anchor = sum(h * w for h, w in hws)
+        kpt = self._pose_branch(feats, chans, hws) if KPT[0] else None
         box = self.node("Concat", "/model.23/Concat", box_r, axis=-1)
         cls = self.node("Concat", "/model.23/Concat_1", cls_r, axis=-1)
         # DFL: softmax over 16 bins, expectation by a fixed 1x1 conv with weights 0..15
@@ -286,8 +291,48 @@ class Builder:
         d = self.node("Reshape", "/model.23/dfl/Reshape_1",
                       [d, self.const("/model.23/dfl/Constant_1_output_0",
                                      np.array([1, 4, n_anchor], np.int64))])
-        self._dist2bbox(d, cls, hws)
+        self._dist2bbox(d, cls, hws, out="output0" if kpt is None else "/model.23/Concat_det_output_0")
+        if kpt is not None:
+            self.nodes.append(helper.make_node("Concat", ["/model.23/Concat_det_output_0", kpt], ["output0"],
+                                               name="/model.23/Concat_pose", axis=1))
         return n_anchor
+
+    def _pose_branch(self, feats, chans, hws):
+        """Ultralytics Pose (head.py): cv4[i] = Conv(x, c4, 3), Conv(c4, c4, 3), Conv2d(c4, nk, 1),
+        c4 = max(ch[0] // 4, nk); per scale view(1, nk, -1), cat on the anchors; kpts_decode as
+        exported: view(1, K, D, N), xy = (y[:, :, :2] * 2 + (anchors - 0.5)) * strides,
+        cat(xy, y[:, :, 2:3].sigmoid()) on axis 2 when D == 3, view(1, nk, N)."""
+        nk = KPT[0] * KPT[1]
+        c4 = max(chans[0] // 4, nk)
+        n_anchor = sum(h * w for h, w in hws)
+        shape = self.const("/model.23/Constant_kpt_output_0", np.array([1, nk, -1], np.int64))
+        parts = []
+        for i, (x, ch) in enumerate(zip(feats, chans)):
+            p = "model.23.cv4.%d" % i
+            k = self.conv(x, p + ".0", ch, c4, 3)
+            k = self.conv(k, p + ".1", c4, c4, 3)
+            k = self.conv2d_plain(k, p + ".2", c4, nk, 0.0)
+            parts.append(self.node("Reshape", "/model.23/Reshape_cv4_%d" % i, [k, shape]))
+        kpt = self.node("Concat", "/model.23/Concat_kpt", parts, axis=-1)
+        y = self.node("Reshape", "/model.23/Reshape_kpt",
+                      [kpt, self.const("/model.23/Constant_kpt_1_output_0",
+                                       np.array([1, KPT[0], KPT[1], n_anchor], np.int64))])
+        i0 = self.const("/model.23/kpt_i0", np.array([0], np.int64))
+        i2 = self.const("/model.23/kpt_i2", np.array([2], np.int64))
+        i3 = self.const("/model.23/kpt_i3", np.array([3], np.int64))
+        ax = self.const("/model.23/kpt_axis", np.array([2], np.int64))
+        xy = self.node("Slice", "/model.23/Slice_kpt", [y, i0, i2, ax])
+        xy = self.node("Mul", "/model.23/Mul_kpt", [xy, self.const("/model.23/kpt_two", np.array(2.0, np.float32))])
+        anchors, strides = make_anchors(hws)
+        grid = anchors - (0.4 if KPT_BAD else 0.5)
+        xy = self.node("Add", "/model.23/Add_kpt", [xy, self.const("/model.23/kpt_grid", grid)])
+        xy = self.node("Mul", "/model.23/Mul_kpt_1", [xy, self.const("/model.23/kpt_strides", strides)])
+        if KPT[1] == 3:
+            v = self.node("Slice", "/model.23/Slice_kpt_1", [y, i2, i3, ax])
+            v = self.node("Sigmoid", "/model.23/Sigmoid_kpt", [v])
+            xy = self.node("Concat", "/model.23/Concat_kpt_1", [xy, v], axis=2)
+        return self.node("Reshape", "/model.23/Reshape_kpt_1",
+                         [xy, self.const("/model.23/Constant_kpt_2_output_0", np.array([1, nk, n_anchor], np.int64))])
 
     def _head_convs(self, x, i, ch, chans):
         c2 = max(16, chans[0] // 4, REG_MAX * 4)
@@ -332,7 +377,7 @@ class Builder:
         self._dist2bbox(d, cls, hws, ("/model.23/Concat_4", "/model.23/Concat_5"))
         return n_anchor
 
-    def _dist2bbox(self, d, cls, hws, cats=("/model.23/Concat_2", "/model.23/Concat_3")):
+    def _dist2bbox(self, d, cls, hws, cats=("/model.23/Concat_2", "/model.23/Concat_3"), out="output0"):
         # dist2bbox(xywh) with the anchors and strides folded into constants, as exported
         i0 = self.const("/model.23/Constant_7_output_0", np.array([0], np.int64))
         i2 = self.const("/model.23/Mul_output_0", np.array([2], np.int64))
@@ -351,7 +396,7 @@ class Builder:
         xywh = self.node("Mul", "/model.23/Mul_2",
                          [xywh, self.const("/model.23/Constant_15_output_0", strides)])
         sc = self.node("Sigmoid", "/model.23/Sigmoid", [cls])
-        self.nodes.append(helper.make_node("Concat", [xywh, sc], ["output0"],
+        self.nodes.append(helper.make_node("Concat", [xywh, sc], [out],
                                            name=cats[1], axis=1))
 
 
@@ -365,7 +410,7 @@ def _torch_scope(path):
     i = 0
     while i < len(rest):
         tok = rest[i]
-        if tok in ("cv2", "cv3") and out[0] == "model.23" and i == 0:
+        if tok in ("cv2", "cv3", "cv4") and out[0] == "model.23" and i == 0:
             # Detect.cv2[i] is a Sequential of Sequentials: cv3.0 / cv3.0.1 / cv3.0.1.1
             prefix = tok
             j = i + 1
@@ -551,6 +596,8 @@ def calibrate(params, scale, seed):
                 e[name] = val
     _calibrate_box(params, head_pre, rng)
     _calibrate_cls(params, head_pre, rng)
+    if KPT[0]:
+        _calibrate_kpt(params, head_pre)
 
 
 ALIGN_POWER = float(os.environ.get("YOLORT_GEN_ALIGN", "0.1"))
@@ -635,6 +682,20 @@ def _calibrate_cls(params, head_pre, rng, target=0.005):
         params.t[path + ".bias"] = _round_half(offs + shift - mean * k)
 
 
+def _calibrate_kpt(params, head_pre):
+    """Keypoint logits like a trained pose head's: x, y offsets of std 0.6 around 0 (a keypoint
+    within about a cell of its anchor, times 2), visibility logits of std 2 around +1."""
+    for lvl in range(len(STRIDES)):
+        path = "model.23.cv4.%d.2" % lvl
+        pre = head_pre[path].reshape(KPT[0] * KPT[1], -1)
+        mean, std = pre.mean(1), pre.std(1) + 1e-6
+        want_std = np.array([2.0 if (c % KPT[1]) == 2 else 0.6 for c in range(pre.shape[0])])
+        want_mean = np.array([1.0 if (c % KPT[1]) == 2 else 0.0 for c in range(pre.shape[0])])
+        k = want_std / std
+        params.t[path + ".weight"] = (params.t[path + ".weight"] * k[:, None, None, None]).astype(np.float32)
+        params.t[path + ".bias"] = _round_half(want_mean - mean * k)
+
+
 def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
     if bn:
         nodes = b.nodes
@@ -656,7 +717,8 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
         nodes, "main_graph",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT,
-                                       [1, end2end, 6] if end2end else [1, 4 + NC, n_anchor])],
+                                       [1, end2end, 6] if end2end else
+                                       [1, 4 + NC + KPT[0] * KPT[1], n_anchor])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="yolort-gen-yolo11", producer_version="1")
@@ -668,13 +730,15 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
          % scale),
         ("author", "yolort"),
         ("stride", "32"),
-        ("task", "detect"),
+        ("task", "pose" if KPT[0] else "detect"),
         ("batch", "1"),
         ("imgsz", "[%d, %d]" % _hw(size)),
         ("names", names_dict_string()),
         ("channels", "3"),
         ("end2end", "True" if end2end else "False"),
     ]
+    if KPT[0]:
+        meta.append(("kpt_shape", "[%d, %d]" % KPT))
     for k, v in meta:
         p = model.metadata_props.add()
         p.key, p.value = k, v
@@ -729,6 +793,12 @@ def main(argv):
     ap.add_argument("--end2end", type=int, default=0, metavar="K",
                     help="end-to-end (NMS-free) head: output0 [1, K, 6] from Ultralytics' TopK "
                          "postprocess after the decode (YOLOv10 / YOLO26 style); 0: none (default)")
+    ap.add_argument("--task", choices=("detect", "pose"), default="detect",
+                    help="pose: Ultralytics Pose head (cv4 keypoint branch, keypoints decoded in the "
+                         "graph, output0 [1, 4 + nc + K D, N], metadata kpt_shape)")
+    ap.add_argument("--kpt-shape", default="17,3", help="pose: keypoints K and values D (2 or 3)")
+    ap.add_argument("--kpt-bad", action="store_true",
+                    help="pose, hostile: keypoint grid offset -0.4 instead of -0.5 (a look-alike decode)")
     ap.add_argument("--seed", type=int, default=1)
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--bn", dest="bn", action="store_true", default=True,
@@ -748,8 +818,18 @@ def main(argv):
     if len(hw) != 2 or any(v % 32 or v < 64 for v in hw):
         ap.error("--size must be N or HxW, multiples of 32, at least 64")
     size = hw[0] if hw[0] == hw[1] else hw
-    global NC
+    global NC, KPT, KPT_BAD
     NC = args.nc
+    if args.task == "pose":
+        try:
+            KPT = tuple(int(v) for v in args.kpt_shape.split(","))
+        except ValueError:
+            KPT = ()
+        if len(KPT) != 2 or KPT[0] < 1 or KPT[1] not in (2, 3):
+            ap.error("--kpt-shape must be K,D with K >= 1 and D 2 or 3")
+        KPT_BAD = args.kpt_bad
+        if args.end2end:
+            ap.error("--task pose has no --end2end form here")
     if NC < 1:
         ap.error("--nc must be at least 1")
     params = Params(args.seed)

@@ -110,7 +110,8 @@ YRT_API yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *in
 YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
 /* The model's task from its Ultralytics metadata: "detect", "segment" (output 0 then carries
- * the mask coefficients after the class scores, output 1 the mask prototypes), "classify"
+ * the mask coefficients after the class scores, output 1 the mask prototypes), "pose" (output 0
+ * carries the decoded keypoints after the class scores: yrt_model_keypoints), "classify"
  * (output 0 is [1, num_classes]: yrt_session_classify) or "" when the export did not record it.
  * Never NULL (model NULL -> ""). */
 YRT_API const char *yrt_model_task(const yrt_model *model);
@@ -493,6 +494,36 @@ YRT_API int yrt_model_mask_channels(const yrt_model *model);
  * the session's next run. */
 YRT_API yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int width, int height,
                                     size_t stride, yrt_error *err);
+/* ------------------------------------------------------ keypoints (pose) */
+
+/* One keypoint of a detection, in source-image pixels as the boxes (letterbox undone, clipped to
+ * the image). score: the keypoint's visibility (sigmoid) when the model gives one, else 1. */
+typedef struct yrt_keypoint {
+  float x, y, score;
+} yrt_keypoint;
+
+/* Keypoints per detection of a pose model (task "pose": output 0's rows after the class scores
+ * are the decoded keypoints, x, y (, visibility) each), e.g. 17 for COCO; *dims (may be NULL)
+ * receives the values per keypoint (2 or 3). 0 (and *dims 0) for any other model or NULL. */
+YRT_API int yrt_model_keypoints(const yrt_model *model, int *dims);
+
+/* Decode + NMS of the last run's output 0 for a caller that wrote the input itself
+ * (yrt_preprocess_f32 + yrt_session_set_input, or yrt_session_set_frame), lb the placement it
+ * used (NULL: input pixels): what yrt_session_detect does after its run, with the session's
+ * scratch (no allocation), and it keeps what yrt_session_keypoints reads. params NULL: the
+ * model's defaults. YRT_ERR_UNSUPPORTED when output 0 is not a detection tensor. */
+YRT_API yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb,
+                                           const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                                           int *n_dets, yrt_error *err);
+
+/* The keypoints of detection det_index (0 .. n_dets - 1) of the last yrt_session_detect or
+ * yrt_session_postprocess on s, decoded from that run's output (valid until the next run), in
+ * the model's keypoint order (COCO: nose, eyes, ears, shoulders, elbows, wrists, hips, knees,
+ * ankles). Writes yrt_model_keypoints(model) entries into out (capacity at least that) and their
+ * count into *count. A model without keypoints: YRT_OK, *count = 0. YRT_ERR_INVALID_ARG for a
+ * det_index that the last call did not return, or a capacity too small. Nothing is allocated. */
+YRT_API yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *out, int capacity,
+                                         int *count, yrt_error *err);
 
 /* ------------------------------------------------------ classification */
 

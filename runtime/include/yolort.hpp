@@ -213,10 +213,12 @@ class Model {
   }
   /* Class name of id, NULL when out of range or unnamed (points into the model). */
   const char *class_name(int class_id) const noexcept { return yrt_model_class_name(m_, class_id); }
-  /* "detect", "segment" or "" (unknown, or an empty Model). */
+  /* "detect", "segment", "pose", "classify" or "" (unknown, or an empty Model). */
   const char *task() const noexcept { return yrt_model_task(m_); }
   /* Mask coefficients per detection of a segment model whose masks Session::mask computes, else 0. */
   int mask_channels() const noexcept { return yrt_model_mask_channels(m_); }
+  /* Keypoints per detection of a pose model (yrt_model_keypoints), 0 for others. */
+  int keypoints() const noexcept { return yrt_model_keypoints(m_, nullptr); }
 
   const yrt_model *get() const noexcept { return m_; }
   /* Gives up ownership: the caller frees with yrt_model_free. */
@@ -303,6 +305,17 @@ class Session {
         out.size() < (static_cast<std::size_t>(height) - 1) * stride + static_cast<std::size_t>(width))
       detail::throw_status(YRT_ERR_INVALID_ARG, "yrt_session_mask: the span is smaller than height rows of stride");
     e.throw_if_failed(yrt_session_mask(s_, det_index, out.data(), width, height, stride, e.get()));
+  }
+
+  /* A pose model's keypoints of detection i of the last detect (yrt_session_keypoints), in image
+   * pixels: out resized to the model's keypoint count (0 for a model without keypoints); a
+   * vector reused detection to detection allocates once. */
+  void keypoints(int i, std::vector<yrt_keypoint> &out) {
+    detail::ErrorBuffer e;
+    out.resize(1024); /* the most keypoints a model has (POSE_DECODE's bound) */
+    int n = 0;
+    e.throw_if_failed(yrt_session_keypoints(s_, i, out.data(), static_cast<int>(out.size()), &n, e.get()));
+    out.resize(static_cast<std::size_t>(n));
   }
 
   /* Letterbox the frame into the input (yrt_session_set_frame); returns the placement. */

@@ -204,6 +204,14 @@ enum yrt_op {
    * NHWC [1, OH, OW, Co]. p: YRT_CONVT_P_*; OH = (H - 1) sh - pad_t - pad_b + (kh - 1) dh + 1 +
    * output_padding_h, OW likewise. See kernels/include/yk_conv_transpose.h. */
   YRT_OP_CONV_TRANSPOSE = 19,
+  /* The Ultralytics Pose head's keypoint decode (Pose.kpts_decode as exported). in[0..S-1] the
+   * keypoint conv's maps NHWC [1, H, W, nk kd] (i8 per-tensor or f32), grids as DETECT_DECODE's;
+   * optional in[S]: the detection rows f32 PLAIN [1, 4 + nc, N] (DETECT_DECODE's output): under
+   * yrt_session_detect only anchors whose best score there passes its conf_threshold are decoded.
+   * out f32 PLAIN [1, nk kd, N], the anchors in DETECT_DECODE's order. p: YRT_POSE_P_*.
+   * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
+   * kernels/include/yk_pose.h. */
+  YRT_OP_POSE_DECODE = 20,
   YRT_OP_COUNT_
 };
 
@@ -229,6 +237,13 @@ enum yrt_detect_params {
   YRT_DETECT_P_CLASSES,    /* nc, 1..YRT_MAX_CLASSES */
   YRT_DETECT_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
   YRT_DETECT_P_XYXY = 6,   /* 0: rows cx, cy, w, h; 1: x1, y1, x2, y2 (end-to-end heads) */
+};
+
+enum yrt_pose_params {
+  YRT_POSE_P_SCALES = 0, /* S, 1..3 */
+  YRT_POSE_P_KPTS,       /* nk keypoints per anchor, 1..1024 */
+  YRT_POSE_P_DIMS,       /* kd values per keypoint: 2 (x, y) or 3 (x, y, visibility) */
+  YRT_POSE_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
 };
 
 #define YRT_OBJ_MAX_SCALES 4

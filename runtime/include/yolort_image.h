@@ -44,6 +44,10 @@ YRT_API void yrt_draw_detections(yrt_image *img, const yrt_detection *dets, int 
 /* Blend a binary mask (img->h rows of img->w bytes, stride apart; non-zero = on, e.g.
  * yrt_session_mask) into the image: half the class's box colour, half the image. */
 YRT_API void yrt_draw_mask(yrt_image *img, const uint8_t *mask, size_t stride, int class_id);
+/* Draw one detection's n keypoints (yrt_session_keypoints) onto img: a dot each, and for 17
+ * (COCO) the skeleton's limbs between them; keypoints scoring below min_score are left out
+ * (Ultralytics draws those over 0.5). */
+YRT_API void yrt_draw_keypoints(yrt_image *img, const yrt_keypoint *kpts, int n, float min_score);
 
 #ifdef __cplusplus
 }

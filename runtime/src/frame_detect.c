@@ -9,6 +9,7 @@
 #include "postprocess_internal.h"
 #include "segment.h"
 #include "session_internal.h"
+#include "session_keypoints.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
 static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
@@ -62,7 +63,8 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
   if (!s->pp_scratch || !s->detect_list)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
   s->detect_node = output_decode_node(s);
-  return yrt_segment_create(s->model, anchors, &s->segment, err);
+  const yrt_status st = yrt_segment_create(s->model, anchors, &s->segment, err);
+  return st != YRT_OK ? st : yrt_keypoints_state_create(s, anchors, err);
 }
 
 static uint64_t now_ns(void) {
@@ -96,6 +98,7 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   }
   params = &known;
   yrt_segment_forget(s->segment);
+  yrt_keypoints_record(s, NULL, 0, NULL); /* none until this call's detections */
   st0 = yrt_postprocess_check_class_conf(params, classes, "yrt_session_detect", err);
   if (st0 != YRT_OK) return st0;
   yrt_letterbox lb;
@@ -105,7 +108,9 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
    * tensor in anchor order (so NMS ties break alike); same detections as decoding every anchor. */
   const float pre = yrt_postprocess_min_conf(params); /* per-class thresholds: the lowest */
   const int sparse = s->detect_node != YRT_NONE && !isnan(pre);
+  s->detect_conf = pre; /* per-detection rows only where a box can pass (pose) */
   if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
+  s->detect_conf = NAN;
   yrt_tensor_view out;
   if (st == YRT_OK) st = yrt_session_output(s, 0, &out, err);
   size_t n_list = 0;
@@ -125,6 +130,9 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (s->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
     yrt_segment_record(s->segment, dets, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, sparse ? (int)n_list : anchors), &lb,
                        !sparse);
+  if (!e2e && !sparse) /* keypoint rows too (a pose model's output0 is a Concat: never packed) */
+    yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, anchors));
+  if ((st = yrt_keypoints_record_frame(s, frame, err)) != YRT_OK) return st; /* an oriented frame's keypoints */
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;
 }

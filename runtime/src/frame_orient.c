@@ -49,27 +49,40 @@ void yrt_orient_plane(const uint8_t *crop0, size_t stride, int pb, int w, int h,
   *step_y = (ptrdiff_t)(y2 - y0) * s + (ptrdiff_t)(x2 - x0) * pb;
 }
 
-yrt_status yrt_frame_map_detections(const yrt_frame *frame, yrt_detection *dets, int n, yrt_error *err) {
-  if (!frame || (!dets && n > 0) || n < 0)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_frame_map_detections: NULL argument or n = %d", n);
+yrt_status yrt_orient_map_of(const yrt_frame *frame, yrt_orient_map *m, yrt_error *err) {
   yrt_frame f;
   const yrt_status st = yrt_struct_read(frame, frame->struct_size, offsetof(yrt_frame, struct_size), sizeof f, &f,
                                         "yrt_frame_map_detections: frame", err);
   if (st != YRT_OK) return st;
-  int rot, mir;
-  if (yrt_orient_split(f.orientation, &rot, &mir) != 0)
+  if (yrt_orient_split(f.orientation, &m->rot, &m->mir) != 0)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_frame_map_detections: orientation %d (0..7)", f.orientation);
-  if (!rot && !mir) return YRT_OK; /* lb already mapped them to frame pixels */
   const int whole = f.crop_w == 0 || f.crop_h == 0;
-  const double cx = whole ? 0 : f.crop_x, cy = whole ? 0 : f.crop_y;
-  const double w = whole ? f.width : f.crop_w, h = whole ? f.height : f.crop_h;
+  m->cx = whole ? 0 : f.crop_x, m->cy = whole ? 0 : f.crop_y;
+  m->w = whole ? f.width : f.crop_w, m->h = whole ? f.height : f.crop_h;
+  return YRT_OK;
+}
+
+void yrt_orient_map_point(const yrt_orient_map *m, float *x, float *y) {
+  if (!m->rot && !m->mir) return; /* lb already mapped it to frame pixels */
+  double sx, sy;
+  stored_of_upright(m->rot, m->mir, m->w, m->h, 0, *x, *y, &sx, &sy);
+  *x = (float)(sx + m->cx), *y = (float)(sy + m->cy);
+}
+
+yrt_status yrt_frame_map_detections(const yrt_frame *frame, yrt_detection *dets, int n, yrt_error *err) {
+  if (!frame || (!dets && n > 0) || n < 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_frame_map_detections: NULL argument or n = %d", n);
+  yrt_orient_map m;
+  const yrt_status st = yrt_orient_map_of(frame, &m, err);
+  if (st != YRT_OK) return st;
+  if (!m.rot && !m.mir) return YRT_OK; /* lb already mapped them to frame pixels */
   for (int i = 0; i < n; i++) {
     yrt_detection *d = &dets[i];
-    double xa, ya, xb, yb;
-    stored_of_upright(rot, mir, w, h, 0, d->x0, d->y0, &xa, &ya);
-    stored_of_upright(rot, mir, w, h, 0, d->x1, d->y1, &xb, &yb);
-    d->x0 = (float)(fmin(xa, xb) + cx), d->x1 = (float)(fmax(xa, xb) + cx);
-    d->y0 = (float)(fmin(ya, yb) + cy), d->y1 = (float)(fmax(ya, yb) + cy);
+    float xa = d->x0, ya = d->y0, xb = d->x1, yb = d->y1;
+    yrt_orient_map_point(&m, &xa, &ya);
+    yrt_orient_map_point(&m, &xb, &yb);
+    d->x0 = fminf(xa, xb), d->x1 = fmaxf(xa, xb);
+    d->y0 = fminf(ya, yb), d->y1 = fmaxf(ya, yb);
   }
   return YRT_OK;
 }

@@ -20,4 +20,15 @@ void yrt_orient_flips(int rot, int mir, int *flip_x, int *flip_y);
 void yrt_orient_plane(const uint8_t *crop0, size_t stride, int pb, int w, int h, int rot, int mir,
                       const uint8_t **origin, ptrdiff_t *step_x, ptrdiff_t *step_y);
 
+/* How yrt_frame_map_detections maps an oriented frame's upright points (frame pixels as the
+ * letterbox gave them) back to the stored frame: set once per frame, applied per point (a pose
+ * model's keypoints, read after the detections). */
+typedef struct yrt_orient_map {
+  int rot, mir;     /* 0, 0: points stay as they are */
+  double w, h;      /* the stored crop's size */
+  double cx, cy;    /* its origin in the frame */
+} yrt_orient_map;
+yrt_status yrt_orient_map_of(const yrt_frame *frame, yrt_orient_map *m, yrt_error *err);
+void yrt_orient_map_point(const yrt_orient_map *m, float *x, float *y);
+
 #endif

@@ -97,8 +97,9 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META string offsets (%u, %u, %u) outside the string table",
                          (unsigned)mt->class_names, (unsigned)mt->source, (unsigned)mt->task);
   const char *task = yrt_model_string(m, mt->task);
-  if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0 && strcmp(task, "classify") != 0)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment, classify or none)", task);
+  if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0 && strcmp(task, "classify") != 0 &&
+      strcmp(task, "pose") != 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment, pose, classify or none)", task);
   if ((m->hdr->flags & YRT_FLAG_CLASS_LOGITS) && strcmp(task, "classify") != 0)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag CLASS_LOGITS on a model whose task is '%.32s', not 'classify'",
                          task);
@@ -206,6 +207,22 @@ static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
   if (rows == 4 + nc) return YRT_OK;
   const int segment = strcmp(yrt_model_string(m, m->meta->task), "segment") == 0;
   if (segment && rows > 4 + nc) return yrt_segment_check_model(m, rows - 4 - nc, err);
+  /* a pose model: its keypoint decode's rows follow the scores, and only they */
+  int kd = 0;
+  const int nk = yrt_model_keypoints(m, &kd);
+  if (nk > 0 && strcmp(yrt_model_string(m, m->meta->task), "pose") == 0 && rows == 4 + nc + (int64_t)nk * kd)
+    return YRT_OK;
+  if (nk > 0 && rows == 4 + nc + (int64_t)nk * kd)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: output0 carries %d x %d keypoint values after the scores, but META's task is '%.32s', "
+                         "not 'pose'",
+                         nk, kd, yrt_model_string(m, m->meta->task));
+  if (nk > 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: output0 has %lld rows, a pose model of %lld classes and %d x %d keypoint values has %lld "
+                         "(task '%.32s')",
+                         (long long)rows, (long long)nc, nk, kd, (long long)(4 + nc + (int64_t)nk * kd),
+                         yrt_model_string(m, m->meta->task));
   return yrt_set_error(err, YRT_ERR_FORMAT,
                        "yrt: output0 has %lld rows, META says %lld classes (4 + %lld rows%s)", (long long)rows,
                        (long long)nc, (long long)nc,

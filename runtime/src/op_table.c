@@ -14,8 +14,9 @@
 #include "ops/detect_topk.h"
 #include "ops/obj_decode.h"
 #include "ops/conv_transpose.h"
+#include "ops/pose_decode.h"
 
-_Static_assert(YRT_OP_COUNT_ == 20, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
+_Static_assert(YRT_OP_COUNT_ == 21, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
 
 static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
@@ -69,6 +70,10 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                                .optional_in = 1u << 2, .check = yrt_check_conv_transpose,
                                .prepare = yrt_prepare_conv_transpose, .run = yrt_run_conv_transpose,
                                .release = yrt_release_conv_transpose},
+    [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 4, .n_out = 1,
+                            .check = yrt_check_pose_decode, .prepare = yrt_prepare_pose_decode,
+                            .run = yrt_run_pose_decode, .release = yrt_release_pose_decode,
+                            .keypoints = yrt_pose_decode_keypoints},
 };
 
 static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};

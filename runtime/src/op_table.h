@@ -51,6 +51,9 @@ typedef void (*yrt_op_release_fn)(yrt_exec *e);
  * in increasing order; room for N in list) and writes them decoded, packed, into out[0] as
  * [4 + nc][n]; returns n. The session runs the graph without the node, then this. */
 typedef size_t (*yrt_op_detect_over_fn)(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list);
+/* A keypoint decode (the pose head): its keypoints per anchor, *dims their values each (2 or 3);
+ * its output is output0's rows after the boxes' (frame_keypoints.c). */
+typedef int (*yrt_op_keypoints_fn)(const yrt_node_rec *n, int *dims);
 /* The node's kind in profiles when "name.dtype" does not say enough, else NULL. */
 typedef const char *(*yrt_op_kind_fn)(const yrt_model *m, const yrt_node_rec *n);
 
@@ -67,6 +70,7 @@ struct yrt_op_def {
   yrt_op_release_fn release; /* NULL: prepare allocates nothing */
   yrt_op_kind_fn kind;       /* NULL: always kind_names */
   yrt_op_detect_over_fn detect_over; /* NULL: a node that is no detection decode */
+  yrt_op_keypoints_fn keypoints;     /* NULL: a node that decodes no keypoints */
 };
 
 /* .name and .kind_names of a row. */

@@ -1,5 +1,6 @@
 /* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. Each
  * node is prepared, run and released through its kind's row in the model's op table. */
+#include <math.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "node_kind.h"
 #include "op_table.h"
 #include "segment.h"
+#include "session_keypoints.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "struct_growth.h"
@@ -72,6 +74,7 @@ void yrt_session_free(yrt_session *s) {
   free(s->pp_scratch);
   yrt_segment_free(s->segment);
   free(s->detect_list);
+  yrt_keypoints_state_free(s->kpt);
   free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   yrt_thread_pool_destroy(s->par.own);
@@ -125,6 +128,7 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
   s->model = model;
   s->skip_node = YRT_NONE;
+  s->detect_conf = NAN; /* no yrt_session_detect running: every anchor decoded */
   yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
   if (opts && opts->arena) {

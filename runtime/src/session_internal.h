@@ -117,6 +117,7 @@ struct yrt_exec {
     struct yrt_exec_detect *detect; /* session_detect.c (owned) */
     struct yrt_exec_obj *obj;       /* ops/obj_decode.c (owned) */
     struct yrt_exec_convt *convt;   /* ops/conv_transpose.c (owned) */
+    struct yrt_exec_pose *pose;     /* ops/pose_decode.c (owned) */
     struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
     struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
     struct { size_t as, bs, ys, c; int fixed; yk_add_fixed fx; } binview; /* int8 binary by pixels of c
@@ -145,6 +146,9 @@ struct yrt_session {
   uint32_t detect_node;     /* the decode node writing output0 whose row has detect_over (threshold-aware
                                decode), else YRT_NONE */
   uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
+  struct yrt_kpt_state *kpt; /* session_keypoints.c: a pose model's detections' columns, else NULL */
+  float detect_conf;        /* during yrt_session_detect's run its conf_threshold, else NaN: decodes of
+                               per-detection rows (pose keypoints) may skip anchors that cannot pass */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
 };

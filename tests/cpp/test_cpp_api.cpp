@@ -111,6 +111,7 @@ static void test_errors(void **state) {
   const yolort::Model empty;
   assert_false(static_cast<bool>(empty));
   assert_string_equal(empty.task(), "");
+  assert_int_equal(empty.keypoints(), 0);
   assert_null(empty.class_name(0));
   expect_error([&] { empty.info(); }, YRT_ERR_INVALID_ARG);
   expect_error([&] { yolort::Session s(empty); }, YRT_ERR_INVALID_ARG);
@@ -214,6 +215,12 @@ static void test_model_session(void **state) {
     assert_int_equal(session.detect(frame, one, &pp), 1);
     expect_same(one, 1, want, 1);
   }
+  std::vector<yrt_keypoint> kp(5);
+  if (n_want > 0) { /* a detect model: no keypoints */
+    session.keypoints(0, kp);
+    assert_true(kp.empty());
+  }
+  assert_int_equal(model.keypoints(), 0);
   print_message("mini-YOLO on a %dx%d frame: %d detections, C++ == C\n", w, h, n_want);
 
   /* set_frame + run + output == the C calls */

@@ -269,3 +269,26 @@ void ytb_unload(ytb_loaded *l) {
   yrt_model_free(l->m);
   free(l->img);
 }
+
+int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *vals, size_t n,
+                   void (*use)(yrt_model *m, void *ctx), void *ctx) {
+  uint64_t len, off = ytb_section(img, YRT_SEC_NODES, &len);
+  off += (uint64_t)node * sizeof(yrt_node_rec);
+  uint8_t *buf = aligned_alloc(64, (size + 63) / 64 * 64);
+  if (!buf) return -1;
+  int accepted = 0;
+  for (uint64_t w = off; w < off + sizeof(yrt_node_rec); w += 4)
+    for (size_t k = 0; k < n; k++) {
+      memcpy(buf, img, size);
+      memcpy(buf + w, &vals[k], 4);
+      ytb_fix_crc(buf, size);
+      yrt_model *m = NULL;
+      yrt_error err;
+      if (yrt_model_load_memory(buf, size, 0, &m, &err) != YRT_OK) continue;
+      accepted++;
+      if (use) use(m, ctx);
+      yrt_model_free(m);
+    }
+  free(buf);
+  return accepted;
+}

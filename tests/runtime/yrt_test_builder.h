@@ -65,6 +65,12 @@ void ytb_fix_crc(void *buf, size_t size);
 /* Find a section in a serialized image: returns its offset and writes its size, 0 if absent. */
 uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size);
 
+/* Every 32-bit word of node `node`'s record in a serialized image set to each of vals[0..n): the
+ * image (CRC fixed) loaded, and when it loads, use(model, ctx) called (e.g. a session run).
+ * Returns how many edits loaded. A hostile-record sweep: rejected or harmless, never a crash. */
+int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *vals, size_t n,
+                   void (*use)(yrt_model *m, void *ctx), void *ctx);
+
 /* Conv params helper: fills p[YRT_CONV_P_*]. */
 void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,
                      int groups, int act, int lut);

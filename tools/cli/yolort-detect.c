@@ -59,9 +59,13 @@ static const char *class_label(const detector *d, int id, char *buf, size_t cap)
   return buf;
 }
 
-/* mask: NULL, or room for one image-sized mask: each detection's "segmentation" (segment models) */
+#define MAX_KEYPOINTS 1024 /* a pose_decode node's most (yk_pose.h: 3072 values) */
+
+/* mask: NULL, or room for one image-sized mask: each detection's "segmentation" (segment models);
+ * a pose model's detections carry their "keypoints" */
 static yrt_status print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets,
                              int n, uint8_t *mask, yrt_error *err) {
+  yrt_keypoint kp[MAX_KEYPOINTS]; /* 12 KiB */
   printf("{\"image\": ");
   json_string(path);
   const char *task = yrt_model_task(d->model); /* "" when the export did not record it */
@@ -96,10 +100,35 @@ static yrt_status print_json(const char *path, const yrt_image *img, const detec
       fputs(", \"segmentation\": ", stdout);
       seg_put_rle(stdout, mask, img->w, img->h, (size_t)img->w);
     }
+    int nk = 0;
+    if (yrt_model_keypoints(d->model, NULL) > 0 && yrt_session_keypoints(d->session, i, kp, MAX_KEYPOINTS, &nk, NULL) == YRT_OK) {
+      fputs(", \"keypoints\": [", stdout); /* [x, y, score] in image pixels, the model's keypoint order */
+      for (int k = 0; k < nk; k++) {
+        fputs(k ? ", [" : "[", stdout);
+        json_put_number(stdout, "%.2f", kp[k].x);
+        fputs(", ", stdout);
+        json_put_number(stdout, "%.2f", kp[k].y);
+        fputs(", ", stdout);
+        json_put_number(stdout, "%.5f", kp[k].score);
+        fputs("]", stdout);
+      }
+      fputs("]", stdout);
+    }
     fputs("}", stdout);
   }
   printf("]}\n");
   return YRT_OK;
+}
+
+/* A pose model's keypoints of the n detections just drawn: skeleton and points (score > 0.5,
+ * as Ultralytics draws them). */
+static void draw_keypoints(yrt_image *img, const detector *d, int n) {
+  yrt_keypoint kp[MAX_KEYPOINTS];
+  if (yrt_model_keypoints(d->model, NULL) < 1) return;
+  for (int i = 0; i < n; i++) {
+    int nk = 0;
+    if (yrt_session_keypoints(d->session, i, kp, MAX_KEYPOINTS, &nk, NULL) == YRT_OK) yrt_draw_keypoints(img, kp, nk, 0.5f);
+  }
 }
 
 static void print_text(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
@@ -235,6 +264,7 @@ int main(int argc, char **argv) {
     free(mask);
     if (!st && out_path) {
       yrt_draw_detections(&img, dets, n);
+      draw_keypoints(&img, &d, n);
       st = yrt_image_save_jpeg(&img, out_path, 90, &err);
       if (!st && !json) printf("wrote %s\n", out_path);
     }

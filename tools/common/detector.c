@@ -116,7 +116,10 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
     d->dets = p;
     d->dets_cap = pp->max_detections;
   }
-  st = yrt_postprocess(out.data, nc, na, &lb, pp, d->pp_scratch, d->dets, d->dets_cap, n, err);
+  /* a pose model: through the session, which keeps each detection's keypoint column */
+  st = yrt_model_keypoints(d->model, NULL) > 0
+           ? yrt_session_postprocess(d->session, &lb, pp, d->dets, d->dets_cap, n, err)
+           : yrt_postprocess(out.data, nc, na, &lb, pp, d->pp_scratch, d->dets, d->dets_cap, n, err);
   *dets = d->dets;
   return st;
 }

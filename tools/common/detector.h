@@ -26,7 +26,8 @@ yrt_status detector_open(detector *d, const char *model_path, int threads, int q
 yrt_status detector_attach(detector *d, yrt_model *model, const char *name, int threads, yrt_error *err);
 void detector_close(detector *d);
 
-/* Run one decoded image. On success *dets points into d (valid until the next call). A classifier
+/* Run one decoded image. On success *dets points into d (valid until the next call); a pose
+ * model's keypoints of detection i: yrt_session_keypoints(d->session, i, ...). A classifier
  * (detector_is_classifier) is refused: it has no boxes. */
 yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
                         const yrt_detection **dets, int *n, yrt_error *err);

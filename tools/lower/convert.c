@@ -11,6 +11,7 @@
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
 #include "fuse_obj_head.h"
+#include "fuse_pose_head.h"
 #include "ir_preprocess.h"
 #include "lower_internal.h"
 #include "segment_task.h"
@@ -56,7 +57,8 @@ static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_
 static const struct {
   int (*is)(const ir_node *n);
   yrt_status (*lower)(lw_ctx *c, int ni);
-} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_obj_node, lw_lower_obj}, {lw_is_e2e_node, lw_lower_e2e}};
+} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_obj_node, lw_lower_obj}, {lw_is_e2e_node, lw_lower_e2e},
+                     {lw_is_pose_node, lw_lower_pose}};
 
 static yrt_status lower_any(lw_ctx *c, int ni) {
   for (size_t k = 0; k < sizeof k_yolort_nodes / sizeof k_yolort_nodes[0]; k++)
@@ -64,11 +66,33 @@ static yrt_status lower_any(lw_ctx *c, int ni) {
   return lw_lower_node(c, ni);
 }
 
+/* After the Detect fusion: a pose head's keypoint decode as one node too. A model whose
+ * metadata says pose and whose keypoints were not recognised is refused: its rows would be read
+ * as something they are not. */
+static yrt_status fuse_keypoints(ir_graph *g, yrt_convert_report *rep, yrt_error *err) {
+  int fused = 0, removed = 0;
+  char note[320];
+  yrt_status st = lw_fuse_pose_head(g, &fused, &removed, note, sizeof note, err);
+  if (st != YRT_OK) return st;
+  const int pose = (g->task && strcmp(g->task, "pose") == 0) || g->kpt_shape[0] > 0;
+  if (!fused && pose)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "convert: the model's task is 'pose' (metadata_props), but its keypoint decode is not the "
+                         "Ultralytics Pose head's: %.300s; refused rather than misread",
+                         note);
+  if (!fused) return YRT_OK;
+  rep->head_fused_nodes += removed;
+  const size_t len = strlen(rep->head_note);
+  snprintf(rep->head_note + len, sizeof rep->head_note - len, "; keypoints: %s", note);
+  return YRT_OK;
+}
+
 /* The head's decode as one node: the Ultralytics Detect head, else an objectness head (YOLOv5 /
  * v7 / YOLOX). When neither fits, the note says why each was not taken. */
 static yrt_status fuse_head(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep, yrt_error *err) {
   yrt_status st = lw_fuse_detect_head(g, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
                                       sizeof rep->head_note, err);
+  if (st == YRT_OK && rep->head_fused) st = fuse_keypoints(g, rep, err);
   if (st != YRT_OK || rep->head_fused) return st;
   char detect_why[sizeof rep->head_note];
   snprintf(detect_why, sizeof detect_why, "%s", rep->head_note);
@@ -105,6 +129,19 @@ static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_rep
                          y->name, (long long)y->dims[0], (long long)y->dims[1], (long long)y->dims[2],
                          (long long)y->dims[3], (long long)y->dims[4], rep->head_note);
   return YRT_OK;
+}
+
+/* A pose model whose keypoints no fusion decoded (--no-fuse-head, --exact-qdq): its keypoint
+ * rows would be read as classes (scores of 200 for "class10"). */
+static yrt_status refuse_unfused_pose(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
+  if (!(g->task && strcmp(g->task, "pose") == 0) && g->kpt_shape[0] <= 0) return YRT_OK;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (lw_is_pose_node(&g->nodes[i])) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                       "convert: the model's task is 'pose' (metadata_props) and its keypoint decode was not fused "
+                       "(%.200s): its keypoint rows would be read as classes; convert without --no-fuse-head / "
+                       "--exact-qdq",
+                       rep->head_note);
 }
 
 static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep,
@@ -146,6 +183,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
     if (seg[0] && l + 2 < sizeof rep->head_note) snprintf(rep->head_note + l, sizeof rep->head_note - l, "; %s", seg);
   }
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
+  if (!(o && o->raw_outputs) && (st = refuse_unfused_pose(g, rep, err)) != YRT_OK) return st;
   if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "convert: node '%.100s' is a NonMaxSuppression inside the graph and the rows before it are "
@@ -253,15 +291,15 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
    * boxes (keypoints or angles would print as detections). Classifiers convert (their output
    * is class scores, read by yrt_session_classify; no detect decode runs on them). */
   if (g->task && strcmp(g->task, "detect") != 0 && strcmp(g->task, "segment") != 0 &&
-      strcmp(g->task, "classify") != 0) {
+      strcmp(g->task, "classify") != 0 && strcmp(g->task, "pose") != 0) {
     if (g->kpt_shape[0] > 0)
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "convert: the model's task is '%.32s' (metadata_props; %d keypoints x %d values per box): "
-                           "yolort runs 'detect', 'segment' and 'classify' models only",
+                           "yolort runs 'detect', 'segment', 'pose' and 'classify' models only",
                            g->task, g->kpt_shape[0], g->kpt_shape[1]);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
-                         "convert: the model's task is '%.32s' (metadata_props): yolort runs 'detect', 'segment' and "
-                         "'classify' models only",
+                         "convert: the model's task is '%.32s' (metadata_props): yolort runs 'detect', 'segment', "
+                         "'pose' and 'classify' models only",
                          g->task);
   }
   yrt_status st = run_passes(g, o, rep, err);

@@ -74,6 +74,12 @@ int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, f
 void lw_head_runner_close(lw_head_runner *r);
 /* Deterministic probe values (xorshift state s), uniform in [lo, hi). */
 float lw_head_probe(uint32_t *s, float lo, float hi);
+/* Writes the formatted reason a candidate head was not taken into note; returns -1. */
+int lw_head_note(char *note, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* The subgraph from y back to the per-scale tensors [1, C, H, W] (H, W the input over a stride)
  * it reads: h->y, in[], nodes[], q_abs / q_rel. through_act: a tensor an elementwise Sigmoid

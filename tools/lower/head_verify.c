@@ -7,6 +7,7 @@
  * whatever ops an export uses, the head is fused only when it decodes boxes and scores exactly as
  * detect_decode does. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,14 @@ int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, f
 }
 
 float lw_head_probe(uint32_t *s, float lo, float hi) { return probe(s, lo, hi); }
+
+int lw_head_note(char *note, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(note, cap, fmt, ap);
+  va_end(ap);
+  return -1;
+}
 
 yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err) {
   *ok = 0;

@@ -67,6 +67,11 @@ void census_print(const ir_graph *g, FILE *f) {
     }
     ops[j].n[b < 0 ? 3 : b]++;
   }
+  /* the task as the export's metadata names it (pose: keypoints x values per box) */
+  if (g->task && g->task[0] && g->kpt_shape[0] > 0)
+    fprintf(f, "task %s (metadata; %d keypoints x %d values per box)\n", g->task, g->kpt_shape[0], g->kpt_shape[1]);
+  else if (g->task && g->task[0])
+    fprintf(f, "task %s (metadata)\n", g->task);
   fprintf(f, "operators (%d nodes, %d Q/DQ; backbone = model.0-%d, head = model.%d)\n", n_live,
           n_qdq, bb, head);
   fprintf(f, "  %-20s %9s %6s %6s %6s\n", "op", "backbone", "neck", "head", "other");

@@ -1,0 +1,140 @@
+/* pose_decode.c — YRT_OP_POSE_DECODE, the Ultralytics Pose head's keypoint decode, in one room:
+ * its check, state, prepare, run and release (the row in op_table.c points here). The int8
+ * dequantization tables are made at session creation; a run decodes threaded over anchors into
+ * the keypoint rows, which yrt_session_keypoints (frame_keypoints.c) reads per kept box. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "op_check.h"
+#include "pose_decode.h"
+#include "session_internal.h"
+#include "session_par.h"
+#include "yk_pose.h"
+
+/* Below this many output floats one thread does it all (waking the pool costs more). */
+#define POSE_PAR_MIN 65536
+
+typedef struct yrt_exec_pose {
+  yk_pose_params p;
+  float deq[YK_POSE_MAX_SCALES][256]; /* per int8 map */
+  size_t chunk;
+  const float *rows; /* the detection rows [4 + nc][N], NULL: always every anchor */
+  int nc;
+} yrt_exec_pose;
+
+/* Every count, stride and shape bounded so the kernel's loops stay inside the maps and rows. */
+yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
+  const int32_t *p = v->n->p;
+  const int32_t ns = p[YRT_POSE_P_SCALES], nk = p[YRT_POSE_P_KPTS], kd = p[YRT_POSE_P_DIMS];
+  if (!yrt_range_ok(ns, 1, YK_POSE_MAX_SCALES))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..%d)", (int)ns, YK_POSE_MAX_SCALES);
+  if (!yrt_range_ok(kd, 2, 3)) return yrt_node_fail(v, YRT_ERR_FORMAT, "values per keypoint p[2] = %d (2 or 3)", (int)kd);
+  if (!yrt_range_ok(nk, 1, YK_POSE_MAX_VALUES / 3))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "keypoints p[1] = %d (1..%d)", (int)nk, YK_POSE_MAX_VALUES / 3);
+  if (v->n->n_in != (uint32_t)ns && v->n->n_in != (uint32_t)ns + 1)
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d, or %d with the detection rows)",
+                         (unsigned)v->n->n_in, (int)ns, (int)ns, (int)ns + 1);
+  int64_t n_anchors = 0;
+  for (int32_t s = 0; s < ns; s++) {
+    const int32_t stride = p[YRT_POSE_P_STRIDE0 + s];
+    if (!yrt_range_ok(stride, 1, 4096))
+      return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_POSE_P_STRIDE0 + s), (int)stride);
+    const yrt_tensor_rec *t = yrt_node_in(v, s);
+    if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
+      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)s, (unsigned)t->dtype);
+    if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)s);
+    if (t->dims[3] != nk * kd)
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: %d channels, want %d keypoints x %d", (int)s, (int)t->dims[3],
+                           (int)nk, (int)kd);
+    n_anchors += (int64_t)t->dims[1] * t->dims[2];
+  }
+  if (v->n->n_in == (uint32_t)ns + 1) { /* the detection rows whose scores say which anchors can pass */
+    const yrt_tensor_rec *r = yrt_node_in(v, ns);
+    if (r->dtype != YRT_F32 || r->rank != 3 || r->layout != YRT_LAYOUT_PLAIN || r->dims[0] != 1 || r->dims[1] < 5 ||
+        r->dims[1] > 4 + YRT_MAX_CLASSES || r->dims[2] != n_anchors)
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: detection rows must be f32 [1, 4 + classes, %lld]", (int)ns,
+                           (long long)n_anchors);
+  }
+  const yrt_tensor_rec *y = yrt_node_out(v, 0);
+  if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 || y->dims[1] != nk * kd ||
+      y->dims[2] != n_anchors)
+    return yrt_node_fail(v, YRT_ERR_SHAPE, "output must be f32 [1, %d, %lld]", (int)(nk * kd), (long long)n_anchors);
+  return yrt_require_per_tensor(v);
+}
+
+typedef struct pose_ctx {
+  const yrt_exec *e;
+  float conf; /* NaN: every anchor */
+} pose_ctx;
+
+static void pose_range(const void *ctx, size_t lo, size_t hi) {
+  const pose_ctx *t = ctx;
+  const yrt_exec_pose *d = t->e->u.pose;
+  if (isnan(t->conf)) {
+    yk_pose_decode(&d->p, lo, hi, t->e->out);
+    return;
+  }
+  /* yrt_session_detect: only anchors whose best score passes conf can become detections (the
+   * decode + NMS after it takes exactly these scores); the others' rows are left as they were */
+  const size_t n = d->p.n_anchors;
+  for (size_t a = lo; a < hi; a++) {
+    const float *sc = d->rows + 4 * n + a;
+    float best = sc[0];
+    for (int c = 1; c < d->nc; c++) best = sc[(size_t)c * n] > best ? sc[(size_t)c * n] : best;
+    if (best > t->conf) yk_pose_decode(&d->p, a, a + 1, t->e->out);
+  }
+}
+
+yrt_status yrt_run_pose_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  const yrt_exec_pose *d = e->u.pose;
+  const pose_ctx t = {e, d->rows ? s->detect_conf : NAN};
+  const int one = yrt_par_threads(&s->par) < 2 || e->numel < POSE_PAR_MIN;
+  yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, pose_range, &t);
+  return YRT_OK;
+}
+
+yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  yrt_exec_pose *d = calloc(1, sizeof *d);
+  if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for pose_decode node");
+  e->u.pose = d;
+  yk_pose_params *p = &d->p; /* all validated on load */
+  p->n_scales = n->p[YRT_POSE_P_SCALES];
+  p->nk = n->p[YRT_POSE_P_KPTS];
+  p->kd = n->p[YRT_POSE_P_DIMS];
+  size_t first = 0;
+  for (int k = 0; k < p->n_scales && k < YK_POSE_MAX_SCALES; k++) {
+    const yrt_tensor_rec *x = &m->tensors[n->in[k]];
+    yk_pose_scale *sc = &p->s[k];
+    sc->x = e->in[k];
+    sc->h = (int)x->dims[1];
+    sc->w = (int)x->dims[2];
+    sc->stride = (float)n->p[YRT_POSE_P_STRIDE0 + k];
+    sc->first = first;
+    first += (size_t)sc->h * (size_t)sc->w;
+    if (x->dtype == YRT_I8) {
+      yk_pose_deq_table(x->scale, x->zero_point, d->deq[k]);
+      sc->deq = d->deq[k];
+    }
+  }
+  p->n_anchors = first;
+  d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), 16, 16);
+  if (n->n_in == (uint32_t)p->n_scales + 1) {
+    d->rows = e->in[p->n_scales];
+    d->nc = (int)m->tensors[n->in[p->n_scales]].dims[1] - 4;
+  }
+  return YRT_OK;
+}
+
+void yrt_release_pose_decode(yrt_exec *e) {
+  free(e->u.pose);
+  e->u.pose = NULL;
+}
+
+int yrt_pose_decode_keypoints(const yrt_node_rec *n, int *dims) {
+  if (dims) *dims = n->p[YRT_POSE_P_DIMS];
+  return n->p[YRT_POSE_P_KPTS];
+}

@@ -1,0 +1,142 @@
+/* session_keypoints.c — keypoints per detection (a pose model, issue 36): the decode keeps the
+ * output0 column of each detection it returns and the letterbox it mapped boxes through;
+ * yrt_session_keypoints reads that column's keypoint rows, decoded by the graph's pose_decode
+ * node, and maps them to source-image pixels as the boxes. The columns come from the NMS scratch
+ * (yrt_postprocess_kept_anchors, as masks read theirs), copied into this file's own storage (one
+ * per anchor, made at session creation). Also yrt_session_postprocess: the decode + NMS of a run
+ * whose input the caller wrote, with the session's scratch. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frame_orient.h"
+#include "op_table.h"
+#include "postprocess_internal.h"
+#include "session_keypoints.h"
+
+struct yrt_kpt_state {
+  int nk, kd;          /* keypoints per detection, values each */
+  int row0;            /* output0's first keypoint row: 4 + classes */
+  int n_dets;          /* detections of the last decode (0: none, or unknown columns) */
+  int has_lb;
+  yrt_letterbox lb;    /* how that decode mapped boxes */
+  yrt_orient_map orient; /* then an oriented frame's turn back (rot, mir 0: none) */
+  int32_t *anchor_of;  /* [anchors] output0 column of detection i */
+};
+
+int yrt_model_keypoints(const yrt_model *m, int *dims) {
+  if (dims) *dims = 0;
+  if (!m) return 0;
+  for (uint32_t i = 0; i < m->n_nodes; i++) {
+    const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
+    if (d && d->keypoints) return d->keypoints(&m->nodes[i], dims);
+  }
+  return 0;
+}
+
+yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *err) {
+  int kd = 0;
+  const int nk = yrt_model_keypoints(s->model, &kd);
+  if (nk < 1 || anchors < 1) return YRT_OK;
+  struct yrt_kpt_state *k = calloc(1, sizeof *k);
+  if (k) k->anchor_of = malloc(sizeof *k->anchor_of * (size_t)anchors);
+  if (!k || !k->anchor_of) {
+    yrt_keypoints_state_free(k);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the keypoint columns");
+  }
+  k->nk = nk;
+  k->kd = kd;
+  k->row0 = 4 + (int)s->model->meta->num_classes; /* rows checked at load (model_load.c) */
+  s->kpt = k;
+  return YRT_OK;
+}
+
+void yrt_keypoints_state_free(struct yrt_kpt_state *k) {
+  if (k) free(k->anchor_of);
+  free(k);
+}
+
+void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets, const int *anchors) {
+  if (!s->kpt) return;
+  s->kpt->n_dets = anchors ? n_dets : 0; /* at most the anchors: NMS keeps each once */
+  for (int i = 0; i < s->kpt->n_dets; i++) s->kpt->anchor_of[i] = anchors[i];
+  s->kpt->has_lb = lb != NULL;
+  if (lb) s->kpt->lb = *lb;
+  memset(&s->kpt->orient, 0, sizeof s->kpt->orient);
+}
+
+yrt_status yrt_keypoints_record_frame(yrt_session *s, const yrt_frame *frame, yrt_error *err) {
+  return s->kpt ? yrt_orient_map_of(frame, &s->kpt->orient, err) : YRT_OK;
+}
+
+yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, const yrt_postprocess_params *params,
+                                   yrt_detection *dets, int cap, int *n_dets, yrt_error *err) {
+  if (n_dets) *n_dets = 0;
+  if (!s || !n_dets || (!dets && cap > 0))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_postprocess: NULL argument");
+  yrt_keypoints_record(s, NULL, 0, NULL);
+  yrt_postprocess_params known;
+  memset(&known, 0, sizeof known); /* the defaults write the first version's fields only */
+  yrt_status st = params ? yrt_postprocess_params_read(params, &known, "yrt_session_postprocess: params", err)
+                         : yrt_model_postprocess_defaults(s->model, &known);
+  if (st != YRT_OK) return st;
+  yrt_tensor_view out;
+  if ((st = yrt_session_output(s, 0, &out, err)) != YRT_OK) return st;
+  const int nc = (int)s->model->meta->num_classes;
+  if ((st = yrt_postprocess_check_class_conf(&known, nc, "yrt_session_postprocess", err)) != YRT_OK) return st;
+  if ((s->model->hdr->flags & YRT_FLAG_END2END) != 0 && out.rank == 3 && out.dims[2] == 6)
+    st = yrt_postprocess_e2e(out.data, out.dims[1], nc, lb, &known, dets, cap, n_dets, err);
+  else if (!s->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                         "yrt_session_postprocess: output0 is not a detection tensor [1, 4 + classes, anchors]");
+  else
+    st = yrt_postprocess_known(out.data, nc, out.dims[2], lb, &known, s->pp_scratch, dets, cap, n_dets, err);
+  if (st != YRT_OK) return st;
+  for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
+  if (!(s->model->hdr->flags & YRT_FLAG_END2END))
+    yrt_keypoints_record(s, lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, out.dims[2]));
+  return YRT_OK;
+}
+
+/* Input pixels -> source-image pixels, as the boxes (postprocess.c: scale_boxes + clip). */
+static float unletterbox(float v, float pad, float ratio, int size, float offset) {
+  return fminf(fmaxf((v - pad) / ratio, 0.0f), (float)size) + offset;
+}
+
+yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *out, int capacity, int *count,
+                                 yrt_error *err) {
+  if (count) *count = 0;
+  if (!s || !count || (!out && capacity > 0))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_keypoints: NULL argument");
+  const struct yrt_kpt_state *k = s->kpt;
+  if (!k) return YRT_OK; /* no keypoints in this model */
+  if (det_index < 0 || det_index >= k->n_dets)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_keypoints: detection %d, the last yrt_session_detect / yrt_session_postprocess "
+                         "returned %d",
+                         det_index, k->n_dets);
+  if (capacity < k->nk)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_keypoints: room for %d keypoints, the model has %d",
+                         capacity, k->nk);
+  yrt_tensor_view v;
+  const yrt_status st = yrt_session_output(s, 0, &v, err);
+  if (st != YRT_OK) return st;
+  const size_t n = (size_t)v.dims[2], a = (size_t)k->anchor_of[det_index];
+  const float *rows = v.data + (size_t)k->row0 * n + a;
+  const yrt_letterbox *lb = k->has_lb ? &k->lb : NULL;
+  const float ry = lb && lb->ratio_y > 0.0f ? lb->ratio_y : lb ? lb->ratio : 1.0f;
+  for (int i = 0; i < k->nk; i++) {
+    const size_t r = (size_t)i * (size_t)k->kd;
+    float x = rows[r * n], y = rows[(r + 1) * n];
+    if (lb) {
+      x = unletterbox(x, lb->pad_left, lb->ratio, lb->src_w, lb->offset_x);
+      y = unletterbox(y, lb->pad_top, ry, lb->src_h, lb->offset_y);
+    }
+    yrt_orient_map_point(&k->orient, &x, &y);
+    out[i].x = x;
+    out[i].y = y;
+    out[i].score = k->kd == 3 ? rows[(r + 2) * n] : 1.0f;
+  }
+  *count = k->nk;
+  return YRT_OK;
+}
