@@ -41,8 +41,9 @@ typedef struct yrt_exec_conv {
   yk_dwconv dw;             /* dw.packed points inside the dw_w block */
   int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
   size_t rows_per_task;     /* output rows per thread-pool task */
-  const struct yrt_exec *post_add; /* an int8 Add reading this conv's output, run on each task's
-                                      rows right after them (yrt_conv_take_add), or NULL */
+  const struct yrt_exec *post_add; /* the node after this conv, reading its output, run on each
+                                      task's rows right after them (absorb_next), or NULL */
+  void (*post_fn)(const struct yrt_session *s, const struct yrt_exec *e, size_t lo, size_t hi); /* its pixels */
   /* dynamic quantization (f32 x, i8 w, f32 bias and y): x is quantized into the session's
    * dynq buffer with the range measured on each run; the kernel's packed head follows it */
   int dyn;
@@ -158,13 +159,6 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
  * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */
 pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
-/* session_ops.c: pixels [lo, hi) of an int8 binary run by pixels (views / fixed-point Add). */
-void yrt_binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi);
-/* session_conv.c: 1 when int8 conv exec `conv` (run just before `add`, whose input its output is,
- * read by nothing else) runs that Add on each task's output rows, in its own pass while they are
- * in cache; the caller then leaves the Add node nothing to do. 0: it cannot (other kernels, or
- * the Add's output overlaps what the conv's other tasks still read). */
-int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add);
 /* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
 /* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class
@@ -182,12 +176,6 @@ static inline yk_qparams yrt_qparams_of(const yrt_tensor_rec *t) {
   yk_qparams q = {t->scale, t->zero_point};
   return q;
 }
-
-/* Asks node p (f32 output, run before the asking node on every run) to publish its output's
- * range (pub_range) if its kind measures it in its own pass (session_ops.c: concat, slice,
- * binary, unary; session_conv.c: a float-output conv with an activation pass). 1 if it will. */
-int yrt_publish_range(yrt_exec *p);
-int yrt_publish_range_conv(yrt_exec *p);
 
 /* Element-wise passes (flat ops, concat, conv activations) are split over the thread pool in
  * ranges of at least this many elements (below it, waking threads costs more than it saves).

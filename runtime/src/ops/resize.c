@@ -63,3 +63,9 @@ yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err) {
   r->lut = n->n_in > 1 ? e->in[1] : NULL; /* validated: batch 1, a constant of 256 int8 */
   return YRT_OK;
 }
+
+/* The row's view_out: an int8 nearest resize of one image writes its output rows with any pixel
+ * stride (its input, never a view, is read whole). */
+int yrt_resize_view_out(const yrt_model *m, const yrt_node_rec *n) {
+  return m->tensors[n->out[0]].dtype == YRT_I8 && m->tensors[n->in[0]].dims[0] == 1;
+}
