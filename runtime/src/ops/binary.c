@@ -12,6 +12,16 @@
 #include "op_run.h"
 #include "yk.h"
 
+/* A binary run by pixels (views, or the fixed-point Add), or the Mul of DQ -> Sigmoid -> Mul. */
+typedef union yrt_exec_binary {
+  struct { size_t as, bs, ys, c; int fixed; yk_add_fixed fx; } view; /* int8 by pixels of c (views:
+                                       strides), fixed-point Add or the float chain */
+  struct { const int8_t *x; float *lut; } silu; /* the table (owned) */
+} yrt_exec_binary;
+
+YRT_EXEC_STATE_FITS(yrt_exec_binary);
+static inline yrt_exec_binary *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_binary, e); }
+
 yrt_status yrt_check_binary(const yrt_node_check *v) {
   const yrt_tensor_rec *a = yrt_node_in(v, 0), *b = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   const int32_t kind = v->n->p[0];
@@ -87,14 +97,14 @@ int yrt_publish_range_binary(yrt_exec *e) { return yrt_publish_when_run_by(e, yr
  * strides), or a fixed-point Add (dense: strides c). Also what a node that absorbed this one
  * runs on its own output rows (absorb_next). */
 static void binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi) {
-  const size_t as = e->u.binview.as, bs = e->u.binview.bs, ys = e->u.binview.ys;
+  const size_t as = st_of(e)->view.as, bs = st_of(e)->view.bs, ys = st_of(e)->view.ys;
   const int8_t *a = (const int8_t *)e->in[0] + lo * as, *b = (const int8_t *)e->in[1] + lo * bs;
   int8_t *y = (int8_t *)e->out + lo * ys;
-  if (e->u.binview.fixed)
-    yk_add_i8_fixed_pixels(&s->isa, a, as, b, bs, y, ys, hi - lo, e->u.binview.c, &e->u.binview.fx);
+  if (st_of(e)->view.fixed)
+    yk_add_i8_fixed_pixels(&s->isa, a, as, b, bs, y, ys, hi - lo, st_of(e)->view.c, &st_of(e)->view.fx);
   else
     yk_binary_i8_pixels(&s->isa, e->node->p[0], a, as, e->q[0], b, bs, e->q[1], y, ys, e->q[2], hi - lo,
-                        e->u.binview.c);
+                        st_of(e)->view.c);
 }
 
 static void binary_pixels_range(const void *ctx, size_t lo, size_t hi) {
@@ -103,7 +113,7 @@ static void binary_pixels_range(const void *ctx, size_t lo, size_t hi) {
 
 static yrt_status run_binary_pixels(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yrt_run_par(s, e, binary_pixels_range, e->numel / e->u.binview.c, e->u.binview.c);
+  yrt_run_par(s, e, binary_pixels_range, e->numel / st_of(e)->view.c, st_of(e)->view.c);
   return YRT_OK;
 }
 
@@ -116,7 +126,7 @@ static yrt_status run_binary_pixels(const yrt_session *s, const yrt_exec *e, yrt
 static void silu_lut_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
-  yk_lut_i8_f32(&t->s->isa, e->u.silu.x + lo, (float *)e->out + lo, hi - lo, e->u.silu.lut);
+  yk_lut_i8_f32(&t->s->isa, st_of(e)->silu.x + lo, (float *)e->out + lo, hi - lo, st_of(e)->silu.lut);
 }
 
 static yrt_status run_silu_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
@@ -153,8 +163,8 @@ static yrt_status prepare_silu(yrt_session *s, yrt_exec *e, yrt_error *err) {
   if (!lut)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing node '%s'", yrt_model_string(m, n->name));
   yk_lut_build_silu_f32(dq->q[0], lut);
-  e->u.silu.x = dq->in[0];
-  e->u.silu.lut = lut;
+  st_of(e)->silu.x = dq->in[0];
+  st_of(e)->silu.lut = lut;
   e->run = run_silu_lut;
   dq->run = sg->run = yrt_run_nothing;
   return YRT_OK;
@@ -169,13 +179,13 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
                                                  yrt_is_view(&m->tensors[n->in[1]]) ||
                                                  yrt_is_view(&m->tensors[n->out[0]])))) {
     const yrt_tensor_rec *y = &m->tensors[n->out[0]];
-    e->u.binview.c = y->rank ? (size_t)y->dims[y->rank - 1] : 1;
-    if (!e->u.binview.c) e->u.binview.c = 1;
-    e->u.binview.as = yrt_pixel_stride(m, &m->tensors[n->in[0]]);
-    e->u.binview.bs = yrt_pixel_stride(m, &m->tensors[n->in[1]]);
-    e->u.binview.ys = yrt_pixel_stride(m, y);
-    e->u.binview.fixed = fixed;
-    if (fixed && yk_add_fixed_params(e->q[0], e->q[1], e->q[2], &e->u.binview.fx) != 0)
+    st_of(e)->view.c = y->rank ? (size_t)y->dims[y->rank - 1] : 1;
+    if (!st_of(e)->view.c) st_of(e)->view.c = 1;
+    st_of(e)->view.as = yrt_pixel_stride(m, &m->tensors[n->in[0]]);
+    st_of(e)->view.bs = yrt_pixel_stride(m, &m->tensors[n->in[1]]);
+    st_of(e)->view.ys = yrt_pixel_stride(m, y);
+    st_of(e)->view.fixed = fixed;
+    if (fixed && yk_add_fixed_params(e->q[0], e->q[1], e->q[2], &st_of(e)->view.fx) != 0)
       return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: node '%s': fixed-point add with scale ratios past int16",
                            yrt_model_string(m, n->name));
     e->run = run_binary_pixels;
@@ -192,8 +202,8 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
 }
 
 void yrt_release_binary(yrt_exec *e) {
-  if (e->run == run_silu_lut) free(e->u.silu.lut);
-  e->u.silu.lut = NULL;
+  if (e->run == run_silu_lut) free(st_of(e)->silu.lut);
+  st_of(e)->silu.lut = NULL;
 }
 
 /* ---- views (the row's view_in, view_out) */

@@ -7,6 +7,18 @@
 #include "op_run.h"
 #include "yk.h"
 
+/* Inputs by their run along the axis: elements each, quantization, and whether already in place. */
+typedef struct yrt_exec_concat {
+  size_t outer;
+  size_t inner[YRT_MAX_NODE_IO];
+  yk_qparams qx[YRT_MAX_NODE_IO];
+  uint8_t in_place[YRT_MAX_NODE_IO]; /* slot already written by its producer (a view) */
+  int n;
+} yrt_exec_concat;
+
+YRT_EXEC_STATE_FITS(yrt_exec_concat);
+static inline yrt_exec_concat *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_concat, e); }
+
 yrt_status yrt_check_concat(const yrt_node_check *v) {
   const yrt_tensor_rec *y = yrt_node_out(v, 0);
   const int32_t axis = v->n->p[0];
@@ -30,7 +42,7 @@ yrt_status yrt_check_concat(const yrt_node_check *v) {
 static void concat_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const yrt_exec_concat *c = &e->u.concat;
+  const yrt_exec_concat *c = st_of(e);
   const void *in[YRT_MAX_NODE_IO];
   size_t total = 0;
   for (int k = 0; k < c->n; k++) {
@@ -46,7 +58,7 @@ static void concat_range(const void *ctx, size_t lo, size_t hi) {
 
 yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_concat *c = &e->u.concat;
+  const yrt_exec_concat *c = st_of(e);
   size_t row = 0;
   for (int k = 0; k < c->n; k++) row += c->inner[k];
   yrt_run_par_out(s, e, concat_range, c->outer, row);
@@ -58,7 +70,7 @@ yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *y = &m->tensors[n->out[0]];
-  yrt_exec_concat *c = &e->u.concat;
+  yrt_exec_concat *c = st_of(e);
   const uint32_t axis = (uint32_t)n->p[0];
   c->n = (int)n->n_in;
   c->outer = yrt_dims_product(y, 0, axis);

@@ -125,7 +125,7 @@ static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *
 }
 
 yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   fill_geom(s->model, e->node, &c->g);
   c->out_numel = e->numel;
   if (s->model->tensors[e->node->in[0]].dtype == YRT_F32 && s->model->tensors[e->node->in[1]].dtype == YRT_I8) {
@@ -145,7 +145,7 @@ yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
 }
 
 void yrt_release_conv(yrt_exec *e) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   yrt_xnn_conv_free(c->op);
   free(c->requant);
   free(c->kscale);
@@ -169,7 +169,7 @@ const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n) {
 
 /* A float-output conv with an activation pass writing its whole output measures it there. */
 int yrt_publish_range_conv(yrt_exec *p) {
-  const yrt_exec_conv *c = &p->u.conv;
+  const yrt_exec_conv *c = yrt_conv_state(p);
   if (p->run != yrt_run_conv_f32 && p->run != yrt_conv_run_dyn) return 0;
   if (c->act == YRT_UNARY_NONE || c->out_numel != p->numel || (c->g.ys && c->g.ys != c->g.cout)) return 0;
   p->pub_range = 1;

@@ -68,7 +68,7 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   (void)err;
   /* the per-run input quantization is state of this prepared node (a session runs one frame at
    * a time): its scales, bias and the kernel's packed head follow the measured range */
-  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   float sx;
   int32_t zp;
   dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
@@ -93,13 +93,13 @@ static const yrt_exec *range_producer(yrt_session *s, const yrt_exec *e) {
   for (size_t i = (size_t)(e - s->exec); i-- > 0;) {
     yrt_exec *p = &s->exec[i];
     if (!p->node || p->node->out[0] != x) continue;
-    return p->numel == e->u.conv.x_numel && yrt_publish_range(s, p) ? p : NULL;
+    return p->numel == yrt_conv_state(e)->x_numel && yrt_publish_range(s, p) ? p : NULL;
   }
   return NULL;
 }
 
 yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];

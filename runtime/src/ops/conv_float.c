@@ -34,7 +34,7 @@ void yrt_conv_act_range(const void *ctx, size_t lo, size_t hi) {
  * e->pub_range, the same pass measures the output's range for a dynamically quantized
  * consumer (which then skips its own pass over this tensor). */
 void yrt_conv_act_pass(const yrt_session *s, yrt_exec *e, float *y, size_t n) {
-  const yrt_exec_conv *c = &e->u.conv;
+  const yrt_exec_conv *c = yrt_conv_state(e);
   const size_t threads = yrt_par_threads(&s->par);
   const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
   float lohi[2 * YRT_RANGE_SLOTS];
@@ -47,7 +47,7 @@ void yrt_conv_act_pass(const yrt_session *s, yrt_exec *e, float *y, size_t n) {
 }
 
 yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  const yrt_exec_conv *c = &e->u.conv;
+  const yrt_exec_conv *c = yrt_conv_state(e);
   if (c->op) {
     const int xs = yrt_xnn_conv_run(c->op, s->pool);
     if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", xs);
@@ -69,7 +69,7 @@ yrt_xnn_conv_desc yrt_conv_xnn_desc(const yrt_node_rec *n, const yrt_conv_geom *
 }
 
 yrt_status yrt_conv_prepare_f32(yrt_session *s, yrt_exec *e) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_node_rec *n = e->node;
   const int act = n->p[YRT_CONV_P_ACT];
   c->f_min = -INFINITY;

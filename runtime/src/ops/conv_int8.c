@@ -53,7 +53,7 @@ static int tensors_overlap(const yrt_model *m, uint32_t a, const void *pa, uint3
  * converter's plan keeps the conv's input apart from the Add's output (plan_memory.c). */
 int yrt_conv_absorb_next(const yrt_session *s, yrt_exec *conv, const yrt_exec *add, yrt_op_pixels_fn fn) {
   const yrt_model *m = s->model;
-  yrt_exec_conv *c = &conv->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(conv);
   if (conv->run != yrt_conv_run_i8 || c->own != 1 || c->op || c->post_add) return 0;
   const uint32_t y = conv->node->out[0], z = add->node->out[0], x = conv->node->in[0];
   const yrt_tensor_rec *yr = &m->tensors[y];
@@ -105,7 +105,7 @@ static void own_conv_act_rows(const void *ctx, size_t r0, size_t r1) {
  * range slots; else the two passes. The same unary and range functions on the same values:
  * the result and the published range are bit-identical to the two passes. */
 void yrt_conv_run_own_act(const yrt_session *s, yrt_exec *e, const void *x) {
-  const yrt_exec_conv *c = &e->u.conv;
+  const yrt_exec_conv *c = yrt_conv_state(e);
   const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
   const size_t rpt = c->rows_per_task;
   if (c->act == YRT_UNARY_NONE || (c->g.ys && c->g.ys != c->g.cout) || !rows || !rpt ||
@@ -148,7 +148,7 @@ yrt_status yrt_conv_run_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error
 }
 
 yrt_status yrt_conv_run_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  const yrt_exec_conv *c = &e->u.conv;
+  const yrt_exec_conv *c = yrt_conv_state(e);
   if (c->own) { /* the LUT is fused into the kernels' output pass */
     run_own_conv(s, c, e->in[0], e->out);
     return YRT_OK;
@@ -197,7 +197,7 @@ static size_t conv_tasks(const yrt_session *s, const yk_qconv *q) {
  * threads, each a few rows so tiles stay long. shareable 0: a private copy (a dynamically
  * quantized conv rewrites its packed head on every run). */
 yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   yk_qconv *q = &c->qc;
   /* the model's copy, packed by its first session */
   const int shared =
@@ -249,7 +249,7 @@ yk_qconv yrt_conv_qconv_of_geom(const yrt_conv_geom *g) {
  * Leaves c->own 0 when neither applies. */
 static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, int allow_dw,
                                  yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_conv_geom *g = &c->g;
   const yrt_node_rec *n = e->node;
   if (g->groups == 1) {
@@ -296,7 +296,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
 }
 
 yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
@@ -344,7 +344,7 @@ yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
  * its float-output mode (scalar where no SIMD variant exists: XNNPACK has no such operator),
  * threaded over output rows; a float activation after it, as for a float conv. */
 yrt_status yrt_conv_prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];

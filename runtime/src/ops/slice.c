@@ -9,6 +9,13 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_slice {
+  int64_t starts[YK_MAX_RANK], steps[YK_MAX_RANK];
+} yrt_exec_slice;
+
+YRT_EXEC_STATE_FITS(yrt_exec_slice);
+static inline yrt_exec_slice *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_slice, e); }
+
 yrt_status yrt_check_slice(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != y->dtype || !yrt_same_qparams(x, y)) return yrt_node_fail(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
@@ -27,13 +34,13 @@ yrt_status yrt_check_slice(const yrt_node_check *v) {
 static void slice_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
   int64_t starts[YK_MAX_RANK];
-  memcpy(starts, e->u.slice.starts, sizeof starts);
-  starts[1] += (int64_t)lo * e->u.slice.steps[1];
+  memcpy(starts, st_of(e)->starts, sizeof starts);
+  starts[1] += (int64_t)lo * st_of(e)->steps[1];
   yk_shape so = e->sh[2];
   so.d[1] = (int64_t)(hi - lo);
   size_t row = 1;
   for (int d = 2; d < so.rank; d++) row *= (size_t)so.d[d];
-  yk_slice(e->in[0], &e->sh[0], (uint8_t *)e->out + lo * row * e->esize, &so, starts, e->u.slice.steps,
+  yk_slice(e->in[0], &e->sh[0], (uint8_t *)e->out + lo * row * e->esize, &so, starts, st_of(e)->steps,
            e->esize);
 }
 
@@ -44,7 +51,7 @@ yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err
     yrt_run_par_out(s, e, slice_range, (size_t)so->d[1], e->numel / (size_t)so->d[1]);
     return YRT_OK;
   }
-  yk_slice(e->in[0], &e->sh[0], e->out, &e->sh[2], e->u.slice.starts, e->u.slice.steps, e->esize);
+  yk_slice(e->in[0], &e->sh[0], e->out, &e->sh[2], st_of(e)->starts, st_of(e)->steps, e->esize);
   yrt_measure_out(s, e);
   return YRT_OK;
 }
@@ -56,14 +63,14 @@ yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_tensor_rec *x = &m->tensors[n->in[0]];
   if (yrt_slice_is_in_place(m, n)) e->run = yrt_run_nothing;
   for (uint32_t d = 0; d < YK_MAX_RANK; d++) {
-    e->u.slice.starts[d] = d < x->rank ? n->p[d] : 0;
-    e->u.slice.steps[d] = d < x->rank ? n->p[6 + d] : 1;
+    st_of(e)->starts[d] = d < x->rank ? n->p[d] : 0;
+    st_of(e)->steps[d] = d < x->rank ? n->p[6 + d] : 1;
   }
   if (yrt_is_view(x)) { /* slice the holder: same elements, its shape and strides */
     const yrt_tensor_rec *h = &m->tensors[x->view_holder - 1];
     yrt_shape_of(h, &e->sh[0]);
     e->in[0] = s->arena + h->offset;
-    e->u.slice.starts[3] += x->view_channel;
+    st_of(e)->starts[3] += x->view_channel;
   }
   return YRT_OK;
 }
