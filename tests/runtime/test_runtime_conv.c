@@ -11,7 +11,7 @@
 
 #include "conv_ref.h"
 #include "yolort.h"
-#include "ops/conv.h"
+#include "ops/conv_paths.h"
 #include "session_internal.h"
 #include "yrt_test_builder.h"
 

@@ -12,4 +12,5 @@ int yrt_publish_range_binary(yrt_exec *e);
 
 int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n);
 int yrt_binary_view_in(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
+
 #endif

@@ -10,4 +10,5 @@ yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *er
 int yrt_publish_range_concat(yrt_exec *e);
 
 int yrt_concat_slot_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
+
 #endif

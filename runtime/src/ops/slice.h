@@ -12,4 +12,5 @@ int yrt_publish_range_slice(yrt_exec *e);
 int yrt_slice_is_in_place(const yrt_model *m, const yrt_node_rec *n);
 int yrt_slice_view_in(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
 int yrt_slice_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
+
 #endif
