@@ -89,10 +89,6 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
 pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
 /* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
-/* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class
- * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are listed in increasing
- * order and decoded exactly as the full decode does, packed: the node's output then starts with a
- * [4 + nc][count] tensor, listed anchor j in column j. Returns the count. */
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

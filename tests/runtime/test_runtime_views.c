@@ -230,7 +230,7 @@ static void hostile_views(void **state) {
 enum { R_X, R_Q, R_WA, R_WE, R_WD, R_A, R_SV, R_E, R_S, R_P, R_D, R_OUT };
 
 /* apart: a copy (RESHAPE) of e between conv_e and the Add, so the runtime cannot run the Add in
- * conv_e's tasks (yrt_conv_take_add): the reference of that fusion. */
+ * conv_e's tasks (the conv row's absorb_next): the reference of that fusion. */
 static void *build_add_with(int views, int apart, size_t *size) {
   ytb *b = ytb_new();
   int8_t wa[C * C], we[4 * 9 * 4], wd[4 * 12];
