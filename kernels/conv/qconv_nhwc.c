@@ -100,7 +100,7 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
     keep_if_packed(c);
   }
   /* 256-bit variants: AVX-VNNI, else plain AVX2. This picks our best variant for the yk_isa;
-   * whether it beats another backend (XNNPACK) is the runtime's choice (session_conv.c). */
+   * whether it beats another backend (XNNPACK) is the runtime's choice (ops/conv_int8.c). */
   const int v256 = !isa ? 0 : isa->avxvnni ? YK_QCONV_AVXVNNI : isa->avx2 ? YK_QCONV_AVX2 : 0;
   if (c->variant == YK_QCONV_SCALAR && v256) {
     c->variant = v256;

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "yolort.h"
 #include "yolort_format.h"
@@ -72,16 +73,12 @@ yrt_status yrt_validate_nodes(const yrt_model *m, yrt_error *err);
 yrt_status yrt_validate_views(const yrt_model *m, yrt_error *err);
 yrt_status yrt_validate_plan(const yrt_model *m, yrt_error *err);
 
-/* A SLICE node whose output is a view of its input's holder at the place the slice would copy
- * it to (a channel range, every other axis whole): running it copies nothing. */
-int yrt_slice_is_in_place(const yrt_model *m, const yrt_node_rec *n);
-/* An int8 BINARY node on same-shape [1, H, W, C] tensors: reads and writes views. */
-int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n);
-/* Input k of a CONCAT node is a view of the node's output at its slot: nothing to copy. */
-int yrt_concat_slot_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
-
-/* Is [off, off+len) inside the string section with a NUL before its end? */
-int yrt_model_string_ok(const yrt_model *m, uint32_t off);
+/* Is [off, off+len) inside the string section with a NUL before its end? Inline: the loader and
+ * every validation pass ask it (a function in model_load.c made each pass a circle with it). */
+static inline int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
+  if ((size_t)off >= m->strings_size) return 0;
+  return memchr(m->strings + off, '\0', m->strings_size - off) != NULL;
+}
 /* String at offset (only after validation). */
 static inline const char *yrt_model_string(const yrt_model *m, uint32_t off) {
   return m->strings + off;

@@ -16,11 +16,6 @@
 #include "letterbox_geometry.h"
 #include "op_table.h"
 
-int yrt_model_string_ok(const yrt_model *m, uint32_t off) {
-  if ((size_t)off >= m->strings_size) return 0;
-  return memchr(m->strings + off, '\0', m->strings_size - off) != NULL;
-}
-
 /* Header and section table (yrt_format.c); the section pointers copied into the model. */
 static yrt_status map_image(yrt_model *m, yrt_error *err) {
   yrt_status st = yrt_file_check_header(m->base, m->size, err);

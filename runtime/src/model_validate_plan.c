@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "model_internal.h"
+#include "op_table.h"
 
 static int in_arena(const yrt_tensor_rec *t) { return t->kind != YRT_TENSOR_CONST; }
 
@@ -30,17 +31,18 @@ static int overlap(region a, region b) {
   return a.root != b.root || (a.c0 < b.c1 && b.c0 < a.c1);
 }
 
-/* The regions node i writes: nothing for an in-place slice, the slots a concat copies (not
- * those its inputs already fill as views), else its output. Returns the count. */
+/* The regions node i writes: its output, but when inputs already lie in place (its row's
+ * in_place: an in-place slice's one input, a concat's views at their slots) only the channel
+ * slots of the others (none for the slice). Returns the count. */
 static int written_regions(const yrt_model *m, uint32_t i, region *w) {
   const yrt_node_rec *n = &m->nodes[i];
-  if (yrt_slice_is_in_place(m, n)) return 0;
+  const yrt_op_def *d = yrt_op_lookup(m->ops, n->op);
   const region out = region_of(m, n->out[0]);
   int nw = 0, in_place = 0;
   uint64_t c = 0;
-  for (uint32_t k = 0; n->op == YRT_OP_CONCAT && k < n->n_in; k++) {
+  for (uint32_t k = 0; d && d->in_place && k < n->n_in; k++) {
     const uint64_t ck = (uint64_t)m->tensors[n->in[k]].dims[3];
-    if (yrt_concat_slot_in_place(m, n, k)) {
+    if (d->in_place(m, n, k)) {
       in_place = 1;
     } else {
       w[nw] = out;

@@ -7,6 +7,7 @@
  * the views of its own output at their slots (nothing to copy). Everything else sees dense
  * tensors. */
 #include "model_internal.h"
+#include "op_table.h"
 
 static yrt_status check_view_tensor(const yrt_model *m, uint32_t i, yrt_error *err) {
   const yrt_tensor_rec *t = &m->tensors[i];
@@ -49,67 +50,20 @@ static yrt_status check_view_tensor(const yrt_model *m, uint32_t i, yrt_error *e
   return YRT_OK;
 }
 
-/* First channel of t inside its root (0 when t is not a view). */
-static uint32_t channel_base(const yrt_tensor_rec *t) { return t->view_holder ? t->view_channel : 0; }
-
-int yrt_slice_is_in_place(const yrt_model *m, const yrt_node_rec *n) {
-  if (n->op != YRT_OP_SLICE) return 0;
-  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *y = &m->tensors[n->out[0]];
-  if (!yrt_is_view(y) || yrt_view_root(m, n->in[0]) != yrt_view_root(m, n->out[0]) || x->rank != 4) return 0;
-  for (int d = 0; d < 4; d++)
-    if (n->p[6 + d] != 1 || (d < 3 && (n->p[d] != 0 || x->dims[d] != y->dims[d]))) return 0;
-  return (int64_t)y->view_channel == (int64_t)channel_base(x) + n->p[3];
-}
-
-int yrt_concat_slot_in_place(const yrt_model *m, const yrt_node_rec *n, uint32_t k) {
-  if (n->op != YRT_OP_CONCAT || k >= n->n_in || n->p[0] != 3) return 0;
-  const yrt_tensor_rec *x = &m->tensors[n->in[k]];
-  if (!yrt_is_view(x) || x->view_holder - 1 != n->out[0]) return 0;
-  int64_t off = 0;
-  for (uint32_t j = 0; j < k; j++) off += m->tensors[n->in[j]].dims[3];
-  return off == (int64_t)x->view_channel;
-}
-
-static int conv_takes_views(const yrt_model *m, const yrt_node_rec *n) {
-  return n->op == YRT_OP_CONV2D && m->tensors[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
-}
-
-/* An int8 binary whose inputs and output have one shape [1, H, W, C]: its rows can be strided. */
-int yrt_binary_takes_views(const yrt_model *m, const yrt_node_rec *n) {
-  if (n->op != YRT_OP_BINARY || n->n_in != 2 || n->in[0] == YRT_NONE || n->in[1] == YRT_NONE) return 0;
-  const yrt_tensor_rec *y = &m->tensors[n->out[0]];
-  if (y->dtype != YRT_I8 || y->rank != 4 || y->dims[0] != 1) return 0;
-  for (uint32_t k = 0; k < 2; k++) {
-    const yrt_tensor_rec *x = &m->tensors[n->in[k]];
-    if (x->dtype != YRT_I8 || x->rank != 4) return 0;
-    for (int d = 0; d < 4; d++)
-      if (x->dims[d] != y->dims[d]) return 0;
-  }
-  return 1;
-}
-
-/* An int8 nearest resize of one image writes its output rows with any pixel stride (its input,
- * never a view, is read whole). */
-static int resize_writes_views(const yrt_model *m, const yrt_node_rec *n) {
-  return n->op == YRT_OP_RESIZE_NEAREST && m->tensors[n->out[0]].dtype == YRT_I8 && m->tensors[n->in[0]].dims[0] == 1;
-}
-
 static yrt_status check_view_node(const yrt_model *m, uint32_t i, yrt_error *err) {
   const yrt_node_rec *n = &m->nodes[i];
   const char *name = yrt_model_string(m, n->name);
+  const yrt_op_def *d = yrt_op_lookup(m->ops, n->op); /* each kind says which views it takes */
   for (uint32_t k = 0; k < n->n_in; k++) {
     if (n->in[k] == YRT_NONE || !yrt_is_view(&m->tensors[n->in[k]])) continue;
-    const int ok = (k == 0 && (conv_takes_views(m, n) || n->op == YRT_OP_SLICE)) ||
-                   (k < 2 && yrt_binary_takes_views(m, n)) || yrt_concat_slot_in_place(m, n, k);
-    if (!ok)
+    if (!d || !d->view_in || !d->view_in(m, n, k))
       return yrt_set_error(err, YRT_ERR_FORMAT,
                            "yrt: node %u '%.64s' reads view tensor %u as input %u: only int8 convs (groups "
                            "1), same-shape int8 binaries, slices and the holder's own concat read views",
                            (unsigned)i, name, (unsigned)n->in[k], (unsigned)k);
   }
   if (!yrt_is_view(&m->tensors[n->out[0]])) return YRT_OK;
-  if (conv_takes_views(m, n) && yrt_view_root(m, n->in[0]) != yrt_view_root(m, n->out[0])) return YRT_OK;
-  if (yrt_slice_is_in_place(m, n) || yrt_binary_takes_views(m, n) || resize_writes_views(m, n)) return YRT_OK;
+  if (d && d->view_out && d->view_out(m, n)) return YRT_OK;
   return yrt_set_error(err, YRT_ERR_FORMAT,
                        "yrt: node %u '%.64s' writes view tensor %u: only int8 convs (groups 1, not reading "
                        "the same holder), same-shape int8 binaries, int8 nearest resizes of batch 1 and "

@@ -57,6 +57,34 @@ typedef int (*yrt_op_keypoints_fn)(const yrt_node_rec *n, int *dims);
 /* The node's kind in profiles when "name.dtype" does not say enough, else NULL. */
 typedef const char *(*yrt_op_kind_fn)(const yrt_model *m, const yrt_node_rec *n);
 
+/* What kinds ask of each other at session creation, as row columns (never an op-id test):
+ *
+ * publish_range: asked by a dynamically quantized consumer of prepared node e's f32 output
+ * (ops/conv_dynamic.c): 1 when e, as prepared, measures its output's range in its own pass on
+ * every run (it then sets e->pub_range and publishes e->y_lo, e->y_hi), else 0. */
+typedef int (*yrt_op_publish_range_fn)(yrt_exec *e);
+/* Output pixels [lo, hi) of a prepared node run by pixels (ops/binary.c: the int8 Add). */
+typedef void (*yrt_op_pixels_fn)(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi);
+/* absorb_next: prepared node e takes over `next`, the node right after it, which reads e's output
+ * (read by nothing else) and runs by pixels with fn: 1 when e runs fn on each range of output
+ * pixels as soon as it wrote them (the caller then leaves `next` nothing to do), 0 when it cannot. */
+typedef int (*yrt_op_absorb_next_fn)(const yrt_session *s, yrt_exec *e, const yrt_exec *next, yrt_op_pixels_fn fn);
+/* pointwise: what prepared node e (its own runner, not fused) computes element by element into
+ * an f32 output, for a consumer that folds such a chain into one table (ops/binary.c:
+ * DQ -> Sigmoid -> Mul): YRT_POINTWISE_NONE, _DEQUANTIZE (by e->q[0]), or _UNARY (*unary: kind). */
+enum { YRT_POINTWISE_NONE = 0, YRT_POINTWISE_DEQUANTIZE = 1, YRT_POINTWISE_UNARY = 2 };
+typedef int (*yrt_op_pointwise_fn)(const yrt_exec *e, int32_t *unary);
+/* dynq: int8 elements of the session's one shared buffer for quantizing a float input on each
+ * run (s->dynq; the nodes using it run one at a time) node n needs, 0 for none. */
+typedef size_t (*yrt_op_dynq_fn)(const yrt_model *m, const yrt_node_rec *n);
+/* Tensor views (yrt_tensor_rec.view_holder), of a validated node: view_in, may input k be a view
+ * (the kind reads it with its pixel stride, or it is already in place); view_out, may the output
+ * be one (the kind writes it with its pixel stride, or is a no-op); in_place, input k already lies
+ * where the node would write it (a concat's slot, an in-place slice's whole output), so the node
+ * writes nothing there. Read by model_validate_views.c, model_validate_plan.c and the kinds. */
+typedef int (*yrt_op_view_in_fn)(const yrt_model *m, const yrt_node_rec *n, uint32_t k);
+typedef int (*yrt_op_view_out_fn)(const yrt_model *m, const yrt_node_rec *n);
+
 struct yrt_op_def {
   const char *name;          /* "conv2d" */
   const char *kind_names[3]; /* by out[0]'s dtype: "conv2d.f32", "conv2d.i8", "conv2d.i32" */
@@ -70,6 +98,13 @@ struct yrt_op_def {
   yrt_op_release_fn release; /* NULL: prepare allocates nothing */
   yrt_op_kind_fn kind;       /* NULL: always kind_names */
   yrt_op_detect_over_fn detect_over; /* NULL: a node that is no detection decode */
+  yrt_op_publish_range_fn publish_range; /* NULL: never publishes its output's range */
+  yrt_op_absorb_next_fn absorb_next;     /* NULL: never takes over the next node */
+  yrt_op_pointwise_fn pointwise;         /* NULL: no element-wise map a consumer may fold */
+  yrt_op_dynq_fn dynq;                   /* NULL: never quantizes into s->dynq */
+  yrt_op_view_in_fn view_in;             /* NULL: reads no views */
+  yrt_op_view_out_fn view_out;           /* NULL: writes no views */
+  yrt_op_view_in_fn in_place;            /* NULL: writes its whole output */
   yrt_op_keypoints_fn keypoints;     /* NULL: a node that decodes no keypoints */
 };
 
@@ -94,38 +129,5 @@ static inline const yrt_op_def *yrt_op_lookup(const yrt_op_table *t, uint32_t op
 /* yrt_model_load_memory with an op table other than the built-in one (tests). */
 yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
                                      yrt_model **out, yrt_error *err);
-
-/* ---- the built-in kinds' functions, by file (kinds in one room each declare theirs in
- * ops/<kind>.h) */
-
-/* model_validate_nodes.c */
-yrt_status yrt_check_conv(const yrt_node_check *v);
-yrt_status yrt_check_binary(const yrt_node_check *v);
-yrt_status yrt_check_unary(const yrt_node_check *v);
-yrt_status yrt_check_lut(const yrt_node_check *v);
-yrt_status yrt_check_concat(const yrt_node_check *v);
-yrt_status yrt_check_slice(const yrt_node_check *v);
-yrt_status yrt_check_quantize(const yrt_node_check *v);
-yrt_status yrt_check_dequantize(const yrt_node_check *v);
-
-/* session_conv.c */
-yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-void yrt_release_conv(yrt_exec *e);
-const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n);
-
-/* session_ops.c */
-yrt_status yrt_prepare_unary(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_concat(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err);
-void yrt_release_binary(yrt_exec *e);
-yrt_status yrt_prepare_slice(yrt_session *s, yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_binary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_unary(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_lut(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_concat(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_slice(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
 #endif

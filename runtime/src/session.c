@@ -168,15 +168,12 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
     goto fail;
   }
   s->n_exec = model->n_nodes;
-  { /* one int8 buffer for every dynamically quantized conv's input: they run one at a time */
+  { /* one int8 buffer for every dynamically quantized input (the row's dynq): they run one at a time */
     size_t dyn = 0;
     for (uint32_t i = 0; i < model->n_nodes; i++) {
-      const yrt_node_rec *n = &model->nodes[i];
-      if (n->op == YRT_OP_CONV2D && model->tensors[n->in[0]].dtype == YRT_F32 &&
-          model->tensors[n->in[1]].dtype == YRT_I8) {
-        const size_t k = yrt_tensor_numel(&model->tensors[n->in[0]]);
-        dyn = k > dyn ? k : dyn;
-      }
+      const yrt_op_def *d = yrt_op_lookup(model->ops, model->nodes[i].op);
+      const size_t k = d && d->dynq ? d->dynq(model, &model->nodes[i]) : 0;
+      dyn = k > dyn ? k : dyn;
     }
     if (dyn && !(s->dynq = aligned_alloc(YRT_ALIGN, (dyn + 2 * YRT_ALIGN) & ~(size_t)(YRT_ALIGN - 1)))) {
       st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for dynamic quantization");

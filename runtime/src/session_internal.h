@@ -5,78 +5,31 @@
 #define YOLORT_SESSION_INTERNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
-#include "conv_ref.h"
 #include "model_internal.h"
 #include "pthreadpool_opt.h"
 #include "session_par.h"
 #include "xnn_backend.h"
 #include "yk.h"
-#include "yk_dwconv.h"
-#include "yk_qconv.h"
 
 typedef struct yrt_session yrt_session;
 typedef struct yrt_exec yrt_exec;
 
+/* Each kind keeps its private state inline in its prepared node, as a struct of its own that only
+ * its file names (ops/<kind>.c, or ops/<kind>.h when tests look at it): no allocation, and no
+ * kind's state written here. YRT_EXEC_STATE(T, e) is e's state as a T; each kind asserts its T
+ * fits (YRT_EXEC_STATE_FITS). 512: the conv's state on 64-bit targets. */
+#define YRT_EXEC_STATE_BYTES 512
+#define YRT_EXEC_STATE(T, e) ((T *)(void *)(e)->state.bytes)
+#define YRT_EXEC_STATE_FITS(T) \
+  _Static_assert(sizeof(T) <= YRT_EXEC_STATE_BYTES, #T " must fit yrt_exec's state (YRT_EXEC_STATE_BYTES)")
+
 /* Runs one prepared node (op_table.h). */
 typedef yrt_status (*yrt_exec_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
-typedef struct yrt_exec_conv {
-  yrt_xnn_conv *op;         /* NULL: our kernels or the scalar reference */
-  yrt_conv_geom g;
-  int act;                  /* unary kind applied after the conv (f32), NONE if fused/none */
-  float f_min, f_max;       /* f32 clamp */
-  int8_t i_min, i_max;      /* i8 clamp */
-  int32_t x_zp, y_zp;
-  float *requant;           /* i8: [cout] sx * sw[c] / sy (owned) */
-  float *kscale;            /* i8: [cout] weight scales given to XNNPACK (owned) */
-  int32_t *zero_bias;       /* i8/f32 without bias: zeros (owned) */
-  const int8_t *lut;        /* i8: table applied after requantization, or NULL */
-  size_t out_numel;
-  /* i8, our own kernels (chosen over XNNPACK when available): */
-  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3) */
-  yk_qconv qc;              /* packed weights in qc.packed (owned unless packed_shared) */
-  int packed_shared;        /* 1: qc.packed is the model's copy (model_packs.h), not freed here */
-  yk_dwconv dw;             /* dw.packed points inside the dw_w block */
-  int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
-  size_t rows_per_task;     /* output rows per thread-pool task */
-  const struct yrt_exec *post_add; /* an int8 Add reading this conv's output, run on each task's
-                                      rows right after them (yrt_conv_take_add), or NULL */
-  /* dynamic quantization (f32 x, i8 w, f32 bias and y): x is quantized into the session's
-   * dynq buffer with the range measured on each run; the kernel's packed head follows it */
-  int dyn;
-  const float *fbias;       /* f32 bias or NULL */
-  int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
-  int32_t bias_lim;         /* |bias in accumulator units| kept below this (no int32 overflow) */
-  size_t x_numel;
-  const struct yrt_exec *x_src; /* dyn: the node whose published range is x's, or NULL */
-} yrt_exec_conv;
 
-typedef struct yrt_exec_concat {
-  size_t outer;
-  size_t inner[YRT_MAX_NODE_IO];
-  yk_qparams qx[YRT_MAX_NODE_IO];
-  uint8_t in_place[YRT_MAX_NODE_IO]; /* slot already written by its producer (a view) */
-  int n;
-} yrt_exec_concat;
-typedef struct yrt_exec_pool {
-  yk_pool_params p;
-  int n, h, w, c, oh, ow;
-} yrt_exec_pool;
-typedef struct yrt_exec_resize {
-  int n, h, w, c, oh, ow;
-  float sh, sw;
-  size_t ys;          /* output pixel stride in elements (a Concat's view: its holder's C) */
-  const int8_t *lut;  /* int8 with a second input: the requantization table folded in, else NULL */
-} yrt_exec_resize;
-typedef struct yrt_exec_matmul {
-  size_t batch, a_stride, b_stride, y_stride, m, k, n;
-  size_t ldb, ldy;       /* row strides of b and y (n, or H n for the token-major form) */
-  size_t rows_per_unit;  /* rows per unit of work: 1 (f32), YK_QMATMUL_ROWS (i8, its row blocks) */
-  size_t units_per_batch;
-  yk_qmatmul_params q; /* i8: zero points and (sa * sb) / sy */
-} yrt_exec_matmul;
 
 struct yrt_exec {
   const yrt_node_rec *node;
@@ -92,37 +45,11 @@ struct yrt_exec {
    * block by block while in cache (a pass of its own over the tensor otherwise) */
   int pub_range;
   float y_lo, y_hi;
+  /* the kind's private state, its own struct (ops/<kind>.c or .h): YRT_EXEC_STATE */
   union {
-    yrt_exec_conv conv;
-    yrt_exec_concat concat;
-    struct { int64_t starts[YK_MAX_RANK], steps[YK_MAX_RANK]; } slice;
-    struct yrt_exec_transpose {
-      int perm[YK_MAX_RANK];
-      /* the leading axes the perm leaves in place, as `outer` independent slabs of `inner`
-       * elements, each transposed as slab (shape [1, rest], perm sub_perm): threaded over slabs */
-      size_t outer, inner;
-      yk_shape slab;
-      int sub_perm[YK_MAX_RANK];
-    } transpose;
-    yrt_exec_pool pool;
-    yrt_exec_resize resize;
-    yrt_exec_matmul matmul;
-    struct { /* k, x_scale, x_zp, lut: i8 -> i8 only (yolort_format.h) */
-      size_t outer, len, inner;
-      float k, x_scale;
-      int32_t x_zp;
-      const int8_t *lut; /* NULL, or the table the codes go through first */
-    } softmax;
-    struct { int axis; const int32_t *idx; size_t n_idx; } gather;
-    struct yrt_exec_detect *detect; /* session_detect.c (owned) */
-    struct yrt_exec_obj *obj;       /* ops/obj_decode.c (owned) */
-    struct yrt_exec_convt *convt;   /* ops/conv_transpose.c (owned) */
-    struct yrt_exec_pose *pose;     /* ops/pose_decode.c (owned) */
-    struct { int nc, n, k; void *scratch; } topk; /* scratch owned */
-    struct { const int8_t *x; float *lut; } silu; /* a Mul run as DQ -> Sigmoid -> Mul (lut owned) */
-    struct { size_t as, bs, ys, c; int fixed; yk_add_fixed fx; } binview; /* int8 binary by pixels of c
-                                                   (views: strides), fixed-point Add or the float chain */
-  } u;
+    max_align_t align;
+    unsigned char bytes[YRT_EXEC_STATE_BYTES];
+  } state;
 };
 
 struct yrt_session {
@@ -164,19 +91,8 @@ yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
  * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */
 pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
-/* session_ops.c: pixels [lo, hi) of an int8 binary run by pixels (views / fixed-point Add). */
-void yrt_binary_pixels(const yrt_session *s, const yrt_exec *e, size_t lo, size_t hi);
-/* session_conv.c: 1 when int8 conv exec `conv` (run just before `add`, whose input its output is,
- * read by nothing else) runs that Add on each task's output rows, in its own pass while they are
- * in cache; the caller then leaves the Add node nothing to do. 0: it cannot (other kernels, or
- * the Add's output overlaps what the conv's other tasks still read). */
-int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add);
 /* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
 yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
-/* session_detect.c: the threshold-aware decode of a DETECT_DECODE node. Anchors whose best class
- * score cannot exceed conf are skipped (no DFL, no sigmoid); the others are listed in increasing
- * order and decoded exactly as the full decode does, packed: the node's output then starts with a
- * [4 + nc][count] tensor, listed anchor j in column j. Returns the count. */
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {
@@ -188,12 +104,6 @@ static inline yk_qparams yrt_qparams_of(const yrt_tensor_rec *t) {
   yk_qparams q = {t->scale, t->zero_point};
   return q;
 }
-
-/* Asks node p (f32 output, run before the asking node on every run) to publish its output's
- * range (pub_range) if its kind measures it in its own pass (session_ops.c: concat, slice,
- * binary, unary; session_conv.c: a float-output conv with an activation pass). 1 if it will. */
-int yrt_publish_range(yrt_exec *p);
-int yrt_publish_range_conv(yrt_exec *p);
 
 /* Element-wise passes (flat ops, concat, conv activations) are split over the thread pool in
  * ranges of at least this many elements (below it, waking threads costs more than it saves).

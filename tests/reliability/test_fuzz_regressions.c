@@ -115,7 +115,7 @@ static void test_f4_converted_non_image_model_loads(void **state) {
 /* F5 runtime kernels (dwconv3x3_i8_avx2.c:65, qconv_nhwc_avx512vnni.c:97, the scalar tails): an
  * int32 bias of INT32_MIN overflowed the int32 accumulator (UBSan). Fixed twice: the converter
  * clamps biases to INT32_MAX - span (tools/lower/lower_conv.c) and the loader rejects a bias that
- * can overflow (runtime/src/model_validate_nodes.c). Model: x[1,1,3,3] -Q/DQ-> Conv 1x1 with
+ * can overflow (runtime/src/ops/conv.c). Model: x[1,1,3,3] -Q/DQ-> Conv 1x1 with
  * int8 weight 3 and int32 bias INT32_MIN -> Q/DQ -> out. */
 static uint8_t *bias_min_model(size_t *n) {
   Onnx__ModelProto *m = onnx_model_new(13);

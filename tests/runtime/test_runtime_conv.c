@@ -11,6 +11,7 @@
 
 #include "conv_ref.h"
 #include "yolort.h"
+#include "ops/conv_paths.h"
 #include "session_internal.h"
 #include "yrt_test_builder.h"
 
@@ -127,7 +128,7 @@ static void test_conv_f32(void **state) {
 static int g_shared_checked; /* cases where our kernel ran, so sharing was checked */
 static void check_packs_shared(ytb_loaded *l, const float *x, size_t nx, const yrt_tensor_view *v) {
   const uint32_t node = 1; /* quantize, conv */
-  const yrt_exec_conv *c1 = &l->s->exec[node].u.conv;
+  const yrt_exec_conv *c1 = yrt_conv_state(&l->s->exec[node]);
   if (c1->own != 1) return; /* XNNPACK or the reference: nothing of ours packed */
   g_shared_checked++;
   float *y1 = malloc(v->count * sizeof(float));
@@ -136,7 +137,7 @@ static void check_packs_shared(ytb_loaded *l, const float *x, size_t nx, const y
   yrt_error err = {{0}};
   yrt_session *s2 = NULL;
   assert_int_equal(yrt_session_create(l->m, NULL, &s2, &err), YRT_OK);
-  const yrt_exec_conv *c2 = &s2->exec[node].u.conv;
+  const yrt_exec_conv *c2 = yrt_conv_state(&s2->exec[node]);
   assert_true(c1->packed_shared && c2->packed_shared);
   assert_ptr_equal(c1->qc.packed, c2->qc.packed);
   memcpy(yrt_session_input_nhwc(s2, 0), x, nx * 4);

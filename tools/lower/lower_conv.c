@@ -121,7 +121,7 @@ static int add_weights(lw_ctx *c, const ir_tensor *W, int i8) {
 }
 
 /* span: largest |sum((x - zp) * w)| of one output; int8 biases are kept within int32 minus it,
- * which the loader requires (runtime/src/model_validate_nodes.c; fuzz finding). */
+ * which the loader requires (runtime/src/ops/conv.c; fuzz finding). */
 static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float *sw, int64_t span) {
   const ir_graph *g = c->g;
   const ir_tensor *B = b >= 0 ? &g->tensors[b] : NULL;

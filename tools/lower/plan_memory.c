@@ -45,9 +45,9 @@ yrt_status lw_plan_memory(lw_ctx *c) {
     }
   }
   /* An int8 Add right after the conv that makes one of its inputs is run by the runtime in that
-   * conv's own tasks (yrt_conv_take_add), each task adding its rows as soon as it wrote them:
-   * the Add's output must then not share bytes with the conv's input, which the other tasks
-   * still read. Keeping that input alive through the Add says so. */
+   * conv's own tasks (the conv row's absorb_next), each task adding its rows as soon as it
+   * wrote them: the Add's output must then not share bytes with the conv's input, which the
+   * other tasks still read. Keeping that input alive through the Add says so. */
   for (int k = 1; k < nn; k++) {
     const lw_node *a = &c->n[k], *v = &c->n[k - 1];
     if (a->op != YRT_OP_BINARY || a->n_in != 2 || v->op != YRT_OP_CONV2D || c->t[a->out[0]].dtype != YRT_I8 ||

@@ -2,9 +2,9 @@
  *
  * The ONNX order interleaves branches (YOLO's head convs sit between a bottleneck's second conv
  * and its residual Add), and the runtime runs an Add that directly follows its conv inside that
- * conv's tasks, on rows still in cache (yrt_conv_take_add). Moving the Add up to just after that
- * conv keeps every dependency: its other input was made earlier, and no node before its old
- * place reads its output. */
+ * conv's tasks, on rows still in cache (the conv row's absorb_next, yrt_conv_absorb_next).
+ * Moving the Add up to just after that conv keeps every dependency: its other input was made
+ * earlier, and no node before its old place reads its output. */
 #include <string.h>
 
 #include "lower_internal.h"

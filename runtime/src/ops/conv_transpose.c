@@ -14,6 +14,9 @@ typedef struct yrt_exec_convt {
   yk_convt_params p;
   float *packed; /* [kh][kw][ci][co / group] (owned) */
 } yrt_exec_convt;
+YRT_EXEC_STATE_FITS(yrt_exec_convt *);
+/* The node's state: a pointer to its yrt_exec_convt (owned). */
+static inline yrt_exec_convt **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_convt *, e); }
 
 static void convt_params(const yrt_node_rec *n, const yrt_tensor_rec *x, const yrt_tensor_rec *y, yk_convt_params *k) {
   const int32_t *p = n->p;
@@ -74,13 +77,13 @@ yrt_status yrt_check_conv_transpose(const yrt_node_check *v) {
 static void convt_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
-  const yrt_exec_convt *c = e->u.convt;
+  const yrt_exec_convt *c = *slot(e);
   yk_conv_transpose_f32_rows(&t->s->isa, &c->p, e->in[0], c->packed, e->node->n_in > 2 ? e->in[2] : NULL, e->out, (int)lo, (int)hi);
 }
 
 yrt_status yrt_run_conv_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_convt *c = e->u.convt;
+  const yrt_exec_convt *c = *slot(e);
   yrt_run_par(s, e, convt_range, (size_t)c->p.oh, (size_t)c->p.ow * (size_t)c->p.co);
   return YRT_OK;
 }
@@ -90,7 +93,7 @@ yrt_status yrt_prepare_conv_transpose(yrt_session *s, yrt_exec *e, yrt_error *er
   const yrt_node_rec *n = e->node;
   yrt_exec_convt *c = calloc(1, sizeof *c);
   if (!c) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose node");
-  e->u.convt = c;
+  *slot(e) = c;
   convt_params(n, &m->tensors[n->in[0]], &m->tensors[n->out[0]], &c->p);
   c->packed = malloc(yk_conv_transpose_packed_floats(&c->p) * sizeof *c->packed);
   if (!c->packed) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose weights");
@@ -99,7 +102,7 @@ yrt_status yrt_prepare_conv_transpose(yrt_session *s, yrt_exec *e, yrt_error *er
 }
 
 void yrt_release_conv_transpose(yrt_exec *e) {
-  if (e->u.convt) free(e->u.convt->packed);
-  free(e->u.convt);
-  e->u.convt = NULL;
+  if (*slot(e)) free((*slot(e))->packed);
+  free(*slot(e));
+  *slot(e) = NULL;
 }

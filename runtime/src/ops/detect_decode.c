@@ -71,6 +71,10 @@ typedef struct yrt_exec_detect {
                                                   score is the table at the largest q */
 } yrt_exec_detect;
 
+YRT_EXEC_STATE_FITS(yrt_exec_detect *);
+/* The node's state: a pointer to its yrt_exec_detect (owned). */
+static inline yrt_exec_detect **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_detect *, e); }
+
 typedef struct detect_ctx {
   const yrt_session *s;
   const yrt_exec *e;
@@ -78,12 +82,12 @@ typedef struct detect_ctx {
 
 static void detect_range(const void *ctx, size_t lo, size_t hi) {
   const detect_ctx *t = ctx;
-  yk_detect_decode(&t->s->isa, &t->e->u.detect->p, lo, hi, t->e->out);
+  yk_detect_decode(&t->s->isa, &(*slot(t->e))->p, lo, hi, t->e->out);
 }
 
 yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_detect *d = e->u.detect;
+  const yrt_exec_detect *d = *slot(e);
   const detect_ctx t = {s, e};
   const int one = yrt_par_threads(&s->par) < 2 || e->numel < DETECT_PAR_MIN;
   yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, detect_range, &t);
@@ -95,7 +99,7 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_node_rec *n = e->node;
   yrt_exec_detect *d = calloc(1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for detect_decode node");
-  e->u.detect = d;
+  *slot(e) = d;
   const int ns = n->p[YRT_DETECT_P_SCALES]; /* all validated on load */
   yk_detect_params *p = &d->p;
   p->n_scales = ns;
@@ -192,7 +196,7 @@ static void over_range(const void *ctx, size_t lo, size_t hi) {
 }
 
 size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
-  const yrt_exec_detect *d = e->u.detect;
+  const yrt_exec_detect *d = *slot(e);
   const yk_detect_params *p = &d->p;
   over_ctx o = {.s = s, .d = d, .conf = conf, .list = list};
   /* float logits: sigmoid(x) > conf  <=>  x > logit(conf); a margin keeps anchors the float
@@ -229,7 +233,7 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
 }
 
 void yrt_release_detect(yrt_exec *e) {
-  if (e->u.detect) free(e->u.detect->scan_counts);
-  free(e->u.detect);
-  e->u.detect = NULL;
+  if (*slot(e)) free((*slot(e))->scan_counts);
+  free(*slot(e));
+  *slot(e) = NULL;
 }

@@ -8,6 +8,14 @@
 #include "session_internal.h"
 #include "yk_topk.h"
 
+typedef struct yrt_exec_topk {
+  int nc, n, k;
+  void *scratch; /* owned */
+} yrt_exec_topk;
+
+YRT_EXEC_STATE_FITS(yrt_exec_topk);
+static inline yrt_exec_topk *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_topk, e); }
+
 /* End-to-end selection: [1, 4+nc, N] f32 in, [1, K, 6] f32 out, K <= N. */
 yrt_status yrt_check_topk(const yrt_node_check *v) {
   const int32_t nc = v->n->p[0], k = v->n->p[1];
@@ -25,11 +33,11 @@ yrt_status yrt_check_topk(const yrt_node_check *v) {
 yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
-  e->u.topk.nc = n->p[0];
-  e->u.topk.k = n->p[1];
-  e->u.topk.n = (int)m->tensors[n->in[0]].dims[2];
-  e->u.topk.scratch = malloc(yk_topk_scratch_bytes(e->u.topk.nc, e->u.topk.n, e->u.topk.k));
-  if (!e->u.topk.scratch)
+  st_of(e)->nc = n->p[0];
+  st_of(e)->k = n->p[1];
+  st_of(e)->n = (int)m->tensors[n->in[0]].dims[2];
+  st_of(e)->scratch = malloc(yk_topk_scratch_bytes(st_of(e)->nc, st_of(e)->n, st_of(e)->k));
+  if (!st_of(e)->scratch)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the top-k of node '%s'",
                          yrt_model_string(m, n->name));
   return YRT_OK;
@@ -37,11 +45,11 @@ yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err) {
 
 yrt_status yrt_run_topk(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)s, (void)err;
-  yk_detect_topk(e->in[0], e->u.topk.nc, e->u.topk.n, e->u.topk.k, e->out, e->u.topk.scratch);
+  yk_detect_topk(e->in[0], st_of(e)->nc, st_of(e)->n, st_of(e)->k, e->out, st_of(e)->scratch);
   return YRT_OK;
 }
 
 void yrt_release_topk(yrt_exec *e) {
-  free(e->u.topk.scratch);
-  e->u.topk.scratch = NULL;
+  free(st_of(e)->scratch);
+  st_of(e)->scratch = NULL;
 }

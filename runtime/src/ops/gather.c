@@ -10,6 +10,15 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_gather {
+  int axis;
+  const int32_t *idx;
+  size_t n_idx;
+} yrt_exec_gather;
+
+YRT_EXEC_STATE_FITS(yrt_exec_gather);
+static inline yrt_exec_gather *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_gather, e); }
+
 yrt_status yrt_check_gather(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *ix = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
   const int32_t axis = v->n->p[0];
@@ -36,7 +45,7 @@ yrt_status yrt_check_gather(const yrt_node_check *v) {
 
 yrt_status yrt_run_gather(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)s, (void)err;
-  yk_gather(e->in[0], &e->sh[0], e->u.gather.axis, e->u.gather.idx, e->u.gather.n_idx, e->out, e->esize);
+  yk_gather(e->in[0], &e->sh[0], st_of(e)->axis, st_of(e)->idx, st_of(e)->n_idx, e->out, e->esize);
   return YRT_OK;
 }
 
@@ -44,8 +53,8 @@ yrt_status yrt_prepare_gather(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_model *m = s->model;
   const yrt_tensor_rec *ix = &m->tensors[e->node->in[1]];
-  e->u.gather.axis = e->node->p[0];
-  e->u.gather.idx = yrt_tensor_const_data(m, ix);
-  e->u.gather.n_idx = yrt_tensor_numel(ix);
+  st_of(e)->axis = e->node->p[0];
+  st_of(e)->idx = yrt_tensor_const_data(m, ix);
+  st_of(e)->n_idx = yrt_tensor_numel(ix);
   return YRT_OK;
 }

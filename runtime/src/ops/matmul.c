@@ -10,6 +10,17 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_matmul {
+  size_t batch, a_stride, b_stride, y_stride, m, k, n;
+  size_t ldb, ldy;       /* row strides of b and y (n, or H n for the token-major form) */
+  size_t rows_per_unit;  /* rows per unit of work: 1 (f32), YK_QMATMUL_ROWS (i8, its row blocks) */
+  size_t units_per_batch;
+  yk_qmatmul_params q; /* i8: zero points and (sa * sb) / sy */
+} yrt_exec_matmul;
+
+YRT_EXEC_STATE_FITS(yrt_exec_matmul);
+static inline yrt_exec_matmul *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_matmul, e); }
+
 /* The int8 requantization factor the session computes (yk_qmatmul_scale's order). */
 static yrt_status matmul_i8_q(const yrt_node_check *v, const yrt_tensor_rec *a, const yrt_tensor_rec *b,
                               const yrt_tensor_rec *y) {
@@ -77,7 +88,7 @@ yrt_status yrt_check_matmul(const yrt_node_check *v) {
 static void matmul_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const yrt_exec_matmul *mm = &e->u.matmul;
+  const yrt_exec_matmul *mm = st_of(e);
   while (lo < hi) {
     const size_t bt = lo / mm->units_per_batch, u0 = lo % mm->units_per_batch;
     const size_t units = hi - lo < mm->units_per_batch - u0 ? hi - lo : mm->units_per_batch - u0;
@@ -98,7 +109,7 @@ static void matmul_range(const void *ctx, size_t lo, size_t hi) {
 
 yrt_status yrt_run_matmul(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_matmul *mm = &e->u.matmul;
+  const yrt_exec_matmul *mm = st_of(e);
   const size_t n = mm->batch * mm->units_per_batch;
   if (e->esize != 1) {
     yrt_run_par(s, e, matmul_range, n, mm->n * mm->k); /* weigh rows by their work, k MACs per output */
@@ -119,7 +130,7 @@ yrt_status yrt_prepare_matmul(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *b = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
-  yrt_exec_matmul *mm = &e->u.matmul;
+  yrt_exec_matmul *mm = st_of(e);
   const uint32_t r = y->rank;
   mm->m = (size_t)x->dims[r - 2];
   mm->k = (size_t)x->dims[r - 1];

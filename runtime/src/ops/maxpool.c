@@ -10,6 +10,14 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_pool {
+  yk_pool_params p;
+  int n, h, w, c, oh, ow;
+} yrt_exec_pool;
+
+YRT_EXEC_STATE_FITS(yrt_exec_pool);
+static inline yrt_exec_pool *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_pool, e); }
+
 yrt_status yrt_check_maxpool(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   const int32_t *p = v->n->p;
@@ -40,7 +48,7 @@ yrt_status yrt_check_maxpool(const yrt_node_check *v) {
 static void maxpool_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const yrt_exec_pool *p = &e->u.pool;
+  const yrt_exec_pool *p = st_of(e);
   yk_pool_params q = p->p;
   const int first = (int)lo * q.sh - q.pad_t, s0 = first > 0 ? first : 0;
   q.pad_t = -first + s0;
@@ -55,7 +63,7 @@ static void maxpool_range(const void *ctx, size_t lo, size_t hi) {
 
 yrt_status yrt_run_maxpool(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_pool *p = &e->u.pool;
+  const yrt_exec_pool *p = st_of(e);
   if (p->n == 1) {
     yrt_run_par(s, e, maxpool_range, (size_t)p->oh, (size_t)p->ow * (size_t)p->c);
     return YRT_OK;
@@ -71,7 +79,7 @@ yrt_status yrt_prepare_maxpool(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &s->model->tensors[n->in[0]], *y = &s->model->tensors[n->out[0]];
-  yrt_exec_pool *p = &e->u.pool;
+  yrt_exec_pool *p = st_of(e);
   const int32_t *q = n->p;
   yk_pool_params pp = {q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8], q[9]};
   p->p = pp;

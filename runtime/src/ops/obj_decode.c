@@ -23,6 +23,10 @@ typedef struct yrt_exec_obj {
   size_t chunk;
 } yrt_exec_obj;
 
+YRT_EXEC_STATE_FITS(yrt_exec_obj *);
+/* The node's state: a pointer to its yrt_exec_obj (owned). */
+static inline yrt_exec_obj **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_obj *, e); }
+
 /* Checks every count, stride, anchor and shape so the kernel's loops stay inside the tensors. */
 yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
   const int32_t *p = v->n->p;
@@ -74,12 +78,12 @@ typedef struct obj_ctx {
 
 static void obj_range(const void *ctx, size_t lo, size_t hi) {
   const obj_ctx *t = ctx;
-  yk_obj_decode(&t->s->isa, &t->e->u.obj->p, lo, hi, t->e->out);
+  yk_obj_decode(&t->s->isa, &(*slot(t->e))->p, lo, hi, t->e->out);
 }
 
 yrt_status yrt_run_obj_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_obj *d = e->u.obj;
+  const yrt_exec_obj *d = *slot(e);
   const obj_ctx t = {s, e};
   const int one = yrt_par_threads(&s->par) < 2 || e->numel < OBJ_PAR_MIN;
   yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, obj_range, &t);
@@ -91,7 +95,7 @@ yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_node_rec *n = e->node;
   yrt_exec_obj *d = calloc(1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for obj_decode node");
-  e->u.obj = d;
+  *slot(e) = d;
   yk_obj_params *p = &d->p;
   p->n_scales = n->p[YRT_OBJ_P_SCALES]; /* all validated on load */
   p->na = n->p[YRT_OBJ_P_ANCHORS];
@@ -132,13 +136,13 @@ yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
 }
 
 size_t yrt_obj_decode_over(const yrt_session *s, const yrt_exec *e, float conf, int32_t *list) {
-  const yk_obj_params *p = &e->u.obj->p;
+  const yk_obj_params *p = &(*slot(e))->p;
   const size_t n = yk_obj_over(p, conf, 0, p->n_anchors, list);
   yk_obj_decode_cols(&s->isa, p, list, n, e->out);
   return n;
 }
 
 void yrt_release_obj_decode(yrt_exec *e) {
-  free(e->u.obj);
-  e->u.obj = NULL;
+  free(*slot(e));
+  *slot(e) = NULL;
 }

@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "model_internal.h"
-#include "node_kind.h"
 #include "op_check.h"
 
 yrt_status yrt_node_fail(const yrt_node_check *v, yrt_status s, const char *fmt, ...) {
@@ -13,6 +12,7 @@ yrt_status yrt_node_fail(const yrt_node_check *v, yrt_status s, const char *fmt,
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
   const char *name = yrt_model_string_ok(v->m, v->n->name) ? yrt_model_string(v->m, v->n->name) : "?";
-  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name,
-                       v->def ? v->def->name : yrt_op_table_name(v->m->ops, v->n->op), what);
+  const yrt_op_def *d = v->def ? v->def : yrt_op_lookup(v->m->ops, v->n->op);
+  return yrt_set_error(v->err, s, "yrt: node %u '%.64s' (%s): %s", (unsigned)v->idx, name, d ? d->name : "unknown",
+                       what);
 }

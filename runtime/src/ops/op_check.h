@@ -49,4 +49,12 @@ static inline yrt_status yrt_require_per_tensor(const yrt_node_check *v) {
   return YRT_OK;
 }
 
+/* An element-wise dtype conversion from -> to (quantize, dequantize): same element count. */
+static inline yrt_status yrt_check_cast(const yrt_node_check *v, uint32_t from, uint32_t to) {
+  const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
+  if (x->dtype != from || y->dtype != to) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "dtype %u -> %u", (unsigned)x->dtype, (unsigned)y->dtype);
+  if (yrt_tensor_numel(x) != yrt_tensor_numel(y)) return yrt_node_fail(v, YRT_ERR_SHAPE, "element counts differ");
+  return yrt_require_per_tensor(v);
+}
+
 #endif

@@ -21,6 +21,9 @@ typedef struct yrt_exec_pose {
   const float *rows; /* the detection rows [4 + nc][N], NULL: always every anchor */
   int nc;
 } yrt_exec_pose;
+YRT_EXEC_STATE_FITS(yrt_exec_pose *);
+/* The node's state: a pointer to its yrt_exec_pose (owned). */
+static inline yrt_exec_pose **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_pose *, e); }
 
 /* Every count, stride and shape bounded so the kernel's loops stay inside the maps and rows. */
 yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
@@ -70,7 +73,7 @@ typedef struct pose_ctx {
 
 static void pose_range(const void *ctx, size_t lo, size_t hi) {
   const pose_ctx *t = ctx;
-  const yrt_exec_pose *d = t->e->u.pose;
+  const yrt_exec_pose *d = *slot(t->e);
   if (isnan(t->conf)) {
     yk_pose_decode(&d->p, lo, hi, t->e->out);
     return;
@@ -88,7 +91,7 @@ static void pose_range(const void *ctx, size_t lo, size_t hi) {
 
 yrt_status yrt_run_pose_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_pose *d = e->u.pose;
+  const yrt_exec_pose *d = *slot(e);
   const pose_ctx t = {e, d->rows ? s->detect_conf : NAN};
   const int one = yrt_par_threads(&s->par) < 2 || e->numel < POSE_PAR_MIN;
   yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, pose_range, &t);
@@ -100,7 +103,7 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
   const yrt_node_rec *n = e->node;
   yrt_exec_pose *d = calloc(1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for pose_decode node");
-  e->u.pose = d;
+  *slot(e) = d;
   yk_pose_params *p = &d->p; /* all validated on load */
   p->n_scales = n->p[YRT_POSE_P_SCALES];
   p->nk = n->p[YRT_POSE_P_KPTS];
@@ -130,8 +133,8 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
 }
 
 void yrt_release_pose_decode(yrt_exec *e) {
-  free(e->u.pose);
-  e->u.pose = NULL;
+  free(*slot(e));
+  *slot(e) = NULL;
 }
 
 int yrt_pose_decode_keypoints(const yrt_node_rec *n, int *dims) {

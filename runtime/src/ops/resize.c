@@ -10,6 +10,16 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_resize {
+  int n, h, w, c, oh, ow;
+  float sh, sw;
+  size_t ys;          /* output pixel stride in elements (a Concat's view: its holder's C) */
+  const int8_t *lut;  /* int8 with a second input: the requantization table folded in, else NULL */
+} yrt_exec_resize;
+
+YRT_EXEC_STATE_FITS(yrt_exec_resize);
+static inline yrt_exec_resize *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_resize, e); }
+
 yrt_status yrt_check_resize(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (v->n->n_in > 1) { /* int8 with a requantization table: any two grids */
@@ -35,14 +45,14 @@ yrt_status yrt_check_resize(const yrt_node_check *v) {
 static void resize_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
-  const yrt_exec_resize *r = &e->u.resize;
+  const yrt_exec_resize *r = st_of(e);
   yk_resize_nearest_nhwc_rows(&t->s->isa, e->in[0], r->h, r->w, r->c, e->out, r->ys, r->oh, r->ow, r->sh, r->sw,
                               e->esize, r->lut, (int)lo, (int)hi);
 }
 
 yrt_status yrt_run_resize(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_resize *r = &e->u.resize;
+  const yrt_exec_resize *r = st_of(e);
   if (r->n == 1) {
     yrt_run_par(s, e, resize_range, (size_t)r->oh, (size_t)r->ow * (size_t)r->c);
     return YRT_OK;
@@ -55,11 +65,17 @@ yrt_status yrt_prepare_resize(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &s->model->tensors[n->in[0]], *y = &s->model->tensors[n->out[0]];
-  yrt_exec_resize *r = &e->u.resize;
+  yrt_exec_resize *r = st_of(e);
   r->n = x->dims[0], r->h = x->dims[1], r->w = x->dims[2], r->c = x->dims[3];
   r->oh = y->dims[1], r->ow = y->dims[2];
   r->sh = n->f[0], r->sw = n->f[1];
   r->ys = yrt_pixel_stride(s->model, y);
   r->lut = n->n_in > 1 ? e->in[1] : NULL; /* validated: batch 1, a constant of 256 int8 */
   return YRT_OK;
+}
+
+/* The row's view_out: an int8 nearest resize of one image writes its output rows with any pixel
+ * stride (its input, never a view, is read whole). */
+int yrt_resize_view_out(const yrt_model *m, const yrt_node_rec *n) {
+  return m->tensors[n->out[0]].dtype == YRT_I8 && m->tensors[n->in[0]].dims[0] == 1;
 }

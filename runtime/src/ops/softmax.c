@@ -10,6 +10,16 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_softmax { /* k, x_scale, x_zp, lut: i8 -> i8 only (yolort_format.h) */
+  size_t outer, len, inner;
+  float k, x_scale;
+  int32_t x_zp;
+  const int8_t *lut; /* NULL, or the table the codes go through first */
+} yrt_exec_softmax;
+
+YRT_EXEC_STATE_FITS(yrt_exec_softmax);
+static inline yrt_exec_softmax *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_softmax, e); }
+
 yrt_status yrt_check_softmax(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   const int i8 = x->dtype == YRT_I8 && y->dtype == YRT_I8;
@@ -37,9 +47,9 @@ yrt_status yrt_check_softmax(const yrt_node_check *v) {
 static void softmax_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const size_t slice = e->u.softmax.len * e->u.softmax.inner;
+  const size_t slice = st_of(e)->len * st_of(e)->inner;
   yk_softmax_f32(&s->isa, (const float *)e->in[0] + lo * slice, (float *)e->out + lo * slice, hi - lo,
-                 e->u.softmax.len, e->u.softmax.inner);
+                 st_of(e)->len, st_of(e)->inner);
 }
 
 /* Rows [lo, hi) of an int8 softmax: the float chain dequantize, softmax, the QLinearSoftmax factor
@@ -47,16 +57,16 @@ static void softmax_range(const void *ctx, size_t lo, size_t hi) {
 static void softmax_i8_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_session *s = ((const yrt_node_ctx *)ctx)->s;
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const size_t len = e->u.softmax.len;
-  const yk_softmax_i8_params p = {e->u.softmax.x_scale, e->u.softmax.k, e->q[2].scale, e->u.softmax.x_zp,
-                                  e->q[2].zero_point, e->u.softmax.lut};
+  const size_t len = st_of(e)->len;
+  const yk_softmax_i8_params p = {st_of(e)->x_scale, st_of(e)->k, e->q[2].scale, st_of(e)->x_zp,
+                                  e->q[2].zero_point, st_of(e)->lut};
   yk_softmax_i8(&s->isa, (const int8_t *)e->in[0] + lo * len, (int8_t *)e->out + lo * len, hi - lo, len, &p);
 }
 
 yrt_status yrt_run_softmax(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  yrt_run_par(s, e, e->esize == 1 ? softmax_i8_range : softmax_range, e->u.softmax.outer,
-          e->u.softmax.len * e->u.softmax.inner);
+  yrt_run_par(s, e, e->esize == 1 ? softmax_i8_range : softmax_range, st_of(e)->outer,
+          st_of(e)->len * st_of(e)->inner);
   return YRT_OK;
 }
 
@@ -64,14 +74,14 @@ yrt_status yrt_prepare_softmax(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_tensor_rec *x = &s->model->tensors[e->node->in[0]];
   const uint32_t axis = (uint32_t)e->node->p[0];
-  e->u.softmax.outer = yrt_dims_product(x, 0, axis);
-  e->u.softmax.len = (size_t)x->dims[axis];
-  e->u.softmax.inner = yrt_dims_product(x, axis + 1, x->rank);
-  e->u.softmax.k = e->node->f[0];
+  st_of(e)->outer = yrt_dims_product(x, 0, axis);
+  st_of(e)->len = (size_t)x->dims[axis];
+  st_of(e)->inner = yrt_dims_product(x, axis + 1, x->rank);
+  st_of(e)->k = e->node->f[0];
   /* validated: with a table (in[1]) the looked-up codes' quantization is f[1] / p[1] */
   const int lut = e->node->n_in > 1;
-  e->u.softmax.lut = lut ? (const int8_t *)e->in[1] : NULL;
-  e->u.softmax.x_scale = lut ? e->node->f[1] : e->q[0].scale;
-  e->u.softmax.x_zp = lut ? e->node->p[1] : e->q[0].zero_point;
+  st_of(e)->lut = lut ? (const int8_t *)e->in[1] : NULL;
+  st_of(e)->x_scale = lut ? e->node->f[1] : e->q[0].scale;
+  st_of(e)->x_zp = lut ? e->node->p[1] : e->q[0].zero_point;
   return YRT_OK;
 }

@@ -10,6 +10,18 @@
 #include "op_run.h"
 #include "yk.h"
 
+typedef struct yrt_exec_transpose {
+  int perm[YK_MAX_RANK];
+  /* the leading axes the perm leaves in place, as `outer` independent slabs of `inner`
+   * elements, each transposed as slab (shape [1, rest], perm sub_perm): threaded over slabs */
+  size_t outer, inner;
+  yk_shape slab;
+  int sub_perm[YK_MAX_RANK];
+} yrt_exec_transpose;
+
+YRT_EXEC_STATE_FITS(yrt_exec_transpose);
+static inline yrt_exec_transpose *st_of(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_transpose, e); }
+
 yrt_status yrt_check_transpose(const yrt_node_check *v) {
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *y = yrt_node_out(v, 0);
   if (x->dtype != y->dtype || !yrt_same_qparams(x, y)) return yrt_node_fail(v, YRT_ERR_FORMAT, "input and output differ in dtype or quantization");
@@ -28,7 +40,7 @@ yrt_status yrt_check_transpose(const yrt_node_check *v) {
  * is the same transpose of its own contiguous block, in and out. */
 static void transpose_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_exec *e = ((const yrt_node_ctx *)ctx)->e;
-  const struct yrt_exec_transpose *t = &e->u.transpose;
+  const yrt_exec_transpose *t = st_of(e);
   yk_shape sh = t->slab;
   sh.d[0] = (int64_t)(hi - lo);
   const size_t off = lo * t->inner * e->esize;
@@ -38,7 +50,7 @@ static void transpose_range(const void *ctx, size_t lo, size_t hi) {
 
 yrt_status yrt_run_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const struct yrt_exec_transpose *t = &e->u.transpose;
+  const yrt_exec_transpose *t = st_of(e);
   if (t->outer > 1) /* each thread moves its own heads: the next node's rows stay on it */
     yrt_run_par(s, e, transpose_range, t->outer, t->inner);
   else
@@ -50,7 +62,7 @@ yrt_status yrt_prepare_transpose(yrt_session *s, yrt_exec *e, yrt_error *err) {
   (void)err;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &s->model->tensors[n->in[0]];
-  struct yrt_exec_transpose *t = &e->u.transpose;
+  yrt_exec_transpose *t = st_of(e);
   for (uint32_t d = 0; d < YK_MAX_RANK; d++) t->perm[d] = d < x->rank ? n->p[d] : (int)d;
   /* p: leading axes in place; none, or all (a copy), or one slab: not split */
   uint32_t p = 0;

@@ -1,74 +1,14 @@
-/* session_conv.c — CONV2D nodes: an XNNPACK operator (xnn_backend.h) created and set up once on the arena
- * pointers (f32, or qc8 with per-channel weight scales), else the scalar reference; fused
- * activation through the output clamp (relu) or a post pass (others); int8 LUT after requant. */
-#include <math.h>
+/* conv_int8.c — YRT_OP_CONV2D's int8 paths (ops/conv.c dispatches here): our own kernels
+ * (yk_qconv for groups 1; yk_dwconv for the depthwise 3x3, its weights re-laid here) threaded
+ * over output-row tasks with the LUT fused, else an XNNPACK qc8 operator, else the scalar
+ * reference; the int8-to-float head convs; and absorb_next, the residual Add run in a conv's
+ * own tasks on rows still in cache. */
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "conv_paths.h"
 #include "kernel_kinds.h"
-#include "op_table.h"
 #include "model_packs.h"
-#include "session_internal.h"
-#include "session_par.h"
-
-#define ACT_BLOCK 2048 /* values activated, then measured while still in L1 */
-
-typedef struct act_ctx {
-  const yrt_session *s;
-  int act;
-  float *y;
-  size_t chunk;
-  float *lohi; /* NULL, or [2 * YRT_RANGE_SLOTS]: each range's min(0, ...) and max(0, ...) */
-} act_ctx;
-
-static void act_range(const void *ctx, size_t lo, size_t hi) {
-  const act_ctx *t = ctx;
-  if (!t->lohi) {
-    yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + lo, t->y + lo, hi - lo);
-    return;
-  }
-  float l = 0.0f, h = 0.0f;
-  for (size_t b = lo; b < hi; b += ACT_BLOCK) {
-    const size_t n = hi - b < ACT_BLOCK ? hi - b : ACT_BLOCK;
-    float bl, bh;
-    yk_unary_f32(&t->s->isa, t->act, 0.0f, t->y + b, t->y + b, n);
-    yk_minmax_f32(&t->s->isa, t->y + b, n, &bl, &bh);
-    l = bl < l ? bl : l;
-    h = bh > h ? bh : h;
-  }
-  t->lohi[2 * (lo / t->chunk)] = l;
-  t->lohi[2 * (lo / t->chunk) + 1] = h;
-}
-
-/* The activation pass of a float conv over the pool: SiLU after a large float conv (the
- * --float-stem layers: 1.6M values after the first conv at 640) costs as much as the conv on
- * one thread. Chunks of whole 64-value blocks; SIMD and scalar tails compute alike. With
- * e->pub_range, the same pass measures the output's range for a dynamically quantized
- * consumer (which then skips its own pass over this tensor). */
-static void run_act_f32(const yrt_session *s, yrt_exec *e, float *y, size_t n) {
-  const yrt_exec_conv *c = &e->u.conv;
-  const size_t threads = yrt_par_threads(&s->par);
-  const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
-  float lohi[2 * YRT_RANGE_SLOTS];
-  act_ctx t = {s, c->act, y, 0, e->pub_range ? lohi : NULL};
-  t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
-  if (!t.chunk) t.chunk = 1;
-  const size_t ranges = (n + t.chunk - 1) / t.chunk;
-  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, act_range, &t);
-  if (e->pub_range) yrt_range_fold(lohi, ranges, &e->y_lo, &e->y_hi);
-}
-
-yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  const yrt_exec_conv *c = &e->u.conv;
-  if (c->op) {
-    const int xs = yrt_xnn_conv_run(c->op, s->pool);
-    if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_run_operator (conv f32) failed: %d", xs);
-  } else {
-    yrt_conv_ref_f32(&c->g, e->in[0], e->in[1], e->in[2], c->f_min, c->f_max, e->out);
-  }
-  if (c->act != YRT_UNARY_NONE) run_act_f32(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
-  return YRT_OK;
-}
 
 typedef struct own_conv_ctx {
   const yrt_exec_conv *c;
@@ -77,15 +17,15 @@ typedef struct own_conv_ctx {
   const yrt_session *s; /* with c->post_add */
 } own_conv_ctx;
 
-/* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv), then the Add taken
- * over (yrt_conv_take_add) on the same rows: their pixels are still in this core's cache. */
+/* Output rows [r0, r1) with our own kernel (own 1: yk_qconv, 2: yk_dwconv), then the node taken
+ * over (yrt_conv_absorb_next) on the same rows: their pixels are still in this core's cache. */
 static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
   const own_conv_ctx *t = ctx;
   if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, (int)r0, (int)r1);
   else yk_dwconv_rows(&t->c->dw, t->x, t->y, (int)r0, (int)r1);
   if (t->c->post_add) {
-    const size_t ow = (size_t)t->c->qc.ow; /* own 1 only (yrt_conv_take_add) */
-    yrt_binary_pixels(t->s, t->c->post_add, r0 * ow, r1 * ow);
+    const size_t ow = (size_t)t->c->qc.ow; /* own 1 only (yrt_conv_absorb_next) */
+    t->c->post_fn(t->s, t->c->post_add, r0 * ow, r1 * ow);
   }
 }
 
@@ -108,12 +48,13 @@ static int tensors_overlap(const yrt_model *m, uint32_t a, const void *pa, uint3
   return x < y + span_bytes(m, b) && y < x + span_bytes(m, a);
 }
 
-static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-
-int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add) {
+/* The row's absorb_next: a residual int8 Add (run by pixels with fn) right after this conv, on
+ * each task's rows as soon as they are written. Only our groups-1 kernel over dense rows; the
+ * converter's plan keeps the conv's input apart from the Add's output (plan_memory.c). */
+int yrt_conv_absorb_next(const yrt_session *s, yrt_exec *conv, const yrt_exec *add, yrt_op_pixels_fn fn) {
   const yrt_model *m = s->model;
-  yrt_exec_conv *c = &conv->u.conv;
-  if (conv->run != run_conv_i8 || c->own != 1 || c->op || c->post_add) return 0;
+  yrt_exec_conv *c = yrt_conv_state(conv);
+  if (conv->run != yrt_conv_run_i8 || c->own != 1 || c->op || c->post_add) return 0;
   const uint32_t y = conv->node->out[0], z = add->node->out[0], x = conv->node->in[0];
   const yrt_tensor_rec *yr = &m->tensors[y];
   if (yrt_tensor_numel(yr) != add->numel ||
@@ -127,6 +68,7 @@ int yrt_conv_take_add(const yrt_session *s, yrt_exec *conv, const yrt_exec *add)
       !(add->out == conv->out && yrt_pixel_stride(m, &m->tensors[z]) == yrt_pixel_stride(m, yr)))
     return 0;
   c->post_add = add;
+  c->post_fn = fn;
   return 1;
 }
 
@@ -153,7 +95,7 @@ static void own_conv_act_rows(const void *ctx, size_t r0, size_t r1) {
   for (size_t r = r0; r < r1; r += t->piece) {
     const size_t re = r1 - r < t->piece ? r1 : r + t->piece;
     own_conv_rows(&t->conv, r, re);
-    act_range(&t->act, r * t->row_elems, re * t->row_elems);
+    yrt_conv_act_range(&t->act, r * t->row_elems, re * t->row_elems);
   }
 }
 
@@ -162,14 +104,14 @@ static void own_conv_act_rows(const void *ctx, size_t r0, size_t r1) {
  * a separate pass read it back from memory), when the output is dense and the ranges fit the
  * range slots; else the two passes. The same unary and range functions on the same values:
  * the result and the published range are bit-identical to the two passes. */
-static void run_own_conv_act(const yrt_session *s, yrt_exec *e, const void *x) {
-  const yrt_exec_conv *c = &e->u.conv;
+void yrt_conv_run_own_act(const yrt_session *s, yrt_exec *e, const void *x) {
+  const yrt_exec_conv *c = yrt_conv_state(e);
   const size_t rows = (size_t)(c->own == 1 ? c->qc.n * c->qc.oh : c->dw.p.n * c->dw.p.oh);
   const size_t rpt = c->rows_per_task;
   if (c->act == YRT_UNARY_NONE || (c->g.ys && c->g.ys != c->g.cout) || !rows || !rpt ||
       c->out_numel % rows) {
     run_own_conv(s, c, x, e->out);
-    if (c->act != YRT_UNARY_NONE) run_act_f32(s, e, e->out, c->out_numel); /* its range: run state */
+    if (c->act != YRT_UNARY_NONE) yrt_conv_act_pass(s, e, e->out, c->out_numel); /* its range: run state */
     return;
   }
   own_act_ctx t = {.conv = {c, x, e->out, s}, .row_elems = c->out_numel / rows};
@@ -188,7 +130,7 @@ static void run_own_conv_act(const yrt_session *s, yrt_exec *e, const void *x) {
   const size_t ranges = (rows + t.piece - 1) / t.piece;
   if (ranges > YRT_RANGE_SLOTS) { /* rows_per_task itself too small: never with <= 16 tasks */
     run_own_conv(s, c, x, e->out);
-    run_act_f32(s, e, e->out, c->out_numel);
+    yrt_conv_act_pass(s, e, e->out, c->out_numel);
     return;
   }
   float lohi[2 * YRT_RANGE_SLOTS] = {0}; /* 0: neutral for the fold (min(0, ...), max(0, ...)) */
@@ -199,14 +141,14 @@ static void run_own_conv_act(const yrt_session *s, yrt_exec *e, const void *x) {
 
 static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y);
 
-static yrt_status run_conv_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+yrt_status yrt_conv_run_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  run_own_conv_act(s, (yrt_exec *)e, e->in[0]); /* its range: run state */
+  yrt_conv_run_own_act(s, (yrt_exec *)e, e->in[0]); /* its range: run state */
   return YRT_OK;
 }
 
-static yrt_status run_conv_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  const yrt_exec_conv *c = &e->u.conv;
+yrt_status yrt_conv_run_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  const yrt_exec_conv *c = yrt_conv_state(e);
   if (c->own) { /* the LUT is fused into the kernels' output pass */
     run_own_conv(s, c, e->in[0], e->out);
     return YRT_OK;
@@ -233,56 +175,6 @@ static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y) {
   yk_lut_i8_pixels(&s->isa, y, ys, y, ys, c->out_numel / cout, cout, c->lut);
 }
 
-static void fill_geom(const yrt_model *m, const yrt_node_rec *n, yrt_conv_geom *g) {
-  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *y = &m->tensors[n->out[0]];
-  const int32_t *p = n->p;
-  g->n = x->dims[0];
-  g->h = x->dims[1];
-  g->w = x->dims[2];
-  g->cin = x->dims[3];
-  g->oh = y->dims[1];
-  g->ow = y->dims[2];
-  g->cout = y->dims[3];
-  g->kh = p[YRT_CONV_P_KH];
-  g->kw = p[YRT_CONV_P_KW];
-  g->sh = p[YRT_CONV_P_SH];
-  g->sw = p[YRT_CONV_P_SW];
-  g->pad_t = p[YRT_CONV_P_PAD_T];
-  g->pad_l = p[YRT_CONV_P_PAD_L];
-  g->dh = p[YRT_CONV_P_DH];
-  g->dw = p[YRT_CONV_P_DW];
-  g->groups = p[YRT_CONV_P_GROUPS];
-  /* views (int8, groups 1 only: model_validate_views.c) */
-  g->xs = (int)yrt_pixel_stride(m, x);
-  g->ys = (int)yrt_pixel_stride(m, y);
-}
-
-/* The conv's geometry as XNNPACK takes it. */
-static yrt_xnn_conv_desc xnn_desc(const yrt_node_rec *n, const yrt_conv_geom *g, size_t x_stride, size_t y_stride) {
-  yrt_xnn_conv_desc d = {
-      (uint32_t)n->p[YRT_CONV_P_PAD_T], (uint32_t)n->p[YRT_CONV_P_PAD_R], (uint32_t)n->p[YRT_CONV_P_PAD_B],
-      (uint32_t)n->p[YRT_CONV_P_PAD_L], (uint32_t)g->kh, (uint32_t)g->kw, (uint32_t)g->sh, (uint32_t)g->sw,
-      (uint32_t)g->dh, (uint32_t)g->dw, (uint32_t)g->groups, (size_t)(g->cin / g->groups),
-      (size_t)(g->cout / g->groups), x_stride, y_stride, (size_t)g->n, (size_t)g->h, (size_t)g->w};
-  return d;
-}
-
-static yrt_status prepare_f32(yrt_session *s, yrt_exec *e) {
-  yrt_exec_conv *c = &e->u.conv;
-  const yrt_node_rec *n = e->node;
-  const int act = n->p[YRT_CONV_P_ACT];
-  c->f_min = -INFINITY;
-  c->f_max = INFINITY;
-  c->act = YRT_UNARY_NONE;
-  if (act == YRT_UNARY_RELU) c->f_min = 0.0f;
-  else if (act != YRT_UNARY_NONE && act != YRT_UNARY_IDENTITY) c->act = act;
-  const yrt_conv_geom *g = &c->g;
-  const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->cin, (size_t)g->cout);
-  c->op = yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, yrt_session_xnn_pool(s));
-  if (c->op) return YRT_OK;
-  c->op = NULL; /* the reference handles any validated shape */
-  return YRT_OK;
-}
 
 /* Row ranges a conv is split into. Two per thread for our AVX-512 / AVX2 / NEON kernels: each
  * claim and each finished range is an atomic on a cache line both cores write, and with the caller
@@ -304,8 +196,8 @@ static size_t conv_tasks(const yrt_session *s, const yk_qconv *q) {
  * scalar variant, which still runs from c->qc) and split its rows into tasks: enough to balance
  * threads, each a few rows so tiles stay long. shareable 0: a private copy (a dynamically
  * quantized conv rewrites its packed head on every run). */
-static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, int shareable, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_error *err) {
+  yrt_exec_conv *c = yrt_conv_state(e);
   yk_qconv *q = &c->qc;
   /* the model's copy, packed by its first session */
   const int shared =
@@ -337,14 +229,14 @@ static yrt_status pack_own_qconv(yrt_session *s, yrt_exec *e, int shareable, yrt
  * for this CPU: ours, except the plain AVX2 one on an AVX-512 CPU (without VNNI, else init took
  * that): XNNPACK's 512-bit qc8 kernels beat our 256-bit vpmaddwd there (measured 110 vs 70
  * GMAC/s single-thread, docs/performance.md). A float-output conv has no XNNPACK operator:
- * prepare_i8f32 takes whatever init picked. */
+ * yrt_conv_prepare_i8f32 takes whatever init picked. */
 static int own_qconv_wins(const yk_isa *isa, const yk_qconv *q) {
   if (q->variant == YK_QCONV_SCALAR) return 0;
   return !(q->variant == YK_QCONV_AVX2 && isa->avx512);
 }
 
 /* A yk_qconv with the node's geometry, everything else zero (the callers add operands and scales). */
-static yk_qconv qconv_of_geom(const yrt_conv_geom *g) {
+yk_qconv yrt_conv_qconv_of_geom(const yrt_conv_geom *g) {
   return (yk_qconv){.n = g->n, .h = g->h, .w = g->w, .cin = g->cin, .oh = g->oh, .ow = g->ow, .cout = g->cout,
                     .kh = g->kh, .kw = g->kw, .sh = g->sh, .sw = g->sw, .pad_t = g->pad_t, .pad_l = g->pad_l,
                     .dh = g->dh, .dw = g->dw};
@@ -357,12 +249,12 @@ static yk_qconv qconv_of_geom(const yrt_conv_geom *g) {
  * Leaves c->own 0 when neither applies. */
 static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bias, int allow_dw,
                                  yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_conv_geom *g = &c->g;
   const yrt_node_rec *n = e->node;
   if (g->groups == 1) {
     yk_qconv *q = &c->qc;
-    *q = qconv_of_geom(g);
+    *q = yrt_conv_qconv_of_geom(g);
     q->x_zp = c->x_zp;
     q->y_zp = c->y_zp;
     q->weights = e->in[1];
@@ -372,7 +264,7 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
     q->x_stride = g->xs;
     q->y_stride = g->ys;
     if (yk_qconv_init(q, &s->isa) != 0 || !own_qconv_wins(&s->isa, q)) return YRT_OK;
-    return pack_own_qconv(s, e, 1, err);
+    return yrt_conv_pack_own(s, e, 1, err);
   }
   if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
       g->dw == 1 && g->sh == g->sw && (g->sh == 1 || g->sh == 2) && g->pad_t == 1 && g->pad_l == 1 &&
@@ -403,8 +295,8 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
   return YRT_OK;
 }
 
-static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
@@ -438,7 +330,7 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     yrt_status st = prepare_own_i8(s, e, bias, 1, err);
     if (st != YRT_OK || c->own) return st;
   }
-  const yrt_xnn_conv_desc d = xnn_desc(n, g, (size_t)g->xs, (size_t)g->ys);
+  const yrt_xnn_conv_desc d = yrt_conv_xnn_desc(n, g, (size_t)g->xs, (size_t)g->ys);
   c->op = yrt_xnn_conv_qs8(&d, (int8_t)c->x_zp, x->scale, c->kscale, e->in[1], bias, (int8_t)c->y_zp, y->scale,
                            c->i_min, c->i_max, e->in[0], e->out, yrt_session_xnn_pool(s));
   if (c->op) return YRT_OK;
@@ -451,8 +343,8 @@ static yrt_status prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
 /* int8 x and w, float y = (float)acc * s_x * s_w[c] (groups 1, validated): our conv kernel in
  * its float-output mode (scalar where no SIMD variant exists: XNNPACK has no such operator),
  * threaded over output rows; a float activation after it, as for a float conv. */
-static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
+yrt_status yrt_conv_prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = yrt_conv_state(e);
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
@@ -467,7 +359,7 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const float *ws = yrt_tensor_scales(m, w);
   for (int oc = 0; oc < g->cout; oc++) c->requant[oc] = x->scale * (ws ? ws[oc] : w->scale);
   yk_qconv *q = &c->qc;
-  *q = qconv_of_geom(g);
+  *q = yrt_conv_qconv_of_geom(g);
   q->x_zp = c->x_zp;
   q->weights = e->in[1];
   q->bias = e->in[2] ? e->in[2] : c->zero_bias;
@@ -476,187 +368,5 @@ static yrt_status prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   if (yk_qconv_init(q, &s->isa) != 0)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
-  return pack_own_qconv(s, e, 1, err);
-}
-
-/* ---- dynamic quantization (onnxruntime quantize_dynamic models) */
-
-typedef struct dyn_ctx {
-  const yrt_session *s;
-  const float *x;
-  int8_t *q;
-  size_t chunk;
-  float scale;
-  int32_t zp;
-  float *lohi; /* [2 * YRT_RANGE_SLOTS]: each range's min and max */
-} dyn_ctx;
-
-static void dyn_minmax_range(const void *ctx, size_t lo, size_t hi) {
-  const dyn_ctx *t = ctx;
-  const size_t i = lo / t->chunk;
-  yk_minmax_f32(&t->s->isa, t->x + lo, hi - lo, &t->lohi[2 * i], &t->lohi[2 * i + 1]);
-}
-
-static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
-  const dyn_ctx *t = ctx;
-  yk_quantize_f32_i8(&t->s->isa, t->x + lo, t->q + lo, hi - lo, t->scale, t->zp);
-}
-
-/* onnxruntime's DynamicQuantizeLinear, shifted to int8: range [min(0, lo), max(0, hi)] over
- * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). The range
- * comes from the producer's activation pass when it published it (c->x_src), else from a pass
- * over x here; the quantization is one more pass. Both run on the pool in up to YRT_RANGE_SLOTS
- * ranges; no allocation. */
-static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const float *x, int8_t *q, float *scale,
-                         int32_t *zp) {
-  const size_t n = c->x_numel;
-  const size_t threads = yrt_par_threads(&s->par);
-  const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
-  float lohi[2 * YRT_RANGE_SLOTS] = {0};
-  dyn_ctx t = {.s = s, .x = x, .q = q, .lohi = lohi};
-  t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
-  if (!t.chunk) t.chunk = 1;
-  const size_t ranges = (n + t.chunk - 1) / t.chunk;
-  float lo = 0.0f, hi = 0.0f;
-  if (c->x_src) {
-    lo = c->x_src->y_lo;
-    hi = c->x_src->y_hi;
-  } else {
-    yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_minmax_range, &t);
-    yrt_range_fold(lohi, ranges, &lo, &hi);
-  }
-  float sc = (hi - lo) / 255.0f;
-  if (!(sc > 0.0f) || !isfinite(sc)) sc = 1.0f; /* all zeros (or non-finite): any scale is exact */
-  float z = yk_round_half_even(-lo / sc);
-  z = z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z;
-  t.scale = sc;
-  t.zp = (int32_t)z - 128;
-  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_quant_range, &t);
-  *scale = sc;
-  *zp = t.zp;
-}
-
-static yrt_status run_conv_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
-  (void)err;
-  /* the per-run input quantization is state of this prepared node (a session runs one frame at
-   * a time): its scales, bias and the kernel's packed head follow the measured range */
-  yrt_exec_conv *c = (yrt_exec_conv *)&e->u.conv;
-  float sx;
-  int32_t zp;
-  dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
-  for (int oc = 0; oc < c->g.cout; oc++) {
-    const float sc = sx * c->kscale[oc];
-    c->requant[oc] = sc;
-    double b = c->fbias && sc > 0.0f ? (double)c->fbias[oc] / (double)sc : 0.0;
-    b = b > c->bias_lim ? c->bias_lim : b < -c->bias_lim ? -c->bias_lim : b;
-    c->zero_bias[oc] = (int32_t)lrint(b);
-  }
-  yk_qconv_set_input(&c->qc, zp, c->wsum);
-  run_own_conv_act(s, (yrt_exec *)e, s->dynq); /* its range: run state */
-  return YRT_OK;
-}
-
-/* The node that writes all of x (a dynamically quantized conv's input) and publishes its range
- * from its own pass over it (yrt_publish_range), or NULL: this node measures it. The producer
- * runs before this node on every run (nodes run in order; only a frame's quantize node and the
- * detect decode are ever skipped). */
-static const yrt_exec *range_producer(yrt_session *s, const yrt_exec *e) {
-  const uint32_t x = e->node->in[0];
-  for (size_t i = (size_t)(e - s->exec); i-- > 0;) {
-    yrt_exec *p = &s->exec[i];
-    if (!p->node || p->node->out[0] != x) continue;
-    return p->numel == e->u.conv.x_numel && yrt_publish_range(p) ? p : NULL;
-  }
-  return NULL;
-}
-
-/* A float-output conv with an activation pass writing its whole output measures it there. */
-int yrt_publish_range_conv(yrt_exec *p) {
-  const yrt_exec_conv *c = &p->u.conv;
-  if (p->run != yrt_run_conv_f32 && p->run != run_conv_dyn) return 0;
-  if (c->act == YRT_UNARY_NONE || c->out_numel != p->numel || (c->g.ys && c->g.ys != c->g.cout)) return 0;
-  p->pub_range = 1;
-  return 1;
-}
-
-static yrt_status prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
-  const yrt_model *m = s->model;
-  const yrt_node_rec *n = e->node;
-  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
-  const yrt_conv_geom *g = &c->g;
-  const int act = n->p[YRT_CONV_P_ACT];
-  c->dyn = 1;
-  c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
-  c->fbias = e->in[2];
-  c->x_numel = yrt_tensor_numel(x);
-  c->x_src = range_producer(s, e);
-  const int64_t span = (int64_t)g->kh * g->kw * g->cin * 255 * 128; /* validated < INT32_MAX / 2 */
-  c->bias_lim = (int32_t)(INT32_MAX - span);
-  c->requant = malloc((size_t)g->cout * sizeof(float));
-  c->kscale = malloc((size_t)g->cout * sizeof(float));
-  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
-  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
-  if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
-    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
-  const float *ws = yrt_tensor_scales(m, w);
-  for (int oc = 0; oc < g->cout; oc++) {
-    c->kscale[oc] = ws ? ws[oc] : w->scale;
-    c->requant[oc] = c->kscale[oc];
-  }
-  yk_qconv *q = &c->qc;
-  *q = qconv_of_geom(g); /* x_zp 0 until each run sets the measured one (yk_qconv_set_input) */
-  q->weights = e->in[1];
-  q->bias = c->zero_bias;
-  q->scale = c->requant;
-  q->y_stride = g->ys;
-  q->out_f32 = 1;
-  if (yk_qconv_init(q, &s->isa) != 0)
-    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
-                         yrt_model_string(m, n->name));
-  yk_qconv_weight_sums(q, c->wsum);
-  return pack_own_qconv(s, e, 0, err);
-}
-
-yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  yrt_exec_conv *c = &e->u.conv;
-  fill_geom(s->model, e->node, &c->g);
-  c->out_numel = e->numel;
-  if (s->model->tensors[e->node->in[0]].dtype == YRT_F32 && s->model->tensors[e->node->in[1]].dtype == YRT_I8) {
-    e->run = run_conv_dyn;
-    return prepare_dyn(s, e, err);
-  }
-  if (s->model->tensors[e->node->in[0]].dtype == YRT_I8 && s->model->tensors[e->node->out[0]].dtype == YRT_F32) {
-    e->run = run_conv_i8f32;
-    return prepare_i8f32(s, e, err);
-  }
-  if (s->model->tensors[e->node->out[0]].dtype == YRT_I8) {
-    e->run = run_conv_i8;
-    return prepare_i8(s, e, err);
-  }
-  e->run = yrt_run_conv_f32;
-  return prepare_f32(s, e);
-}
-
-void yrt_release_conv(yrt_exec *e) {
-  yrt_exec_conv *c = &e->u.conv;
-  yrt_xnn_conv_free(c->op);
-  free(c->requant);
-  free(c->kscale);
-  free(c->zero_bias);
-  if (c->own == 1 && !c->packed_shared) free(c->qc.packed);
-  free(c->dw_w);
-  free(c->wsum);
-  c->wsum = NULL;
-  c->dw_w = NULL;
-  c->own = 0;
-  c->op = NULL;
-  c->requant = c->kscale = NULL;
-  c->zero_bias = NULL;
-}
-
-/* An int8 conv with float output (the head's last convs) is its own kind in profiles. */
-const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n) {
-  const int i8f32 = m->tensors[n->out[0]].dtype == YRT_F32 && m->tensors[n->in[0]].dtype == YRT_I8;
-  return i8f32 ? "conv2d.i8f32" : NULL;
+  return yrt_conv_pack_own(s, e, 1, err);
 }

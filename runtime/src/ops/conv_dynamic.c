@@ -1,0 +1,139 @@
+/* conv_dynamic.c — YRT_OP_CONV2D's dynamically quantized path (onnxruntime quantize_dynamic
+ * models; ops/conv.c dispatches here): f32 x quantized on every run with its measured range
+ * (or the range its producer published through its row's publish_range), int8 weights, our
+ * conv kernel in its float-output mode, f32 bias and output. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "conv_paths.h"
+#include "kernel_kinds.h"
+
+typedef struct dyn_ctx {
+  const yrt_session *s;
+  const float *x;
+  int8_t *q;
+  size_t chunk;
+  float scale;
+  int32_t zp;
+  float *lohi; /* [2 * YRT_RANGE_SLOTS]: each range's min and max */
+} dyn_ctx;
+
+static void dyn_minmax_range(const void *ctx, size_t lo, size_t hi) {
+  const dyn_ctx *t = ctx;
+  const size_t i = lo / t->chunk;
+  yk_minmax_f32(&t->s->isa, t->x + lo, hi - lo, &t->lohi[2 * i], &t->lohi[2 * i + 1]);
+}
+
+static void dyn_quant_range(const void *ctx, size_t lo, size_t hi) {
+  const dyn_ctx *t = ctx;
+  yk_quantize_f32_i8(&t->s->isa, t->x + lo, t->q + lo, hi - lo, t->scale, t->zp);
+}
+
+/* onnxruntime's DynamicQuantizeLinear, shifted to int8: range [min(0, lo), max(0, hi)] over
+ * 255 steps, zero point round(-min / scale) in [0, 255], minus 128 (uint8 -> int8). The range
+ * comes from the producer's activation pass when it published it (c->x_src), else from a pass
+ * over x here; the quantization is one more pass. Both run on the pool in up to YRT_RANGE_SLOTS
+ * ranges; no allocation. */
+static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const float *x, int8_t *q, float *scale,
+                         int32_t *zp) {
+  const size_t n = c->x_numel;
+  const size_t threads = yrt_par_threads(&s->par);
+  const size_t tasks = threads < 2 || n < 2 * YRT_PAR_MIN_ELEMS ? 1 : 4 * threads;
+  float lohi[2 * YRT_RANGE_SLOTS] = {0};
+  dyn_ctx t = {.s = s, .x = x, .q = q, .lohi = lohi};
+  t.chunk = yrt_par_chunk(n, tasks, (n + YRT_RANGE_SLOTS - 1) / YRT_RANGE_SLOTS, 64);
+  if (!t.chunk) t.chunk = 1;
+  const size_t ranges = (n + t.chunk - 1) / t.chunk;
+  float lo = 0.0f, hi = 0.0f;
+  if (c->x_src) {
+    lo = c->x_src->y_lo;
+    hi = c->x_src->y_hi;
+  } else {
+    yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_minmax_range, &t);
+    yrt_range_fold(lohi, ranges, &lo, &hi);
+  }
+  float sc = (hi - lo) / 255.0f;
+  if (!(sc > 0.0f) || !isfinite(sc)) sc = 1.0f; /* all zeros (or non-finite): any scale is exact */
+  float z = yk_round_half_even(-lo / sc);
+  z = z < 0.0f ? 0.0f : z > 255.0f ? 255.0f : z;
+  t.scale = sc;
+  t.zp = (int32_t)z - 128;
+  yrt_par_ranges(ranges > 1 ? &s->par : NULL, n, t.chunk, dyn_quant_range, &t);
+  *scale = sc;
+  *zp = t.zp;
+}
+
+yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
+  (void)err;
+  /* the per-run input quantization is state of this prepared node (a session runs one frame at
+   * a time): its scales, bias and the kernel's packed head follow the measured range */
+  yrt_exec_conv *c = yrt_conv_state(e);
+  float sx;
+  int32_t zp;
+  dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
+  for (int oc = 0; oc < c->g.cout; oc++) {
+    const float sc = sx * c->kscale[oc];
+    c->requant[oc] = sc;
+    double b = c->fbias && sc > 0.0f ? (double)c->fbias[oc] / (double)sc : 0.0;
+    b = b > c->bias_lim ? c->bias_lim : b < -c->bias_lim ? -c->bias_lim : b;
+    c->zero_bias[oc] = (int32_t)lrint(b);
+  }
+  yk_qconv_set_input(&c->qc, zp, c->wsum);
+  yrt_conv_run_own_act(s, (yrt_exec *)e, s->dynq); /* its range: run state */
+  return YRT_OK;
+}
+
+/* The node that writes all of x (a dynamically quantized conv's input) and publishes its range
+ * from its own pass over it (yrt_publish_range), or NULL: this node measures it. The producer
+ * runs before this node on every run (nodes run in order; only a frame's quantize node and the
+ * detect decode are ever skipped). */
+static const yrt_exec *range_producer(yrt_session *s, const yrt_exec *e) {
+  const uint32_t x = e->node->in[0];
+  for (size_t i = (size_t)(e - s->exec); i-- > 0;) {
+    yrt_exec *p = &s->exec[i];
+    if (!p->node || p->node->out[0] != x) continue;
+    return p->numel == yrt_conv_state(e)->x_numel && yrt_publish_range(s, p) ? p : NULL;
+  }
+  return NULL;
+}
+
+yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
+  yrt_exec_conv *c = yrt_conv_state(e);
+  const yrt_model *m = s->model;
+  const yrt_node_rec *n = e->node;
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
+  const yrt_conv_geom *g = &c->g;
+  const int act = n->p[YRT_CONV_P_ACT];
+  c->dyn = 1;
+  c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
+  c->fbias = e->in[2];
+  c->x_numel = yrt_tensor_numel(x);
+  c->x_src = range_producer(s, e);
+  const int64_t span = (int64_t)g->kh * g->kw * g->cin * 255 * 128; /* validated < INT32_MAX / 2 */
+  c->bias_lim = (int32_t)(INT32_MAX - span);
+  c->requant = malloc((size_t)g->cout * sizeof(float));
+  c->kscale = malloc((size_t)g->cout * sizeof(float));
+  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
+  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
+  if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
+  const float *ws = yrt_tensor_scales(m, w);
+  for (int oc = 0; oc < g->cout; oc++) {
+    c->kscale[oc] = ws ? ws[oc] : w->scale;
+    c->requant[oc] = c->kscale[oc];
+  }
+  yk_qconv *q = &c->qc;
+  *q = yrt_conv_qconv_of_geom(g); /* x_zp 0 until each run sets the measured one (yk_qconv_set_input) */
+  q->weights = e->in[1];
+  q->bias = c->zero_bias;
+  q->scale = c->requant;
+  q->y_stride = g->ys;
+  q->out_f32 = 1;
+  if (yk_qconv_init(q, &s->isa) != 0)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
+                         yrt_model_string(m, n->name));
+  yk_qconv_weight_sums(q, c->wsum);
+  return yrt_conv_pack_own(s, e, 0, err);
+}
+
