@@ -545,6 +545,13 @@ static void test_results_lost(void **state) {
   }
   snprintf(args, sizeof args, "'%s' -n 1", bad);
   expect_fails(YOLORT_GEN_IMAGES_EXE, args, "cannot");
+#ifdef YOLORT_BENCH_EXE
+  expect_stdout_lost(YOLORT_BENCH_EXE, "--version", ">/dev/full");
+  snprintf(args, sizeof args, "'%s' --dump-convs -", model);
+  expect_stdout_lost(YOLORT_BENCH_EXE, args, ">/dev/full");
+  snprintf(args, sizeof args, "'%s' --dump-convs /dev/full", model);
+  expect_fails(YOLORT_BENCH_EXE, args, "/dev/full");
+#endif
   /* nothing half-written left: no temporary file in the folder */
   char cmd[1400];
   snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '\\.tmp\\.' >/dev/null", s.dir);
