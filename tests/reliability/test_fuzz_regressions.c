@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -278,6 +280,67 @@ static void test_f7_float_index_out_of_int64(void **state) {
   if (st != YRT_OK) assert_true(err.msg[0] != 0);
 }
 
+/* F8 tools/onnx/onnx_reader.c (fuzz_onnx_values, issue 40): an initializer whose dims say 2^31
+ * int64 elements over 16 bytes of data was allocated (16 GiB, zeroed under ASan: a 30 s timeout)
+ * before its data was counted. Now the count is checked first: YRT_ERR_FORMAT, nothing
+ * allocated. Without ASan the address space is capped 1 GiB above what the process maps, so the
+ * old order would fail with YRT_ERR_NOMEM instead. */
+#if defined(__SANITIZE_ADDRESS__)
+#define F8_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define F8_ASAN 1
+#endif
+#endif
+static void test_f8_dims_claim_more_than_data(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  assert_non_null(m);
+  const int64_t d2[1] = {2}, xd[2] = {1, 2}, v[2] = {1, 2};
+  assert_int_equal(onnx_model_add_input(m, "x", IR_I64, 2, xd), 0);
+  assert_int_equal(onnx_model_add_initializer(m, "w", IR_I64, 1, d2, v), 0);
+  Onnx__TensorProto *t = onnx_model_find_initializer(m, "w");
+  assert_non_null(t);
+  int64_t *dims = realloc(t->dims, 2 * sizeof *dims);
+  assert_non_null(dims);
+  dims[0] = (int64_t)1 << 30, dims[1] = 2; /* 2^31 elements claimed, 2 stored */
+  t->dims = dims;
+  t->n_dims = 2;
+  const char *in[2] = {"x", "w"}, *out[1] = {"y"};
+  assert_non_null(onnx_model_add_node(m, "Add", "add", in, 2, out, 1));
+  assert_int_equal(onnx_model_add_output(m, "y", IR_I64, -1, NULL), 0);
+  uint8_t *bytes = NULL;
+  size_t n = 0;
+  yrt_error err;
+  assert_int_equal(onnx_model_pack(m, &bytes, &n, &err), YRT_OK);
+  onnx_model_free(m);
+#ifndef F8_ASAN
+  struct rlimit old, cap;
+  long pages = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%ld", &pages) != 1) pages = 0;
+    fclose(f);
+  }
+  const int capped = pages > 0 && getrlimit(RLIMIT_AS, &old) == 0;
+  if (capped) {
+    cap = old;
+    cap.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + ((rlim_t)1 << 30);
+    if (old.rlim_cur != RLIM_INFINITY && old.rlim_cur < cap.rlim_cur) cap.rlim_cur = old.rlim_cur;
+    assert_int_equal(setrlimit(RLIMIT_AS, &cap), 0);
+  }
+#endif
+  ir_graph *g = NULL;
+  const yrt_status st = onnx_read_memory(bytes, n, &g, &err);
+#ifndef F8_ASAN
+  if (capped) assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+#endif
+  free(bytes);
+  ir_graph_free(g);
+  if (st != YRT_ERR_FORMAT) fail_msg("got %s (%s), want FORMAT", yrt_status_name(st), err.msg);
+  if (!strstr(err.msg, "'w'") || !strstr(err.msg, "2147483648")) fail_msg("message: %s", err.msg);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f1_qdq_negative_scale),
@@ -287,6 +350,7 @@ int main(void) {
       cmocka_unit_test(test_f5_int8_bias_overflow),
       cmocka_unit_test(test_f6_denormal_scale),
       cmocka_unit_test(test_f7_float_index_out_of_int64),
+      cmocka_unit_test(test_f8_dims_claim_more_than_data),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
