@@ -162,11 +162,11 @@ int main(int argc, char **argv) {
     }
   }
 
-  /* fuzz_api_sequence: each model x threads, a fixed pseudo-random call string (api_seq.h) */
+  /* fuzz_api_sequence: a fixed pseudo-random call string (api_seq.h) per first byte 0..11 */
   char d_api[4096];
   snprintf(d_api, sizeof d_api, "%s/api", out);
   if (mkdir_p(d_api)) return 1;
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < 12; k++) { /* byte 0 = k: each model, 1 and 2 threads */
     uint8_t seq[96];
     uint32_t x = 2463534242u + (uint32_t)k;
     seq[0] = (uint8_t)k;
