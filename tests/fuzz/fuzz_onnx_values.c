@@ -43,9 +43,10 @@ static int64_t hostile_int(uint64_t *r, int64_t old) {
   static const int64_t v[] = {0, 1, -1, 2, 127, 128, 255, -128, 256, INT32_MAX, INT32_MIN, (int64_t)1 << 40, INT64_MAX};
   const int k = (int)(rnd(r) % 16);
   if (k < 13) return v[k];
-  if (k == 13) return old + 1;
-  if (k == 14) return old - 1;
-  return old * 2;
+  /* wrapping on purpose (unsigned: no UB in the mutator itself) */
+  if (k == 13) return (int64_t)((uint64_t)old + 1u);
+  if (k == 14) return (int64_t)((uint64_t)old - 1u);
+  return (int64_t)((uint64_t)old * 2u);
 }
 
 /* One element of initializer t, whatever its storage. 0: nothing to change. */
