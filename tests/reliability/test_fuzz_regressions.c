@@ -341,6 +341,38 @@ static void test_f8_dims_claim_more_than_data(void **state) {
   if (!strstr(err.msg, "'w'") || !strstr(err.msg, "2147483648")) fail_msg("message: %s", err.msg);
 }
 
+/* F9 tools/ir/shape_compute.c pool_geometry (fuzz_onnx_values, issue 40): a Conv whose pads (or
+ * kernel, stride, dilation, input side) were near INT64_MAX overflowed the window arithmetic
+ * (UBSan). Each is now bounded (2^24; a side 2^40) and the node refused naming the values. */
+static void test_f9_conv_geometry_overflow(void **state) {
+  (void)state;
+  const int64_t big[4] = {INT64_MAX, 1, INT64_MAX - 1, (int64_t)1 << 25};
+  for (int k = 0; k < 4; k++) {
+    Onnx__ModelProto *m = onnx_model_new(13);
+    assert_non_null(m);
+    const int64_t xd[4] = {1, 1, 4, 4}, wd[4] = {1, 1, 1, 1};
+    const float w = 0.5f;
+    assert_int_equal(onnx_model_add_input(m, "x", IR_F32, 4, xd), 0);
+    assert_int_equal(onnx_model_add_initializer(m, "w", IR_F32, 4, wd, &w), 0);
+    const char *in[2] = {"x", "w"}, *out[1] = {"y"};
+    Onnx__NodeProto *c = onnx_model_add_node(m, "Conv", "conv", in, 2, out, 1);
+    assert_non_null(c);
+    const int64_t pads[4] = {0, 0, big[k], 0}, one[2] = {1, 1}, huge[2] = {big[k], 1};
+    if (k < 3) assert_int_equal(onnx_node_attr_ints(c, "pads", pads, 4), 0);
+    else assert_int_equal(onnx_node_attr_ints(c, "dilations", huge, 2), 0);
+    assert_int_equal(onnx_node_attr_ints(c, "strides", one, 2), 0);
+    assert_int_equal(onnx_model_add_output(m, "y", IR_F32, -1, NULL), 0);
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    yrt_error err;
+    assert_int_equal(onnx_model_pack(m, &bytes, &n, &err), YRT_OK);
+    onnx_model_free(m);
+    if (k == 1) expect_onnx(bytes, n, YRT_OK, NULL); /* the control: a sane Conv converts */
+    else expect_onnx(bytes, n, YRT_ERR_SHAPE, "out of range");
+    free(bytes);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f1_qdq_negative_scale),
@@ -351,6 +383,7 @@ int main(void) {
       cmocka_unit_test(test_f6_denormal_scale),
       cmocka_unit_test(test_f7_float_index_out_of_int64),
       cmocka_unit_test(test_f8_dims_claim_more_than_data),
+      cmocka_unit_test(test_f9_conv_geometry_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
