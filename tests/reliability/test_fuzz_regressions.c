@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "ir_passes.h"
 #include "onnx_write.h"
 #include "rel_models.h"
 #include "yolort.h"
@@ -377,6 +378,35 @@ static void test_f9_conv_geometry_overflow(void **state) {
   }
 }
 
+/* F10 tools/ir/shape_movement.c ir_shape_resize (fuzz_onnx_values, issue 40): an input side near
+ * INT64_MAX times a Resize scale was cast to int64 out of its range (UBSan). Now an output side
+ * of 2^40 or more is refused first. */
+static void test_f10_resize_side_overflow(void **state) {
+  (void)state;
+  const int64_t sides[2] = {INT64_MAX / 2, 8};
+  for (int k = 0; k < 2; k++) {
+    Onnx__ModelProto *m = onnx_model_new(13);
+    assert_non_null(m);
+    const int64_t xd[4] = {1, 1, sides[k], 4}, sd[1] = {4};
+    const float sc[4] = {1, 1, 4, 1};
+    assert_int_equal(onnx_model_add_input(m, "x", IR_F32, 4, xd), 0);
+    assert_int_equal(onnx_model_add_initializer(m, "scales", IR_F32, 1, sd, sc), 0);
+    const char *in[3] = {"x", "", "scales"}, *out[1] = {"y"};
+    assert_non_null(onnx_model_add_node(m, "Resize", "up", in, 3, out, 1));
+    assert_int_equal(onnx_model_add_output(m, "y", IR_F32, -1, NULL), 0);
+    size_t n = 0;
+    uint8_t *bytes = pack_and_free(m, &n);
+    ir_graph *g = NULL;
+    yrt_error err;
+    yrt_status st = onnx_read_memory(bytes, n, &g, &err);
+    if (st == YRT_OK) st = ir_infer_shapes(g, &err);
+    ir_graph_free(g);
+    free(bytes);
+    if (k == 1) assert_int_equal(st, YRT_OK); /* the control */
+    else if (st != YRT_ERR_SHAPE || !strstr(err.msg, "too large")) fail_msg("%s: %s", yrt_status_name(st), err.msg);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f1_qdq_negative_scale),
@@ -388,6 +418,7 @@ int main(void) {
       cmocka_unit_test(test_f7_float_index_out_of_int64),
       cmocka_unit_test(test_f8_dims_claim_more_than_data),
       cmocka_unit_test(test_f9_conv_geometry_overflow),
+      cmocka_unit_test(test_f10_resize_side_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

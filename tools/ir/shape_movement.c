@@ -297,7 +297,11 @@ IR_SHAPE_FN(ir_shape_resize) {
       dims[a] = sizes[i];
     } else {
       if (!(sc[i] > 0) || sc[i] > 1e6) return SERR("shape: %s node '%s': bad scale", op, n->name);
-      dims[a] = (int64_t)((double)x->dims[a] * sc[i]); /* floor, as the spec says */
+      const double v = (double)x->dims[a] * sc[i]; /* floored below, as the spec says */
+      /* in range before the cast (fuzz F10: a side near INT64_MAX times a scale is no int64) */
+      if (v >= 1099511627776.0) /* 2^40, onnx_reader.c's bound on dims */
+        return SERR("shape: %s node '%s': output side %.3g too large", op, n->name, v);
+      dims[a] = v >= 1.0 ? (int64_t)v : 0;
     }
     if (dims[a] < 1) return SERR("shape: %s node '%s': empty output", op, n->name);
   }
