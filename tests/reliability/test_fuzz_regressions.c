@@ -407,6 +407,27 @@ static void test_f10_resize_side_overflow(void **state) {
   }
 }
 
+/* F11 tools/ir/shape_movement.c ir_shape_split (fuzz_onnx_values, issue 40): split sizes near
+ * INT64_MAX overflowed their sum (UBSan). The sum is checked now: "sizes overflow". */
+static void test_f11_split_sizes_overflow(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  assert_non_null(m);
+  const int64_t xd[2] = {1, 4}, sd[1] = {2}, sizes[2] = {INT64_MAX, 2};
+  assert_int_equal(onnx_model_add_input(m, "x", IR_F32, 2, xd), 0);
+  assert_int_equal(onnx_model_add_initializer(m, "split", IR_I64, 1, sd, sizes), 0);
+  const char *in[2] = {"x", "split"}, *out[2] = {"a", "b"};
+  Onnx__NodeProto *sp = onnx_model_add_node(m, "Split", "sp", in, 2, out, 2);
+  assert_non_null(sp);
+  assert_int_equal(onnx_node_attr_int(sp, "axis", 1), 0);
+  assert_int_equal(onnx_model_add_output(m, "a", IR_F32, -1, NULL), 0);
+  assert_int_equal(onnx_model_add_output(m, "b", IR_F32, -1, NULL), 0);
+  size_t n = 0;
+  uint8_t *bytes = pack_and_free(m, &n);
+  expect_onnx(bytes, n, YRT_ERR_SHAPE, "sizes overflow");
+  free(bytes);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f1_qdq_negative_scale),
@@ -419,6 +440,7 @@ int main(void) {
       cmocka_unit_test(test_f8_dims_claim_more_than_data),
       cmocka_unit_test(test_f9_conv_geometry_overflow),
       cmocka_unit_test(test_f10_resize_side_overflow),
+      cmocka_unit_test(test_f11_split_sizes_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,7 +164,7 @@ yrt_status yrt_out_open(const char *path, yrt_out_file **out, FILE **f, yrt_erro
   if (fd < 0) {
     const int e0 = errno;
     restore_mask(&o->guard);
-    return out_fail(o, yrt_set_error(err, YRT_ERR_IO, "cannot create a temporary file beside '%s': %s", path,
+    return out_fail(o, yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': no temporary file beside it: %s", path,
                                      strerror(e0)));
   }
   tmp_arm(&o->guard, o->tmp);

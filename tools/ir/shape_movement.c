@@ -61,7 +61,10 @@ IR_SHAPE_FN(ir_shape_split) {
   } else {
     int64_t num = ir_attr_int(n, "num_outputs", ns);
     if (num != ns) return SERR("shape: Split node '%s': num_outputs != outputs", n->name);
-    int64_t chunk = (x->dims[a] + ns - 1) / ns; /* opset 18: last chunk may be smaller */
+    int64_t chunk; /* opset 18: last chunk may be smaller */
+    if (__builtin_add_overflow(x->dims[a], (int64_t)ns - 1, &chunk))
+      return SERR("shape: Split node '%s': axis of %lld elements", n->name, (long long)x->dims[a]);
+    chunk /= ns;
     for (int i = 0; i < ns; i++) {
       int64_t left = x->dims[a] - chunk * i;
       sz[i] = left < chunk ? (left > 0 ? left : 0) : chunk;
@@ -70,7 +73,8 @@ IR_SHAPE_FN(ir_shape_split) {
   int64_t total = 0;
   for (int i = 0; i < ns; i++) {
     if (sz[i] < 0) return SERR("shape: Split node '%s': negative size", n->name);
-    total += sz[i];
+    if (__builtin_add_overflow(total, sz[i], &total)) /* fuzz F11: sizes near INT64_MAX */
+      return SERR("shape: Split node '%s': sizes overflow", n->name);
   }
   if (total != x->dims[a])
     return SERR("shape: Split node '%s': sizes sum to %lld, axis has %lld", n->name,
