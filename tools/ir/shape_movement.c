@@ -28,7 +28,8 @@ IR_SHAPE_FN(ir_shape_concat) {
       if (i != a && t->dims[i] != x->dims[i])
         return SERR("shape: Concat node '%s': input %d dim %d is %lld, expected %lld", n->name,
                     k, i, (long long)t->dims[i], (long long)x->dims[i]);
-    dims[a] += t->dims[a];
+    if (__builtin_add_overflow(dims[a], t->dims[a], &dims[a])) /* as Split's sizes (F11) */
+      return SERR("shape: Concat node '%s': axis sizes overflow", n->name);
   }
   if (ir_set_attr_int(g, node, "axis", a)) return yrt_set_error(err, YRT_ERR_NOMEM, "oom");
   ir_set_out(g, &g->nodes[node], 0, x->dtype, r, dims);
