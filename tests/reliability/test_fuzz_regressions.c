@@ -408,7 +408,8 @@ static void test_f10_resize_side_overflow(void **state) {
 }
 
 /* F11 tools/ir/shape_movement.c ir_shape_split (fuzz_onnx_values, issue 40): split sizes near
- * INT64_MAX overflowed their sum (UBSan). The sum is checked now: "sizes overflow". */
+ * INT64_MAX overflowed their sum (UBSan). The sum is checked now: "sizes overflow"; Concat's
+ * axis sum likewise (refused, by the reader or the check). */
 static void test_f11_split_sizes_overflow(void **state) {
   (void)state;
   Onnx__ModelProto *m = onnx_model_new(13);
@@ -426,6 +427,25 @@ static void test_f11_split_sizes_overflow(void **state) {
   uint8_t *bytes = pack_and_free(m, &n);
   expect_onnx(bytes, n, YRT_ERR_SHAPE, "sizes overflow");
   free(bytes);
+  /* Concat's axis sum, the same pattern: two inputs of 2^62 + 1 along the axis */
+  m = onnx_model_new(13);
+  assert_non_null(m);
+  const int64_t cd[2] = {1, ((int64_t)1 << 62) + 1};
+  assert_int_equal(onnx_model_add_input(m, "p", IR_F32, 2, cd), 0);
+  assert_int_equal(onnx_model_add_input(m, "q", IR_F32, 2, cd), 0);
+  const char *cin[2] = {"p", "q"}, *cout[1] = {"c"};
+  Onnx__NodeProto *c = onnx_model_add_node(m, "Concat", "cat", cin, 2, cout, 1);
+  assert_non_null(c);
+  assert_int_equal(onnx_node_attr_int(c, "axis", 1), 0);
+  assert_int_equal(onnx_model_add_output(m, "c", IR_F32, -1, NULL), 0);
+  bytes = pack_and_free(m, &n);
+  ir_graph *g = NULL;
+  yrt_error err;
+  yrt_status st = onnx_read_memory(bytes, n, &g, &err);
+  if (st == YRT_OK) st = ir_infer_shapes(g, &err);
+  ir_graph_free(g);
+  free(bytes);
+  assert_int_not_equal(st, YRT_OK);
 }
 
 int main(void) {
