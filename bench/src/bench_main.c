@@ -11,6 +11,7 @@
 #include "bench_run.h"
 #include "bench_streams.h"
 #include "bench_util.h"
+#include "cli_stdout.h"
 #include "yolort.h"
 
 #if defined(YOLORT_HAVE_CONVERT) && defined(__has_include)
@@ -95,9 +96,12 @@ static int dump_convs(const opened_model *m, const char *dest) {
     return 1;
   }
   bench_convs_write(f, convs, n);
-  if (f != stdout) fclose(f);
   free(convs);
-  return 0;
+  if (f == stdout) return 0; /* checked at exit (cli_stdout.h) */
+  int bad = fflush(f) != 0 || ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  if (bad) fprintf(stderr, "yolort-bench: writing %s failed: the layer shapes are lost\n", dest);
+  return bad;
 }
 
 /* --streams: every threads x streams pair of one model; prints the frames/s table. */
@@ -214,6 +218,7 @@ static int bench_model(const bench_opts *o, opened_model *om, const bench_input 
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--version")) {
       printf("yolort-bench yolort %s\n", yrt_version());

@@ -151,31 +151,63 @@ done:
   return st;
 }
 
+yrt_status yrt_image_encode_jpeg(const yrt_image *img, int quality, void **out, size_t *size, yrt_error *err) {
+  if (out) *out = NULL;
+  if (size) *size = 0;
+  if (!img || !img->rgb || img->w <= 0 || img->h <= 0 || !out || !size)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_encode_jpeg: invalid image or NULL result");
+  if (quality < 1 || quality > 100)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_encode_jpeg: quality %d not in 1..100", quality);
+  /* the worst case up front, so the buffer is ours (malloc) and TurboJPEG never reallocates it */
+  const unsigned long cap = tjBufSize(img->w, img->h, TJSAMP_420);
+  if (cap == (unsigned long)-1 || cap == 0)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_encode_jpeg: %dx%d is too large to encode", img->w,
+                         img->h);
+  unsigned char *jpeg = malloc(cap);
+  if (!jpeg) return yrt_set_error(err, YRT_ERR_NOMEM, "JPEG: cannot allocate %lu bytes to encode %dx%d", cap, img->w,
+                                  img->h);
+  tjhandle tj = tjInitCompress();
+  if (!tj) {
+    free(jpeg);
+    return yrt_set_error(err, YRT_ERR_NOMEM, "JPEG: tjInitCompress failed: %s", tjGetErrorStr2(NULL));
+  }
+  unsigned long jsize = cap;
+  yrt_status st = YRT_OK;
+  if (tjCompress2(tj, img->rgb, img->w, 0, img->h, TJPF_RGB, &jpeg, &jsize, TJSAMP_420, quality, TJFLAG_NOREALLOC) !=
+      0) {
+    st = yrt_set_error(err, YRT_ERR_FORMAT, "JPEG encode of %dx%d failed: %s", img->w, img->h, tjGetErrorStr2(tj));
+    free(jpeg);
+  } else {
+    *out = jpeg;
+    *size = jsize;
+  }
+  tjDestroy(tj);
+  return st;
+}
+
 yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality, yrt_error *err) {
   if (!img || !path || !img->rgb || img->w <= 0 || img->h <= 0)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_save_jpeg: invalid image or path");
-  if (quality < 1 || quality > 100)
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_image_save_jpeg: quality %d not in 1..100", quality);
-  tjhandle tj = tjInitCompress();
-  if (!tj) return yrt_set_error(err, YRT_ERR_NOMEM, "JPEG: tjInitCompress failed: %s", tjGetErrorStr2(NULL));
-  unsigned char *jpeg = NULL;
-  unsigned long jsize = 0;
-  yrt_status st = YRT_OK;
-  if (tjCompress2(tj, img->rgb, img->w, 0, img->h, TJPF_RGB, &jpeg, &jsize, TJSAMP_420, quality, 0) != 0) {
-    st = yrt_set_error(err, YRT_ERR_FORMAT, "%s: JPEG encode of %dx%d failed: %s", path, img->w, img->h,
-                       tjGetErrorStr2(tj));
-  } else {
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-      st = yrt_set_error(err, YRT_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    } else {
-      size_t wr = fwrite(jpeg, 1, jsize, f);
-      int cl = fclose(f);
-      if (wr != jsize || cl != 0) st = yrt_set_error(err, YRT_ERR_IO, "%s: write failed", path);
+  void *jpeg = NULL;
+  size_t jsize = 0;
+  yrt_status st = yrt_image_encode_jpeg(img, quality, &jpeg, &jsize, err);
+  if (st != YRT_OK) {
+    if (err) { /* name the file: the encoder does not know it */
+      char tmp[sizeof err->msg];
+      memcpy(tmp, err->msg, sizeof tmp);
+      yrt_set_error(err, st, "%s: %s", path, tmp);
     }
+    return st;
   }
-  tjFree(jpeg);
-  tjDestroy(tj);
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    st = yrt_set_error(err, YRT_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+  } else {
+    size_t wr = fwrite(jpeg, 1, jsize, f);
+    int cl = fclose(f);
+    if (wr != jsize || cl != 0) st = yrt_set_error(err, YRT_ERR_IO, "%s: write failed", path);
+  }
+  free(jpeg);
   return st;
 }
 

@@ -36,6 +36,11 @@ YRT_API yrt_status yrt_image_decode_jpeg_limited(const void *data, size_t size,
 YRT_API yrt_status yrt_image_load_jpeg_limited(const char *path, const yrt_jpeg_limits *limits,
                                                yrt_image *out, yrt_error *err);
 YRT_API yrt_status yrt_image_save_jpeg(const yrt_image *img, const char *path, int quality, yrt_error *err);
+/* Encode to memory (quality 1..100, 4:2:0): *out is a malloc()ed buffer of *size bytes the caller
+ * free()s. For writers that must not leave a half-written file (yolort-detect -o: a temporary
+ * file + rename()); yrt_image_save_jpeg is this plus a plain write to path. */
+YRT_API yrt_status yrt_image_encode_jpeg(const yrt_image *img, int quality, void **out, size_t *size,
+                                         yrt_error *err);
 /* Frees an image made by the decoders above (img->rgb) and zeroes it. */
 YRT_API void yrt_image_free(yrt_image *img);
 

@@ -77,26 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t seed[8];
   memcpy(seed, data, 4);
   memcpy(seed + 4, data, 4);
-  data += 4;
-  size -= 4;
-  uint8_t *buf = malloc(size);
-  if (!buf) return 0;
-  memcpy(buf, data, size);
-  yrt_file_header h;
-  memcpy(&h, buf, sizeof h);
-  h.file_size = size;
-  h.crc32 = yrt_crc32(0, buf + sizeof h, size - sizeof h);
-  memcpy(buf, &h, sizeof h);
-  yrt_model *m = NULL;
-  yrt_error err;
-  err.msg[0] = 0;
-  yrt_status st = yrt_model_load_memory(buf, size, 1, &m, &err);
-  free(buf);
-  if (st != YRT_OK) {
-    FZ_CHECK(m == NULL);
-    fz_check_error(st, &err);
-    return 0;
-  }
+  yrt_model *m = fz_load_sealed(data + 4, size - 4);
+  if (!m) return 0;
   detect(m, iw, ih, seed);
   yrt_model_free(m);
   return 0;

@@ -17,13 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *buf = malloc(size ? size : 1);
   if (!buf) return 0;
   if (size) memcpy(buf, data, size);
-  if (size >= sizeof(yrt_file_header)) {
-    yrt_file_header h;
-    memcpy(&h, buf, sizeof h);
-    h.file_size = size;
-    h.crc32 = yrt_crc32(0, buf + sizeof h, size - sizeof h);
-    memcpy(buf, &h, sizeof h);
-  }
+  fz_seal(buf, size);
   yrt_model *m = NULL;
   yrt_error err;
   err.msg[0] = 0;

@@ -3,6 +3,7 @@
  *   OUT/yrt/   the same converted to .yrt (+ the shared QDQ model converted)
  *   OUT/detect/ the .yrt seeds behind a 4-byte image size (fuzz_yrt_detect)
  *   OUT/jpeg/  JPEGs encoded by yrt_image_save_jpeg (odd sizes, qualities) + a few COCO images
+ *   OUT/api/   call sequences for fuzz_api_sequence (byte 0: model and threads, then the calls)
  * Usage: fuzz_make_seeds OUT_DIR [DATA_DIR]   (DATA_DIR default: $YOLORT_DATA or ../shared)
  * Shared data is optional: without it only the generated seeds are written. */
 #include <errno.h>
@@ -159,6 +160,23 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "make_seeds: converting %s: %s (skipped)\n", src, err.msg);
     }
+  }
+
+  /* fuzz_api_sequence: a fixed pseudo-random call string (api_seq.h) per first byte 0..11 */
+  char d_api[4096];
+  snprintf(d_api, sizeof d_api, "%s/api", out);
+  if (mkdir_p(d_api)) return 1;
+  for (int k = 0; k < 12; k++) { /* byte 0 = k: each model, 1 and 2 threads */
+    uint8_t seq[96];
+    uint32_t x = 2463534242u + (uint32_t)k;
+    seq[0] = (uint8_t)k;
+    for (size_t i = 1; i < sizeof seq; i++) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      seq[i] = (uint8_t)x;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "seq_%d.bin", k);
+    if (write_file(d_api, name, seq, sizeof seq)) return 1;
   }
 
   int n_jpeg = jpeg_seeds(d_jpeg);

@@ -3,7 +3,7 @@
 # seed corpora into the build dir, run each target for SECONDS (default 60) and print the
 # executions. Exits non-zero if any target found a crash, a leak, UB or a timeout; the reproducer
 # is then in $BUILD/fuzz/artifacts/<target>/ (turn it into a test in tests/reliability/).
-#   TARGET: yrt_load yrt_detect onnx_convert jpeg (default: all four)
+#   TARGET: yrt_load yrt_detect yrt_fields onnx_convert onnx_values api_sequence jpeg (default: all seven)
 #   env: YOLORT_FUZZ_BUILD (build-fuzz), YOLORT_FUZZ_MAX_LEN (per target default below),
 #        YOLORT_FUZZ_JOBS (1; libFuzzer -fork=N runs N processes), YOLORT_DATA (../shared seeds)
 # The corpus in $BUILD/fuzz/corpus/<target> is kept between runs, so longer runs build on shorter ones.
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 SECS=${1:-60}
 shift || true
 TARGETS=("$@")
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(yrt_load yrt_detect onnx_convert jpeg)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(yrt_load yrt_detect yrt_fields onnx_convert onnx_values api_sequence jpeg)
 BUILD=${YOLORT_FUZZ_BUILD:-build-fuzz}
 JOBS=${YOLORT_FUZZ_JOBS:-1}
 if [[ -z "${YOLORT_DATA:-}" && -d ../shared ]]; then export YOLORT_DATA="$(cd ../shared && pwd)"; fi
@@ -28,19 +28,24 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 for t in "${TARGETS[@]}"; do
+  tmo=
   case $t in
     yrt_load) seeds=yrt; maxlen=65536 ;;
     yrt_detect) seeds=detect; maxlen=65536 ;;
+    yrt_fields) seeds=yrt; maxlen=65536 ;;
     onnx_convert) seeds=onnx; maxlen=65536 ;;
+    onnx_values) seeds=onnx; maxlen=65536 ;;
+    api_sequence) seeds=api; maxlen=4096; tmo=120 ;; # pooled 2-thread runs wait on scheduling under load
     jpeg) seeds=jpeg; maxlen=65536 ;;
     *) echo "unknown target $t" >&2; exit 2 ;;
   esac
   maxlen=${YOLORT_FUZZ_MAX_LEN:-$maxlen}
+  tmo=${tmo:-20}
   mkdir -p "$FZ/corpus/$t" "$FZ/artifacts/$t"
   log="$FZ/$t.log"
   echo "=== fuzz_$t: ${SECS}s, max_len $maxlen, seeds $FZ/seeds/$seeds"
   set +e
-  "$BUILD/tests/fuzz/fuzz_$t" -max_total_time="$SECS" -max_len="$maxlen" -timeout=20 -rss_limit_mb=3072 \
+  "$BUILD/tests/fuzz/fuzz_$t" -max_total_time="$SECS" -max_len="$maxlen" -timeout="$tmo" -rss_limit_mb=3072 \
     -malloc_limit_mb=3072 -print_final_stats=1 -artifact_prefix="$FZ/artifacts/$t/" \
     $([[ $JOBS -gt 1 ]] && echo "-fork=$JOBS") "$FZ/corpus/$t" "$FZ/seeds/$seeds" >"$log" 2>&1
   rc=$?

@@ -212,11 +212,50 @@ static void test_io_errors(void **state) {
   yrt_image_free(NULL);
 }
 
+/* Encoding to memory: the same bytes yrt_image_save_jpeg writes (it is this plus a write), odd
+ * sizes, and bad arguments refused with the result pointers cleared. */
+static void test_encode_memory(void **state) {
+  (void)state;
+  const int sizes[4][2] = {{2, 2}, {97, 61}, {3, 200}, {16, 17}}; /* make_pattern needs 2+ */
+  for (int k = 0; k < 4; k++) {
+    size_t file_size = 0, mem_size = 0;
+    uint8_t *file = encoded_pattern(sizes[k][0], sizes[k][1], &file_size);
+    yrt_image im = make_pattern(sizes[k][0], sizes[k][1]);
+    void *mem = NULL;
+    yrt_error err;
+    assert_int_equal(yrt_image_encode_jpeg(&im, 95, &mem, &mem_size, &err), YRT_OK);
+    assert_int_equal(mem_size, file_size);
+    assert_memory_equal(mem, file, file_size);
+    yrt_image dec;
+    assert_int_equal(yrt_image_decode_jpeg(mem, mem_size, &dec, &err), YRT_OK);
+    assert_int_equal(dec.w, sizes[k][0]);
+    assert_int_equal(dec.h, sizes[k][1]);
+    yrt_image_free(&dec);
+    free(mem);
+    free(file);
+    yrt_image_free(&im);
+  }
+  yrt_image im = make_pattern(4, 4), none = {4, 4, NULL};
+  void *mem = (void *)1;
+  size_t n = 7;
+  yrt_error err;
+  assert_int_equal(yrt_image_encode_jpeg(&im, 0, &mem, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_null(mem);
+  assert_int_equal(n, 0);
+  assert_int_equal(yrt_image_encode_jpeg(&im, 101, &mem, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_image_encode_jpeg(&none, 90, &mem, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_image_encode_jpeg(NULL, 90, &mem, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_image_encode_jpeg(&im, 90, NULL, &n, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_image_encode_jpeg(&im, 90, &mem, NULL, &err), YRT_ERR_INVALID_ARG);
+  yrt_image_free(&im);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_truncated),
       cmocka_unit_test(test_random_and_empty), cmocka_unit_test(test_huge_header),
       cmocka_unit_test(test_gray_and_cmyk), cmocka_unit_test(test_io_errors),
+      cmocka_unit_test(test_encode_memory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

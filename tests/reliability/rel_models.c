@@ -12,7 +12,8 @@
 
 typedef struct mb {
   Onnx__ModelProto *m;
-  int quant; /* 1: wrap activations in Q/DQ, weights int8 per-channel */
+  int quant; /* 1: wrap activations in Q/DQ, weights int8 per-channel; 2: onnxruntime quantize_dynamic
+               (DynamicQuantizeLinear + ConvInteger, uint8 weights per channel, activations float) */
   int fail;
   unsigned seed;
 } mb;
@@ -36,7 +37,7 @@ static Onnx__NodeProto *node(mb *b, const char *op, const char *name, const char
 /* Activation `t` quantized with (scale, zp): Q -> DQ, returns the dequantized name in out.
  * In float mode out = t. */
 static void qdq(mb *b, const char *t, float scale, int zp, char *out, size_t cap) {
-  if (!b->quant) {
+  if (b->quant != 1) {
     snprintf(out, cap, "%s", t);
     return;
   }
@@ -78,7 +79,48 @@ static void conv(mb *b, const char *name, const char *x, float sx, int cin, int 
   snprintf(y, sizeof y, "%s_out", name);
   const int64_t wd[4] = {cout, kin, k, k}, bd[1] = {cout};
   char win[128], bin[128];
-  if (b->quant) {
+  if (b->quant == 2) { /* quantize_dynamic: the chain recover_integer_ops.c turns back into a Conv */
+    uint8_t *wu = (uint8_t *)wq, wz8[64];
+    for (int c = 0; c < cout; c++) {
+      float mx = 1e-6f;
+      for (int i = 0; i < nw / cout; i++) mx = fmaxf(mx, fabsf(w[c * (nw / cout) + i]));
+      ws[c] = mx / 127.0f;
+      wz8[c] = (uint8_t)(128 + c % 3); /* asymmetric, as onnxruntime's uint8 weights */
+      for (int i = 0; i < nw / cout; i++)
+        wu[c * (nw / cout) + i] = (uint8_t)(lrintf(w[c * (nw / cout) + i] / ws[c]) + wz8[c]);
+    }
+    char q[128], sc[128], zp[128], wzn[128], wsn[128], s2[128], cin_[128], cf[128], cs[128], nn[128];
+    snprintf(q, sizeof q, "%s_xq", name), snprintf(sc, sizeof sc, "%s_xs", name), snprintf(zp, sizeof zp, "%s_xz", name);
+    snprintf(wzn, sizeof wzn, "%s_wz", wn), snprintf(wsn, sizeof wsn, "%s_ws", wn);
+    snprintf(s2, sizeof s2, "%s_s", name), snprintf(cin_, sizeof cin_, "%s_ci", name);
+    snprintf(cf, sizeof cf, "%s_cf", name), snprintf(cs, sizeof cs, "%s_cs", name);
+    const int64_t b4[4] = {1, cout, 1, 1};
+    add_init(b, wn, IR_U8, 4, wd, wu);
+    add_init(b, wzn, IR_U8, 1, bd, wz8);
+    add_init(b, wsn, IR_F32, 1, bd, ws);
+    add_init(b, bn, IR_F32, 4, b4, bias);
+    const char *dqi[1] = {x}, *dqo[3] = {q, sc, zp}, *mi[2] = {sc, wsn}, *mo[1] = {s2}, *ii[4] = {q, wn, zp, wzn},
+               *io[1] = {cin_}, *ki[1] = {cin_}, *ko[1] = {cf}, *si[2] = {cf, s2}, *so[1] = {cs}, *ai[2] = {cs, bn},
+               *ao[1] = {y};
+    snprintf(nn, sizeof nn, "%s_DynamicQuantizeLinear", name);
+    node(b, "DynamicQuantizeLinear", nn, dqi, 1, dqo, 3);
+    snprintf(nn, sizeof nn, "%s_scale_Mul", name);
+    node(b, "Mul", nn, mi, 2, mo, 1);
+    Onnx__NodeProto *n = node(b, "ConvInteger", name, ii, 4, io, 1);
+    const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {k / 2, k / 2, k / 2, k / 2};
+    if (n && (onnx_node_attr_ints(n, "kernel_shape", ks, 2) || onnx_node_attr_ints(n, "strides", st, 2) ||
+              onnx_node_attr_ints(n, "pads", pd, 4) || onnx_node_attr_int(n, "group", group)))
+      b->fail = 1;
+    snprintf(nn, sizeof nn, "%s_Cast", name);
+    n = node(b, "Cast", nn, ki, 1, ko, 1);
+    if (n && onnx_node_attr_int(n, "to", 1)) b->fail = 1;
+    snprintf(nn, sizeof nn, "%s_output_Mul", name);
+    node(b, "Mul", nn, si, 2, so, 1);
+    snprintf(nn, sizeof nn, "%s_bias_Add", name);
+    node(b, "Add", nn, ai, 2, ao, 1);
+    snprintf(win, sizeof win, "%s", wn); /* unused below */
+    snprintf(bin, sizeof bin, "%s", bn);
+  } else if (b->quant) {
     for (int c = 0; c < cout; c++) {
       float mx = 1e-6f;
       for (int i = 0; i < nw / cout; i++) mx = fmaxf(mx, fabsf(w[c * (nw / cout) + i]));
@@ -119,12 +161,14 @@ static void conv(mb *b, const char *name, const char *x, float sx, int cin, int 
   }
   free(w);
   free(wq);
-  const char *ci[3] = {x, win, bin}, *co[1] = {y};
-  Onnx__NodeProto *n = node(b, "Conv", name, ci, 3, co, 1);
-  const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {k / 2, k / 2, k / 2, k / 2};
-  if (n && (onnx_node_attr_ints(n, "kernel_shape", ks, 2) || onnx_node_attr_ints(n, "strides", st, 2) ||
-            onnx_node_attr_ints(n, "pads", pd, 4) || onnx_node_attr_int(n, "group", group)))
-    b->fail = 1;
+  if (b->quant != 2) {
+    const char *ci[3] = {x, win, bin}, *co[1] = {y};
+    Onnx__NodeProto *n = node(b, "Conv", name, ci, 3, co, 1);
+    const int64_t ks[2] = {k, k}, st[2] = {stride, stride}, pd[4] = {k / 2, k / 2, k / 2, k / 2};
+    if (n && (onnx_node_attr_ints(n, "kernel_shape", ks, 2) || onnx_node_attr_ints(n, "strides", st, 2) ||
+              onnx_node_attr_ints(n, "pads", pd, 4) || onnx_node_attr_int(n, "group", group)))
+      b->fail = 1;
+  }
   const float s_conv = 0.06f;
   qdq(b, y, s_conv, 3, ys, sizeof ys);
   if (!silu) {
@@ -292,6 +336,7 @@ const char *rel_model_name(rel_model_kind k) {
     case REL_MODEL_F32_MISC: return "f32_misc";
     case REL_MODEL_F32_YOLO_1CH: return "f32_yolo_1ch";
     case REL_MODEL_F32_YOLO_4CH: return "f32_yolo_4ch";
+    case REL_MODEL_DYNQ_YOLO: return "dynq_yolo";
     default: return "?";
   }
 }
@@ -300,6 +345,7 @@ yrt_status rel_model_onnx(rel_model_kind k, uint8_t **bytes, size_t *size, yrt_e
   int fail = 0;
   Onnx__ModelProto *m = NULL;
   if (k == REL_MODEL_F32_YOLO || k == REL_MODEL_QDQ_YOLO) m = build_yolo(k == REL_MODEL_QDQ_YOLO, 3, &fail);
+  else if (k == REL_MODEL_DYNQ_YOLO) m = build_yolo(2, 3, &fail);
   else if (k == REL_MODEL_F32_YOLO_1CH || k == REL_MODEL_F32_YOLO_4CH)
     m = build_yolo(0, k == REL_MODEL_F32_YOLO_1CH ? 1 : 4, &fail);
   else if (k == REL_MODEL_F32_MISC) m = build_misc(&fail);

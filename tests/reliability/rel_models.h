@@ -2,7 +2,8 @@
  * reliability tests and the fuzz seed generator (tests/fuzz/make_seeds.c). Small enough that a
  * whole model fits in a fuzzer input, varied enough to reach every lowering path we care about:
  * a float mini-YOLO (Conv+SiLU, MaxPool, Concat, Resize, residual Add, head Reshape/Split/Sigmoid),
- * its QDQ int8 twin in onnxruntime's layout, and a float graph of the remaining ops. */
+ * its QDQ int8 twin in onnxruntime's layout, its quantize_dynamic twin, and a float graph of the
+ * remaining ops. */
 #ifndef YOLORT_REL_MODELS_H
 #define YOLORT_REL_MODELS_H
 
@@ -17,6 +18,8 @@ typedef enum rel_model_kind {
   REL_MODEL_F32_MISC,     /* Transpose, MatMul, Add, Softmax, Gather, Slice, Div, Tanh ... */
   REL_MODEL_F32_YOLO_1CH, /* the float mini-YOLO on a 1-channel [1,1,16,16] input (not an image) */
   REL_MODEL_F32_YOLO_4CH, /* ... on a 4-channel [1,4,16,16] input */
+  REL_MODEL_DYNQ_YOLO,    /* the mini-YOLO as onnxruntime quantize_dynamic writes it: DynamicQuantizeLinear +
+                             ConvInteger + Cast + Mul + Add per conv, uint8 weights per channel */
   REL_MODEL_COUNT
 } rel_model_kind;
 

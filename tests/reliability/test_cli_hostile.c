@@ -7,7 +7,8 @@
  *   6 yolort-eval with a labels folder that does not exist (mAP 0.0000, exit 0 before) or whose
  *     path is longer than the 1,200-byte buffer that cut it (the same)
  *   7 class names and paths with invalid UTF-8 or control bytes: valid JSON (U+FFFD, escapes, no
- *     inf / nan), and no raw control byte on the terminal
+ *     inf / nan), and no raw control byte on the terminal; results written to a closed stdout, a
+ *     full device or a path that cannot be created: a non-zero exit naming the failure, every program
  * Each program runs under timeout(1) so a regression fails the test instead of hanging ctest;
  * no assertion is made on the time itself. */
 #include <math.h>
@@ -37,17 +38,21 @@ static const char *emulator(void) {
   return e ? e : "";
 }
 
-/* Runs "EXE ARGS" (stderr merged into out) under a 120 s hang guard; the exit status, -1 on a
+/* Runs "EXE ARGS" (stderr merged into out, then redir applied) under a 120 s hang guard; the exit status, -1 on a
  * signal, 124 when the guard fired. */
-static int run_tool(const char *exe, const char *args, char *out, size_t cap) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "timeout 120 %s '%s' %s 2>&1", emulator(), exe, args);
+static int run_tool_redir(const char *exe, const char *args, const char *redir, char *out, size_t cap) {
+  char cmd[8300];
+  snprintf(cmd, sizeof cmd, "timeout 120 %s '%s' %s 2>&1 %s", emulator(), exe, args, redir);
   FILE *p = popen(cmd, "r");
   assert_non_null(p);
   size_t n = fread(out, 1, cap - 1, p);
   out[n] = '\0';
   const int st = pclose(p);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_tool(const char *exe, const char *args, char *out, size_t cap) {
+  return run_tool_redir(exe, args, "", out, cap);
 }
 
 /* The program must fail (not hang, not succeed) and say msg_part. */
@@ -413,6 +418,147 @@ static void test_hostile_names(void **state) {
   scratch_free(&s);
 }
 
+/* ------------------------------------------------ 7: results lost with exit 0 */
+
+/* The unit: a streamed output commits by rename, reports a full device, and leaves no temporary
+ * file behind either way. */
+static void test_out_file_units(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "outunit");
+  char p[1200], cmd[1400];
+  path_in(&s, "streamed.txt", p, sizeof p);
+  yrt_out_file *o = NULL;
+  FILE *f = NULL;
+  yrt_error err;
+  assert_int_equal(yrt_out_open(p, &o, &f, &err), YRT_OK);
+  fputs("old\n", f);
+  assert_int_equal(yrt_out_commit(o, &err), YRT_OK);
+  /* dropped: the old content stays */
+  assert_int_equal(yrt_out_open(p, &o, &f, &err), YRT_OK);
+  fputs("new\n", f);
+  yrt_out_abort(o);
+  size_t n = 0;
+  uint8_t *b = slurp(p, &n);
+  assert_int_equal(n, 4);
+  assert_memory_equal(b, "old\n", 4);
+  free(b);
+  /* a full device: the error is reported at commit (the bytes sat in the buffer), naming it */
+  assert_int_equal(yrt_out_open("/dev/full", &o, &f, &err), YRT_OK);
+  fputs("lost\n", f);
+  assert_int_equal(yrt_out_commit(o, &err), YRT_ERR_IO);
+  assert_non_null(strstr(err.msg, "/dev/full"));
+  assert_int_equal(yrt_write_file_atomic("/dev/full", "x", 1, &err), YRT_ERR_IO);
+  /* a path under a regular file cannot be created */
+  path_in(&s, "streamed.txt/x", p, sizeof p);
+  assert_int_equal(yrt_out_open(p, &o, &f, &err), YRT_ERR_IO);
+  assert_null(o);
+  assert_null(f);
+  assert_int_equal(yrt_out_open(NULL, &o, &f, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_out_commit(NULL, &err), YRT_ERR_INVALID_ARG);
+  yrt_out_abort(NULL);
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '\\.tmp\\.' >/dev/null", s.dir);
+  assert_int_not_equal(system(cmd), 0); /* no temporary file left */
+  scratch_free(&s);
+}
+
+/* EXE ARGS with standard output redirected by `redir` (">&-", ">/dev/full", after stderr went to
+ * our pipe): must fail, saying the results are lost. */
+static void expect_stdout_lost(const char *exe, const char *args, const char *redir) {
+  static char out[1 << 15];
+  const int rc = run_tool_redir(exe, args, redir, out, sizeof out);
+  if (rc == 0 || rc < 0 || rc == 124) fail_msg("%s %s %s -> exit %d, want a failure; output:\n%s", exe, args, redir, rc, out);
+  if (!strstr(out, "writing to standard output failed"))
+    fail_msg("%s %s %s: no word of the lost output:\n%s", exe, args, redir, out);
+}
+
+/* Every program, every way results reach stdout or a file: a closed stdout, a full device, a
+ * file that cannot be created. Each must exit non-zero and name what failed. */
+static void test_results_lost(void **state) {
+  (void)state;
+  scratch s;
+  scratch_make(&s, "lost");
+  char model[1200], onnx[1200], img[1200], args[8000], bad[1200], yrt[1200];
+  path_in(&s, "model.yrt", model, sizeof model);
+  path_in(&s, "model.onnx", onnx, sizeof onnx);
+  path_in(&s, "imgs/a.jpg", img, sizeof img);
+  path_in(&s, "model.yrt/cannot", bad, sizeof bad); /* ENOTDIR, root or not */
+  path_in(&s, "out.yrt", yrt, sizeof yrt);
+  static char out[1 << 15];
+  const char *redirs[2] = {">&-", ">/dev/full"};
+  /* under qemu-user the emulator's own files take a closed descriptor 1 before the program runs:
+   * the closed-stdout case is native only (/dev/full is checked everywhere) */
+  for (int r = *emulator() ? 1 : 0; r < 2; r++) {
+    snprintf(args, sizeof args, "'%s' '%s'", model, img);
+    expect_stdout_lost(YOLORT_DETECT_EXE, args, redirs[r]);
+    snprintf(args, sizeof args, "'%s' '%s' --json", model, img);
+    expect_stdout_lost(YOLORT_DETECT_EXE, args, redirs[r]);
+    snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels'", model, s.dir, s.dir);
+    expect_stdout_lost(YOLORT_EVAL_EXE, args, redirs[r]);
+    snprintf(args, sizeof args, "'%s'", onnx);
+    expect_stdout_lost(YOLORT_INSPECT_EXE, args, redirs[r]);
+    snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s/q.onnx' -q --threads 1", onnx, s.dir, s.dir);
+    expect_stdout_lost(YOLORT_QUANTIZE_EXE, args, redirs[r]);
+    snprintf(args, sizeof args, "'%s/gen' -n 1", s.dir);
+    expect_stdout_lost(YOLORT_GEN_IMAGES_EXE, args, redirs[r]);
+    unlink(yrt);
+    snprintf(args, sizeof args, "'%s' -o '%s'", onnx, yrt);
+    expect_stdout_lost(YOLORT_CONVERT_EXE, args, redirs[r]);
+    /* the summary went nowhere, and not into the output file (a closed descriptor 1 is parked so
+     * the file cannot take its number) */
+    yrt_model *m = NULL;
+    yrt_error err;
+    if (yrt_model_load_file(yrt, &m, &err) != YRT_OK) fail_msg("%s after %s: %s", yrt, redirs[r], err.msg);
+    yrt_model_free(m);
+    const char *exes[6] = {YOLORT_DETECT_EXE, YOLORT_EVAL_EXE, YOLORT_INSPECT_EXE, YOLORT_QUANTIZE_EXE,
+                           YOLORT_CONVERT_EXE, YOLORT_GEN_IMAGES_EXE};
+    for (int k = 0; k < 6; k++) {
+      expect_stdout_lost(exes[k], "--version", redirs[r]);
+      if (k != 1 && k != 2) expect_stdout_lost(exes[k], "--help", redirs[r]); /* eval, inspect: no --help */
+    }
+  }
+  /* the same programs with stdout intact succeed (the cases above fail for the stdout alone) */
+  snprintf(args, sizeof args, "'%s' '%s' --json", model, img);
+  expect_ok(YOLORT_DETECT_EXE, args, out, sizeof out);
+  snprintf(args, sizeof args, "'%s' '%s/calib' -o '%s/q.onnx' -q --threads 1", onnx, s.dir, s.dir);
+  expect_ok(YOLORT_QUANTIZE_EXE, args, out, sizeof out);
+  /* output files on a full device, or where no file can be created */
+  const char *targets[2] = {"/dev/full", bad};
+  for (int t = 0; t < 2; t++) {
+    const char *o = targets[t];
+    snprintf(args, sizeof args, "'%s' '%s' -o '%s'", model, img, o);
+    expect_fails(YOLORT_DETECT_EXE, args, o);
+    snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' -q --dets '%s'", model, s.dir, s.dir, o);
+    expect_fails(YOLORT_EVAL_EXE, args, o);
+    snprintf(args, sizeof args, "'%s' '%s/imgs' '%s/labels' -q --json '%s'", model, s.dir, s.dir, o);
+    expect_fails(YOLORT_EVAL_EXE, args, o);
+    snprintf(args, sizeof args, "'%s' -o '%s'", onnx, o);
+    expect_fails(YOLORT_CONVERT_EXE, args, o);
+    snprintf(args, sizeof args, "'%s' '%s/calib' -q --threads 1 -o '%s'", onnx, s.dir, o);
+    expect_fails(YOLORT_QUANTIZE_EXE, args, o);
+    const char *qflags[3] = {"--yrt", "--report", "--float-out"};
+    for (int k = 0; k < 3; k++) {
+      snprintf(args, sizeof args, "'%s' '%s/calib' -q --threads 1 -o '%s/q.onnx' %s '%s'", onnx, s.dir, s.dir,
+               qflags[k], o);
+      expect_fails(YOLORT_QUANTIZE_EXE, args, o);
+    }
+  }
+  snprintf(args, sizeof args, "'%s' -n 1", bad);
+  expect_fails(YOLORT_GEN_IMAGES_EXE, args, "cannot");
+#ifdef YOLORT_BENCH_EXE
+  expect_stdout_lost(YOLORT_BENCH_EXE, "--version", ">/dev/full");
+  snprintf(args, sizeof args, "'%s' --dump-convs -", model);
+  expect_stdout_lost(YOLORT_BENCH_EXE, args, ">/dev/full");
+  snprintf(args, sizeof args, "'%s' --dump-convs /dev/full", model);
+  expect_fails(YOLORT_BENCH_EXE, args, "/dev/full");
+#endif
+  /* nothing half-written left: no temporary file in the folder */
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '\\.tmp\\.' >/dev/null", s.dir);
+  assert_int_not_equal(system(cmd), 0);
+  scratch_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fifo_inputs),
@@ -420,6 +566,8 @@ int main(void) {
       cmocka_unit_test(test_eval_labels_folder),
       cmocka_unit_test(test_text_out_units),
       cmocka_unit_test(test_hostile_names),
+      cmocka_unit_test(test_out_file_units),
+      cmocka_unit_test(test_results_lost),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

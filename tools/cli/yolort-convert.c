@@ -11,6 +11,7 @@
 #include "convert.h"
 #include "cli_num.h"
 #include "cli_usage.h"
+#include "cli_stdout.h"
 #include "cli_version.h"
 #include "file_write.h"
 #include "ir_preprocess.h"
@@ -51,6 +52,7 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-convert")) return 0;
   const char *in = NULL, *out = NULL;
   const char **keep = calloc((size_t)argc + 1, sizeof(char *));

@@ -13,6 +13,7 @@
 #include "seg_detect.h"
 #include "file_write.h"
 #include "text_out.h"
+#include "cli_stdout.h"
 #include "cli_version.h"
 
 #define PROG "yolort-detect"
@@ -170,6 +171,7 @@ static void print_classes(const char *path, const yrt_image *img, const detector
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-detect")) return 0;
   const char *model_path = NULL, *out_path = NULL;
   const char **images = calloc((size_t)argc, sizeof *images);
@@ -265,7 +267,11 @@ int main(int argc, char **argv) {
     if (!st && out_path) {
       yrt_draw_detections(&img, dets, n);
       draw_keypoints(&img, &d, n);
-      st = yrt_image_save_jpeg(&img, out_path, 90, &err);
+      void *jpeg = NULL; /* encoded in memory, then temp file + rename: a failed write is exit 1 */
+      size_t jsize = 0;
+      st = yrt_image_encode_jpeg(&img, 90, &jpeg, &jsize, &err);
+      if (!st) st = yrt_write_file_atomic(out_path, jpeg, jsize, &err);
+      free(jpeg);
       if (!st && !json) printf("wrote %s\n", out_path);
     }
     yrt_image_free(&img);

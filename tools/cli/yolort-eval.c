@@ -18,6 +18,7 @@
 #include "file_list.h"
 #include "file_write.h"
 #include "text_out.h"
+#include "cli_stdout.h"
 #include "cli_version.h"
 
 #define PROG "yolort-eval"
@@ -103,6 +104,7 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
   int max_images = 0, threads = 2, quiet = 0, reps = 0, seed = 1;
@@ -180,8 +182,8 @@ int main(int argc, char **argv) {
   int total = files.n;
   if (max_images > 0 && max_images < total) total = max_images;
   FILE *dump = NULL;
-  if (!st && dets_path && !(dump = fopen(dets_path, "w")))
-    st = yrt_set_error(&err, YRT_ERR_IO, "--dets: cannot write %s", dets_path);
+  yrt_out_file *dump_out = NULL; /* temp file + rename: a failed write leaves no half file, exit 1 */
+  if (!st && dets_path) st = yrt_out_open(dets_path, &dump_out, &dump, &err);
   if (!st) {
     detector d[2];
     coco_eval *ev[2];
@@ -190,7 +192,8 @@ int main(int argc, char **argv) {
     for (int r = 0; r < n_runs; r++) runs[r].det = d[r]; /* its buffers may have grown */
   }
   for (int r = 0; !st && r < n_runs; r++) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
-  if (dump && fclose(dump) && !st) st = yrt_set_error(&err, YRT_ERR_IO, "--dets: write error on %s", dets_path);
+  if (dump_out && !st) st = yrt_out_commit(dump_out, &err);
+  else yrt_out_abort(dump_out);
   coco_bootstrap bs;
   if (!st && reps) st = coco_bootstrap_diff(runs[0].ev, runs[1].ev, reps, (unsigned long long)seed, &bs, &err);
   if (!st) print_report(runs, n_runs, reps ? &bs : NULL);

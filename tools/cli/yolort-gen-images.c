@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <turbojpeg.h>
+#include "cli_stdout.h"
+#include "file_write.h"
 #include "cli_version.h"
 
 #include "cli_num.h"
@@ -128,31 +130,31 @@ static int write_jpeg(tjhandle tj, const uint8_t *rgb, int w, int h, int quality
     tjFree(jpeg);
     return -1;
   }
-  FILE *f = fopen(path, "wb");
+  yrt_error err;
   int rc = 0;
-  if (!f || fwrite(jpeg, 1, size, f) != size) {
-    fprintf(stderr, "yolort-gen-images: cannot write %s: %s\n", path, strerror(errno));
+  if (yrt_write_file_atomic(path, jpeg, size, &err) != YRT_OK) { /* temp file + rename, errors named */
+    fprintf(stderr, "yolort-gen-images: %s\n", err.msg);
     rc = -1;
   }
-  if (f && fclose(f) != 0) rc = -1;
   tjFree(jpeg);
   return rc;
 }
 
-static void usage(void) {
-  fprintf(stderr,
+static void usage(FILE *f) { /* --help: stdout (a result, checked at exit); errors: stderr */
+  fprintf(f,
           "usage: yolort-gen-images OUT_DIR [-n COUNT] [--seed N] [--quality Q]\n"
           "  writes COUNT (default 16) deterministic synthetic JPEG scenes synth_NNNN.jpg\n");
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-gen-images")) return 0;
   const char *out_dir = NULL;
   int count = 16, seed = 1, quality = 90;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage();
+      usage(stdout);
       return 0;
     } else if ((strcmp(a, "-n") == 0) && i + 1 < argc) {
       if (!cli_parse_int("yolort-gen-images", "-n", argv[++i], 1, 100000, &count)) return 2;
@@ -164,12 +166,12 @@ int main(int argc, char **argv) {
       out_dir = a;
     } else {
       fprintf(stderr, "yolort-gen-images: unexpected argument '%s'\n", a);
-      usage();
+      usage(stderr);
       return 2;
     }
   }
   if (!out_dir) {
-    usage();
+    usage(stderr);
     return 2;
   }
   if (mkdir_p(out_dir) != 0) {

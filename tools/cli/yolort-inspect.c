@@ -16,6 +16,7 @@
 #include "onnx_reader.h"
 #include "onnx_write.h"
 #include "sqnr.h"
+#include "cli_stdout.h"
 #include "cli_version.h"
 
 #define PROG "yolort-inspect"
@@ -95,6 +96,7 @@ static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-inspect")) return 0;
   const char *model = NULL, *out = NULL;
   sqnr_options so = {NULL, 8, 2, 0};

@@ -52,6 +52,7 @@
 #include "range_search.h"
 #include "weight_scale.h"
 #include "onnx_write.h"
+#include "cli_stdout.h"
 #include "cli_version.h"
 
 static void help(FILE *f) {
@@ -222,6 +223,7 @@ static yrt_status emit(const uint8_t *folded, size_t folded_size, calib_result *
 }
 
 int main(int argc, char **argv) {
+  cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL, *preprocess = NULL;
   quant_report_options ro = {.sqnr_images = 8};

@@ -12,42 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int write_all(int fd, const void *data, size_t size) {
-  const unsigned char *p = data;
-  while (size) {
-    const ssize_t w = write(fd, p, size);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = EIO;
-      return -1;
-    }
-    p += w;
-    size -= (size_t)w;
-  }
-  return 0;
-}
-
-/* An existing non-regular target: write in place, never create, truncate only what can be. */
-static yrt_status write_in_place(const char *path, const void *data, size_t size, yrt_error *err) {
-  /* O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO instead of blocking the
-   * program forever (issue 40); a pipe with a reader is then written as usual, blocking */
-  const int fd = open(path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0 && errno == ENXIO)
-    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': a FIFO that no process reads", path);
-  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
-  const int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    const int e = errno;
-    close(fd);
-    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
-  }
-  int bad = write_all(fd, data, size);
-  const int e = errno;
-  if (close(fd) != 0 && !bad) bad = -1;
-  if (bad) return yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", path, strerror(e));
-  return YRT_OK;
-}
-
 /* The temporary file while it exists, for the signal path (issue 40 item 9: SIGINT / SIGTERM /
  * SIGHUP during the write left `PATH.tmp.XXXXXX` behind). This is the project's accepted exception
  * to "no global mutable state": a signal handler can reach nothing else, so the path it unlinks is
@@ -123,38 +87,88 @@ static void tmp_disarm(tmp_guard *g) {
   g->armed = 0;
 }
 
-yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size, yrt_error *err) {
-  if (!path || !*path || (!data && size))
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_write_file_atomic: no path or no data");
+/* An output being written: a FILE on the temporary file (or, for an existing non-regular target,
+ * on the target itself), committed by rename() or dropped. */
+struct yrt_out_file {
+  FILE *f;
+  char *path, *tmp; /* tmp NULL: written in place */
+  tmp_guard guard;
+};
+
+static yrt_status out_fail(yrt_out_file *o, yrt_status st) {
+  if (o) {
+    free(o->path);
+    free(o->tmp);
+    free(o);
+  }
+  return st;
+}
+
+/* An existing non-regular target: open in place, never create, truncate only what can be. */
+static yrt_status open_in_place(yrt_out_file *o, yrt_error *err) {
+  /* O_NONBLOCK for the open only: a FIFO nobody reads fails with ENXIO instead of blocking the
+   * program forever (issue 40); a pipe with a reader is then written as usual, blocking */
+  const int fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0 && errno == ENXIO)
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': a FIFO that no process reads", o->path);
+  if (fd < 0) return yrt_set_error(err, YRT_ERR_IO, "cannot open '%s' for writing: %s", o->path, strerror(errno));
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0 || !(o->f = fdopen(fd, "wb"))) {
+    const int e = errno;
+    close(fd);
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': %s", o->path, strerror(e));
+  }
+  return YRT_OK;
+}
+
+static char *dup_str(const char *s) {
+  const size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+yrt_status yrt_out_open(const char *path, yrt_out_file **out, FILE **f, yrt_error *err) {
+  if (out) *out = NULL;
+  if (f) *f = NULL;
+  if (!path || !*path || !out || !f)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_out_open: no path or no result pointer");
+  yrt_out_file *o = calloc(1, sizeof *o);
+  if (!o || !(o->path = dup_str(path)))
+    return out_fail(o, yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for the output '%s'", path));
   struct stat st;
   mode_t mode = 0644;
   int existing = 0;
   if (stat(path, &st) == 0) {
     existing = 1;
-    if (S_ISDIR(st.st_mode)) return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': it is a directory", path);
-    if (!S_ISREG(st.st_mode)) return write_in_place(path, data, size, err);
+    if (S_ISDIR(st.st_mode))
+      return out_fail(o, yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': it is a directory", path));
+    if (!S_ISREG(st.st_mode)) {
+      const yrt_status s = open_in_place(o, err);
+      if (s) return out_fail(o, s);
+      *out = o;
+      *f = o->f;
+      return YRT_OK;
+    }
     mode = st.st_mode & 0777; /* keep an existing file's permissions */
   }
   const size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  if (!tmp) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for the path of '%s'", path);
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp.XXXXXX", 12);
+  if (!(o->tmp = malloc(n + 16)))
+    return out_fail(o, yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for the path of '%s'", path));
+  memcpy(o->tmp, path, n);
+  memcpy(o->tmp + n, ".tmp.XXXXXX", 12);
   /* the file is created and its path recorded for the handler with the signals blocked, so no
    * signal can come between the two; they stay deliverable during the write */
-  tmp_guard guard;
-  block_signals(&guard);
-  const int fd = mkstemp(tmp);
+  block_signals(&o->guard);
+  const int fd = mkstemp(o->tmp);
   if (fd < 0) {
     const int e0 = errno;
-    restore_mask(&guard);
-    yrt_status s = yrt_set_error(err, YRT_ERR_IO, "cannot create a temporary file beside '%s': %s", path,
-                                 strerror(e0));
-    free(tmp);
-    return s;
+    restore_mask(&o->guard);
+    return out_fail(o, yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': no temporary file beside it: %s", path,
+                                     strerror(e0)));
   }
-  tmp_arm(&guard, tmp);
-  restore_mask(&guard);
+  tmp_arm(&o->guard, o->tmp);
+  restore_mask(&o->guard);
   /* mkstemp makes 0600: an existing file keeps its mode, a new one gets 0644 less the umask (read
    * and restored at once; the CLIs are single-threaded here) */
   if (!existing) {
@@ -163,21 +177,62 @@ yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size
     mode &= ~um;
   }
   (void)fchmod(fd, mode); /* not fatal: the content is still right */
-  int bad = write_all(fd, data, size);
-  int e = errno;
-  if (close(fd) != 0 && !bad) bad = -1, e = errno;
-  block_signals(&guard); /* rename or unlink, then disarm, as one step for the handler */
-  if (!bad && rename(tmp, path) != 0) bad = -1, e = errno;
-  if (bad) unlink(tmp); /* ours: created by mkstemp above */
-  tmp_disarm(&guard);
-  restore_mask(&guard);
-  if (bad) {
-    yrt_status s = yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", path, strerror(e));
-    free(tmp);
-    return s;
+  if (!(o->f = fdopen(fd, "wb"))) {
+    const int e = errno;
+    close(fd);
+    yrt_out_abort(o);
+    return yrt_set_error(err, YRT_ERR_IO, "cannot write '%s': %s", path, strerror(e));
   }
-  free(tmp);
+  *out = o;
+  *f = o->f;
   return YRT_OK;
+}
+
+/* Closes the stream (every buffered byte and any deferred error reported), then renames the
+ * temporary file over the target, or removes it when anything failed. */
+static yrt_status out_finish(yrt_out_file *o, int keep, yrt_error *err) {
+  /* fflush before ferror: a write error of the last buffer shows only here (ENOSPC, EBADF); an
+   * earlier one only as the stream's error flag (its errno is gone by now) */
+  int bad = !keep, e = 0;
+  if (!bad && fflush(o->f) != 0) bad = 1, e = errno;
+  if (!bad && ferror(o->f)) bad = 1;
+  if (o->f && fclose(o->f) != 0 && !bad) bad = 1, e = errno;
+  if (o->tmp) {
+    block_signals(&o->guard); /* rename or unlink, then disarm, as one step for the handler */
+    if (!bad && rename(o->tmp, o->path) != 0) bad = 1, e = errno;
+    if (bad) unlink(o->tmp); /* ours: created by mkstemp */
+    tmp_disarm(&o->guard);
+    restore_mask(&o->guard);
+  }
+  yrt_status st = YRT_OK;
+  if (bad && keep)
+    st = yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", o->path, e ? strerror(e) : "a write failed");
+  out_fail(o, YRT_OK);
+  return st;
+}
+
+yrt_status yrt_out_commit(yrt_out_file *o, yrt_error *err) {
+  if (!o) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_out_commit: no output");
+  return out_finish(o, 1, err);
+}
+
+void yrt_out_abort(yrt_out_file *o) {
+  if (o) (void)out_finish(o, 0, NULL);
+}
+
+yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size, yrt_error *err) {
+  if (!path || !*path || (!data && size))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_write_file_atomic: no path or no data");
+  yrt_out_file *o = NULL;
+  FILE *f = NULL;
+  yrt_status st = yrt_out_open(path, &o, &f, err);
+  if (st) return st;
+  if (size && fwrite(data, 1, size, f) != size) {
+    const int e = errno;
+    yrt_out_abort(o);
+    return yrt_set_error(err, YRT_ERR_IO, "writing '%s' failed: %s", path, strerror(e));
+  }
+  return yrt_out_commit(o, err);
 }
 
 int yrt_same_file(const char *a, const char *b) {

@@ -10,11 +10,22 @@
 #define YOLORT_FILE_WRITE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "yolort.h"
 
 /* YRT_ERR_IO with the path and the OS reason on failure. */
 yrt_status yrt_write_file_atomic(const char *path, const void *data, size_t size, yrt_error *err);
+
+/* The same for an output written piece by piece (eval --dets / --json, quantize --report): *f is
+ * where to write; yrt_out_commit flushes and closes it and renames the temporary file over path,
+ * YRT_ERR_IO naming the path when any write, the flush, the close or the rename failed (a full
+ * disk, /dev/full), the temporary file then removed; yrt_out_abort drops it. Exactly one of the
+ * two ends every yrt_out_open that succeeded. */
+typedef struct yrt_out_file yrt_out_file;
+yrt_status yrt_out_open(const char *path, yrt_out_file **out, FILE **f, yrt_error *err);
+yrt_status yrt_out_commit(yrt_out_file *o, yrt_error *err);
+void yrt_out_abort(yrt_out_file *o);
 
 /* 1 when paths a and b name one existing file: the same st_dev and st_ino, so a hard link or a
  * symlink to it, or another spelling of the path, counts; 0 otherwise (either missing or NULL). */

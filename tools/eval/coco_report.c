@@ -1,9 +1,9 @@
 /* coco_report.c — JSON report of a finalized coco_eval. */
-#include <errno.h>
 #include <string.h>
 
 #include "coco_map.h"
 #include "coco_map_internal.h"
+#include "file_write.h"
 #include "text_out.h"
 
 /* class names from the model: always valid JSON (text_out.h) */
@@ -49,10 +49,13 @@ yrt_status coco_eval_write_json_file(const coco_eval *ev, FILE *f, const char *c
 yrt_status coco_eval_write_json(const coco_eval *ev, const char *path, const char *const *class_names,
                                 yrt_error *err) {
   if (!path) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_write_json: NULL path");
-  FILE *f = fopen(path, "w");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-  yrt_status st = coco_eval_write_json_file(ev, f, class_names, err);
-  if (fclose(f) != 0 && st == YRT_OK) st = yrt_set_error(err, YRT_ERR_IO, "%s: write failed", path);
+  FILE *f = NULL;
+  yrt_out_file *o = NULL; /* temp file + rename: a failed write is an error, the old file intact */
+  yrt_status st = yrt_out_open(path, &o, &f, err);
+  if (st != YRT_OK) return st;
+  st = coco_eval_write_json_file(ev, f, class_names, err);
+  if (st == YRT_OK) st = yrt_out_commit(o, err);
+  else yrt_out_abort(o);
   if (st != YRT_OK && err && strstr(err->msg, path) == NULL) {
     char tmp[sizeof err->msg];
     memcpy(tmp, err->msg, sizeof tmp);

@@ -7,6 +7,8 @@
 #include "ir_passes.h"
 
 #define SERR IR_SERR
+#define GEOM_MAX ((int64_t)1 << 24) /* a kernel, stride, dilation or pad */
+#define DIM_MAX ((int64_t)1 << 40)  /* an input side (onnx_reader.c's bound on dims) */
 
 /* kernel/strides/pads/dilations of Conv and MaxPool, completed and written back as explicit
  * attributes so the lowering never sees defaults or auto_pad. */
@@ -32,6 +34,15 @@ static yrt_status pool_geometry(ir_graph *g, int node, const ir_tensor *x, const
   for (int i = 0; i < sp; i++)
     if (k[i] < 1 || s[i] < 1 || d[i] < 1 || p[i] < 0 || p[i + sp] < 0)
       return SERR("shape: node '%s': invalid kernel/stride/dilation/pad", n->name);
+  /* bounded so the window arithmetic below stays in int64 (fuzz F9: pads of 2^63 - 1 overflowed
+   * it); tensors are refused far below these sizes anyway (2^24 per dim at lowering) */
+  for (int i = 0; i < sp; i++)
+    if (k[i] > GEOM_MAX || s[i] > GEOM_MAX || d[i] > GEOM_MAX || p[i] > GEOM_MAX || p[i + sp] > GEOM_MAX ||
+        x->dims[2 + i] > DIM_MAX)
+      return SERR("shape: node '%s': kernel %lld, stride %lld, dilation %lld, pads %lld/%lld or input side %lld "
+                  "out of range (at most %lld; the side %lld)",
+                  n->name, (long long)k[i], (long long)s[i], (long long)d[i], (long long)p[i], (long long)p[i + sp],
+                  (long long)x->dims[2 + i], (long long)GEOM_MAX, (long long)DIM_MAX);
   const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
   int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
   if (strcmp(ap, "NOTSET") != 0) {

@@ -28,7 +28,8 @@ IR_SHAPE_FN(ir_shape_concat) {
       if (i != a && t->dims[i] != x->dims[i])
         return SERR("shape: Concat node '%s': input %d dim %d is %lld, expected %lld", n->name,
                     k, i, (long long)t->dims[i], (long long)x->dims[i]);
-    dims[a] += t->dims[a];
+    if (__builtin_add_overflow(dims[a], t->dims[a], &dims[a])) /* as Split's sizes (F11) */
+      return SERR("shape: Concat node '%s': axis sizes overflow", n->name);
   }
   if (ir_set_attr_int(g, node, "axis", a)) return yrt_set_error(err, YRT_ERR_NOMEM, "oom");
   ir_set_out(g, &g->nodes[node], 0, x->dtype, r, dims);
@@ -61,7 +62,10 @@ IR_SHAPE_FN(ir_shape_split) {
   } else {
     int64_t num = ir_attr_int(n, "num_outputs", ns);
     if (num != ns) return SERR("shape: Split node '%s': num_outputs != outputs", n->name);
-    int64_t chunk = (x->dims[a] + ns - 1) / ns; /* opset 18: last chunk may be smaller */
+    int64_t chunk; /* opset 18: last chunk may be smaller */
+    if (__builtin_add_overflow(x->dims[a], (int64_t)ns - 1, &chunk))
+      return SERR("shape: Split node '%s': axis of %lld elements", n->name, (long long)x->dims[a]);
+    chunk /= ns;
     for (int i = 0; i < ns; i++) {
       int64_t left = x->dims[a] - chunk * i;
       sz[i] = left < chunk ? (left > 0 ? left : 0) : chunk;
@@ -70,7 +74,8 @@ IR_SHAPE_FN(ir_shape_split) {
   int64_t total = 0;
   for (int i = 0; i < ns; i++) {
     if (sz[i] < 0) return SERR("shape: Split node '%s': negative size", n->name);
-    total += sz[i];
+    if (__builtin_add_overflow(total, sz[i], &total)) /* fuzz F11: sizes near INT64_MAX */
+      return SERR("shape: Split node '%s': sizes overflow", n->name);
   }
   if (total != x->dims[a])
     return SERR("shape: Split node '%s': sizes sum to %lld, axis has %lld", n->name,
@@ -297,7 +302,11 @@ IR_SHAPE_FN(ir_shape_resize) {
       dims[a] = sizes[i];
     } else {
       if (!(sc[i] > 0) || sc[i] > 1e6) return SERR("shape: %s node '%s': bad scale", op, n->name);
-      dims[a] = (int64_t)((double)x->dims[a] * sc[i]); /* floor, as the spec says */
+      const double v = (double)x->dims[a] * sc[i]; /* floored below, as the spec says */
+      /* in range before the cast (fuzz F10: a side near INT64_MAX times a scale is no int64) */
+      if (v >= 1099511627776.0) /* 2^40, onnx_reader.c's bound on dims */
+        return SERR("shape: %s node '%s': output side %.3g too large", op, n->name, v);
+      dims[a] = v >= 1.0 ? (int64_t)v : 0;
     }
     if (dims[a] < 1) return SERR("shape: %s node '%s': empty output", op, n->name);
   }

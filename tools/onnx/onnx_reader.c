@@ -62,6 +62,25 @@ static size_t widen_half(const Onnx__TensorProto *tp, int type, size_t n, float 
   return n;
 }
 
+/* How many elements tp's data field holds (the field the decoder below reads), (size_t)-1 for a
+ * raw_data length that is no whole number of elements. */
+static size_t stored_count(const Onnx__TensorProto *tp, ir_dtype dt, int half, size_t es, int64_t numel,
+                           const char **field) {
+  if (half) {
+    *field = tp->has_raw_data && tp->raw_data.len > 0 ? "raw_data" : "int32_data";
+    if (tp->has_raw_data && tp->raw_data.len > 0) return tp->raw_data.len % 2 ? (size_t)-1 : tp->raw_data.len / 2;
+    return tp->n_int32_data;
+  }
+  if (tp->has_raw_data && (tp->raw_data.len > 0 || numel == 0))
+    return *field = "raw_data", tp->raw_data.len % es ? (size_t)-1 : tp->raw_data.len / es;
+  if (dt == IR_F32 && tp->n_float_data) return *field = "float_data", tp->n_float_data;
+  if (dt == IR_F64 && tp->n_double_data) return *field = "double_data", tp->n_double_data;
+  if (dt == IR_I64 && tp->n_int64_data) return *field = "int64_data", tp->n_int64_data;
+  if ((dt == IR_I32 || dt == IR_I8 || dt == IR_U8 || dt == IR_BOOL) && tp->n_int32_data)
+    return *field = "int32_data", tp->n_int32_data;
+  return *field = "data", 0;
+}
+
 yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_dtype *dtype,
                               int *rank, int64_t *dims, void **out_data, size_t *out_nbytes,
                               yrt_error *err) {
@@ -110,10 +129,15 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
   }
   size_t es = ir_dtype_size(dt);
   size_t nbytes = (size_t)numel * es;
+  const char *field;
+  size_t have = stored_count(tp, dt, half, es, numel, &field);
+  /* before allocating: dims claiming 2^31 elements over a few bytes of data cost gigabytes
+   * (found by fuzz_onnx_values: a 37 KB file, 8 GiB zeroed) */
+  if (have != (size_t)numel)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "onnx: tensor '%s' has %s for %zd elements but its dims say %lld", name,
+                         field, (ssize_t)have, (long long)numel);
   uint8_t *data = malloc(nbytes ? nbytes : 1);
   if (!data) return yrt_set_error(err, YRT_ERR_NOMEM, "onnx: out of memory for tensor '%s'", name);
-  size_t have;
-  const char *field;
   if (half) {
     field = tp->has_raw_data && tp->raw_data.len > 0 ? "raw_data" : "int32_data";
     have = widen_half(tp, half, (size_t)numel, (float *)data);

@@ -1,11 +1,11 @@
 /* onnx_write.c — build/edit/serialise ONNX models in memory (see onnx_write.h for ownership). */
 #include "onnx_write.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_write.h"
 #include "onnx_reader.h"
 #include "onnx_wire_check.h"
 
@@ -93,16 +93,9 @@ yrt_status onnx_model_write_file(const Onnx__ModelProto *m, const char *path, yr
   size_t n = 0;
   yrt_status st = onnx_model_pack(m, &b, &n, err);
   if (st) return st;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    free(b);
-    return yrt_set_error(err, YRT_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-  }
-  size_t w = fwrite(b, 1, n, f);
-  int cl = fclose(f);
+  st = yrt_write_file_atomic(path, b, n, err); /* temp file + rename, like every output */
   free(b);
-  if (w != n || cl != 0) return yrt_set_error(err, YRT_ERR_IO, "write to '%s' failed", path);
-  return YRT_OK;
+  return st;
 }
 
 static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }

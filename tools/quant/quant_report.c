@@ -1,7 +1,6 @@
 /* quant_report.c — see quant_report.h. */
 #include "quant_report.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "coco_map.h"
 #include "detector.h"
 #include "eval_run.h"
+#include "file_write.h"
 #include "file_list.h"
 #include "model_open.h"
 #include "onnx_write.h"
@@ -61,12 +61,14 @@ yrt_status quant_report_write(const quant_report_options *o, const uint8_t *floa
   Onnx__ModelProto *q = NULL;
   sqnr_report r;
   memset(&r, 0, sizeof r);
-  FILE *f = fopen(o->path, "w");
-  if (!f) return yrt_set_error(err, YRT_ERR_IO, "--report: cannot create %s: %s", o->path, strerror(errno));
+  FILE *f = NULL;
+  yrt_out_file *out = NULL; /* temp file + rename: a failed write is an error, the old file intact */
+  yrt_status st = yrt_out_open(o->path, &out, &f, err);
+  if (st) return st;
   fprintf(f, "yolort-quantize report\n");
   if (o->input_line) fprintf(f, "%s", o->input_line);
   sqnr_options so = {o->images, o->sqnr_images, o->threads, o->quiet};
-  yrt_status st = onnx_model_load_memory(qdq_onnx, qdq_size, &q, err);
+  st = onnx_model_load_memory(qdq_onnx, qdq_size, &q, err);
   if (!st) st = sqnr_measure(q, &so, &r, err);
   if (!st) sqnr_report_print(&r, f);
   if (!st && r.n > 0) { /* where to look first: the largest own drops */
@@ -90,6 +92,7 @@ yrt_status quant_report_write(const quant_report_options *o, const uint8_t *floa
   if (!st && o->labels) st = per_class(f, o, float_onnx, float_size, qdq_onnx, qdq_size, err);
   sqnr_report_free(&r);
   onnx_model_free(q);
-  if (fclose(f) && !st) st = yrt_set_error(err, YRT_ERR_IO, "--report: write error on %s", o->path);
+  if (!st) st = yrt_out_commit(out, err);
+  else yrt_out_abort(out);
   return st;
 }
