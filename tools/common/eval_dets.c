@@ -25,12 +25,6 @@ static int usage(void) {
   return 2;
 }
 
-/* "from-dets FIRST (+N files)" for the report's model column */
-static void side_label(char *buf, size_t cap, const char *first, int files) {
-  if (files > 1) snprintf(buf, cap, "%s (+%d files)", first, files - 1);
-  else snprintf(buf, cap, "%s", first);
-}
-
 int eval_dets_main(int argc, char **argv) {
   int na = 0, nb = 0, reps = 0, seed = 1;
   const char **fa = calloc((size_t)argc, sizeof *fa), **fb = calloc((size_t)argc, sizeof *fb);
@@ -88,13 +82,16 @@ int eval_dets_main(int argc, char **argv) {
   coco_bootstrap bs;
   if (!st && reps) st = coco_bootstrap_diff(ea, eb, reps, (unsigned long long)seed, &bs, &err);
   if (!st) {
-    char la[1024], lb[1024];
-    side_label(la, sizeof la, fa[0], na);
-    if (nb) side_label(lb, sizeof lb, fb[0], nb);
-    printf("%-40s %8s %10s %7s\n", "detections", "mAP50", "mAP50-95", "images");
-    printf("%-40.40s %8.4f %10.4f %7d\n", la, sa.map50, sa.map50_95, sa.num_images);
+    /* the files in full, then the table by side (a path cut to the column would hide which) */
+    for (int i = 0; i < na; i++) printf("A %s\n", fa[i]);
+    for (int i = 0; i < nb; i++) printf("B %s\n", fb[i]);
+    char la[64], lb[64];
+    snprintf(la, sizeof la, "A (%d file%s)", na, na > 1 ? "s" : "");
+    snprintf(lb, sizeof lb, "B (%d file%s)", nb, nb > 1 ? "s" : "");
+    printf("\n%-40s %8s %10s %7s\n", "detections", "mAP50", "mAP50-95", "images");
+    printf("%-40s %8.4f %10.4f %7d\n", la, sa.map50, sa.map50_95, sa.num_images);
     if (nb) {
-      printf("%-40.40s %8.4f %10.4f %7d\n", lb, sb.map50, sb.map50_95, sb.num_images);
+      printf("%-40s %8.4f %10.4f %7d\n", lb, sb.map50, sb.map50_95, sb.num_images);
       printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", sb.map50 - sa.map50, sb.map50_95 - sa.map50_95);
       printf("\n");
       coco_print_changes(stdout, "classes with the largest AP50-95 change (B - A), top 10:", ea, eb, 0, 10, NULL);
