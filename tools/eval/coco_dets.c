@@ -41,6 +41,16 @@ static int parse_int(const char *s, int lo, int hi, int *v) {
   return 1;
 }
 
+/* p with room for one more element (n used of *cap): p itself, a larger copy, or NULL when out of
+ * memory (p then still valid). */
+static void *grow(void *p, int *cap, int n, size_t elem) {
+  if (n < *cap) return p;
+  int ncap = *cap ? *cap * 2 : 16;
+  void *q = realloc(p, (size_t)ncap * elem);
+  if (q) *cap = ncap;
+  return q;
+}
+
 static yrt_status new_image(coco_dets *d, const char *name, int w, int h, yrt_error *err) {
   if (d->n == d->cap) {
     int ncap = d->cap ? d->cap * 2 : 64;
@@ -96,28 +106,20 @@ static const char *parse_record(coco_dets *d, char *line, int *have_i, yrt_statu
   }
   if (cls > d->max_class) d->max_class = cls;
   if (kind == 'G') {
-    if (im->n_gt == im->cap_gt) {
-      int ncap = im->cap_gt ? im->cap_gt * 2 : 16;
-      coco_gt_box *ng = (coco_gt_box *)realloc(im->gts, (size_t)ncap * sizeof *ng);
-      if (!ng) {
-        *st = yrt_set_error(err, YRT_ERR_NOMEM, "coco_dets_read: out of memory");
-        return NULL;
-      }
-      im->gts = ng;
-      im->cap_gt = ncap;
+    coco_gt_box *g = (coco_gt_box *)grow(im->gts, &im->cap_gt, im->n_gt, sizeof *g);
+    if (!g) {
+      *st = yrt_set_error(err, YRT_ERR_NOMEM, "coco_dets_read: out of memory for %d boxes", im->n_gt + 1);
+      return NULL;
     }
+    im->gts = g;
     im->gts[im->n_gt++] = (coco_gt_box){v[0], v[1], v[2], v[3], cls};
   } else {
-    if (im->n_det == im->cap_det) {
-      int ncap = im->cap_det ? im->cap_det * 2 : 64;
-      yrt_detection *nd = (yrt_detection *)realloc(im->dets, (size_t)ncap * sizeof *nd);
-      if (!nd) {
-        *st = yrt_set_error(err, YRT_ERR_NOMEM, "coco_dets_read: out of memory");
-        return NULL;
-      }
-      im->dets = nd;
-      im->cap_det = ncap;
+    yrt_detection *dd = (yrt_detection *)grow(im->dets, &im->cap_det, im->n_det, sizeof *dd);
+    if (!dd) {
+      *st = yrt_set_error(err, YRT_ERR_NOMEM, "coco_dets_read: out of memory for %d detections", im->n_det + 1);
+      return NULL;
     }
+    im->dets = dd;
     yrt_detection *x = &im->dets[im->n_det++];
     memset(x, 0, sizeof *x);
     x->score = v[0];
