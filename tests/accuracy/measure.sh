@@ -22,8 +22,8 @@
 # Environment: YOLORT_DATA (default ../shared), BUILD (default: build/ beside this tree),
 # MEASURE_THREADS (2), MEASURE_BOOT (bootstrap resamples, 2000), MEASURE_SEED (1),
 # MEASURE_LIMIT=K (plumbing checks: the first K images of val-292 and of each calib half only).
-# Results: WORK/<model>/<recipe>/summary.txt (and compare-<r1>-<r2>.txt beside them). Run the
-# recipes of one model one after another (they share WORK/<model>/float); models may run at once.
+# Results: WORK/<model>/<recipe>/summary.txt (and compare-<r1>-<r2>.txt beside them). Runs may go
+# at once (different models or recipes; the float side is made under a lock), a recipe name once.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -138,6 +138,9 @@ cmd_run() {
       > "$rd/quantize.cal$h.log" 2>&1 || die "yolort-quantize (half $h) failed: $rd/quantize.cal$h.log"
   done
   # the float side, once per model (the recovered float network does not depend on the recipe)
+  # (under a lock: two recipes of one model run at once make it once)
+  exec 9> "$md/float/.lock"
+  flock 9
   if [ ! -f "$md/float/done" ]; then
     mv "$md/float/float.$recipe.onnx" "$md/float/float.onnx"
     eval_set "$md/float/float.onnx" "$sets/val292" "$md/float/val292.dets"
@@ -149,6 +152,7 @@ cmd_run() {
       echo "measure.sh: note: the float network written with this recipe differs from $md/float/float.onnx" >&2
     rm -f "$md/float/float.$recipe.onnx"
   fi
+  exec 9>&-
   eval_set "$rd/full.yrt" "$sets/val292" "$rd/val292.dets"
   eval_set "$rd/cal0.yrt" "$sets/eval1" "$rd/eval1.dets"
   eval_set "$rd/cal1.yrt" "$sets/eval0" "$rd/eval0.dets"
