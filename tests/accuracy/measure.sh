@@ -162,7 +162,7 @@ cmd_run() {
   # A = int8, B = FP32: B - A is the loss
   local s
   for s in val292 eval1 eval0; do
-    "$E" --from-dets "$rd/$s.dets" --compare-dets "$md/float/$s.dets" > "$rd/loss.$s.txt" ||
+    "$E" --from-dets "$rd/$s.dets" --compare-dets "$md/float/$s.dets" --bootstrap "$R" --seed "$S" > "$rd/loss.$s.txt" ||
       die "yolort-eval --from-dets failed on $s"
   done
   "$E" --from-dets "$rd/val292.dets" --from-dets "$rd/eval1.dets" --from-dets "$rd/eval0.dets" \
@@ -174,11 +174,12 @@ cmd_run() {
     echo "recipe $recipe: yolort-quantize defaults ${*:-}"
     for s in val292 eval1 eval0; do
       read -r im a b < <(maps_line "$rd/loss.$s.txt")
+      read -r d lo hi se < <(pooled_line "$rd/loss.$s.txt")
       case $s in val292) lab="val-292 (int8 calibrated on all calib)" ;;
                  eval1) lab="calib half 1 labelled (int8 calibrated on half 0)" ;;
                  eval0) lab="calib half 0 labelled (int8 calibrated on half 1)" ;; esac
-      awk -v s="$s" -v im="$im" -v a="$a" -v b="$b" -v l="$lab" \
-        'BEGIN { printf "sample %-7s images %4d  fp32 %.4f  int8 %.4f  loss %+.2f  %s\n", s, im, b, a, 100 * (b - a), l }'
+      awk -v s="$s" -v im="$im" -v a="$a" -v b="$b" -v l="$lab" -v lo="$lo" -v hi="$hi" \
+        'BEGIN { printf "sample %-7s images %4d  fp32 %.4f  int8 %.4f  loss %+.2f  BCa95 [%s, %s]  %s\n", s, im, b, a, 100 * (b - a), lo, hi, l }'
     done
     read -r im a b < <(maps_line "$rd/loss.pooled.txt")
     read -r d lo hi se < <(pooled_line "$rd/loss.pooled.txt")
