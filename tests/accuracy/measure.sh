@@ -40,7 +40,7 @@ E="$B/tools/yolort-eval"
 
 die() { echo "measure.sh: $*" >&2; exit 1; }
 usage() {
-  sed -n '4,5p' "$0" | sed 's/^# *//' >&2
+  sed -n '5,6p' "$0" | sed 's/^# */usage: /' >&2
   exit 2
 }
 
