@@ -5,7 +5,8 @@
  * AP50-95 changed most (GT instances, AP of each side); --bootstrap R (with --compare) adds a paired
  * bootstrap over the images of the mAP difference (R resamples, --seed S): its standard error, the
  * resamples' bias and three 95% intervals (BCa, the one to quote; basic; percentile: coco_map.h),
- * i.e. how much of the difference this image set can tell from chance. */
+ * i.e. how much of the difference this image set can tell from chance. --from-dets F... [--compare-dets
+ * G...] does the same from --dets files, pooled over several runs (eval_dets.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "cli_usage.h"
 #include "coco_map.h"
 #include "detector.h"
+#include "eval_dets.h"
 #include "eval_run.h"
 #include "file_list.h"
 #include "file_write.h"
@@ -28,11 +30,15 @@ static void help(FILE *f) {
           "usage: yolort-eval MODEL IMAGES_DIR LABELS_DIR [--compare MODEL2] [--json out.json]\n"
           "                   [--dets dets.txt] [-n MAX_IMAGES] [--threads N] [--conf C] [--iou T] [--max-det N] [-q]\n"
           "                   [--bootstrap R [--seed S]]  (with --compare: paired bootstrap of the mAP difference)\n"
+          "       yolort-eval --from-dets A.dets [--from-dets ...] [--compare-dets B.dets ...] [--bootstrap R]\n"
+          "                   (mAP from --dets files, pooled over files: eval_dets.h)\n"
           "COCO mAP@0.5 and mAP@0.5:0.95 of MODEL (.yrt or .onnx) on the JPEGs of IMAGES_DIR against the\n"
           "YOLO-format labels (class cx cy w h, normalised) of LABELS_DIR.\n"
           "  --compare MODEL2  evaluate MODEL2 too: side by side, per-class difference, classes that moved most\n"
           "  --json F          write MODEL's results (mAP, per-class AP) to F as JSON\n"
           "  --dets F          write every detection to F as text\n"
+          "  --from-dets F     evaluate the --dets file F instead of a model (repeatable: pooled)\n"
+          "  --compare-dets F  with --from-dets: the --dets file(s) of a second model, compared (paired)\n"
           "  -n N              at most N images\n"
           "  --threads N       worker threads per session (default 2; capped at the online CPUs)\n"
           "  --conf C          confidence threshold in [0, 1] (default 0.001)\n"
@@ -106,6 +112,7 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
 int main(int argc, char **argv) {
   cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
+  if (eval_dets_requested(argc, argv)) return eval_dets_main(argc, argv); /* no model: eval_dets.h */
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
   int max_images = 0, threads = 2, quiet = 0, reps = 0, seed = 1;
   yrt_postprocess_params pp;

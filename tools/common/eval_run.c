@@ -6,15 +6,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* --dets: one line per ground-truth box and per detection of the first model, image pixels, so
- * that other evaluators (pycocotools, Ultralytics) can be run on exactly what was scored. */
-static void dump_image(FILE *f, const char *stem, const coco_gt_box *gts, int n_gt,
+/* --dets: one line per image, per ground-truth box and per detection of the first model, image
+ * pixels, so that other evaluators (pycocotools, Ultralytics) can be run on exactly what was
+ * scored. %.9g round-trips a float, so yolort-eval --from-dets (coco_dets.h) rebuilds the same
+ * evaluation to the bit; the I line keeps images with neither boxes nor detections (they count
+ * in a bootstrap over images). */
+static void dump_image(FILE *f, const char *stem, int w, int h, const coco_gt_box *gts, int n_gt,
                        const yrt_detection *dets, int n) {
+  fprintf(f, "I %s %d %d\n", stem, w, h);
   for (int j = 0; j < n_gt; j++)
-    fprintf(f, "G %s %d %.3f %.3f %.3f %.3f\n", stem, gts[j].class_id, gts[j].x0, gts[j].y0, gts[j].x1,
+    fprintf(f, "G %s %d %.9g %.9g %.9g %.9g\n", stem, gts[j].class_id, gts[j].x0, gts[j].y0, gts[j].x1,
             gts[j].y1);
   for (int j = 0; j < n; j++)
-    fprintf(f, "D %s %d %.6f %.3f %.3f %.3f %.3f\n", stem, dets[j].class_id, dets[j].score, dets[j].x0,
+    fprintf(f, "D %s %d %.9g %.9g %.9g %.9g %.9g\n", stem, dets[j].class_id, dets[j].score, dets[j].x0,
             dets[j].y0, dets[j].x1, dets[j].y1);
 }
 
@@ -47,7 +51,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
       const yrt_detection *dets;
       int nd = 0;
       st = detector_run(&d[r], &img, pp, &dets, &nd, err);
-      if (!st && dump && r == 0) dump_image(dump, stem, gts, n_gt, dets, nd);
+      if (!st && dump && r == 0) dump_image(dump, stem, img.w, img.h, gts, n_gt, dets, nd);
       if (!st) st = coco_eval_add_image(ev[r], dets, nd, gts, n_gt, err);
     }
     free(gts);

@@ -11,8 +11,9 @@
 
 /* The first `total` images of files through d[0..n-1], scored against LABELS/<stem>.txt into
  * ev[0..n-1] (then finalized). dump (may be NULL): yolort-eval --dets lines of model 0
- * ("G image class x0 y0 x1 y1" per ground-truth box, "D image class score x0 y0 x1 y1" per
- * detection, image pixels). quiet = 0: a progress bar. */
+ * ("I image width height" first for each image, then "G image class x0 y0 x1 y1" per ground-truth
+ * box and "D image class score x0 y0 x1 y1" per detection, image pixels, floats as %.9g; read back
+ * by coco_dets.h). quiet = 0: a progress bar. */
 yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *files, int total,
                            const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
                            yrt_error *err);
