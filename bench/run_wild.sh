@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_wild.sh [--threads N] [--rounds N] [--runs N] [--warmup N] [--only SUBSTRING]
 #
-# Issue 15's latency table: every export in $YOLORT_DATA/models/wild that converts, yolort against
+# Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
 # onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). Per round
 # and file, one after the other (A/B alternated, so load changes hit all three alike):
 #   yolort       yolort-bench on the converted .yrt
@@ -44,7 +44,8 @@ ort=(node "$here/peers/ort/bench_ort.js" --threads "$threads" --warmup "$warmup"
 
 # convert each file once; a file with dynamic axes at 640 (the converter's error names --size)
 stems=()
-for f in "$wild"/*.onnx; do
+declare -A src # stem -> its ONNX (wild/ or wild2/)
+for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
   st="$(basename "$f" .onnx)"
   [[ -z "$only" || "$st" == *"$only"* ]] || continue
   if ! "$conv" "$f" -o "$out/$st.yrt" > "$out/$st.convert.log" 2>&1; then
@@ -54,6 +55,7 @@ for f in "$wild"/*.onnx; do
     fi
   fi
   stems+=("$st")
+  src[$st]="$f"
 done
 [[ ${#stems[@]} -gt 0 ]] || { log "nothing converted"; exit 1; }
 
@@ -82,8 +84,8 @@ for ((r = 1; r <= rounds; r++)); do
     log "round $r: $st"
     "$ybench" "$out/$st.yrt" --threads "$threads" --warmup "$warmup" --runs "$runs" --json > "$out/$st.y$r.json" ||
       log "yolort-bench failed on $st"
-    "${ort[@]}" "$wild/$st.onnx" > "$out/$st.o$r.json" || log "onnxruntime failed on $st"
-    "${ort[@]}" --config session.x64quantprecision=1 "$wild/$st.onnx" > "$out/$st.x$r.json" ||
+    "${ort[@]}" "${src[$st]}" > "$out/$st.o$r.json" || log "onnxruntime failed on $st"
+    "${ort[@]}" --config session.x64quantprecision=1 "${src[$st]}" > "$out/$st.x$r.json" ||
       log "onnxruntime (exact) failed on $st"
   done
 done
