@@ -76,7 +76,8 @@ if(TARGET yolort::image) # the static package links libturbojpeg only here
 endif()
 EOT
 lean_flags=(-DCMAKE_BUILD_TYPE=Release -DYOLORT_XNNPACK=OFF -DYOLORT_BUILD_TOOLS=OFF -DYOLORT_BUILD_TESTS=OFF
-            -DYOLORT_BUILD_BENCH=OFF -DYOLORT_INSTALL=ON -DYOLORT_WERROR=ON)
+            -DYOLORT_BUILD_BENCH=OFF -DYOLORT_INSTALL=ON -DYOLORT_WERROR=ON
+            -DYOLORT_PYTHON_PACKAGE=OFF) # the core alone: the Python package is checked by examples.sh
 deps_re=(libyolort XNNPACK pthreadpool cpuinfo)
 
 # 1. lean core, static
