@@ -256,7 +256,7 @@ static void hostile_frame(seq_ctx *c, yrt_frame *f, uint8_t *px[3]) {
       row = p == 0 ? (size_t)f->width * (size_t)bpp[fmt] : fmt == YRT_PIX_I420 ? cw : 2 * cw;
       rows = p == 0 || !yuv ? (size_t)f->height : ((size_t)f->height + 1) / 2;
     }
-    /* 255: a row short (refused); 254: 2^40 (refused); else the row plus 0..5 bytes */
+    /* 255: a row short (refused); 254: 2^31, over the 2^30 cap (refused); else the row plus 0..5 bytes */
     f->stride[p] = sb == 255 ? row - 1 : sb == 254 ? (size_t)1 << 31 : row + (size_t)(sb % 6);
     const size_t bytes = known && p < planes && sb < 254 ? f->stride[p] * (rows - 1) + row : 1;
     px[p] = malloc(bytes);
