@@ -1,5 +1,6 @@
-/* letterbox_geometry.h — where an image lands in the network input, shared by the JPEG path
- * (letterbox.c) and the frame path (frame.c) so both place, scale and normalise alike.
+/* letterbox_geometry.h — where an image lands in the network input (letterbox_geometry.c), shared
+ * by the JPEG path (prepost/letterbox.c) and the frame path (prepost/frame.c) so both place, scale
+ * and normalise alike, and by the loader's check of META's preprocessing.
  * Letterbox (Ultralytics' rules): r = min(dw/w, dh/h), new size = round-half-even(w*r), the odd
  * padding pixel on the right/bottom (centred) or all padding right/bottom (top-left). Stretch:
  * both axes to the input. Crop: r = max(dw/w, dh/h) (the shorter side fits), the centre window. */

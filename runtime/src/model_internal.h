@@ -23,7 +23,7 @@ _Static_assert(sizeof(yrt_meta_norm_rec) == 32, "meta norm record layout");
 struct yrt_op_table;
 
 struct yrt_model {
-  const struct yrt_op_table *ops; /* the node kinds it is validated and run with (op_table.h) */
+  const struct yrt_op_table *ops; /* the node kinds it is validated and run with (op_def.h) */
   const uint8_t *base; /* the file image, YRT_ALIGN aligned */
   size_t size;
   void *owned;         /* aligned copy to free, or NULL */

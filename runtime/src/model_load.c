@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "model_internal.h"
-#include "segment.h"
+#include "model_heads.h"
 #include "open_regular.h"
 #include "model_packs.h"
 #include "letterbox_geometry.h"
@@ -425,18 +425,6 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   info->arena_bytes = yrt_model_arena_bytes(m);
   info->weight_bytes = m->weights_size;
   info->file_bytes = m->size;
-  return YRT_OK;
-}
-
-yrt_status yrt_model_postprocess_defaults(const yrt_model *m, yrt_postprocess_params *p) {
-  if (!m || !p) return YRT_ERR_INVALID_ARG;
-  yrt_postprocess_defaults(p);
-  const yrt_meta_rec *mt = m->meta;
-  if (!(mt->nms_flags & YRT_NMS_SET)) return YRT_OK;
-  if (mt->nms_iou > 0.0f) p->iou_threshold = mt->nms_iou;
-  if (mt->nms_conf > 0.0f) p->conf_threshold = mt->nms_conf;
-  if (mt->nms_flags & YRT_NMS_MAX_DET_MASK) p->max_detections = (int)(mt->nms_flags & YRT_NMS_MAX_DET_MASK);
-  p->class_agnostic = (mt->nms_flags & YRT_NMS_CLASS_AGNOSTIC) != 0;
   return YRT_OK;
 }
 

@@ -2,7 +2,7 @@
  * it runs can never read or write outside its tensors: operand counts and indices for every kind
  * (from its row), then the row's own check (each kind's in runtime/src/ops/<kind>.c). */
 #include "model_internal.h"
-#include "op_table.h"
+#include "op_def.h"
 #include "ops/op_check.h"
 
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "model_internal.h"
-#include "op_table.h"
+#include "op_def.h"
 
 static int in_arena(const yrt_tensor_rec *t) { return t->kind != YRT_TENSOR_CONST; }
 

@@ -7,7 +7,7 @@
  * the views of its own output at their slots (nothing to copy). Everything else sees dense
  * tensors. */
 #include "model_internal.h"
-#include "op_table.h"
+#include "op_def.h"
 
 static yrt_status check_view_tensor(const yrt_model *m, uint32_t i, yrt_error *err) {
   const yrt_tensor_rec *t = &m->tensors[i];

@@ -1,4 +1,4 @@
-/* op_table.c — the built-in node kinds, one row each (op_table.h says what a row holds).
+/* op_table.c — the built-in node kinds, one row each (op_def.h says what a row holds).
  * tests/runtime/test_runtime_op_table.c checks that every yrt_op in 1..YRT_OP_COUNT_-1 has a
  * complete row; the assert below makes a new enum value fail to compile until it has one. */
 #include "op_table.h"
@@ -67,7 +67,8 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_SOFTMAX] = {YRT_OP_NAMES("softmax"), .min_in = 1, .max_in = 2, .n_out = 1,
                         .check = yrt_check_softmax, .prepare = yrt_prepare_softmax, .run = yrt_run_softmax},
     [YRT_OP_QUANTIZE] = {YRT_OP_NAMES("quantize"), .min_in = 1, .max_in = 1, .n_out = 1,
-                         .check = yrt_check_quantize, .run = yrt_run_quantize},
+                         .check = yrt_check_quantize, .run = yrt_run_quantize,
+                         .pointwise = yrt_pointwise_quantize},
     [YRT_OP_DEQUANTIZE] = {YRT_OP_NAMES("dequantize"), .min_in = 1, .max_in = 1, .n_out = 1,
                            .check = yrt_check_dequantize, .run = yrt_run_dequantize,
                            .pointwise = yrt_pointwise_dequantize},

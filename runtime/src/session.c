@@ -1,5 +1,7 @@
-/* session.c — session life cycle, inputs/outputs, the executor loop and node accessors. Each
- * node is prepared, run and released through its kind's row in the model's op table. */
+/* session.c — the executor: a session's arena, threads and prepared nodes, the plans it runs,
+ * inputs/outputs and node accessors. Each node is prepared, run and released through its kind's
+ * row in the model's op table (op_def.h); no kind and no stage is named here: the pre/post stages
+ * sit above (prepost/), and yrt_session_create there composes this executor with them. */
 #include <math.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -7,10 +9,7 @@
 #include <time.h>
 
 #include "cpu_count.h"
-#include "node_kind.h"
-#include "op_table.h"
-#include "segment.h"
-#include "session_keypoints.h"
+#include "op_def.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "struct_growth.h"
@@ -57,7 +56,7 @@ static yrt_status alloc_outputs(yrt_session *s, yrt_error *err) {
   return YRT_OK;
 }
 
-void yrt_session_free(yrt_session *s) {
+void yrt_executor_free(yrt_session *s) {
   if (!s) return;
   if (s->exec)
     for (uint32_t i = 0; i < s->n_exec; i++) {
@@ -70,11 +69,7 @@ void yrt_session_free(yrt_session *s) {
     for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) free(s->out_buf[k]);
   free(s->out_buf);
   free(s->times);
-  yrt_frame_state_free(s->frame);
-  free(s->pp_scratch);
-  yrt_segment_free(s->segment);
-  free(s->detect_list);
-  yrt_keypoints_state_free(s->kpt);
+  yrt_plan_free(&s->every);
   free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   yrt_thread_pool_destroy(s->par.own);
@@ -88,8 +83,8 @@ static yrt_status read_options(const yrt_session_options *in, yrt_session_option
                          "yrt_session_create: options", err);
 }
 
-yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
-                              yrt_error *err) {
+yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
+                               yrt_error *err) {
   if (!model || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: NULL argument");
   *out = NULL;
   yrt_session_options known;
@@ -127,7 +122,6 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   yrt_session *s = calloc(1, sizeof *s);
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
   s->model = model;
-  s->skip_node = YRT_NONE;
   s->detect_conf = NAN; /* no yrt_session_detect running: every anchor decoded */
   yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
@@ -163,11 +157,16 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   const size_t nn = model->n_nodes ? model->n_nodes : 1;
   s->exec = calloc(nn, sizeof *s->exec);
   s->times = calloc(nn, sizeof *s->times);
-  if (!s->exec || !s->times) {
+  s->every.owned = malloc(nn * sizeof *s->every.owned);
+  if (!s->exec || !s->times || !s->every.owned) {
     st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %u nodes", (unsigned)model->n_nodes);
     goto fail;
   }
   s->n_exec = model->n_nodes;
+  for (uint32_t i = 0; i < model->n_nodes; i++) s->every.owned[i] = i;
+  s->every.nodes = s->every.owned;
+  s->every.n_nodes = model->n_nodes;
+  s->plan = &s->every;
   { /* one int8 buffer for every dynamically quantized input (the row's dynq): they run one at a time */
     size_t dyn = 0;
     for (uint32_t i = 0; i < model->n_nodes; i++) {
@@ -183,12 +182,10 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   for (uint32_t i = 0; i < model->n_nodes; i++)
     if ((st = prepare_node(s, i, err)) != YRT_OK) goto fail;
   if ((st = alloc_outputs(s, err)) != YRT_OK) goto fail;
-  if ((st = yrt_frame_state_create(s, err)) != YRT_OK) goto fail;
-  if ((st = yrt_detect_scratch_create(s, err)) != YRT_OK) goto fail;
   *out = s;
   return YRT_OK;
 fail:
-  yrt_session_free(s);
+  yrt_executor_free(s);
   return st;
 }
 
@@ -200,25 +197,46 @@ static uint64_t now_ns(void) {
 
 yrt_status yrt_session_run(yrt_session *s, yrt_error *err) {
   if (!s) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_run: session is NULL");
-  const yrt_status st = yrt_session_run_except(s, YRT_NONE, err);
+  const yrt_status st = yrt_session_run_plan(s, s->plan, err);
   yrt_par_rest(s->pool);
   return st;
 }
 
-yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err) {
-  yrt_frame_restore(s); /* the frame a previous run read, back where this run reads it */
-  for (uint32_t i = 0; i < s->n_exec; i++) {
+yrt_status yrt_session_run_plan(yrt_session *s, const yrt_plan *p, yrt_error *err) {
+  yrt_status st = p->input ? p->input(s, p->input_ctx, err) : YRT_OK;
+  if (st != YRT_OK) return st;
+  for (uint32_t k = 0; k < p->n_nodes; k++) {
+    const uint32_t i = p->nodes[k];
     const yrt_exec *e = &s->exec[i];
     if (atomic_exchange_explicit(&s->cancel, 0, memory_order_relaxed))
       return yrt_set_error(err, YRT_ERR_CANCELLED, "yrt_session_run: cancelled before node %u of %u", (unsigned)i,
                            (unsigned)s->n_exec);
-    if (i == s->skip_node || i == skip) continue; /* output from yrt_session_set_frame, or left to the caller */
     const uint64_t t0 = s->profiling ? now_ns() : 0;
-    yrt_status st = e->run(s, e, err);
+    st = e->run(s, e, err);
     if (st != YRT_OK) return st;
     if (s->profiling) s->times[i] = now_ns() - t0;
   }
+  return p->output ? p->output(s, p->output_ctx, err) : YRT_OK;
+}
+
+yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out, yrt_error *err) {
+  *out = *base;
+  out->owned = malloc((base->n_nodes ? base->n_nodes : 1) * sizeof *out->owned);
+  if (!out->owned) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for a plan of %u nodes",
+                                        (unsigned)base->n_nodes);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < base->n_nodes; k++)
+    if (base->nodes[k] != node) out->owned[n++] = base->nodes[k];
+  out->nodes = out->owned;
+  out->n_nodes = n;
   return YRT_OK;
+}
+
+void yrt_plan_free(yrt_plan *p) {
+  free(p->owned);
+  p->owned = NULL;
+  p->nodes = NULL;
+  p->n_nodes = 0;
 }
 
 int yrt_session_num_threads(const yrt_session *s) { return s ? s->threads : 0; }
@@ -246,7 +264,7 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
   if (count != numel) /* refused: the input set before (a frame included) stays in effect */
     return yrt_set_error(err, YRT_ERR_SHAPE, "yrt_session_set_input: %zu values for input %d of %zu", count, index,
                          numel);
-  s->skip_node = YRT_NONE; /* the float input is written again */
+  s->plan = &s->every; /* the float input is written again: every node runs */
   float *dst = (float *)(void *)(s->arena + t->offset);
   if (t->layout != YRT_LAYOUT_NHWC) {
     memcpy(dst, nchw, numel * sizeof(float));
@@ -264,7 +282,7 @@ yrt_status yrt_session_set_input(yrt_session *s, int index, const float *nchw, s
 
 float *yrt_session_input_nhwc(yrt_session *s, int index) {
   if (!s || index < 0 || (uint32_t)index >= s->model->plan->n_inputs) return NULL;
-  s->skip_node = YRT_NONE; /* the caller writes the float input */
+  s->plan = &s->every; /* the caller writes the float input: every node runs */
   const yrt_tensor_rec *t = &s->model->tensors[s->model->plan_inputs[index]];
   if (t->layout != YRT_LAYOUT_NHWC) return NULL;
   return (float *)(void *)(s->arena + t->offset);

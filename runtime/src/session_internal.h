@@ -26,10 +26,27 @@ typedef struct yrt_exec yrt_exec;
 #define YRT_EXEC_STATE_FITS(T) \
   _Static_assert(sizeof(T) <= YRT_EXEC_STATE_BYTES, #T " must fit yrt_exec's state (YRT_EXEC_STATE_BYTES)")
 
-/* Runs one prepared node (op_table.h). */
+/* Runs one prepared node (op_def.h). */
 typedef yrt_status (*yrt_exec_fn)(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
+/* Work of the layer above done inside a run, before or after the nodes (prepost/: a camera frame
+ * put back where the run reads it, the threshold-aware decode of yrt_session_detect). */
+typedef yrt_status (*yrt_stage_fn)(yrt_session *s, void *ctx, yrt_error *err);
 
+/* What one run does, in order: the input stage, the nodes, the output stage. The executor's own
+ * plan (yrt_session.every) runs every node and no stage; a stage that does a node's work itself
+ * (the frame the QUANTIZE of the float input, the detect stage the decode writing output0) runs a
+ * plan made at session creation without that node (yrt_plan_leave_out). Nothing is skipped
+ * inside a run: a plan lists what runs. */
+typedef struct yrt_plan {
+  yrt_stage_fn input;     /* before the first node, or NULL */
+  void *input_ctx;
+  const uint32_t *nodes;  /* node indices, in the order they run */
+  uint32_t n_nodes;
+  yrt_stage_fn output;    /* after the last node, or NULL */
+  void *output_ctx;
+  uint32_t *owned;        /* the node list when yrt_plan_leave_out made it (yrt_plan_free) */
+} yrt_plan;
 
 struct yrt_exec {
   const yrt_node_rec *node;
@@ -66,33 +83,32 @@ struct yrt_session {
   int profiling;
   uint64_t *times;          /* [n_nodes] ns of the last run */
   float **out_buf;          /* [n_outputs] converted output, NULL when the arena copy is used */
-  struct yrt_frame_state *frame; /* frame.c: tap tables and input tables, NULL without an image input */
-  void *pp_scratch;         /* frame_detect.c: NMS scratch, NULL when output0 is not a detection tensor */
-  struct yrt_segment *segment; /* segment.c: masks of the last yrt_session_detect, NULL without masks */
-  int32_t *detect_list;     /* frame_detect.c: anchors over the threshold, [anchors] */
-  uint32_t detect_node;     /* the decode node writing output0 whose row has detect_over (threshold-aware
-                               decode), else YRT_NONE */
-  uint32_t skip_node;       /* node whose output a frame wrote directly (frame.c), else YRT_NONE */
-  struct yrt_kpt_state *kpt; /* session_keypoints.c: a pose model's detections' columns, else NULL */
+  yrt_plan every;           /* every node in order, no stage (its list: [n_exec], owned) */
+  const yrt_plan *plan;     /* what yrt_session_run runs: every, or what an input stage chose
+                               (yrt_session_set_frame); an input call writing the float input resets it */
+  void *stages;             /* the pre/post stages' state (prepost/stages.h): made and freed by
+                               yrt_session_create / yrt_session_free, never read by the executor */
   float detect_conf;        /* during yrt_session_detect's run its conf_threshold, else NaN: decodes of
                                per-detection rows (pose keypoints) may skip anchors that cannot pass */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
 };
 
-/* frame.c: built at creation when input 0 is an NHWC image, freed with the session. */
-yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err);
-void yrt_frame_state_free(struct yrt_frame_state *f);
-/* frame.c: before a run that skips the QUANTIZE node a frame replaced, puts the frame back into
- * its output when an earlier run has reused those bytes (a no-op otherwise). */
-void yrt_frame_restore(yrt_session *s);
-/* frame_detect.c: the NMS scratch of yrt_session_detect (freed with the session). */
-yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err);
+/* The executor alone (session.c): the arena, the pool and every node prepared; yrt_session_create
+ * (prepost/pipeline.c) adds the stages. On failure nothing is left allocated and *out is NULL. */
+yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
+                               yrt_error *err);
+/* Releases every node and frees what yrt_executor_create made (the stages are freed before). */
+void yrt_executor_free(yrt_session *s);
+/* Runs plan p (made for s): its input stage, its nodes (the cancel flag checked before each), its
+ * output stage. Never allocates. */
+yrt_status yrt_session_run_plan(yrt_session *s, const yrt_plan *p, yrt_error *err);
+/* *out = base without node `node` (its stages kept; the list allocated, yrt_plan_free). */
+yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out, yrt_error *err);
+void yrt_plan_free(yrt_plan *p);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
  * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */
 pthreadpool_t yrt_session_xnn_pool(yrt_session *s);
-/* yrt_session_run leaving node `skip` (YRT_NONE: none) to the caller. */
-yrt_status yrt_session_run_except(yrt_session *s, uint32_t skip, yrt_error *err);
 
 /* Physical shape of a tensor as a yk_shape. */
 static inline void yrt_shape_of(const yrt_tensor_rec *t, yk_shape *s) {

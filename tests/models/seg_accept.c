@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postprocess_internal.h"
+#include "prepost/postprocess_internal.h"
 #include "yolort_image.h"
 
 #define MAXD 300

@@ -2,7 +2,7 @@
 #ifndef YOLORT_OPS_DEQUANTIZE_H
 #define YOLORT_OPS_DEQUANTIZE_H
 
-#include "op_table.h"
+#include "op_def.h"
 
 yrt_status yrt_check_dequantize(const yrt_node_check *v);
 yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);

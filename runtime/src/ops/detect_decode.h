@@ -2,7 +2,7 @@
 #ifndef YOLORT_OPS_DETECT_DECODE_H
 #define YOLORT_OPS_DETECT_DECODE_H
 
-#include "op_table.h"
+#include "op_def.h"
 
 yrt_status yrt_check_detect(const yrt_node_check *v);
 yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err);

@@ -2,7 +2,7 @@
 #ifndef YOLORT_OPS_DETECT_TOPK_H
 #define YOLORT_OPS_DETECT_TOPK_H
 
-#include "op_table.h"
+#include "op_def.h"
 
 yrt_status yrt_check_topk(const yrt_node_check *v);
 yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err);

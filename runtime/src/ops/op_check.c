@@ -1,4 +1,4 @@
-/* op_check.c — the failure message every kind's check writes (op_table.h: yrt_node_fail). */
+/* op_check.c — the failure message every kind's check writes (op_def.h: yrt_node_fail). */
 #include <stdarg.h>
 #include <stdio.h>
 

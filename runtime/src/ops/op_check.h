@@ -1,4 +1,4 @@
-/* op_check.h — what a kind's check (its row's .check, op_table.h) shares with the others: its
+/* op_check.h — what a kind's check (its row's .check, op_def.h) shares with the others: its
  * operands, range and shape tests, per-tensor quantization. Inline: the validator and every
  * ops/<kind>.c read them. */
 #ifndef YOLORT_OPS_OP_CHECK_H
@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "op_table.h"
+#include "op_def.h"
 
 /* Bounds on kernel parameters: generous for any CNN, small enough that no arithmetic overflows. */
 #define YRT_MAX_KERNEL 1024

@@ -1,7 +1,7 @@
 /* op_run.c — the run helpers every kind shares (op_run.h). */
 #include "op_run.h"
 
-#include "op_table.h"
+#include "op_def.h"
 
 void yrt_run_par(const yrt_session *s, const yrt_exec *e, yrt_range_fn fn, size_t n, size_t unit_elems) {
   const yrt_node_ctx t = {s, e};

@@ -1,4 +1,4 @@
-/* op_run.h — what a kind's run (its row's .run, op_table.h) shares with the others: the context
+/* op_run.h — what a kind's run (its row's .run, op_def.h) shares with the others: the context
  * its range functions get, the split of its work over the session's pool (op_run.c). */
 #ifndef YOLORT_OPS_OP_RUN_H
 #define YOLORT_OPS_OP_RUN_H

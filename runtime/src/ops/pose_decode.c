@@ -1,7 +1,7 @@
 /* pose_decode.c — YRT_OP_POSE_DECODE, the Ultralytics Pose head's keypoint decode, in one room:
  * its check, state, prepare, run and release (the row in op_table.c points here). The int8
  * dequantization tables are made at session creation; a run decodes threaded over anchors into
- * the keypoint rows, which yrt_session_keypoints (frame_keypoints.c) reads per kept box. */
+ * the keypoint rows, which yrt_session_keypoints (prepost/keypoints.c) reads per kept box. */
 #include <math.h>
 #include <stdlib.h>
 

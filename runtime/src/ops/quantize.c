@@ -20,3 +20,10 @@ yrt_status yrt_run_quantize(const yrt_session *s, const yrt_exec *e, yrt_error *
   yrt_run_par(s, e, quantize_range, e->numel, 1);
   return YRT_OK;
 }
+
+/* pointwise: the frame stage (prepost/frame.c) writes a camera frame's quantized values into this
+ * node's output itself when the node is the float input's only reader. */
+int yrt_pointwise_quantize(const yrt_exec *e, int32_t *unary) {
+  (void)unary;
+  return e->run == yrt_run_quantize ? YRT_POINTWISE_QUANTIZE : YRT_POINTWISE_NONE;
+}

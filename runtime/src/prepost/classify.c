@@ -1,4 +1,4 @@
-/* frame_classify.c — yrt_session_classify / yrt_session_classify_output: the top-k classes of a
+/* classify.c — yrt_session_classify / yrt_session_classify_output: the top-k classes of a
  * classifier's output 0 (task "classify", checked at load: float, num_classes elements), with a
  * softmax when the converter recorded logits (YRT_FLAG_CLASS_LOGITS). No allocation: the
  * selection is an insertion into the caller's array. */

@@ -1,17 +1,19 @@
-/* frame.c — yrt_session_set_frame: a camera frame letterboxed straight into the session's input
- * by the yk_frame kernel (kernels/frame), threaded over output rows. The tap tables live in the
- * session (sized for the input at creation), so setting a frame never allocates. When the float
- * input's only reader is a QUANTIZE node (every int8 model whose first conv is int8), the frame
- * goes straight into that node's int8 output — the tables hold quantize(value of v), the values
- * the node would compute — and the next runs skip the node (s->skip_node) until another input
- * call writes the float input again. The model's preprocessing (yrt_preprocess) is parameters of
- * the same pass: its scale, mean and std are in the tables (one per network channel, the values
- * yrt_preprocess_f32 writes), BGR is the kernel's channel order, the placement its geometry.
- * The memory plan reuses that int8 tensor's bytes once its
- * readers are done, so when another tensor shares them the frame is also kept in a copy made at
- * creation (keep), written row by row with the frame, and put back before every run after the
- * first (yrt_frame_restore): a second run, or a run after yrt_session_detect, computes on the
- * same frame as the first, never on what the previous run left there. */
+/* frame.c — the input stage, yrt_session_set_frame: a camera frame letterboxed straight into the
+ * session's input by the yk_frame kernel (kernels/frame), threaded over output rows. The tap
+ * tables live in the stage (sized for the input at creation), so setting a frame never
+ * allocates. When the float input's only reader is a node whose row says it quantizes it element
+ * by element (pointwise: YRT_POINTWISE_QUANTIZE; every int8 model whose first conv is int8), the
+ * frame goes straight into that node's int8 output — the tables hold quantize(value of v), the
+ * values the node would compute — and the next runs follow this stage's plan, made at creation
+ * without the node (yrt_frame_plan), until another input call writes the float input again.
+ * The model's preprocessing (yrt_preprocess) is parameters of the same pass: its scale, mean and
+ * std are in the tables (one per network channel, the values yrt_preprocess_f32 writes), BGR is
+ * the kernel's channel order, the placement its geometry. The memory plan reuses that int8
+ * tensor's bytes once its readers are done, so when another tensor shares them the frame is also
+ * kept in a copy made at creation (keep), written row by row with the frame, and put back before
+ * every run after the first (restore_frame, the input stage of this stage's plan): a second run,
+ * or a run after yrt_session_detect, computes on the same frame as the first, never on what the
+ * previous run left there. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -20,7 +22,8 @@
 
 #include "frame_orient.h"
 #include "letterbox_geometry.h"
-#include "session_internal.h"
+#include "op_def.h"
+#include "stages.h"
 #include "struct_growth.h"
 #include "yk_frame.h"
 #include "yk_inline.h"
@@ -37,7 +40,8 @@ struct yrt_frame_state {
   int16_t *wt;
   int out_i8;
   void *dst;
-  uint32_t quant_node;  /* QUANTIZE node the int8 path replaces, YRT_NONE if none */
+  uint32_t quant_node;  /* quantizing node the int8 path replaces, YRT_NONE if none */
+  yrt_plan plan;        /* the session's plan without quant_node (its list owned), when there is one */
   int8_t *keep;         /* copy of the quantized frame when a run reuses dst's bytes (owned), else NULL */
   size_t dst_bytes;     /* bytes of dst */
   int consumed;         /* a run has read dst since the frame was set: restore it from keep first */
@@ -64,6 +68,23 @@ static int reused_by_run(const yrt_model *m, uint32_t q) {
   return 0;
 }
 
+/* The input stage of the frame's plan when the run reuses the quantized frame's bytes: a run after
+ * the first since the frame was set puts it back first. */
+static yrt_status restore_frame(yrt_session *s, void *ctx, yrt_error *err) {
+  (void)s, (void)err;
+  struct yrt_frame_state *f = ctx;
+  if (f->consumed) memcpy(f->dst, f->keep, f->dst_bytes);
+  f->consumed = 1;
+  return YRT_OK;
+}
+
+/* 1 when prepared node i quantizes its f32 input element by element into its int8 output (its row). */
+static int quantizes(const yrt_session *s, uint32_t i) {
+  const yrt_op_def *d = yrt_op_lookup(s->model->ops, s->model->nodes[i].op);
+  int32_t unary;
+  return d && d->pointwise && d->pointwise(&s->exec[i], &unary) == YRT_POINTWISE_QUANTIZE;
+}
+
 yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
   const yrt_model *m = s->model;
   if (m->plan->n_inputs < 1) return YRT_OK;
@@ -79,20 +100,20 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
   const size_t n = 2 * ((size_t)f->dst_w + (size_t)f->dst_h);
   f->ofs = malloc(n * sizeof *f->ofs);
   f->wt = malloc(n * sizeof *f->wt);
-  s->frame = f;
+  yrt_stages_of(s)->frame = f;
   if (!f->ofs || !f->wt) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
   f->out_i8 = t->dtype == YRT_I8;
   f->dst = s->arena + t->offset;
   f->quant_node = YRT_NONE;
   const yrt_tensor_rec *q = t;
-  if (!f->out_i8) { /* a float input read only by one QUANTIZE to an int8 tensor of its shape */
+  if (!f->out_i8) { /* a float input read only by one quantizing node to an int8 tensor of its shape */
     const uint32_t in_id = m->plan_inputs[0];
     uint32_t readers = 0, qn = YRT_NONE;
     for (uint32_t i = 0; i < m->n_nodes; i++)
       for (uint32_t k = 0; k < m->nodes[i].n_in; k++)
         if (m->nodes[i].in[k] == in_id) readers++, qn = i;
     const yrt_tensor_rec *o = readers == 1 ? &m->tensors[m->nodes[qn].out[0]] : NULL;
-    if (o && m->nodes[qn].op == YRT_OP_QUANTIZE && o->dtype == YRT_I8 && o->layout == YRT_LAYOUT_NHWC &&
+    if (o && quantizes(s, qn) && o->dtype == YRT_I8 && o->layout == YRT_LAYOUT_NHWC &&
         o->kind != YRT_TENSOR_CONST && yrt_tensor_numel(o) == yrt_tensor_numel(t)) {
       f->quant_node = qn;
       f->out_i8 = 1;
@@ -101,6 +122,10 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
       q = o;
       if (reused_by_run(m, m->nodes[qn].out[0]) && !(f->keep = malloc(f->dst_bytes)))
         return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the %zu-byte frame copy", f->dst_bytes);
+      const yrt_status st = yrt_plan_leave_out(&s->every, qn, &f->plan, err);
+      if (st != YRT_OK) return st;
+      f->plan.input = f->keep ? restore_frame : NULL;
+      f->plan.input_ctx = f;
     }
   }
   f->pre = m->pre;
@@ -113,17 +138,16 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
 
 void yrt_frame_state_free(struct yrt_frame_state *f) {
   if (!f) return;
+  yrt_plan_free(&f->plan);
   free(f->ofs);
   free(f->wt);
   free(f->keep);
   free(f);
 }
 
-void yrt_frame_restore(yrt_session *s) {
-  struct yrt_frame_state *f = s->frame;
-  if (!f || s->skip_node == YRT_NONE || s->skip_node != f->quant_node || !f->keep) return;
-  if (f->consumed) memcpy(f->dst, f->keep, f->dst_bytes);
-  f->consumed = 1;
+const yrt_plan *yrt_frame_plan(const yrt_session *s) {
+  const struct yrt_frame_state *f = yrt_stages_of(s)->frame;
+  return f && f->quant_node != YRT_NONE ? &f->plan : &s->every;
 }
 
 static int is_yuv420(yrt_pixel_format p) { return p == YRT_PIX_NV12 || p == YRT_PIX_NV21 || p == YRT_PIX_I420; }
@@ -196,7 +220,7 @@ static void frame_range(const void *ctx, size_t r0, size_t r1) {
 
 yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letterbox *lb, yrt_error *err) {
   if (!s || !fr) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_set_frame: NULL argument");
-  struct yrt_frame_state *f = s->frame;
+  struct yrt_frame_state *f = yrt_stages_of(s)->frame;
   if (!f)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_set_frame: the model's input 0 is not an NHWC image");
   yrt_frame known; /* the caller's frame as this library knows it (struct_size) */
@@ -269,7 +293,7 @@ yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *fr, yrt_letter
   const frame_task t = {s, &j, f->quant_node != YRT_NONE ? f->keep : NULL};
   const size_t h = (size_t)j.dst_h;
   yrt_par_ranges(&s->par, h, yrt_par_chunk(h, 4 * yrt_par_threads(&s->par), 1, 1), frame_range, &t);
-  s->skip_node = f->quant_node; /* the frame already holds the quantized input */
+  s->plan = yrt_frame_plan(s); /* without the quantizing node when the frame holds its output */
   f->consumed = 0;
   /* an oriented frame's lb maps to the upright crop (yrt_frame_map_detections does the rest) */
   const int up = !rot && !mir;

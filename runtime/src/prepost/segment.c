@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_heads.h"
 #include "segment.h"
-#include "session_internal.h"
+#include "stages.h"
 
 struct yrt_segment {
   int nc, nm, n_anchors;
@@ -22,49 +23,10 @@ struct yrt_segment {
   yrt_letterbox lb;
 };
 
-static int is_segment(const yrt_model *m) { return strcmp(yrt_model_task(m), "segment") == 0; }
-
-/* Prototype tensor dims as logical [nm, ph, pw]. */
-static void proto_dims(const yrt_tensor_rec *p, int *nm, int *ph, int *pw) {
-  const int nhwc = p->layout == YRT_LAYOUT_NHWC;
-  *nm = (int)(nhwc ? p->dims[3] : p->dims[1]);
-  *ph = (int)(nhwc ? p->dims[1] : p->dims[2]);
-  *pw = (int)(nhwc ? p->dims[2] : p->dims[3]);
-}
-
 static void input_dims(const yrt_model *m, int *w, int *h) {
   yrt_model_info info;
   yrt_model_get_info(m, &info);
   *w = info.input_w, *h = info.input_h;
-}
-
-yrt_status yrt_segment_check_model(const yrt_model *m, int64_t extra_rows, yrt_error *err) {
-  if (m->plan->n_outputs < 2) return YRT_OK; /* boxes only */
-  const yrt_tensor_rec *p = &m->tensors[m->plan_outputs[1]];
-  int nm = 0, ph = 0, pw = 0, in_w, in_h;
-  input_dims(m, &in_w, &in_h);
-  if (p->rank == 4 && p->dims[0] == 1) proto_dims(p, &nm, &ph, &pw);
-  const int grid = p->rank == 4 && p->dims[0] == 1 && ph >= 1 && pw >= 1 && in_w >= pw && in_h >= ph &&
-                   in_h % ph == 0 && in_w % pw == 0 && in_h / ph == in_w / pw;
-  if (!grid || (p->dtype != YRT_F32 && p->dtype != YRT_I8) || (int64_t)nm != extra_rows)
-    return yrt_set_error(err, YRT_ERR_FORMAT,
-                         "yrt: segment model: output0 has %lld rows past 4 + %u classes (mask coefficients) but output1 "
-                         "is not their prototypes [1, %lld, H/k, W/k] of the %dx%d input (rank %u, dims %d x %d x %d x %d, "
-                         "dtype %u): refused, the coefficients would be read against the wrong prototypes",
-                         (long long)extra_rows, (unsigned)m->meta->num_classes, (long long)extra_rows, in_w, in_h,
-                         (unsigned)p->rank, p->dims[0], p->rank > 1 ? p->dims[1] : 0, p->rank > 2 ? p->dims[2] : 0,
-                         p->rank > 3 ? p->dims[3] : 0, (unsigned)p->dtype);
-  return YRT_OK;
-}
-
-int yrt_segment_channels(const yrt_model *m) {
-  if (!m || !is_segment(m) || m->plan->n_outputs < 2 || (m->hdr->flags & YRT_FLAG_END2END)) return 0;
-  const yrt_tensor_rec *o = &m->tensors[m->plan_outputs[0]], *p = &m->tensors[m->plan_outputs[1]];
-  const int64_t nc = m->meta->num_classes;
-  if (o->rank != 3 || o->dims[0] != 1 || o->layout == YRT_LAYOUT_NHWC || o->dtype != YRT_F32 || p->rank != 4) return 0;
-  int nm, ph, pw;
-  proto_dims(p, &nm, &ph, &pw);
-  return nm >= 1 && o->dims[1] == 4 + nc + nm ? nm : 0; /* checked at load (yrt_segment_check_model) */
 }
 
 yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **out, yrt_error *err) {
@@ -78,7 +40,7 @@ yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **o
   g->nc = (int)m->meta->num_classes;
   g->n_anchors = n_anchors;
   int nm2;
-  proto_dims(&m->tensors[m->plan_outputs[1]], &nm2, &g->ph, &g->pw);
+  yrt_segment_proto_dims(&m->tensors[m->plan_outputs[1]], &nm2, &g->ph, &g->pw);
   input_dims(m, &g->in_w, &g->in_h);
   const size_t cells = (size_t)g->ph * (size_t)g->pw;
   g->anchor = malloc((size_t)n_anchors * sizeof *g->anchor);
@@ -149,7 +111,7 @@ static void tap(int dst, float scale, int in, int *i0, int *i1, float *l) {
 yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int width, int height, size_t stride,
                                     yrt_error *err) {
   if (!s || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_mask: NULL argument");
-  yrt_segment *g = s->segment;
+  yrt_segment *g = yrt_stages_of(s)->segment;
   if (!g)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_mask: the model has no masks (task '%s', %u outputs): a segment model's output0 "
@@ -220,5 +182,3 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
   }
   return YRT_OK;
 }
-
-int yrt_model_mask_channels(const yrt_model *model) { return yrt_segment_channels(model); }

@@ -1,15 +1,18 @@
-/* frame_detect.c — yrt_session_detect: frame -> input, run, decode + NMS, names; the NMS scratch
- * is made once at session creation (yrt_detect_scratch_create) so a detect call never allocates. */
+/* detect.c — the detect stage, yrt_session_detect: frame -> input (the frame stage), run, decode +
+ * NMS, names, then the masks' and keypoints' records. Its state is made once at session creation
+ * (yrt_detect_stage_create) so a detect call never allocates: the NMS scratch, and when a decode
+ * node with a threshold-aware form (its row's detect_over) writes output0, a plan of its own: the
+ * frame's plan without that node, then that form as the output stage. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "op_table.h"
+#include "keypoints.h"
+#include "op_def.h"
 #include "postprocess_internal.h"
 #include "segment.h"
-#include "session_internal.h"
-#include "session_keypoints.h"
+#include "stages.h"
 
 static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END2END) != 0; }
 static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
@@ -54,23 +57,49 @@ static uint32_t output_decode_node(const yrt_session *s) {
   return found;
 }
 
-yrt_status yrt_detect_scratch_create(yrt_session *s, yrt_error *err) {
-  int classes, anchors;
-  s->detect_node = YRT_NONE;
-  if (is_end2end(s->model) || is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
-  s->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
-  s->detect_list = malloc((size_t)anchors * sizeof *s->detect_list);
-  if (!s->pp_scratch || !s->detect_list)
-    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
-  s->detect_node = output_decode_node(s);
-  const yrt_status st = yrt_segment_create(s->model, anchors, &s->segment, err);
-  return st != YRT_OK ? st : yrt_keypoints_state_create(s, anchors, err);
-}
-
 static uint64_t now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The output stage of the threshold-aware plan: the decode node's detect_over lists the anchors
+ * whose best class score can pass the threshold and packs them decoded into output0. */
+static yrt_status decode_over(yrt_session *s, void *ctx, yrt_error *err) {
+  (void)err;
+  yrt_stages *g = ctx;
+  g->over_t0 = s->profiling ? now_ns() : 0;
+  const yrt_exec *e = &s->exec[g->detect_node];
+  g->over_n = yrt_op_lookup(s->model->ops, e->node->op)->detect_over(s, e, g->over_conf, g->detect_list);
+  return YRT_OK;
+}
+
+yrt_status yrt_detect_stage_create(yrt_session *s, yrt_error *err) {
+  int classes, anchors;
+  yrt_stages *g = yrt_stages_of(s);
+  g->detect_node = YRT_NONE;
+  if (is_end2end(s->model) || is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
+  g->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
+  g->detect_list = malloc((size_t)anchors * sizeof *g->detect_list);
+  if (!g->pp_scratch || !g->detect_list)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
+  g->detect_node = output_decode_node(s);
+  if (g->detect_node != YRT_NONE) {
+    const yrt_status pst = yrt_plan_leave_out(yrt_frame_plan(s), g->detect_node, &g->detect_plan, err);
+    if (pst != YRT_OK) return pst;
+    g->detect_plan.output = decode_over;
+    g->detect_plan.output_ctx = g;
+  }
+  const yrt_status st = yrt_segment_create(s->model, anchors, &g->segment, err);
+  return st != YRT_OK ? st : yrt_keypoints_state_create(s, anchors, err);
+}
+
+void yrt_detect_stage_free(yrt_stages *g) {
+  yrt_plan_free(&g->detect_plan);
+  free(g->pp_scratch);
+  yrt_segment_free(g->segment);
+  free(g->detect_list);
+  yrt_keypoints_state_free(g->kpt);
 }
 
 yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_postprocess_params *params,
@@ -79,13 +108,14 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (!s || !frame || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_detect: NULL argument");
   int classes, anchors;
+  yrt_stages *g = yrt_stages_of(s);
   const int e2e = is_end2end(s->model);
   if (is_classifier(s->model))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_detect: the model is a classifier (task 'classify', output0 [1, %u] class "
                          "scores): it has no boxes; use yrt_session_classify",
                          (unsigned)s->model->meta->num_classes);
-  if ((!s->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
+  if ((!g->pp_scratch && !e2e) || !detect_shape(s->model, &classes, &anchors))
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_detect: output0 is not [1, 4 + classes, anchors]");
   yrt_postprocess_params known;
   yrt_status st0;
@@ -97,41 +127,42 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
     if (pst != YRT_OK) return pst;
   }
   params = &known;
-  yrt_segment_forget(s->segment);
+  yrt_segment_forget(g->segment);
   yrt_keypoints_record(s, NULL, 0, NULL); /* none until this call's detections */
   st0 = yrt_postprocess_check_class_conf(params, classes, "yrt_session_detect", err);
   if (st0 != YRT_OK) return st0;
   yrt_letterbox lb;
-  yrt_status st = yrt_session_set_frame(s, frame, &lb, err);
-  /* Threshold-aware decode: the decode node is left out of the run, and only anchors whose best
-   * class score can pass conf get DFL + sigmoid, packed into output0 as a [4 + nc][n_list]
-   * tensor in anchor order (so NMS ties break alike); same detections as decoding every anchor. */
+  yrt_status st = yrt_session_set_frame(s, frame, &lb, err); /* the input stage: the frame's plan */
+  /* Threshold-aware decode: the plan leaves the decode node out and ends with its threshold-aware
+   * form: only anchors whose best class score can pass conf get DFL + sigmoid, packed into output0
+   * as a [4 + nc][n_list] tensor in anchor order (so NMS ties break alike); same detections as
+   * decoding every anchor. */
   const float pre = yrt_postprocess_min_conf(params); /* per-class thresholds: the lowest */
-  const int sparse = s->detect_node != YRT_NONE && !isnan(pre);
+  const int sparse = g->detect_node != YRT_NONE && !isnan(pre);
   s->detect_conf = pre; /* per-detection rows only where a box can pass (pose) */
-  if (st == YRT_OK) st = yrt_session_run_except(s, sparse ? s->detect_node : YRT_NONE, err);
+  g->over_conf = pre;
+  g->over_n = 0;
+  g->over_t0 = 0;
+  if (st == YRT_OK) st = yrt_session_run_plan(s, sparse ? &g->detect_plan : s->plan, err);
   s->detect_conf = NAN;
   yrt_tensor_view out;
   if (st == YRT_OK) st = yrt_session_output(s, 0, &out, err);
-  size_t n_list = 0;
-  const uint64_t t0 = s->profiling && sparse ? now_ns() : 0;
-  if (st == YRT_OK && sparse)
-    n_list = yrt_op_lookup(s->model->ops, s->exec[s->detect_node].node->op)
-                 ->detect_over(s, &s->exec[s->detect_node], pre, s->detect_list);
+  const size_t n_list = sparse ? g->over_n : 0;
+  const uint64_t t0 = sparse ? g->over_t0 : 0;
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
   else if (st == YRT_OK)
-    st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, s->pp_scratch, dets,
+    st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, g->pp_scratch, dets,
                                cap, n_dets, err);
-  if (t0) s->times[s->detect_node] = now_ns() - t0; /* the skipped node's slot: its decode + NMS */
+  if (t0) s->times[g->detect_node] = now_ns() - t0; /* the node's slot: its threshold-aware decode + NMS */
   yrt_par_rest(s->pool); /* the frame's burst of parallel work is over */
   if (st == YRT_OK) st = yrt_frame_map_detections(frame, dets, *n_dets, err); /* an oriented frame's boxes */
   if (st != YRT_OK) return st;
-  if (s->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
-    yrt_segment_record(s->segment, dets, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, sparse ? (int)n_list : anchors), &lb,
+  if (g->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
+    yrt_segment_record(g->segment, dets, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, sparse ? (int)n_list : anchors), &lb,
                        !sparse);
   if (!e2e && !sparse) /* keypoint rows too (a pose model's output0 is a Concat: never packed) */
-    yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, anchors));
+    yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, anchors));
   if ((st = yrt_keypoints_record_frame(s, frame, err)) != YRT_OK) return st; /* an oriented frame's keypoints */
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

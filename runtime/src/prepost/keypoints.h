@@ -1,12 +1,14 @@
-/* session_keypoints.h — the per-detection keypoints of a pose model's session
- * (session_keypoints.c): which output0 column each detection of the last decode came from and
- * the letterbox it used, read back by yrt_session_keypoints. Private to the runtime. */
-#ifndef YOLORT_SESSION_KEYPOINTS_H
-#define YOLORT_SESSION_KEYPOINTS_H
+/* keypoints.h — the per-detection keypoints of a pose model's session (keypoints.c): which output0
+ * column each detection of the last decode came from and the letterbox it used, read back by
+ * yrt_session_keypoints. Private to the runtime. */
+#ifndef YOLORT_PREPOST_KEYPOINTS_H
+#define YOLORT_PREPOST_KEYPOINTS_H
 
 #include <stdint.h>
 
 #include "session_internal.h"
+
+struct yrt_kpt_state; /* keypoints.c: the columns and letterbox of the last decode */
 
 /* Made at session creation for a model with keypoints (anchors: output0's columns), else
  * nothing; freed with the session (yrt_keypoints_state_free). */

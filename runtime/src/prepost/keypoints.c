@@ -1,18 +1,20 @@
-/* session_keypoints.c — keypoints per detection (a pose model, issue 36): the decode keeps the
+/* keypoints.c — keypoints per detection (a pose model, issue 36): the decode keeps the
  * output0 column of each detection it returns and the letterbox it mapped boxes through;
  * yrt_session_keypoints reads that column's keypoint rows, decoded by the graph's pose_decode
  * node, and maps them to source-image pixels as the boxes. The columns come from the NMS scratch
  * (yrt_postprocess_kept_anchors, as masks read theirs), copied into this file's own storage (one
  * per anchor, made at session creation). Also yrt_session_postprocess: the decode + NMS of a run
- * whose input the caller wrote, with the session's scratch. */
+ * whose input the caller wrote, with the detect stage's scratch. The state lives with the
+ * stages (stages.h); the model's keypoint count is the model's (model_heads.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frame_orient.h"
-#include "op_table.h"
+#include "keypoints.h"
+#include "model_heads.h"
 #include "postprocess_internal.h"
-#include "session_keypoints.h"
+#include "stages.h"
 
 struct yrt_kpt_state {
   int nk, kd;          /* keypoints per detection, values each */
@@ -23,16 +25,6 @@ struct yrt_kpt_state {
   yrt_orient_map orient; /* then an oriented frame's turn back (rot, mir 0: none) */
   int32_t *anchor_of;  /* [anchors] output0 column of detection i */
 };
-
-int yrt_model_keypoints(const yrt_model *m, int *dims) {
-  if (dims) *dims = 0;
-  if (!m) return 0;
-  for (uint32_t i = 0; i < m->n_nodes; i++) {
-    const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
-    if (d && d->keypoints) return d->keypoints(&m->nodes[i], dims);
-  }
-  return 0;
-}
 
 yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *err) {
   int kd = 0;
@@ -47,7 +39,7 @@ yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *er
   k->nk = nk;
   k->kd = kd;
   k->row0 = 4 + (int)s->model->meta->num_classes; /* rows checked at load (model_load.c) */
-  s->kpt = k;
+  yrt_stages_of(s)->kpt = k;
   return YRT_OK;
 }
 
@@ -57,16 +49,16 @@ void yrt_keypoints_state_free(struct yrt_kpt_state *k) {
 }
 
 void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets, const int *anchors) {
-  if (!s->kpt) return;
-  s->kpt->n_dets = anchors ? n_dets : 0; /* at most the anchors: NMS keeps each once */
-  for (int i = 0; i < s->kpt->n_dets; i++) s->kpt->anchor_of[i] = anchors[i];
-  s->kpt->has_lb = lb != NULL;
-  if (lb) s->kpt->lb = *lb;
-  memset(&s->kpt->orient, 0, sizeof s->kpt->orient);
+  if (!yrt_stages_of(s)->kpt) return;
+  yrt_stages_of(s)->kpt->n_dets = anchors ? n_dets : 0; /* at most the anchors: NMS keeps each once */
+  for (int i = 0; i < yrt_stages_of(s)->kpt->n_dets; i++) yrt_stages_of(s)->kpt->anchor_of[i] = anchors[i];
+  yrt_stages_of(s)->kpt->has_lb = lb != NULL;
+  if (lb) yrt_stages_of(s)->kpt->lb = *lb;
+  memset(&yrt_stages_of(s)->kpt->orient, 0, sizeof yrt_stages_of(s)->kpt->orient);
 }
 
 yrt_status yrt_keypoints_record_frame(yrt_session *s, const yrt_frame *frame, yrt_error *err) {
-  return s->kpt ? yrt_orient_map_of(frame, &s->kpt->orient, err) : YRT_OK;
+  return yrt_stages_of(s)->kpt ? yrt_orient_map_of(frame, &yrt_stages_of(s)->kpt->orient, err) : YRT_OK;
 }
 
 yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, const yrt_postprocess_params *params,
@@ -86,15 +78,16 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
   if ((st = yrt_postprocess_check_class_conf(&known, nc, "yrt_session_postprocess", err)) != YRT_OK) return st;
   if ((s->model->hdr->flags & YRT_FLAG_END2END) != 0 && out.rank == 3 && out.dims[2] == 6)
     st = yrt_postprocess_e2e(out.data, out.dims[1], nc, lb, &known, dets, cap, n_dets, err);
-  else if (!s->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
+  else if (!yrt_stages_of(s)->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_postprocess: output0 is not a detection tensor [1, 4 + classes, anchors]");
   else
-    st = yrt_postprocess_known(out.data, nc, out.dims[2], lb, &known, s->pp_scratch, dets, cap, n_dets, err);
+    st = yrt_postprocess_known(out.data, nc, out.dims[2], lb, &known, yrt_stages_of(s)->pp_scratch, dets, cap, n_dets,
+                               err);
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   if (!(s->model->hdr->flags & YRT_FLAG_END2END))
-    yrt_keypoints_record(s, lb, *n_dets, yrt_postprocess_kept_anchors(s->pp_scratch, out.dims[2]));
+    yrt_keypoints_record(s, lb, *n_dets, yrt_postprocess_kept_anchors(yrt_stages_of(s)->pp_scratch, out.dims[2]));
   return YRT_OK;
 }
 
@@ -108,7 +101,7 @@ yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *ou
   if (count) *count = 0;
   if (!s || !count || (!out && capacity > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_keypoints: NULL argument");
-  const struct yrt_kpt_state *k = s->kpt;
+  const struct yrt_kpt_state *k = yrt_stages_of(s)->kpt;
   if (!k) return YRT_OK; /* no keypoints in this model */
   if (det_index < 0 || det_index >= k->n_dets)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,

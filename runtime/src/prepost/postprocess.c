@@ -8,6 +8,7 @@
  * rounding of the offset coordinates). Ties in score are broken by anchor index, so results
  * are deterministic. No allocation: everything lives in the caller's scratch. */
 #include "yolort.h"
+#include "model_internal.h"
 #include "postprocess_internal.h"
 #include "struct_growth.h"
 
@@ -35,6 +36,19 @@ void yrt_postprocess_defaults(yrt_postprocess_params *p) {
   /* the size of the fields written (the first version's struct), never this library's sizeof: a
    * caller built before later fields has no bytes for them, and they read as zero (default) */
   p->struct_size = offsetof(yrt_postprocess_params, struct_size) + sizeof p->struct_size;
+}
+
+/* The defaults with the model's own NMS settings over them (META: an export's nms=True). */
+yrt_status yrt_model_postprocess_defaults(const yrt_model *m, yrt_postprocess_params *p) {
+  if (!m || !p) return YRT_ERR_INVALID_ARG;
+  yrt_postprocess_defaults(p);
+  const yrt_meta_rec *mt = m->meta;
+  if (!(mt->nms_flags & YRT_NMS_SET)) return YRT_OK;
+  if (mt->nms_iou > 0.0f) p->iou_threshold = mt->nms_iou;
+  if (mt->nms_conf > 0.0f) p->conf_threshold = mt->nms_conf;
+  if (mt->nms_flags & YRT_NMS_MAX_DET_MASK) p->max_detections = (int)(mt->nms_flags & YRT_NMS_MAX_DET_MASK);
+  p->class_agnostic = (mt->nms_flags & YRT_NMS_CLASS_AGNOSTIC) != 0;
+  return YRT_OK;
 }
 
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
