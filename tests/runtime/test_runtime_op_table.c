@@ -97,21 +97,8 @@ static void make_table(test_table *tt) {
 
 /* x [1,5] -> add_const(p0) -> relu (a built-in unary, same table) -> y; n_in inputs on the dummy. */
 static void *build(int32_t p0, int n_in, size_t *size) {
-  ytb *b = ytb_new();
-  const int32_t d[2] = {1, 5};
-  uint32_t x = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 2, d);
-  uint32_t t = ytb_tensor(b, "t", YRT_F32, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 2, d);
-  uint32_t y = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 2, d);
-  const uint32_t in[2] = {x, x};
-  const int32_t p[1] = {p0}, relu[1] = {YRT_UNARY_RELU};
-  ytb_node(b, OP_ADD_CONST, "dummy", n_in, in, t, p, 1, NULL, 0);
-  ytb_node(b, YRT_OP_UNARY, "relu", 1, &t, y, relu, 1, NULL, 0);
-  ytb_input(b, x);
-  ytb_output(b, y);
-  ytb_meta(b, 1, 1, 0, NULL);
-  void *img = ytb_serialize(b, size);
-  ytb_free(b);
-  return img;
+  const int32_t p[1] = {p0};
+  return ytb_kind_then_relu(OP_ADD_CONST, p, 1, n_in, 5, size);
 }
 
 static void test_dummy_kind_through_table(void **state) {

@@ -292,3 +292,22 @@ int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *
   free(buf);
   return accepted;
 }
+
+void *ytb_kind_then_relu(uint32_t op, const int32_t *p, int n_p, int n_in, int numel, size_t *size) {
+  ytb *b = ytb_new();
+  const int32_t d[2] = {1, numel};
+  uint32_t x = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 2, d);
+  uint32_t t = ytb_tensor(b, "t", YRT_F32, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 2, d);
+  uint32_t y = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 2, d);
+  uint32_t in[YRT_MAX_NODE_IO];
+  for (int k = 0; k < YRT_MAX_NODE_IO; k++) in[k] = x;
+  const int32_t relu[1] = {YRT_UNARY_RELU};
+  ytb_node(b, op, "dummy", n_in, in, t, p, n_p, NULL, 0);
+  ytb_node(b, YRT_OP_UNARY, "relu", 1, &t, y, relu, 1, NULL, 0);
+  ytb_input(b, x);
+  ytb_output(b, y);
+  ytb_meta(b, 1, 1, 0, NULL);
+  void *img = ytb_serialize(b, size);
+  ytb_free(b);
+  return img;
+}

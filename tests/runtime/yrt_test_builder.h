@@ -71,6 +71,10 @@ uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size);
 int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *vals, size_t n,
                    void (*use)(yrt_model *m, void *ctx), void *ctx);
 
+/* A model of one node of kind op (parameters p[0..n_p), n_in inputs, all the float input x) then a
+ * built-in ReLU: x [1, numel] -> op -> t -> relu -> y, f32 (a kind registered by a test). */
+void *ytb_kind_then_relu(uint32_t op, const int32_t *p, int n_p, int n_in, int numel, size_t *size);
+
 /* Conv params helper: fills p[YRT_CONV_P_*]. */
 void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,
                      int groups, int act, int lut);
