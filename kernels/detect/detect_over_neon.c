@@ -4,7 +4,7 @@
  * denormals as zero, the scalar reference does not. */
 #include <arm_neon.h>
 
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 static int any_u8(uint8x16_t m) {
 #if YK_ARCH_AARCH64

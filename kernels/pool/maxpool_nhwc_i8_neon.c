@@ -3,7 +3,7 @@
 #include <stddef.h>
 
 #include "pool_window.h"
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 void yk_maxpool_nhwc_i8__neon(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh,
                               int ow, const yk_pool_params *p) {
