@@ -42,10 +42,23 @@ static void ref_maxpool_i8(const int8_t *x, const pcase *pc, int8_t *y, int oh, 
         }
 }
 
+/* Every int8 max pooling variant of include/variants/pool.inc this CPU runs (scalar included). */
+static size_t maxpool_variants(const yk_isa *isa, yk_variant out[8]) {
+  const yk_variant all[] = {
+#define YK_VARIANT YK_VARIANT_ROW
+#include "variants/pool.inc"
+#undef YK_VARIANT
+  };
+  return kt_variants_of(all, sizeof all / sizeof all[0], "maxpool_nhwc_i8", out);
+}
+
 static void test_maxpool(void **state) {
   (void)state;
   kt_rng r = {11};
-  const int avx2 = kt_have_avx2();
+  yk_isa host;
+  yk_isa_detect(&host);
+  yk_variant vs[8];
+  const size_t nv = maxpool_variants(&host, vs);
   for (size_t t = 0; t < sizeof(pcases) / sizeof(pcases[0]); t++) {
     const pcase *pc = &pcases[t];
     const yk_pool_params *p = &pc->p;
@@ -66,14 +79,12 @@ static void test_maxpool(void **state) {
     assert_memory_equal(y1, y2, ny);
     yk_maxpool_nhwc_f32__scalar(xf, pc->n, pc->h, pc->w, pc->c, yf, oh, ow, p);
     for (size_t i = 0; i < ny; i++) assert_true(yf[i] == (float)y2[i] * 0.37f);
-#if YK_ARCH_X86_64
-    if (avx2) {
+    for (size_t v = 0; v < nv; v++) {
+      YK_FN_maxpool_nhwc_i8((*fn)) = (YK_FN_maxpool_nhwc_i8((*)))vs[v].fn;
       memset(y2, 0x55, ny);
-      yk_maxpool_nhwc_i8__avx2(x, pc->n, pc->h, pc->w, pc->c, y2, oh, ow, p);
+      fn(x, pc->n, pc->h, pc->w, pc->c, y2, oh, ow, p);
       assert_memory_equal(y1, y2, ny);
     }
-#endif
-    (void)avx2;
     free(bx);
     free(b1);
     free(b2);
