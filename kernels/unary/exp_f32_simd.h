@@ -13,16 +13,21 @@ static inline YK_VF YK_VF_FN(yk_exp_poly_f32)(YK_VF r) {
   return YK_VF_FMADD(p, r, YK_VF_SET1(1.0f));
 }
 
+/* The range reduction both share: t = x log2(e) + magic (n in its low mantissa bits), returns
+ * r = x - n ln2 in two steps (hi, lo). */
+static inline YK_VF YK_VF_FN(yk_exp_reduce_f32)(YK_VF x, YK_VF magic, YK_VF *t) {
+  *t = YK_VF_FMADD(x, YK_VF_SET1(YK_EXP_LOG2E), magic);
+  const YK_VF nf = YK_VF_SUB(*t, magic);
+  const YK_VF r = YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_HI), x);
+  return YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_LO), r);
+}
+
 /* x <= 0; see yk_exp_neg_f32_1 */
 static inline YK_VF YK_VF_FN(yk_exp_neg_f32)(YK_VF x) {
   /* maxps returns the second operand when unordered: same as the scalar ternary */
   x = YK_VF_MAX(x, YK_VF_SET1(YK_EXP_LO));
-  const YK_VF magic = YK_VF_SET1(YK_EXP_NEG_MAGIC);
-  const YK_VF t = YK_VF_FMADD(x, YK_VF_SET1(YK_EXP_LOG2E), magic);
-  const YK_VF nf = YK_VF_SUB(t, magic);
-  YK_VF r = YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_HI), x);
-  r = YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_LO), r);
-  const YK_VF p = YK_VF_FN(yk_exp_poly_f32)(r);
+  YK_VF t;
+  const YK_VF p = YK_VF_FN(yk_exp_poly_f32)(YK_VF_FN(yk_exp_reduce_f32)(x, YK_VF_SET1(YK_EXP_NEG_MAGIC), &t));
   const YK_VI sc = YK_VI_SLLI(YK_VF_AS_VI(t), 23);
   return YK_VF_MUL(YK_VI_AS_VF(YK_VI_ADD(YK_VF_AS_VI(p), sc)), YK_VF_SET1(YK_EXP_NEG_SCALE));
 }
@@ -31,12 +36,8 @@ static inline YK_VF YK_VF_FN(yk_exp_neg_f32)(YK_VF x) {
 static inline YK_VF YK_VF_FN(yk_exp_f32)(YK_VF x) {
   x = YK_VF_MAX(x, YK_VF_SET1(YK_EXP_LO));
   x = YK_VF_MIN(x, YK_VF_SET1(YK_EXP_HI));
-  const YK_VF magic = YK_VF_SET1(YK_EXP_MAGIC);
-  const YK_VF t = YK_VF_FMADD(x, YK_VF_SET1(YK_EXP_LOG2E), magic);
-  const YK_VF nf = YK_VF_SUB(t, magic);
-  YK_VF r = YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_HI), x);
-  r = YK_VF_FMADD(nf, YK_VF_SET1(YK_EXP_NLN2_LO), r);
-  const YK_VF p = YK_VF_FN(yk_exp_poly_f32)(r);
+  YK_VF t;
+  const YK_VF p = YK_VF_FN(yk_exp_poly_f32)(YK_VF_FN(yk_exp_reduce_f32)(x, YK_VF_SET1(YK_EXP_MAGIC), &t));
   const YK_VI nb = YK_VI_SUB(YK_VF_AS_VI(t), YK_VI_SET1((int)(YK_EXP_MAGIC_BITS - 150u)));
   const YK_VI h = YK_VI_SRLI(nb, 1);
   const YK_VI e1 = YK_VI_SLLI(YK_VI_SUB(h, YK_VI_SET1(75)), 23);
