@@ -1,4 +1,4 @@
-/* detect_over.c — yk_detect_over_i8 and yk_detect_over_f32 (the camera path's threshold scan:
+/* threshold_scan.c — yk_detect_over_i8 and yk_detect_over_f32 (the camera path's threshold scan:
  * which anchors can pass the confidence threshold): the variants yk_isa_select chose
  * (include/variants/detect.inc). */
 #include "yk_detect.h"
