@@ -4,7 +4,7 @@
  * dwconv_bench [--reps N] [--lut]
  *
  * Each shape runs over random data as one full-range call per variant: yk_dwconv (packed,
- * row-range API) for every variant the CPU has, and the unpacked yk_dwconv3x3_i8 AVX2 kernel;
+ * row-range API) for every variant of include/variants/dwconv.inc the CPU has;
  * best of N on thread CPU time (other processes on the core do not count), in ms and GMAC/s.
  */
 #include <stdint.h>
@@ -38,18 +38,13 @@ typedef struct run_ctx {
   const yk_dwconv *d;
   const int8_t *x;
   int8_t *y;
-  int unpacked; /* 1: yk_dwconv3x3_i8__avx2 on the [3][3][C] weights */
 } run_ctx;
 
 static double best_ms(const run_ctx *r, int reps) {
   double best = 1e30;
   for (int i = 0; i < reps; i++) {
     const double t0 = now_cpu();
-#if YK_ARCH_X86_64
-    if (r->unpacked) yk_dwconv3x3_i8__avx2(r->x, r->d->weights, r->d->bias, r->y, &r->d->p);
-    else
-#endif
-      yk_dwconv_rows(r->d, r->x, r->y, 0, r->d->p.n * r->d->p.oh);
+    yk_dwconv_rows(r->d, r->x, r->y, 0, r->d->p.n * r->d->p.oh);
     const double t = (now_cpu() - t0) * 1e3;
     if (t < best) best = t;
   }
@@ -68,23 +63,18 @@ int main(int argc, char **argv) {
   }
   yk_isa host;
   yk_isa_detect(&host);
-  struct {
+  /* every variant of the list built here, ok when this CPU runs it (the list's order: best first) */
+  const yk_isa *isa = &host;
+  const struct {
     const char *name;
-    yk_isa isa;
-    int ok, unpacked;
+    int variant, ok;
   } vs[] = {
-      {"scalar", {0}, 1, 0},
-      {"avx2-unpacked", {.avx2 = 1}, host.avx2, 1},
-      {"avx2", {.avx2 = 1}, host.avx2, 0},
-      {"avx512", {.avx2 = 1, .avx512 = 1}, host.avx512, 0},
-      {"avx512vnni", {.avx2 = 1, .avx512 = 1, .avx512vnni = 1, .avx512vbmi = 1},
-       host.avx512vnni && host.avx512vbmi, 0},
+#define YK_DWCONV_VARIANT(E, v, s, on, blk, cond) on({#s, v, (cond)},)
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
   };
-#if !YK_ARCH_X86_64
-  vs[1].ok = vs[2].ok = vs[3].ok = vs[4].ok = 0;
-#endif
   const int nv = (int)(sizeof(vs) / sizeof(vs[0]));
-  double total[5] = {0};
+  double total[sizeof vs / sizeof vs[0]] = {0};
   uint64_t seed = 1;
   printf("%-16s", "shape (hxwxc/s)");
   for (int v = 0; v < nv; v++)
@@ -119,13 +109,13 @@ int main(int argc, char **argv) {
                      .weights = w,
                      .bias = bias};
       void *mem = NULL;
-      if (yk_dwconv_init(&d, &vs[v].isa) != 0 ||
+      if (yk_dwconv_init(&d, isa) != 0 || yk_dwconv_set_variant(&d, vs[v].variant) != 0 ||
           posix_memalign(&mem, 64, d.packed_bytes ? d.packed_bytes : 64) != 0) {
         fprintf(stderr, "init failed\n");
         return 1;
       }
       yk_dwconv_pack(&d, mem);
-      const run_ctx r = {&d, x, y, vs[v].unpacked};
+      const run_ctx r = {&d, x, y};
       const double ms = best_ms(&r, reps);
       total[v] += ms;
       printf(" %9.3f %10.1f", ms, mmac / ms);

@@ -1,4 +1,4 @@
-/* add_i8_fixed.c — the fixed-point int8 Add: its parameters and dispatch. */
+/* add_i8_fixed.c — the fixed-point int8 Add: its parameters (the dispatch: binary_i8.c). */
 #include <math.h>
 
 #include "yk_variants.h"
@@ -19,20 +19,4 @@ int yk_add_fixed_params(yk_qparams qa, yk_qparams qb, yk_qparams qy, yk_add_fixe
   p->bias = (int32_t)((1 << (shift - 1)) - qa.zero_point * p->ma - qb.zero_point * p->mb +
                       (int32_t)((uint32_t)qy.zero_point << shift));
   return 0;
-}
-
-void yk_add_i8_fixed_pixels(const yk_isa *isa, const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y,
-                            size_t ys, size_t pixels, size_t c, const yk_add_fixed *p) {
-#if YK_ARCH_X86_64
-  if (isa && isa->avx512) {
-    yk_add_i8_fixed_pixels__avx512(a, as, b, bs, y, ys, pixels, c, p);
-    return;
-  }
-  if (isa && isa->avx2) {
-    yk_add_i8_fixed_pixels__avx2(a, as, b, bs, y, ys, pixels, c, p);
-    return;
-  }
-#endif
-  (void)isa;
-  yk_add_i8_fixed_pixels__scalar(a, as, b, bs, y, ys, pixels, c, p);
 }

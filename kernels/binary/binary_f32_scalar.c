@@ -1,6 +1,6 @@
 /* binary_f32_scalar.c — float Add/Sub/Mul/Div with broadcasting; rows written so the compiler
  * can vectorise the contiguous and scalar-broadcast cases (no reassociation, so exact). */
-#include "bcast.h"
+#include "broadcast_rows.h"
 #include "yk_inline.h"
 #include "yk_variants.h"
 

@@ -1,6 +1,6 @@
 /* binary_i8_avx2.c — QDQ binary op, 16 per step, bit-exact with the scalar one (same float
  * ops in the same order, true division; no FMA: C11 mode keeps -ffp-contract=off). */
-#include "bcast.h"
+#include "broadcast_rows.h"
 #include "yk_avx2_inline.h"
 #include "yk_variants.h"
 

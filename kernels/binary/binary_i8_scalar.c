@@ -1,7 +1,7 @@
 /* binary_i8_scalar.c — reference QDQ Add/Sub/Mul/Div: dequantize both inputs to float, apply
  * the op in float, quantize with true division by the output scale (as onnxruntime's
  * DequantizeLinear -> Add -> QuantizeLinear chain does). */
-#include "bcast.h"
+#include "broadcast_rows.h"
 #include "yk_inline.h"
 #include "yk_variants.h"
 

@@ -3,7 +3,7 @@
  * so each concat_i8 variant is bit-exact exactly when its requant variant is. */
 #include <string.h>
 
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 typedef void (*yk_requant_fn)(const int8_t *, yk_qparams, int8_t *, yk_qparams, size_t);
 
@@ -48,21 +48,5 @@ void yk_concat_i8__neon(const int8_t *const *x, const yk_qparams *qx, const size
 
 void yk_concat_i8(const yk_isa *isa, const int8_t *const *x, const yk_qparams *qx,
                   const size_t *inner, int n, size_t outer, int8_t *y, yk_qparams qy) {
-#if YK_ARCH_X86_64
-  if (isa && isa->avx2 && isa->avx512 && isa->avx512vbmi) {
-    yk_concat_i8__avx512vbmi(x, qx, inner, n, outer, y, qy);
-    return;
-  }
-  if (isa && isa->avx2) {
-    yk_concat_i8__avx2(x, qx, inner, n, outer, y, qy);
-    return;
-  }
-#elif YK_ARCH_AARCH64
-  if (isa && isa->neon) {
-    yk_concat_i8__neon(x, qx, inner, n, outer, y, qy);
-    return;
-  }
-#endif
-  (void)isa;
-  yk_concat_i8__scalar(x, qx, inner, n, outer, y, qy);
+  YK_PICK(isa, concat_i8)(x, qx, inner, n, outer, y, qy);
 }

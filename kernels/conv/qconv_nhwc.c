@@ -4,16 +4,9 @@
 
 size_t yk_qconv_packed_bytes(yk_qconv *c) {
   switch (c->variant) {
-#if defined(YK_ARCH_X86_64)
-    case YK_QCONV_AMX: return yk_qconv_packed_bytes__amx(c);
-    case YK_QCONV_AVX512VNNI: return yk_qconv_packed_bytes__avx512vnni(c);
-    case YK_QCONV_AVX512VNNI_PLANAR: return yk_qconv_packed_bytes__avx512vnni_planar(c);
-    case YK_QCONV_AVXVNNI: return yk_qconv_packed_bytes__avxvnni(c);
-    case YK_QCONV_AVX2: return yk_qconv_packed_bytes__avx2(c);
-#elif defined(YK_ARCH_AARCH64)
-    case YK_QCONV_NEON: return yk_qconv_packed_bytes__neon(c);
-    case YK_QCONV_NEONDOT: return yk_qconv_packed_bytes__neondot(c);
-#endif
+#define YK_QCONV_VARIANT(E, v, s, on, layout) on(case v : return yk_qconv_packed_bytes__##s(c);)
+#include "variants/qconv.inc"
+#undef YK_QCONV_VARIANT
     default: return 0;
   }
 }
@@ -119,37 +112,13 @@ int yk_qconv_init(yk_qconv *c, const yk_isa *isa) {
   return 0;
 }
 
+/* The variant init chose, once (c->variant); without packed weights the scalar reference. */
 void yk_qconv_rows(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {
-#if defined(YK_ARCH_X86_64)
-  if (c->variant == YK_QCONV_AMX && c->packed) {
-    yk_qconv_rows__amx(c, x, y, row0, row1);
-    return;
-  }
-  if (c->variant == YK_QCONV_AVX512VNNI && c->packed) {
-    yk_qconv_rows__avx512vnni(c, x, y, row0, row1);
-    return;
-  }
-  if (c->variant == YK_QCONV_AVX512VNNI_PLANAR && c->packed) {
-    yk_qconv_rows__avx512vnni_planar(c, x, y, row0, row1);
-    return;
-  }
-  if (c->variant == YK_QCONV_AVXVNNI && c->packed) {
-    yk_qconv_rows__avxvnni(c, x, y, row0, row1);
-    return;
-  }
-  if (c->variant == YK_QCONV_AVX2 && c->packed) {
-    yk_qconv_rows__avx2(c, x, y, row0, row1);
-    return;
-  }
-#elif defined(YK_ARCH_AARCH64)
-  if (c->variant == YK_QCONV_NEONDOT && c->packed) {
-    yk_qconv_rows__neondot(c, x, y, row0, row1);
-    return;
-  }
-  if (c->variant == YK_QCONV_NEON && c->packed) {
-    yk_qconv_rows__neon(c, x, y, row0, row1);
-    return;
-  }
-#endif
+  if (c->packed) switch (c->variant) {
+#define YK_QCONV_VARIANT(E, v, s, on, layout) on(case v : yk_qconv_rows__##s(c, x, y, row0, row1); return;)
+#include "variants/qconv.inc"
+#undef YK_QCONV_VARIANT
+      default: break;
+    }
   yk_qconv_rows__scalar(c, x, y, row0, row1);
 }

@@ -21,18 +21,14 @@
 
 #include "qconv_segments.h"
 
-/* Indexed by yk_qconv_variant; lanes 0: no packed layout (the scalar reference). */
+/* Indexed by yk_qconv_variant, every architecture's (include/variants/qconv.inc); lanes 0: no
+ * packed layout (the scalar reference). */
+#define YK_UNPAREN(...) __VA_ARGS__
 static const yk_qconv_layout layouts[] = {
     [YK_QCONV_SCALAR] = {0, 0, 0, 0, 0, 0},
-    [YK_QCONV_AVX512VNNI] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1},
-    [YK_QCONV_NEON] = {.lanes = 4, .kr = 4, .wide = 0, .seg_align = 8, .u8 = 0},
-    [YK_QCONV_NEONDOT] = {.lanes = 4, .kr = 4, .wide = 0, .seg_align = 8, .u8 = 0},
-    [YK_QCONV_AVXVNNI] = {.lanes = 8, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1},
-    [YK_QCONV_AVX2] = {.lanes = 8, .kr = 2, .wide = 1, .seg_align = 4, .u8 = 0},
-    /* AMX: a B tile is 16 steps (64 K bytes) of one column, rows 64 * NZ bytes apart */
-    [YK_QCONV_AMX] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 64, .u8 = 0},
-    /* planar: the AVX-512 VNNI columns, one segment per tap (tap, 4-channel group, lane) */
-    [YK_QCONV_AVX512VNNI_PLANAR] = {.lanes = 16, .kr = 4, .wide = 0, .seg_align = 4, .u8 = 1, .taps = 1},
+#define YK_QCONV_VARIANT(E, v, s, on, layout) [YK_QCONV_##E] = {YK_UNPAREN layout},
+#include "variants/qconv.inc"
+#undef YK_QCONV_VARIANT
 };
 
 const yk_qconv_layout *yk_qconv_layout_of(int variant) {

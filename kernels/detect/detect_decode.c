@@ -49,14 +49,8 @@ static void dfl_i8_max(const int8_t *q, int r, const float *t, const float *proj
 
 /* The no-max int8 DFL of n anchors from q into d [n][4]. */
 static void dfl_i8(const yk_isa *isa, const int8_t *q, size_t n, int r, const float *t, const float *proj, float *d) {
-#if YK_ARCH_X86_64
-  if (isa->avx512 && isa->avx512vbmi && n >= 16) { /* below: the table split costs more */
-    yk_detect_dfl_i8__avx512vbmi(q, n, r, t, proj, d);
-    return;
-  }
-#endif
-  (void)isa;
-  yk_detect_dfl_i8__scalar(q, n, r, t, proj, d);
+  /* below 16 anchors the SIMD table split costs more */
+  (n >= 16 ? YK_PICK(isa, detect_dfl_i8) : yk_detect_dfl_i8__scalar)(q, n, r, t, proj, d);
 }
 
 static float dot(const float *a, const float *b, int n) {
@@ -115,14 +109,8 @@ static void cls_i8(const yk_isa *isa, const yk_detect_params *p, const yk_detect
                    float *y, size_t na, size_t a0) {
   const int8_t *q = (const int8_t *)sc->cls + l0 * (size_t)p->nc;
   float *ys = y + 4 * na + a0;
-#if YK_ARCH_X86_64
-  if (isa->avx512 && isa->avx512vbmi && n >= 16) { /* below: the table split costs more */
-    yk_detect_cls_i8__avx512vbmi(q, n, p->nc, sc->cls_sig, ys, na);
-    return;
-  }
-#endif
-  (void)isa;
-  yk_detect_cls_i8__scalar(q, n, p->nc, sc->cls_sig, ys, na);
+  /* below 16 anchors the SIMD table split costs more */
+  (n >= 16 ? YK_PICK(isa, detect_cls_i8) : yk_detect_cls_i8__scalar)(q, n, p->nc, sc->cls_sig, ys, na);
 }
 
 void yk_detect_decode(const yk_isa *isa, const yk_detect_params *p, size_t lo, size_t hi, float *y) {

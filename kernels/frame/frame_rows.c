@@ -1,7 +1,8 @@
-/* frame_rows.c — dispatcher of the frame -> input kernel, and the tap tables every variant reads. */
+/* frame_rows.c — the frame -> input kernel's variant (include/variants/frame.inc), and the tap tables every variant reads. */
 #include <math.h>
 
 #include "yk_frame.h"
+#include "yk_variants.h"
 
 void yk_frame_plan_axis(int in, int out, int sub, yk_frame_axis *a) {
   yk_frame_plan_axis_window(in, out, 0, out, sub, a);
@@ -42,22 +43,5 @@ int yk_frame_lut_shift(const int8_t *lut) {
 }
 
 void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1) {
-#if defined(YK_ARCH_X86_64)
-  if (isa->avx512) {
-    yk_frame_rows__avx512(j, r0, r1);
-    return;
-  }
-  if (isa->avx2) {
-    yk_frame_rows__avx2(j, r0, r1);
-    return;
-  }
-#endif
-#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
-  if (isa->neon) {
-    yk_frame_rows__neon(j, r0, r1);
-    return;
-  }
-#endif
-  (void)isa;
-  yk_frame_rows__scalar(j, r0, r1);
+  YK_PICK(isa, frame_rows)(j, r0, r1);
 }

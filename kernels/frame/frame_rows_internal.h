@@ -6,6 +6,7 @@
 #define YOLORT_FRAME_ROWS_INTERNAL_H
 
 #include "yk_frame.h"
+#include "yk_variants.h"
 
 #define YK_FRAME_CHUNK 64
 

@@ -18,21 +18,36 @@
 
 #define YK_MAX_RANK 6
 
-typedef struct yk_isa {
-  int avx2;        /* AVX2 + FMA */
-  int avx512;      /* AVX-512 F/BW/VL */
-  int avx512vnni;
-  int avx512vbmi;  /* byte permutes (vpermi2b): the LUT of the AVX-512 VNNI conv kernels */
-  int avxvnni;
-  int amx;         /* AMX-TILE + AMX-INT8 and the OS grants this process the tile state */
-  int neon;
-  int neon_dot;    /* ARMv8.2 dot product */
-} yk_isa;
+/* CPU features and the kernel variants chosen for them; defined at the end of this file (its
+ * yk_kernels table needs every entry's signature). */
+typedef struct yk_isa yk_isa;
+
+/* ON columns of the variant lists (include/variants/<family>.inc): YK_ON_<arch>(x) is x on that
+ * architecture and nothing elsewhere, so one list names every variant of every architecture. */
+#define YK_ON_ANY(...) __VA_ARGS__
+#if YK_ARCH_X86_64
+#define YK_ON_X86_64(...) __VA_ARGS__
+#else
+#define YK_ON_X86_64(...)
+#endif
+#if YK_ARCH_AARCH64
+#define YK_ON_AARCH64(...) __VA_ARGS__
+#else
+#define YK_ON_AARCH64(...)
+#endif
+#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+#define YK_ON_ARM(...) __VA_ARGS__
+#else
+#define YK_ON_ARM(...)
+#endif
 
 /* Fill caps from the CPU and the OS (CPUID + XGETBV on x86-64, getauxval hwcaps on Linux ARM; no
  * cpuinfo needed). Every CPU feature a kernel depends on is a field here: kernels never query the
- * CPU themselves. */
+ * CPU themselves. Also picks every entry's variant once (yk_isa_select). */
 void yk_isa_detect(yk_isa *isa);
+/* Choose isa->k, each entry's best variant for the flags (the variant lists' order), once: call
+ * it again after changing a flag (tests and benchmarks that hide an ISA). */
+void yk_isa_select(yk_isa *isa);
 
 /* The kernels' own operator kinds. The runtime maps its .yrt enums onto these (it keeps the
  * values equal and checks that at compile time, runtime/src/kernel_kinds.h); the kernels never
@@ -223,16 +238,14 @@ typedef struct yk_qmatmul_strides {
 void yk_qmatmul_i8(const yk_isa *isa, const int8_t *a, const int8_t *b, int8_t *y, size_t batch,
                    const yk_qmatmul_strides *st, size_t M, size_t K, size_t N, const yk_qmatmul_params *p);
 
-/* Depthwise 3x3 int8 NHWC conv, per-channel scales, stride 1 or 2, pad 1, then optional LUT.
- * w: [3][3][C] int8, bias int32[C], requant scale[c] = sx * sw[c] / sy. */
+/* Depthwise 3x3 int8 NHWC conv parameters (the kernel: yk_dwconv.h), per-channel scales, stride 1
+ * or 2, then optional LUT. w: [3][3][C] int8, bias int32[C], requant scale[c] = sx * sw[c] / sy. */
 typedef struct yk_dw_params {
   int n, h, w, c, oh, ow, stride, pad_t, pad_l;
   int32_t x_zp, y_zp;
   const float *requant_scale; /* [C] */
   const int8_t *lut;          /* NULL: none */
 } yk_dw_params;
-void yk_dwconv3x3_i8(const yk_isa *isa, const int8_t *x, const int8_t *w, const int32_t *bias,
-                     int8_t *y, const yk_dw_params *p);
 
 /* round-half-even float -> int helpers shared by kernels (exact for |x| < 2^22). */
 static inline int32_t yk_round_half_even(float x) {
@@ -245,5 +258,91 @@ static inline int32_t yk_round_half_even(float x) {
 static inline int8_t yk_sat_i8(int32_t v) {
   return (int8_t)(v < -128 ? -128 : (v > 127 ? 127 : v));
 }
+
+/* ---------------- variants chosen once (XNNPACK's configs/ in spirit)
+ * Every entry point dispatched by ISA has a signature macro YK_FN_<entry>(name) and a variant list
+ * include/variants/<family>.inc of YK_VARIANT(entry, isa suffix, ON column, condition on `isa`),
+ * best first, the scalar reference last. The lists declare the variants (yk_variants.h), fill
+ * yk_kernels (yk_isa_select), and give the tests and benchmarks every variant to run. */
+struct yk_frame_job;
+#define YK_FN_binary_f32(f) \
+  void f(int kind, const float *a, const yk_shape *sa, const float *b, const yk_shape *sb, float *y, const yk_shape *sy)
+#define YK_FN_binary_i8(f)                                                                                         \
+  void f(int kind, const int8_t *a, const yk_shape *sa, yk_qparams qa, const int8_t *b, const yk_shape *sb, \
+         yk_qparams qb, int8_t *y, const yk_shape *sy, yk_qparams qy)
+#define YK_FN_binary_i8_pixels(f)                                                                                \
+  void f(int kind, const int8_t *a, size_t as, yk_qparams qa, const int8_t *b, size_t bs, yk_qparams qb, int8_t *y, \
+         size_t ys, yk_qparams qy, size_t pixels, size_t c)
+#define YK_FN_add_i8_fixed_pixels(f)                                                                     \
+  void f(const int8_t *a, size_t as, const int8_t *b, size_t bs, int8_t *y, size_t ys, size_t pixels, size_t c, \
+         const yk_add_fixed *p)
+#define YK_FN_concat_i8(f)                                                                                      \
+  void f(const int8_t *const *x, const yk_qparams *qx, const size_t *inner, int n, size_t outer, int8_t *y, \
+         yk_qparams qy)
+#define YK_FN_detect_over_i8(f) size_t f(const int8_t *q, size_t n, int nc, int8_t t, int32_t base, int32_t *list)
+#define YK_FN_detect_over_f32(f) size_t f(const float *x, size_t n, int nc, float t, int32_t base, int32_t *list)
+#define YK_FN_detect_cls_i8(f) void f(const int8_t *q, size_t n, int nc, const float t[256], float *y, size_t ys)
+#define YK_FN_detect_dfl_i8(f) \
+  void f(const int8_t *q, size_t n, int r, const float t[256], const float *proj, float *d)
+#define YK_FN_frame_rows(f) void f(const struct yk_frame_job *j, int r0, int r1)
+#define YK_FN_lut_i8(f) void f(const int8_t *x, int8_t *y, size_t n, const int8_t lut[256])
+#define YK_FN_lut_i8_pixels(f) \
+  void f(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c, const int8_t lut[256])
+#define YK_FN_lut_i8_f32(f) void f(const int8_t *x, float *y, size_t n, const float lut[256])
+#define YK_FN_matmul_f32(f)                                                                                    \
+  void f(const float *a, const float *b, float *y, size_t batch, size_t a_batch_stride, size_t b_batch_stride, \
+         size_t M, size_t K, size_t N)
+#define YK_FN_qmatmul_i8(f)                                                                                    \
+  void f(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, const yk_qmatmul_strides *st, size_t M, \
+         size_t K, size_t N, const yk_qmatmul_params *p)
+#define YK_FN_transpose_i8_tile(f) void f(const uint8_t *x, int64_t xs, uint8_t *y, int64_t ys, int64_t m, int64_t n)
+#define YK_FN_maxpool_nhwc_i8(f) \
+  void f(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh, int ow, const yk_pool_params *p)
+#define YK_FN_maxpool_nhwc_f32(f) \
+  void f(const float *x, int n, int h, int w, int c, float *y, int oh, int ow, const yk_pool_params *p)
+#define YK_FN_minmax_f32(f) void f(const float *x, size_t n, float *lo, float *hi)
+#define YK_FN_quantize_f32_i8(f) void f(const float *x, int8_t *y, size_t n, float scale, int32_t zp)
+#define YK_FN_dequantize_i8_f32(f) void f(const int8_t *x, float *y, size_t n, float scale, int32_t zp)
+#define YK_FN_requant_i8(f) void f(const int8_t *x, yk_qparams qx, int8_t *y, yk_qparams qy, size_t n)
+#define YK_FN_softmax_f32(f) void f(const float *x, float *y, size_t outer, size_t axis_len, size_t inner)
+#define YK_FN_softmax_i8(f) \
+  void f(const int8_t *x, int8_t *y, size_t rows, size_t len, const yk_softmax_i8_params *p)
+#define YK_FN_unary_f32(f) void f(int kind, float alpha, const float *x, float *y, size_t n)
+
+/* Every dispatched entry's lists, in one place (the families' folders name them). */
+#define YK_VARIANT_LISTS "variants/all.inc"
+
+/* YK_IF_SCALAR_<suffix>(x): x for the scalar reference only (a list's last line names the entry once). */
+#define YK_IF_SCALAR_scalar(...) __VA_ARGS__
+#define YK_IF_SCALAR_avx2(...)
+#define YK_IF_SCALAR_avx512(...)
+#define YK_IF_SCALAR_avx512vnni(...)
+#define YK_IF_SCALAR_avx512vbmi(...)
+#define YK_IF_SCALAR_avxvnni(...)
+#define YK_IF_SCALAR_neon(...)
+#define YK_IF_SCALAR_neondot(...)
+
+/* One function pointer per entry, the variant yk_isa_select chose. */
+typedef struct yk_kernels {
+#define YK_VARIANT(e, s, on, cond) YK_IF_SCALAR_##s(YK_FN_##e((*e));)
+#include YK_VARIANT_LISTS
+#undef YK_VARIANT
+} yk_kernels;
+
+struct yk_isa {
+  int avx2;        /* AVX2 + FMA */
+  int avx512;      /* AVX-512 F/BW/VL */
+  int avx512vnni;
+  int avx512vbmi;  /* byte permutes (vpermi2b): the LUT of the AVX-512 VNNI conv kernels */
+  int avxvnni;
+  int amx;         /* AMX-TILE + AMX-INT8 and the OS grants this process the tile state */
+  int neon;
+  int neon_dot;    /* ARMv8.2 dot product */
+  yk_kernels k;    /* yk_isa_select; all NULL (a zeroed yk_isa): the scalar references */
+};
+
+/* The variant of entry e for isa (NULL, or a zeroed one: the scalar reference); a dispatcher is this
+ * one load, no if-chain. */
+#define YK_PICK(isa, e) ((isa) && (isa)->k.e ? (isa)->k.e : yk_##e##__scalar)
 
 #endif /* YOLORT_YK_H */

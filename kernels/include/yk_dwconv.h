@@ -2,12 +2,12 @@
  * yk_dwconv.h — depthwise 3x3 int8 NHWC convolution over a RANGE of output rows, with weights
  * packed once (so the runtime can thread it over row ranges and run without allocating).
  *
- * Same contract and arithmetic as yk_dwconv3x3_i8 (yk.h) and its scalar reference: any
+ * Its scalar reference (dwconv_scalar.c), in a few words: any
  * channel count, stride 1 or 2, any pad_t/pad_l (padding holds x_zp, i.e. contributes 0),
  * per-channel requant scale, optional 256-entry LUT in the output pass:
  *   acc[c] = bias[c] + sum over in-image taps of (x - x_zp) * w
  *   y      = sat(round_half_even((float)acc * requant_scale[c]) + y_zp);  y = lut ? lut[y+128] : y
- * Every variant is bit-exact with yk_dwconv3x3_i8_rows__scalar, for any split into row ranges.
+ * Every variant is bit-exact with yk_dwconv_rows__scalar, for any split into row ranges.
  *
  * SIMD variants (AVX-512 BW or VNNI, AVX2) widen x to int16, interleave two input rows per
  * channel and multiply-add pairs of taps with vpmaddwd (exact int32), on weights packed as int16
@@ -29,12 +29,12 @@
 
 #include "yk.h"
 
+/* The variants: include/variants/dwconv.inc (the AVX-512 VNNI one is the AVX-512 kernel with
+ * vpdpwssd). */
 enum yk_dwconv_variant {
-  YK_DWCONV_SCALAR = 0,
-  YK_DWCONV_AVX2 = 1,
-  YK_DWCONV_AVX512 = 2,
-  YK_DWCONV_NEON = 3,
-  YK_DWCONV_AVX512VNNI = 4, /* the AVX-512 kernel with vpdpwssd; needs VBMI too */
+#define YK_DWCONV_VARIANT(E, v, s, on, cblk, cond) YK_DWCONV_##E = v,
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
 };
 
 typedef struct yk_dwconv {
@@ -42,7 +42,7 @@ typedef struct yk_dwconv {
   const int8_t *weights; /* [3][3][C] */
   const int32_t *bias;   /* [C] or NULL */
   /* filled by yk_dwconv_init / yk_dwconv_pack */
-  int variant;
+  int variant; /* chosen once by init; yk_dwconv_rows jumps to it (no ISA test per call) */
   int cblk;            /* channels per packed block (0: variant reads weights directly) */
   size_t packed_bytes; /* 0 when nothing to pack */
   void *packed;
@@ -51,24 +51,20 @@ typedef struct yk_dwconv {
 /* Validate (c >= 1, stride 1 or 2, 0 <= pads <= 2; weights may be set after, before packing)
  * and choose a variant; 0 on success, -1 on a shape it cannot run. */
 int yk_dwconv_init(yk_dwconv *d, const yk_isa *isa);
+/* Force variant (a yk_dwconv_variant of this architecture; tests and benchmarks, after init): sets
+ * cblk and packed_bytes; -1 when the variant is not built here. */
+int yk_dwconv_set_variant(yk_dwconv *d, int variant);
 /* Pack weights, bias and scales into mem (d->packed_bytes bytes, 64-byte aligned); sets d->packed. */
 void yk_dwconv_pack(yk_dwconv *d, void *mem);
 /* Output rows [row0, row1) of the flattened n*oh rows. */
 void yk_dwconv_rows(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1);
 
-/* Variants, exposed for tests and benchmarks. */
-void yk_dwconv3x3_i8_rows__scalar(const int8_t *x, const int8_t *w, const int32_t *bias,
-                                  int8_t *y, const yk_dw_params *p, int row0, int row1);
-#if YK_ARCH_AARCH64
-void yk_dwconv3x3_i8_rows__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                                const yk_dw_params *p, int row0, int row1);
-#endif
-#if YK_ARCH_X86_64
-void yk_dwconv_rows__avx2(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1);
-void yk_dwconv_rows__avx512(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1);
-void yk_dwconv_rows__avx512vnni(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0,
-                                int row1);
-#endif
+/* Variants, exposed for tests and benchmarks (the scalar and NEON ones read weights, bias and p
+ * directly, the others the packed blocks). */
+#define YK_DWCONV_VARIANT(E, v, s, on, cblk, cond) \
+  on(void yk_dwconv_rows__##s(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1);)
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
 
 /* Packed layout, per block of B = cblk channels (B a multiple of 8), in int32 units:
  *   [0, B)           bias - x_zp * sum(w) (lo half then hi half, see yk_dwconv_pack_pos)

@@ -65,13 +65,6 @@ int yk_frame_lut_shift(const int8_t *lut);
 
 /* Output rows [r0, r1) of the whole input (padding rows included). */
 void yk_frame_rows(const yk_isa *isa, const yk_frame_job *j, int r0, int r1);
-void yk_frame_rows__scalar(const yk_frame_job *j, int r0, int r1);
-#if defined(YK_ARCH_X86_64)
-void yk_frame_rows__avx2(const yk_frame_job *j, int r0, int r1);
-void yk_frame_rows__avx512(const yk_frame_job *j, int r0, int r1);
-#endif
-#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
-void yk_frame_rows__neon(const yk_frame_job *j, int r0, int r1);
-#endif
+/* Its variants yk_frame_rows__<isa>: include/variants/frame.inc, declared in yk_variants.h. */
 
 #endif

@@ -51,15 +51,13 @@
 
 #include "yk.h"
 
+/* The variants: include/variants/qconv.inc (every architecture's, so the values are the same
+ * everywhere). */
 enum yk_qconv_variant {
   YK_QCONV_SCALAR = 0,
-  YK_QCONV_AVX512VNNI = 1,
-  YK_QCONV_NEON = 2,    /* AArch64, ARMv8.0: SMULL + SADALP */
-  YK_QCONV_NEONDOT = 3, /* AArch64 with the ARMv8.2 dot product: SDOT */
-  YK_QCONV_AVXVNNI = 4, /* x86-64 AVX-VNNI: 256-bit vpdpbusd */
-  YK_QCONV_AVX2 = 5,    /* x86-64 AVX2: sign-extended int16 + vpmaddwd */
-  YK_QCONV_AMX = 6,     /* x86-64 AMX-INT8 (tdpbssd), output stage on AVX-512 */
-  YK_QCONV_AVX512VNNI_PLANAR = 7, /* x86-64 AVX-512 VNNI, output pixels in the lanes (narrow layers) */
+#define YK_QCONV_VARIANT(E, v, s, on, layout) YK_QCONV_##E = v,
+#include "variants/qconv.inc"
+#undef YK_QCONV_VARIANT
 };
 
 typedef struct yk_qconv {
@@ -113,31 +111,22 @@ void yk_qconv_set_input(yk_qconv *c, int32_t x_zp, const int32_t *wsum);
 /* Variants, exposed for tests. yk_qconv_packed_bytes__<v> is yk_qconv_packed_bytes for c->variant
  * <v> (0 for any other variant); yk_qconv_blocking__<v> is the MR x NZ init chooses for cout. */
 void yk_qconv_rows__scalar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
+#define YK_QCONV_VARIANT(E, v, s, on, layout)                                                \
+  on(void yk_qconv_rows__##s(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1); \
+     size_t yk_qconv_packed_bytes__##s(yk_qconv *c);)
+#include "variants/qconv.inc"
+#undef YK_QCONV_VARIANT
 #if YK_ARCH_X86_64
-void yk_qconv_rows__avx512vnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__avx512vnni(yk_qconv *c);
 void yk_qconv_blocking__avx512vnni(int cout, int *mr, int *nz);
-void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c);
-size_t yk_qconv_packed_bytes__avx2(yk_qconv *c);
 void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz); /* AVX-VNNI (vnni 1), AVX2 */
 /* Output pixels in the lanes over a ring of planar input rows (qconv_nhwc_planar_avx512vnni.c):
  * stride 1, cin a multiple of 4 up to 64, cout <= 32, int8 output; yk_qconv_planar_fits says
  * whether a shape qualifies, init takes it for the narrow layers (cout <= 16, short K). */
-void yk_qconv_rows__avx512vnni_planar(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__avx512vnni_planar(yk_qconv *c);
 void yk_qconv_blocking__avx512vnni_planar(int cout, int *mr, int *nz);
 int yk_qconv_planar_fits(const yk_qconv *c);
-void yk_qconv_rows__amx(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__amx(yk_qconv *c);
 void yk_qconv_blocking__amx(int cout, int *mr, int *nz);
 #endif
 #if YK_ARCH_AARCH64
-void yk_qconv_rows__neon(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1);
-size_t yk_qconv_packed_bytes__neon(yk_qconv *c);
-size_t yk_qconv_packed_bytes__neondot(yk_qconv *c);
 void yk_qconv_blocking__neon(int cout, int dot, int *mr, int *nz); /* NEONDOT (dot 1), NEON */
 #endif
 

@@ -81,4 +81,5 @@ void yk_isa_detect(yk_isa *isa) {
   isa->neon = (getauxval(AT_HWCAP) & (1ul << 12)) != 0; /* HWCAP_NEON (asm/hwcap.h) */
 #endif
 #endif
+  yk_isa_select(isa);
 }

@@ -2,7 +2,7 @@
  * lookups per 16 bytes; ARMv7: eight 32-byte VTBL/VTBX lookups per 8 bytes. */
 #include <arm_neon.h>
 
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 void yk_lut_i8_pixels__neon(const int8_t *x, size_t xs, int8_t *y, size_t ys, size_t pixels, size_t c,
                             const int8_t lut[256]) {

@@ -95,11 +95,7 @@ static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
 }
 
 void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y, const int *perm, size_t es) {
-  void (*tile)(const uint8_t *, int64_t, uint8_t *, int64_t, int64_t, int64_t) = yk_transpose_i8_tile__scalar;
-#if YK_ARCH_X86_64
-  if (isa && isa->avx2) tile = yk_transpose_i8_tile__avx2;
-#endif
-  (void)isa;
+  YK_FN_transpose_i8_tile((*tile)) = YK_PICK(isa, transpose_i8_tile);
   const int r = sx->rank < 0 ? 0 : (sx->rank > YK_MAX_RANK ? YK_MAX_RANK : sx->rank);
   const uint8_t *xb = (const uint8_t *)x;
   uint8_t *yb = (uint8_t *)y;

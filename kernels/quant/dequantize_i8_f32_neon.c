@@ -1,6 +1,6 @@
 /* dequantize_i8_f32_neon.c — DequantizeLinear, 16 values per step (AArch64; ARMv7 NEON flushes
  * denormals, so it keeps the scalar reference). */
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 #if YK_ARCH_AARCH64
 #include "yk_neon_inline.h"

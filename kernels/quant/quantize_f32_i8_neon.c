@@ -1,6 +1,6 @@
 /* quantize_f32_i8_neon.c — QuantizeLinear, 16 floats per step (AArch64: IEEE vector divide and
- * FCVTNS; ARMv7 keeps the scalar reference, see yk_variants_neon.h). */
-#include "yk_variants_neon.h"
+ * FCVTNS; ARMv7 keeps the scalar reference, see yk_variants.h). */
+#include "yk_variants.h"
 
 #if YK_ARCH_AARCH64
 #include "yk_neon_inline.h"

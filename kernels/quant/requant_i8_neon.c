@@ -1,6 +1,6 @@
 /* requant_i8_neon.c — int8 -> int8 requantization in fp32, 16 values per step (AArch64; ARMv7
- * keeps the scalar reference, see yk_variants_neon.h). */
-#include "yk_variants_neon.h"
+ * keeps the scalar reference, see yk_variants.h). */
+#include "yk_variants.h"
 
 #if YK_ARCH_AARCH64
 #include "yk_neon_inline.h"

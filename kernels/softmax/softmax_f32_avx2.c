@@ -4,6 +4,7 @@
  *     each 16-element chunk), reduced by the halving tree (8, 4, 2, 1).
  *   inner > 1: ymm lanes are 8 neighbouring positions, the axis is walked with stride inner. */
 #include "../unary/exp_f32_avx2_inline.h"
+#include "softmax_f32_outer.h"
 #include "yk_variants.h"
 
 static const int32_t k_lane_mask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -91,13 +92,5 @@ static void strided(const float *x, float *y, size_t axis_len, size_t inner) {
 }
 
 void yk_softmax_f32__avx2(const float *x, float *y, size_t outer, size_t axis_len, size_t inner) {
-  if (axis_len == 0 || inner == 0) return;
-  for (size_t o = 0; o < outer; o++) {
-    const float *xo = x + o * axis_len * inner;
-    float *yo = y + o * axis_len * inner;
-    if (inner == 1)
-      row(xo, yo, axis_len);
-    else
-      strided(xo, yo, axis_len, inner);
-  }
+  yk_softmax_f32_outer(x, y, outer, axis_len, inner, row, strided);
 }

@@ -4,6 +4,7 @@
  *     the halving tree (8, 4, 2, 1). Rows of exactly 16 (YOLO's DFL) take a loop-free path.
  *   inner > 1: zmm lanes are 16 neighbouring positions, the axis is walked with stride inner. */
 #include "../unary/exp_f32_avx512_inline.h"
+#include "softmax_f32_outer.h"
 #include "yk_variants.h"
 
 static inline __mmask16 tail_mask(size_t left) {
@@ -107,17 +108,9 @@ static void strided(const float *x, float *y, size_t axis_len, size_t inner) {
 }
 
 void yk_softmax_f32__avx512(const float *x, float *y, size_t outer, size_t axis_len, size_t inner) {
-  if (axis_len == 0 || inner == 0) return;
   if (inner == 1 && axis_len == 16) {
     rows16(x, y, outer);
     return;
   }
-  for (size_t o = 0; o < outer; o++) {
-    const float *xo = x + o * axis_len * inner;
-    float *yo = y + o * axis_len * inner;
-    if (inner == 1)
-      row(xo, yo, axis_len);
-    else
-      strided(xo, yo, axis_len, inner);
-  }
+  yk_softmax_f32_outer(x, y, outer, axis_len, inner, row, strided);
 }

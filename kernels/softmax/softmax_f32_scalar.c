@@ -8,6 +8,7 @@
  *   inner > 1: each position sums its e in axis order (SIMD runs over positions), in blocks of
  *     positions so every pass is contiguous. */
 #include "../unary/exp_f32_inline.h"
+#include "softmax_f32_outer.h"
 #include "yk_variants.h"
 
 #define BLK 64
@@ -57,13 +58,5 @@ static void softmax_strided(const float *xo, float *yo, size_t axis_len, size_t 
 }
 
 void yk_softmax_f32__scalar(const float *x, float *y, size_t outer, size_t axis_len, size_t inner) {
-  if (axis_len == 0 || inner == 0) return;
-  for (size_t o = 0; o < outer; o++) {
-    const float *xo = x + o * axis_len * inner;
-    float *yo = y + o * axis_len * inner;
-    if (inner == 1)
-      softmax_row(xo, yo, axis_len);
-    else
-      softmax_strided(xo, yo, axis_len, inner);
-  }
+  yk_softmax_f32_outer(x, y, outer, axis_len, inner, softmax_row, softmax_strided);
 }

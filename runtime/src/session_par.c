@@ -80,6 +80,26 @@ void yrt_par_rest(pthreadpool_t pool) {
   if (n > 1) pthreadpool_parallelize_1d(pool, rest_task, NULL, n, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
+/* Row ranges a conv is split into. Two per thread for our AVX-512 / AVX2 / NEON kernels: each
+ * claim and each finished range is an atomic on a cache line both cores write, and with the caller
+ * taking ranges from the low end and the workers from the high end two per thread still balance.
+ * yolo11n, 2 threads, AMD Zen 5 (yolort-bench, 200-300 runs, medians): 16 ranges 1.82-1.86 ms at
+ * 320 / 6.63-6.65 at 640, 4 ranges 1.72-1.79 / 6.39-6.41, 2 ranges 1.72-1.73 / 6.45-6.56. AMX keeps
+ * 16 (the tile-count choice below starts from them; measured on the Xeon, not here). Not
+ * understood: 640's model.2/m.0/cv2 with its residual Add in its ranges takes 0.145 ms with 4
+ * ranges at 1 and at 2 threads alike (16: 0.095); finer ranges for such convs did not change the
+ * model's time measurably (a noisy host; docs/performance.md). */
+#define CONV_TASKS_AMX 16
+size_t yrt_par_conv_rows(const yrt_par *par, size_t n, size_t ow, size_t tile) {
+  const size_t t = yrt_par_threads(par);
+  const size_t chunk = yrt_par_chunk(n, tile ? CONV_TASKS_AMX : t > 1 ? 2 * t : 1, 1, 1);
+  /* AMX computes 16-pixel tiles from each range's first pixel: rows of 40 or 20 pixels in 16
+   * ranges leave a partial tile in every range (40x40: 3 rows = 7.5 tiles run as 8, 20x20: 2 rows
+   * = 2.5 as 3, 10x10: 1 row = 0.625 as 1); take the chunk with the fewest tiles on the busiest
+   * thread instead. */
+  return tile > 1 ? yrt_par_chunk_blocks(n, ow, tile, t, chunk) : chunk;
+}
+
 size_t yrt_par_threads(const yrt_par *par) {
   if (!par) return 1;
   if (par->own) return (size_t)yrt_thread_pool_threads(par->own);

@@ -30,6 +30,11 @@ size_t yrt_par_chunk(size_t n, size_t tasks, size_t min_chunk, size_t align);
  * when threads < 2 or block < 2. */
 size_t yrt_par_chunk_blocks(size_t n, size_t unit, size_t block, size_t threads, size_t chunk);
 
+/* The task-count policy of an int8 conv (next to the chunk arithmetic it feeds): rows per range
+ * for n rows of `ow` pixels. tile: the pixels of the kernel's tiles when it starts one afresh at
+ * every range (AMX: its mr), else 0. */
+size_t yrt_par_conv_rows(const yrt_par *par, size_t n, size_t ow, size_t tile);
+
 /* fn over [0, n) in ranges of chunk units (the last one shorter), on par's threads; in one call
  * fn(ctx, 0, n) on the calling thread when par is NULL / has no threads or one range covers n. */
 void yrt_par_ranges(const yrt_par *par, size_t n, size_t chunk, yrt_range_fn fn, const void *ctx);

@@ -12,7 +12,8 @@
 #include <cmocka.h>
 
 #include "yk.h"
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
+#include "yk_dwconv.h"
 
 typedef struct rng { uint64_t s; } rng;
 static uint32_t rnext(rng *r) {
@@ -262,8 +263,9 @@ static void dwconv_case(rng *r, int n, int h, int w, int c, int stride, int pad,
                           .requant_scale = rs, .lut = use_lut ? lut : NULL};
   memset(y0, 0x11, ny);
   memset(y1, 0x22, ny);
-  yk_dwconv3x3_i8__scalar(x, wt, use_bias ? bias : NULL, y0, &p);
-  yk_dwconv3x3_i8__neon(x, wt, use_bias ? bias : NULL, y1, &p);
+  const yk_dwconv d = {.p = p, .weights = wt, .bias = use_bias ? bias : NULL};
+  yk_dwconv_rows__scalar(&d, x, y0, 0, n * oh);
+  yk_dwconv_rows__neon(&d, x, y1, 0, n * oh);
   if (memcmp(y0, y1, ny) != 0)
     fail_msg("dwconv n%d h%d w%d c%d s%d pad%d zp %d,%d scales %d bias %d lut %d differs", n, h,
              w, c, stride, pad, x_zp, y_zp, scale_kind, use_bias, use_lut);

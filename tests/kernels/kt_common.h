@@ -45,6 +45,14 @@ static inline void *kt_alloc(size_t bytes, size_t skew, void **base) {
   return (uint8_t *)*base + skew;
 }
 
+/* The rows of a variant list (yk_variant, YK_VARIANT_ROW) for `entry` that the CPU runs, into out
+ * (the lists are the one place that names the variants: a new one is tested without editing tests). */
+static inline size_t kt_variants_of(const yk_variant *all, size_t n, const char *entry, yk_variant *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (all[i].runs && strcmp(all[i].entry, entry) == 0) out[k++] = all[i];
+  return k;
+}
 static inline int kt_have_avx2(void) {
   yk_isa isa;
   yk_isa_detect(&isa);

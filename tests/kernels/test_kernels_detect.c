@@ -10,9 +10,6 @@
  * anchor's last value and the block's last value, thresholds at both int8 ends, and floats with
  * NaN, infinities, -0 and denormals. */
 #include "kt_common.h"
-#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
-#include "yk_variants_neon.h"
-#endif
 
 static void cls_i8_variants_match(void **state) {
   (void)state;

@@ -106,7 +106,8 @@ static void check_case(kt_rng *r, const variant *vs, int nv, int C, int H, int W
                               use_lut ? lut : NULL};
       const int32_t *bi = use_bias ? bias : NULL;
       ref_dw(x, w, bi, yr, &p);
-      yk_dwconv3x3_i8_rows__scalar(x, w, bi, ys, &p, 0, N * OH);
+      const yk_dwconv ref = {.p = p, .weights = w, .bias = bi};
+      yk_dwconv_rows__scalar(&ref, x, ys, 0, N * OH);
       assert_memory_equal(yr, ys, ny);
       for (int vi = 0; vi < nv; vi++) {
         yk_dwconv d = {.p = p, .weights = w, .bias = bi};

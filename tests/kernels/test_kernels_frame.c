@@ -8,6 +8,7 @@
  * or mirrored (yk_frame_job.oriented) bit-identical to its upright image in every variant. */
 #include "kt_common.h"
 #include "yk_frame.h"
+#include "yk_variants.h"
 #include "yt_orient.h"
 
 #define ONE (1 << YK_FRAME_WBITS)

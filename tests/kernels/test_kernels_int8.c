@@ -2,9 +2,6 @@
  * concat with requantization, QDQ binary ops. Scalar vs naive reference; AVX2 vs scalar
  * bit-exact on odd sizes, misaligned pointers, ties and saturating params. */
 #include "kt_common.h"
-#if YK_ARCH_AARCH64 || YK_ARCH_ARMV7
-#include "yk_variants_neon.h"
-#endif
 
 /* Interesting float inputs for quantization: ties, saturation, huge values, signed zero. */
 static void fill_quant_inputs(kt_rng *r, float *x, size_t n, float scale) {
@@ -571,10 +568,22 @@ static void test_binary_i8_pixels(void **state) {
 /* Fixed-point Add: every variant the machine has equals the scalar reference bit for bit (odd c,
  * strides, dense runs, c <= 16 two pixels a step, saturating scales and zero points), and the
  * reference is within one step of the float chain, equal on nearly all elements. */
+/* Every add_i8_fixed_pixels variant of include/variants/binary.inc this CPU runs. */
+static size_t add_fixed_variants(const yk_isa *isa, yk_variant out[8]) {
+  const yk_variant all[] = {
+#define YK_VARIANT YK_VARIANT_ROW
+#include "variants/binary.inc"
+#undef YK_VARIANT
+  };
+  return kt_variants_of(all, sizeof all / sizeof all[0], "add_i8_fixed_pixels", out);
+}
+
 static void test_add_i8_fixed(void **state) {
   (void)state;
   yk_isa isa;
   yk_isa_detect(&isa);
+  yk_variant vs[8];
+  const size_t nv = add_fixed_variants(&isa, vs);
   kt_rng r = {11};
   const yk_qparams qs[4][3] = {{{0.5f, 0}, {0.5f, 0}, {1.0f, 0}},
                                {{0.9f, -3}, {0.7f, 5}, {0.01f, 2}},      /* saturating */
@@ -595,14 +604,15 @@ static void test_add_i8_fixed(void **state) {
         assert_int_equal(yk_add_fixed_params(qs[qi][0], qs[qi][1], qs[qi][2], &p), 0);
         memset(y0, 0x5a, pixels * ys);
         yk_add_i8_fixed_pixels__scalar(a, as, b, bs, y0, ys, pixels, c, &p);
-        yk_isa variants[3] = {isa, isa, isa};
-        variants[1].avx512 = 0;
-        variants[2].avx512 = variants[2].avx2 = 0;
-        for (int v = 0; v < 3; v++) {
+        for (size_t v = 0; v < nv; v++) {
+          YK_FN_add_i8_fixed_pixels((*fn)) = (YK_FN_add_i8_fixed_pixels((*)))vs[v].fn;
           memset(y1, 0x5a, pixels * ys);
-          yk_add_i8_fixed_pixels(&variants[v], a, as, b, bs, y1, ys, pixels, c, &p);
+          fn(a, as, b, bs, y1, ys, pixels, c, &p);
           assert_memory_equal(y0, y1, pixels * ys);
         }
+        memset(y1, 0x5a, pixels * ys);
+        yk_add_i8_fixed_pixels(&isa, a, as, b, bs, y1, ys, pixels, c, &p); /* the chosen one */
+        assert_memory_equal(y0, y1, pixels * ys);
         for (size_t px = 0; px < pixels; px++) {
           yk_binary_i8_flat__scalar(YK_BIN_ADD, a + px * as, qs[qi][0], b + px * bs, qs[qi][1], yf, qs[qi][2], c);
           for (size_t k = 0; k < c; k++) {

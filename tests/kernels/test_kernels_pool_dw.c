@@ -2,6 +2,7 @@
  * scalar vs a naive reference, AVX2 vs scalar bit-exact (odd channel counts, padding,
  * strides, dilation, zero-point extremes, saturating scales, LUT). */
 #include "kt_common.h"
+#include "yk_dwconv.h"
 
 /* ---------------- maxpool */
 typedef struct pcase {
@@ -41,10 +42,23 @@ static void ref_maxpool_i8(const int8_t *x, const pcase *pc, int8_t *y, int oh, 
         }
 }
 
+/* Every int8 max pooling variant of include/variants/pool.inc this CPU runs (scalar included). */
+static size_t maxpool_variants(const yk_isa *isa, yk_variant out[8]) {
+  const yk_variant all[] = {
+#define YK_VARIANT YK_VARIANT_ROW
+#include "variants/pool.inc"
+#undef YK_VARIANT
+  };
+  return kt_variants_of(all, sizeof all / sizeof all[0], "maxpool_nhwc_i8", out);
+}
+
 static void test_maxpool(void **state) {
   (void)state;
   kt_rng r = {11};
-  const int avx2 = kt_have_avx2();
+  yk_isa host;
+  yk_isa_detect(&host);
+  yk_variant vs[8];
+  const size_t nv = maxpool_variants(&host, vs);
   for (size_t t = 0; t < sizeof(pcases) / sizeof(pcases[0]); t++) {
     const pcase *pc = &pcases[t];
     const yk_pool_params *p = &pc->p;
@@ -65,14 +79,12 @@ static void test_maxpool(void **state) {
     assert_memory_equal(y1, y2, ny);
     yk_maxpool_nhwc_f32__scalar(xf, pc->n, pc->h, pc->w, pc->c, yf, oh, ow, p);
     for (size_t i = 0; i < ny; i++) assert_true(yf[i] == (float)y2[i] * 0.37f);
-#if YK_ARCH_X86_64
-    if (avx2) {
+    for (size_t v = 0; v < nv; v++) {
+      YK_FN_maxpool_nhwc_i8((*fn)) = (YK_FN_maxpool_nhwc_i8((*)))vs[v].fn;
       memset(y2, 0x55, ny);
-      yk_maxpool_nhwc_i8__avx2(x, pc->n, pc->h, pc->w, pc->c, y2, oh, ow, p);
+      fn(x, pc->n, pc->h, pc->w, pc->c, y2, oh, ow, p);
       assert_memory_equal(y1, y2, ny);
     }
-#endif
-    (void)avx2;
     free(bx);
     free(b1);
     free(b2);
@@ -105,7 +117,8 @@ static void ref_dw(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t
 static void test_dwconv(void **state) {
   (void)state;
   kt_rng r = {12};
-  const int avx2 = kt_have_avx2();
+  yk_isa isa;
+  yk_isa_detect(&isa);
   const int chans[] = {1, 7, 16, 17, 33, 64, 67};
   const int sizes[][2] = {{1, 1}, {5, 7}, {8, 8}, {9, 3}};
   const int zps[][2] = {{0, 0}, {-128, 127}, {127, -128}, {-3, 5}};
@@ -150,17 +163,20 @@ static void test_dwconv(void **state) {
                                 use_lut ? lut : NULL};
               const int32_t *bp = use_bias ? bias : NULL;
               ref_dw(x, w, bp, y3, &p);
-              yk_dwconv3x3_i8__scalar(x, w, bp, y1, &p);
+              yk_dwconv d = {.p = p, .weights = w, .bias = bp};
+              yk_dwconv_rows__scalar(&d, x, y1, 0, p.n * p.oh);
               assert_memory_equal(y1, y3, ny);
-#if YK_ARCH_X86_64
-              if (avx2) {
-                memset(y2, 0x33, ny);
-                yk_dwconv3x3_i8__avx2(x, w, bp, y2, &p);
-                assert_memory_equal(y1, y2, ny);
-              }
-#endif
+              /* the variant init picks for this CPU, on packed weights (every variant:
+               * test_kernels_dwconv.c) */
+              assert_int_equal(yk_dwconv_init(&d, &isa), 0);
+              void *mem = NULL;
+              assert_int_equal(posix_memalign(&mem, 64, d.packed_bytes ? d.packed_bytes : 64), 0);
+              yk_dwconv_pack(&d, mem);
+              memset(y2, 0x33, ny);
+              yk_dwconv_rows(&d, x, y2, 0, p.n * p.oh);
+              assert_memory_equal(y1, y2, ny);
+              free(mem);
             }
-          (void)avx2;
           free(bx);
           free(bw);
           free(bb);

@@ -176,22 +176,6 @@ static void lut_pass(const yrt_session *s, const yrt_exec_conv *c, int8_t *y) {
 }
 
 
-/* Row ranges a conv is split into. Two per thread for our AVX-512 / AVX2 / NEON kernels: each
- * claim and each finished range is an atomic on a cache line both cores write, and with the caller
- * taking ranges from the low end and the workers from the high end two per thread still balance.
- * yolo11n, 2 threads, AMD Zen 5 (yolort-bench, 200-300 runs, medians): 16 ranges 1.82-1.86 ms at
- * 320 / 6.63-6.65 at 640, 4 ranges 1.72-1.79 / 6.39-6.41, 2 ranges 1.72-1.73 / 6.45-6.56. AMX keeps
- * 16 (its tile-count choice below starts from them; measured on the Xeon, not here). Not
- * understood: 640's model.2/m.0/cv2 with its residual Add in its ranges takes 0.145 ms with 4
- * ranges at 1 and at 2 threads alike (16: 0.095); finer ranges for such convs did not change the
- * model's time measurably (a noisy host; docs/performance.md). */
-#define CONV_TASKS_AMX 16
-static size_t conv_tasks(const yrt_session *s, const yk_qconv *q) {
-  const size_t t = yrt_par_threads(&s->par);
-  if (q->variant == YK_QCONV_AMX) return CONV_TASKS_AMX;
-  return t > 1 ? 2 * t : 1;
-}
-
 /* c->qc filled by the caller and accepted by yk_qconv_init: pack it (nothing to pack for the
  * scalar variant, which still runs from c->qc) and split its rows into tasks: enough to balance
  * threads, each a few rows so tiles stay long. shareable 0: a private copy (a dynamically
@@ -213,14 +197,8 @@ yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_err
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
                          yrt_model_string(s->model, e->node->name));
   c->packed_shared = shared == 1;
-  c->rows_per_task = yrt_par_chunk((size_t)(c->g.n * c->g.oh), conv_tasks(s, q), 1, 1);
-  /* AMX computes 16-pixel tiles from each range's first pixel: rows of 40 or 20 pixels in 16
-   * ranges leave a partial tile in every range (40x40: 3 rows = 7.5 tiles run as 8, 20x20: 2 rows
-   * = 2.5 as 3, 10x10: 1 row = 0.625 as 1); take the chunk with the fewest tiles on the busiest
-   * thread instead. */
-  if (q->variant == YK_QCONV_AMX && q->mr > 1)
-    c->rows_per_task = yrt_par_chunk_blocks((size_t)(c->g.n * c->g.oh), (size_t)c->g.ow,
-                                            (size_t)q->mr, yrt_par_threads(&s->par), c->rows_per_task);
+  c->rows_per_task = yrt_par_conv_rows(&s->par, (size_t)(c->g.n * c->g.oh), (size_t)c->g.ow,
+                                       q->variant == YK_QCONV_AMX ? (size_t)q->mr : 0);
   c->own = 1;
   return YRT_OK;
 }

@@ -1,10 +1,10 @@
-/* detect_over_neon.c — the anchors-over-threshold scan (detect_over_scalar.c) 16 bytes / 4
+/* threshold_scan_neon.c — the anchors-over-threshold scan (threshold_scan_scalar.c) 16 bytes / 4
  * floats at a time: vectors without a hit are skipped whole, a hit lists its anchor and the scan
  * resumes at the next anchor's start. The float scan is AArch64 only: ARMv7 NEON compares
  * denormals as zero, the scalar reference does not. */
 #include <arm_neon.h>
 
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 static int any_u8(uint8x16_t m) {
 #if YK_ARCH_AARCH64

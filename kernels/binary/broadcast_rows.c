@@ -1,5 +1,5 @@
-/* bcast.c — broadcasting shapes collapsed to the fewest, longest rows. */
-#include "bcast.h"
+/* broadcast_rows.c — broadcasting shapes collapsed to the fewest, longest rows. */
+#include "broadcast_rows.h"
 
 static int64_t aligned_dim(const yk_shape *s, int ry, int k) {
   int r = s->rank < 0 ? 0 : (s->rank > YK_MAX_RANK ? YK_MAX_RANK : s->rank);

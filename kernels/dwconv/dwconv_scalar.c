@@ -1,11 +1,10 @@
-/* dwconv3x3_i8_scalar.c — reference depthwise 3x3 int8 NHWC convolution.
+/* dwconv_scalar.c — reference depthwise 3x3 int8 NHWC convolution.
  * acc[c] = bias[c] + sum over in-image taps of (x - x_zp) * w (padding contributes 0, i.e. it
  * holds x_zp), y = sat(round_half_even((float)acc * requant_scale[c]) + y_zp), then the
- * optional LUT. Channels go in blocks so the tap loops are contiguous. The rows form computes
- * output rows [row0, row1) of the flattened n*oh rows. */
+ * optional LUT. Channels go in blocks so the tap loops are contiguous; output rows [row0, row1) of
+ * the flattened n*oh rows, from the unpacked weights. */
 #include "yk_inline.h"
 #include "yk_dwconv.h"
-#include "yk_variants.h"
 
 #define CBLK 64
 
@@ -16,8 +15,10 @@ static void taps(int o, int stride, int pad, int in, int *k0, int *k1) {
   if (*k1 < *k0) *k1 = *k0;
 }
 
-void yk_dwconv3x3_i8_rows__scalar(const int8_t *x, const int8_t *w, const int32_t *bias,
-                                  int8_t *y, const yk_dw_params *p, int row0, int row1) {
+void yk_dwconv_rows__scalar(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1) {
+  const int8_t *w = d->weights;
+  const int32_t *bias = d->bias;
+  const yk_dw_params *p = &d->p;
   const int C = p->c;
   for (int row = row0; row < row1; row++) {
     const int b = row / p->oh, oy = row % p->oh;
@@ -46,9 +47,4 @@ void yk_dwconv3x3_i8_rows__scalar(const int8_t *x, const int8_t *w, const int32_
       }
     }
   }
-}
-
-void yk_dwconv3x3_i8__scalar(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                             const yk_dw_params *p) {
-  yk_dwconv3x3_i8_rows__scalar(x, w, bias, y, p, 0, p->n * p->oh);
 }

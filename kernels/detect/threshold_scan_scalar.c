@@ -1,4 +1,4 @@
-/* detect_over_scalar.c — which anchors of an anchor-major [n][nc] class block have some value
+/* threshold_scan_scalar.c — which anchors of an anchor-major [n][nc] class block have some value
  * over a threshold, the reference. One flat pass over the n * nc values: a hit lists its anchor
  * and jumps to the next anchor's first value, so an anchor is listed at most once and a block
  * without hits costs one comparison per value. The SIMD variants scan whole vectors and hand

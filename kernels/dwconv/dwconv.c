@@ -1,9 +1,29 @@
-/* dwconv3x3_i8_rows.c — variant choice, weight packing and dispatch of yk_dwconv (yk_dwconv.h). */
+/* dwconv.c — variant choice (once, into d->variant), weight packing and dispatch of yk_dwconv
+ * (yk_dwconv.h; the variants: include/variants/dwconv.inc). */
 #include <string.h>
 
 #include "yk_dwconv.h"
 
 static int zp_i8(int32_t zp) { return zp >= -128 && zp <= 127; }
+
+int yk_dwconv_set_variant(yk_dwconv *d, int variant) {
+  int built = 0;
+#define YK_DWCONV_VARIANT(E, v, s, on, blk, cond) \
+  on(if (variant == v) {                          \
+    d->cblk = blk;                                \
+    built = 1;                                    \
+  })
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
+  if (!built) return -1;
+  d->variant = variant;
+  d->packed_bytes = 0;
+  if (d->cblk) {
+    const size_t blocks = (size_t)(d->p.c + d->cblk - 1) / (size_t)d->cblk;
+    d->packed_bytes = blocks * YK_DWCONV_BLOCK_I32((size_t)d->cblk) * sizeof(int32_t);
+  }
+  return 0;
+}
 
 int yk_dwconv_init(yk_dwconv *d, const yk_isa *isa) {
   const yk_dw_params *p = &d->p;
@@ -16,28 +36,13 @@ int yk_dwconv_init(yk_dwconv *d, const yk_isa *isa) {
       p->pad_l > 2 || !p->requant_scale)
     return -1;
   const int simd_ok = zp_i8(p->x_zp) && zp_i8(p->y_zp);
-#if YK_ARCH_X86_64
-  /* the VNNI variant's LUT uses VBMI */
-  if (simd_ok && isa && isa->avx512vnni && isa->avx512vbmi) {
-    d->variant = YK_DWCONV_AVX512VNNI;
-    d->cblk = 32;
-  } else if (simd_ok && isa && isa->avx512) {
-    d->variant = YK_DWCONV_AVX512;
-    d->cblk = 32;
-  } else if (simd_ok && isa && isa->avx2) {
-    d->variant = YK_DWCONV_AVX2;
-    d->cblk = 16;
-  }
-#elif YK_ARCH_AARCH64
-  if (simd_ok && isa && isa->neon) d->variant = YK_DWCONV_NEON;
-#endif
-  (void)isa;
-  (void)simd_ok;
-  if (d->cblk) {
-    const size_t blocks = (size_t)(p->c + d->cblk - 1) / (size_t)d->cblk;
-    d->packed_bytes = blocks * YK_DWCONV_BLOCK_I32((size_t)d->cblk) * sizeof(int32_t);
-  }
-  return 0;
+  /* the first variant of the list the isa runs (SIMD ones only with int8 zero points), once */
+  int pick = -1;
+#define YK_DWCONV_VARIANT(E, v, s, on, blk, cond) \
+  on(if (pick < 0 && (v == YK_DWCONV_SCALAR || (simd_ok && isa && (cond)))) pick = v;)
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
+  return yk_dwconv_set_variant(d, pick);
 }
 
 static int32_t pair16(int first, int second) {
@@ -77,15 +82,9 @@ void yk_dwconv_pack(yk_dwconv *d, void *mem) {
 
 void yk_dwconv_rows(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1) {
   switch (d->variant) {
-#if YK_ARCH_X86_64
-    case YK_DWCONV_AVX512VNNI: yk_dwconv_rows__avx512vnni(d, x, y, row0, row1); return;
-    case YK_DWCONV_AVX512: yk_dwconv_rows__avx512(d, x, y, row0, row1); return;
-    case YK_DWCONV_AVX2: yk_dwconv_rows__avx2(d, x, y, row0, row1); return;
-#elif YK_ARCH_AARCH64
-    case YK_DWCONV_NEON:
-      yk_dwconv3x3_i8_rows__neon(x, d->weights, d->bias, y, &d->p, row0, row1);
-      return;
-#endif
-    default: yk_dwconv3x3_i8_rows__scalar(x, d->weights, d->bias, y, &d->p, row0, row1); return;
+#define YK_DWCONV_VARIANT(E, v, s, on, blk, cond) on(case v : yk_dwconv_rows__##s(d, x, y, row0, row1); return;)
+#include "variants/dwconv.inc"
+#undef YK_DWCONV_VARIANT
+    default: yk_dwconv_rows__scalar(d, x, y, row0, row1); return;
   }
 }

@@ -1,4 +1,4 @@
-/* detect_over_avx2.c — the anchors-over-threshold scan (detect_over_scalar.c) 32 bytes / 8
+/* threshold_scan_avx2.c — the anchors-over-threshold scan (threshold_scan_scalar.c) 32 bytes / 8
  * floats at a time; the first hit of a vector goes to the reference's step, which lists its
  * anchor and says where the next anchor starts. */
 #include <immintrin.h>

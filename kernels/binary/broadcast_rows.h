@@ -1,8 +1,8 @@
-/* bcast.h — internal: numpy broadcasting reduced to rows. Dims of size 1 in y are dropped and
+/* broadcast_rows.h — internal: numpy broadcasting reduced to rows. Dims of size 1 in y are dropped and
  * neighbours with the same broadcast pattern merged, so the last (row) dim is as long as
  * possible; every variant walks the same rows, and a row with unit strides is contiguous. */
-#ifndef YOLORT_YK_BCAST_H
-#define YOLORT_YK_BCAST_H
+#ifndef YOLORT_YK_BROADCAST_ROWS_H
+#define YOLORT_YK_BROADCAST_ROWS_H
 
 #include "yk.h"
 
@@ -53,4 +53,4 @@ static inline void yk_bcast_rows_next(const yk_bcast *bc, yk_bcast_rows *w) {
   yk_bcast_next_row(bc, w->idx, &w->oa, &w->ob);
 }
 
-#endif /* YOLORT_YK_BCAST_H */
+#endif /* YOLORT_YK_BROADCAST_ROWS_H */

@@ -1,5 +1,5 @@
-/* dwconv3x3_i8_rows_avx2.c — depthwise 3x3 int8 over output rows, AVX2, 16 channels per block.
- * Same scheme as the AVX-512 variant (see dwconv3x3_i8_rows_avx512.h and yk_dwconv.h): rows
+/* dwconv_avx2.c — depthwise 3x3 int8 over output rows, AVX2, 16 channels per block.
+ * Same scheme as the AVX-512 variant (see dwconv_avx512.h and yk_dwconv.h): rows
  * widened to int16 (padding = x_zp, folded into the bias), interleaved in pairs, vpmaddwd for two taps, sliding columns,
  * two output rows per pass at stride 1. A channel tail (< 16) goes through a zeroed 16-byte
  * buffer (AVX2 has no masked byte loads); the LUT runs over each finished output row. */

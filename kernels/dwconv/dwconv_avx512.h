@@ -1,5 +1,5 @@
-/* dwconv3x3_i8_rows_avx512.h — body of the AVX-512 depthwise 3x3 rows kernel, included by
- * dwconv3x3_i8_rows_avx512.c (BW: vpmaddwd + vpaddd) and dwconv3x3_i8_rows_avx512vnni.c
+/* dwconv_avx512.h — body of the AVX-512 depthwise 3x3 rows kernel, included by
+ * dwconv_avx512.c (BW: vpmaddwd + vpaddd) and dwconv_avx512vnni.c
  * (vpdpwssd, and VBMI for the LUT), which define DW_FN (the function name) and DW_VNNI (0/1). Both compute exactly the
  * same integer sums, so they are bit-exact with each other and the scalar reference.
  *

@@ -1,10 +1,10 @@
-/* dwconv3x3_i8_neon.c — depthwise 3x3 int8 NHWC convolution, 16 channels per step (AArch64).
+/* dwconv_neon.c — depthwise 3x3 int8 NHWC convolution, 16 channels per step (AArch64).
  * Same arithmetic as the scalar reference: int32 accumulation of (x - x_zp) * w over in-image
  * taps (exact in int16 products when x_zp fits int8, which int8 activations' zero points do;
  * other zero points take the scalar path), then FP32 requantization and the optional LUT.
- * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants_neon.h).
+ * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants.h).
  * The rows form computes output rows [row0, row1) of the flattened n*oh rows. */
-#include "yk_variants_neon.h"
+#include "yk_variants.h"
 
 #if YK_ARCH_AARCH64
 #include "yk_dwconv.h"
@@ -34,10 +34,12 @@ static void tail_channels(const int8_t *x, const int8_t *w, const int32_t *bias,
   }
 }
 
-void yk_dwconv3x3_i8_rows__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                                const yk_dw_params *p, int row0, int row1) {
+void yk_dwconv_rows__neon(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1) {
+  const int8_t *w = d->weights;
+  const int32_t *bias = d->bias;
+  const yk_dw_params *p = &d->p;
   if (p->x_zp < INT8_MIN || p->x_zp > INT8_MAX) {
-    yk_dwconv3x3_i8_rows__scalar(x, w, bias, y, p, row0, row1);
+    yk_dwconv_rows__scalar(d, x, y, row0, row1);
     return;
   }
   const int C = p->c;
@@ -103,8 +105,4 @@ void yk_dwconv3x3_i8_rows__neon(const int8_t *x, const int8_t *w, const int32_t 
   }
 }
 
-void yk_dwconv3x3_i8__neon(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y,
-                           const yk_dw_params *p) {
-  yk_dwconv3x3_i8_rows__neon(x, w, bias, y, p, 0, p->n * p->oh);
-}
 #endif

@@ -1,4 +1,4 @@
-/* detect_over_avx512.c — the anchors-over-threshold scan (detect_over_scalar.c) 64 bytes / 16
+/* threshold_scan_avx512.c — the anchors-over-threshold scan (threshold_scan_scalar.c) 64 bytes / 16
  * floats at a time, the tail under a mask, so only hits leave the vector loop. */
 #include <immintrin.h>
 

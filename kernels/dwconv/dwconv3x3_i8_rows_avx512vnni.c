@@ -1,5 +1,0 @@
-/* dwconv3x3_i8_rows_avx512vnni.c — the AVX-512 depthwise 3x3 rows kernel with vpdpwssd
- * (multiply-add of int16 pairs fused with the int32 accumulate); see dwconv3x3_i8_rows_avx512.h. */
-#define DW_FN yk_dwconv_rows__avx512vnni
-#define DW_VNNI 1
-#include "dwconv3x3_i8_rows_avx512.h"
