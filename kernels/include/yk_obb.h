@@ -18,7 +18,7 @@
 
 #include "yk_pose.h" /* yk_pose_scale: the same per-scale map description, yk_pose_deq_table */
 
-#define YK_OBB_MAX_SCALES 3
+#define YK_OBB_MAX_SCALES YK_POSE_MAX_SCALES
 
 typedef struct yk_obb_params {
   int n_scales, nc;

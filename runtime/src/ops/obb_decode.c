@@ -8,6 +8,7 @@
 
 #include "obb_decode.h"
 #include "op_check.h"
+#include "pose_decode.h"
 #include "session_internal.h"
 #include "session_par.h"
 #include "yk_obb.h"
@@ -89,21 +90,7 @@ yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   *slot(e) = d;
   yk_obb_params *p = &d->p; /* all validated on load */
   p->n_scales = n->p[YRT_OBB_P_SCALES];
-  size_t first = 0;
-  for (int k = 0; k < p->n_scales && k < YK_OBB_MAX_SCALES; k++) {
-    const yrt_tensor_rec *x = &m->tensors[n->in[k]];
-    yk_pose_scale *sc = &p->s[k];
-    sc->x = e->in[k];
-    sc->h = (int)x->dims[1];
-    sc->w = (int)x->dims[2];
-    sc->stride = (float)n->p[YRT_OBB_P_STRIDE0 + k];
-    sc->first = first;
-    first += (size_t)sc->h * (size_t)sc->w;
-    if (x->dtype == YRT_I8) {
-      yk_pose_deq_table(x->scale, x->zero_point, d->deq[k]);
-      sc->deq = d->deq[k];
-    }
-  }
+  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, &n->p[YRT_OBB_P_STRIDE0], p->s, d->deq);
   p->n_anchors = first;
   d->rows = e->in[p->n_scales];
   p->nc = (int)m->tensors[n->in[p->n_scales]].dims[1] - 4;
