@@ -42,6 +42,11 @@ STRIDES = (8, 16, 32)
 # KPT_BAD: a look-alike keypoint decode (grid offset -0.4, not -0.5) for the converter's refusal.
 KPT = (0, 0)
 KPT_BAD = False
+# OBB head (--task obb): one angle per box (Ultralytics OBB, ne = 1), decoded by dist2rbox.
+OBB = False
+DOTA_NAMES = ["plane", "ship", "storage tank", "baseball diamond", "tennis court", "basketball court",
+              "ground track field", "harbor", "bridge", "large vehicle", "small vehicle", "helicopter",
+              "roundabout", "soccer ball field", "swimming pool"]
 
 # Ultralytics scales: (depth, width, max_channels)
 SCALES = {"n": (0.50, 0.25, 1024), "s": (0.50, 0.50, 1024)}
@@ -73,7 +78,8 @@ def coco_names():
 
 
 def names_dict_string():
-    names = coco_names() if NC == 80 else ["person"] if KPT[0] and NC == 1 else ["class%d" % i for i in range(NC)]
+    names = (coco_names() if NC == 80 else ["person"] if KPT[0] and NC == 1 else DOTA_NAMES if OBB and NC == 15
+             else ["class%d" % i for i in range(NC)])
     return "{" + ", ".join("%d: '%s'" % (i, n) for i, n in enumerate(names)) + "}"
 
 
@@ -275,6 +281,7 @@ class Builder:
             cls_r.append(self.node("Reshape", "/model.23/Reshape_%d" % (i + 3), [c, cls_shape]))
         n_anchor = sum(h * w for h, w in hws)
         kpt = self._pose_branch(feats, chans, hws) if KPT[0] else None
+        angle = self._obb_branch(feats, chans, hws) if OBB else None
         box = self.node("Concat", "/model.23/Concat", box_r, axis=-1)
         cls = self.node("Concat", "/model.23/Concat_1", cls_r, axis=-1)
         # DFL: softmax over 16 bins, expectation by a fixed 1x1 conv with weights 0..15
@@ -291,6 +298,11 @@ class Builder:
         d = self.node("Reshape", "/model.23/dfl/Reshape_1",
                       [d, self.const("/model.23/dfl/Constant_1_output_0",
                                      np.array([1, 4, n_anchor], np.int64))])
+        if angle is not None:
+            self._dist2rbox(d, cls, angle, hws)
+            self.nodes.append(helper.make_node("Concat", ["/model.23/Concat_det_output_0", angle], ["output0"],
+                                               name="/model.23/Concat_obb", axis=1))
+            return n_anchor
         self._dist2bbox(d, cls, hws, out="output0" if kpt is None else "/model.23/Concat_det_output_0")
         if kpt is not None:
             self.nodes.append(helper.make_node("Concat", ["/model.23/Concat_det_output_0", kpt], ["output0"],
@@ -333,6 +345,55 @@ class Builder:
             xy = self.node("Concat", "/model.23/Concat_kpt_1", [xy, v], axis=2)
         return self.node("Reshape", "/model.23/Reshape_kpt_1",
                          [xy, self.const("/model.23/Constant_kpt_2_output_0", np.array([1, nk, n_anchor], np.int64))])
+
+    def _obb_branch(self, feats, chans, hws):
+        """Ultralytics OBB (head.py): cv4[i] = Conv(x, c4, 3), Conv(c4, c4, 3), Conv2d(c4, ne, 1),
+        c4 = max(ch[0] // 4, ne), ne = 1; per scale view(1, 1, -1), cat on the anchors, then
+        angle = (sigmoid - 0.25) * pi, in [-pi/4, 3pi/4)."""
+        c4 = max(chans[0] // 4, 1)
+        shape = self.const("/model.23/Constant_obb_output_0", np.array([1, 1, -1], np.int64))
+        parts = []
+        for i, (x, ch) in enumerate(zip(feats, chans)):
+            p = "model.23.cv4.%d" % i
+            k = self.conv(x, p + ".0", ch, c4, 3)
+            k = self.conv(k, p + ".1", c4, c4, 3)
+            k = self.conv2d_plain(k, p + ".2", c4, 1, 0.0)
+            parts.append(self.node("Reshape", "/model.23/Reshape_cv4_%d" % i, [k, shape]))
+        a = self.node("Concat", "/model.23/Concat_obb_angle", parts, axis=-1)
+        a = self.node("Sigmoid", "/model.23/Sigmoid_obb", [a])
+        a = self.node("Sub", "/model.23/Sub_obb", [a, self.const("/model.23/obb_quarter", np.array(0.25, np.float32))])
+        return self.node("Mul", "/model.23/Mul_obb", [a, self.const("/model.23/obb_pi", np.array(math.pi, np.float32))])
+
+    def _dist2rbox(self, d, cls, angle, hws):
+        """dist2rbox(pred_dist, angle, anchors, dim=1) * strides as exported: the half
+        difference of the distances turned by the angle, plus the anchor; width, height lt + rb."""
+        i0 = self.const("/model.23/Constant_7_output_0", np.array([0], np.int64))
+        i1 = self.const("/model.23/obb_i1", np.array([1], np.int64))
+        i2 = self.const("/model.23/Mul_output_0", np.array([2], np.int64))
+        i4 = self.const("/model.23/Mul_1_output_0", np.array([4], np.int64))
+        ax = self.const("/model.23/Constant_6_output_0", np.array([1], np.int64))
+        lt = self.node("Slice", "/model.23/Slice", [d, i0, i2, ax])
+        rb = self.node("Slice", "/model.23/Slice_1", [d, i2, i4, ax])
+        cos = self.node("Cos", "/model.23/Cos", [angle])
+        sin = self.node("Sin", "/model.23/Sin", [angle])
+        half = self.node("Div", "/model.23/Div_obb",
+                         [self.node("Sub", "/model.23/Sub_obb_1", [rb, lt]),
+                          self.const("/model.23/Constant_14_output_0", np.array(2.0, np.float32))])
+        xf = self.node("Slice", "/model.23/Slice_2", [half, i0, i1, ax])
+        yf = self.node("Slice", "/model.23/Slice_3", [half, i1, i2, ax])
+        x = self.node("Sub", "/model.23/Sub_obb_2", [self.node("Mul", "/model.23/Mul_obb_1", [xf, cos]),
+                                                     self.node("Mul", "/model.23/Mul_obb_2", [yf, sin])])
+        y = self.node("Add", "/model.23/Add_obb", [self.node("Mul", "/model.23/Mul_obb_3", [xf, sin]),
+                                                   self.node("Mul", "/model.23/Mul_obb_4", [yf, cos])])
+        anchors, strides = make_anchors(hws)
+        xy = self.node("Concat", "/model.23/Concat_obb_xy", [x, y], axis=1)
+        xy = self.node("Add", "/model.23/Add_obb_1", [xy, self.const("/model.23/Constant_12_output_0", anchors)])
+        wh = self.node("Add", "/model.23/Add_obb_2", [lt, rb])
+        xywh = self.node("Concat", "/model.23/Concat_2", [xy, wh], axis=1)
+        xywh = self.node("Mul", "/model.23/Mul_2", [xywh, self.const("/model.23/Constant_15_output_0", strides)])
+        sc = self.node("Sigmoid", "/model.23/Sigmoid", [cls])
+        self.nodes.append(helper.make_node("Concat", [xywh, sc], ["/model.23/Concat_det_output_0"],
+                                           name="/model.23/Concat_3", axis=1))
 
     def _head_convs(self, x, i, ch, chans):
         c2 = max(16, chans[0] // 4, REG_MAX * 4)
@@ -598,6 +659,8 @@ def calibrate(params, scale, seed):
     _calibrate_cls(params, head_pre, rng)
     if KPT[0]:
         _calibrate_kpt(params, head_pre)
+    if OBB:
+        _calibrate_angle(params, head_pre)
 
 
 ALIGN_POWER = float(os.environ.get("YOLORT_GEN_ALIGN", "0.1"))
@@ -696,6 +759,18 @@ def _calibrate_kpt(params, head_pre):
         params.t[path + ".bias"] = _round_half(want_mean - mean * k)
 
 
+def _calibrate_angle(params, head_pre):
+    """Angle logits of std 1.5 around 0: angles over most of [-pi/4, 3pi/4), as a trained OBB
+    head gives for objects of every orientation."""
+    for lvl in range(len(STRIDES)):
+        path = "model.23.cv4.%d.2" % lvl
+        pre = head_pre[path].reshape(1, -1)
+        mean, std = pre.mean(1), pre.std(1) + 1e-6
+        k = 1.5 / std
+        params.t[path + ".weight"] = (params.t[path + ".weight"] * k[:, None, None, None]).astype(np.float32)
+        params.t[path + ".bias"] = _round_half(-mean * k)
+
+
 def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
     if bn:
         nodes = b.nodes
@@ -718,7 +793,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT,
                                        [1, end2end, 6] if end2end else
-                                       [1, 4 + NC + KPT[0] * KPT[1], n_anchor])],
+                                       [1, 4 + NC + KPT[0] * KPT[1] + OBB, n_anchor])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="yolort-gen-yolo11", producer_version="1")
@@ -730,7 +805,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
          % scale),
         ("author", "yolort"),
         ("stride", "32"),
-        ("task", "pose" if KPT[0] else "detect"),
+        ("task", "pose" if KPT[0] else "obb" if OBB else "detect"),
         ("batch", "1"),
         ("imgsz", "[%d, %d]" % _hw(size)),
         ("names", names_dict_string()),
@@ -793,9 +868,11 @@ def main(argv):
     ap.add_argument("--end2end", type=int, default=0, metavar="K",
                     help="end-to-end (NMS-free) head: output0 [1, K, 6] from Ultralytics' TopK "
                          "postprocess after the decode (YOLOv10 / YOLO26 style); 0: none (default)")
-    ap.add_argument("--task", choices=("detect", "pose"), default="detect",
+    ap.add_argument("--task", choices=("detect", "pose", "obb"), default="detect",
                     help="pose: Ultralytics Pose head (cv4 keypoint branch, keypoints decoded in the "
-                         "graph, output0 [1, 4 + nc + K D, N], metadata kpt_shape)")
+                         "graph, output0 [1, 4 + nc + K D, N], metadata kpt_shape); obb: Ultralytics "
+                         "OBB head (cv4 angle branch, dist2rbox, output0 [1, 4 + nc + 1, N]: cx, cy, w, h, "
+                         "classes, angle in radians; DOTA names when --nc 15)")
     ap.add_argument("--kpt-shape", default="17,3", help="pose: keypoints K and values D (2 or 3)")
     ap.add_argument("--kpt-bad", action="store_true",
                     help="pose, hostile: keypoint grid offset -0.4 instead of -0.5 (a look-alike decode)")
@@ -818,7 +895,7 @@ def main(argv):
     if len(hw) != 2 or any(v % 32 or v < 64 for v in hw):
         ap.error("--size must be N or HxW, multiples of 32, at least 64")
     size = hw[0] if hw[0] == hw[1] else hw
-    global NC, KPT, KPT_BAD
+    global NC, KPT, KPT_BAD, OBB
     NC = args.nc
     if args.task == "pose":
         try:
@@ -830,6 +907,10 @@ def main(argv):
         KPT_BAD = args.kpt_bad
         if args.end2end:
             ap.error("--task pose has no --end2end form here")
+    if args.task == "obb":
+        OBB = True
+        if args.end2end:
+            ap.error("--task obb has no --end2end form here")
     if NC < 1:
         ap.error("--nc must be at least 1")
     params = Params(args.seed)

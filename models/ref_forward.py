@@ -160,6 +160,10 @@ def eval_node(node, ins):
         return [ins[0] - ins[1]]
     if op == "Pow":
         return [np.power(ins[0], ins[1]).astype(np.float32)]
+    if op == "Cos":
+        return [np.cos(ins[0])]
+    if op == "Sin":
+        return [np.sin(ins[0])]
     if op == "Exp":
         return [np.exp(ins[0]).astype(np.float32)]
     if op == "Relu":

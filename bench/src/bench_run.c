@@ -11,6 +11,7 @@ typedef struct run_ctx {
   const bench_input *in;
   int in_w, in_h;
   int nc;                 /* META's classes (a segment model's mask rows follow the scores) */
+  int rotated;            /* an obb model (yrt_model_rotated): rotated NMS */
   float *input;           /* NHWC input inside the session */
   size_t input_count;     /* its floats */
   void *lb_scratch;       /* letterbox scratch for the decoded JPEG size */
@@ -69,8 +70,10 @@ static yrt_status run_one(run_ctx *c, double t[3], yrt_error *err) {
       return yrt_set_error(err, YRT_ERR_SHAPE, "bench: output 0 has rank %d, want [1, 4 + %d classes, N]",
                            v.rank, c->nc);
     }
-    st = yrt_postprocess(v.data, c->nc, v.dims[2], &lb, &c->pp, c->pp_scratch, c->dets,
-                         BENCH_MAX_DETS, &c->n_dets, err);
+    /* an obb model: the session's rotated NMS (the plain yrt_postprocess knows no angle row) */
+    st = c->rotated ? yrt_session_postprocess(c->s, &lb, &c->pp, c->dets, BENCH_MAX_DETS, &c->n_dets, err)
+                    : yrt_postprocess(v.data, c->nc, v.dims[2], &lb, &c->pp, c->pp_scratch, c->dets, BENCH_MAX_DETS,
+                                      &c->n_dets, err);
     if (st != YRT_OK) return st;
   }
   double t3 = bench_now_ms();
@@ -244,6 +247,7 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   c.in_w = info.input_w;
   c.in_h = info.input_h;
   c.classify = strcmp(yrt_model_task(model), "classify") == 0;
+  c.rotated = yrt_model_rotated(model);
   c.nc = info.num_classes;
   yrt_session_options so;
   yrt_session_options_init(&so);

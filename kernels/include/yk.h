@@ -61,6 +61,8 @@ enum yk_unary_kind {
   YK_UNARY_TANH = 5,
   YK_UNARY_EXP = 6,
   YK_UNARY_IDENTITY = 7, /* copy */
+  YK_UNARY_COS = 8,      /* libm, no SIMD variant */
+  YK_UNARY_SIN = 9,      /* libm, no SIMD variant */
   YK_UNARY_COUNT
 };
 enum yk_binary_kind { YK_BIN_ADD = 0, YK_BIN_SUB = 1, YK_BIN_MUL = 2, YK_BIN_DIV = 3, YK_BIN_COUNT };

@@ -1,7 +1,7 @@
 /* unary_f32_scalar.c — float activations. yk_unary_f32_1 is the single definition of each
  * function, also used to build int8 LUTs. Exp, sigmoid and SiLU use the exp of
- * exp_f32_inline.h (not libm) so the SIMD variants are bit-exact with this reference; tanh
- * stays libm and has no SIMD variant. Every yk_unary_kind is a case: an unknown kind asserts
+ * exp_f32_inline.h (not libm) so the SIMD variants are bit-exact with this reference; tanh,
+ * cos and sin stay libm and have no SIMD variant. Every yk_unary_kind is a case: an unknown kind asserts
  * and gives NaN (never a silent identity, which would hide a missing case). */
 #include <assert.h>
 #include <math.h>
@@ -20,6 +20,8 @@ float yk_unary_f32_1(int kind, float alpha, float x) {
     case YK_UNARY_LEAKY_RELU: return x >= 0.0f ? x : alpha * x;
     case YK_UNARY_TANH: return tanhf(x);
     case YK_UNARY_EXP: return yk_exp_f32_1(x);
+    case YK_UNARY_COS: return cosf(x);
+    case YK_UNARY_SIN: return sinf(x);
   }
   assert(!"yk_unary_f32_1: unknown yk_unary_kind");
   return NAN;
@@ -41,6 +43,8 @@ void yk_unary_f32__scalar(int kind, float alpha, const float *x, float *y, size_
     case YK_UNARY_SILU:
     case YK_UNARY_TANH:
     case YK_UNARY_EXP:
+    case YK_UNARY_COS:
+    case YK_UNARY_SIN:
       for (size_t i = 0; i < n; i++) y[i] = yk_unary_f32_1(kind, alpha, x[i]);
       return;
   }

@@ -99,3 +99,28 @@ void yrt_draw_mask(yrt_image *img, const uint8_t *mask, size_t stride, int class
         for (int c = 0; c < 3; c++) p[c] = (uint8_t)((p[c] + col[c] + 1) / 2);
   }
 }
+
+/* A 2-px line from a to b, a 2x2 dot every pixel along its longer axis (at most 65536: a box
+ * reaching far past the image costs no more). */
+static void line2(yrt_image *img, const float a[2], const float b[2], const uint8_t rgb[3]) {
+  const float dx = b[0] - a[0], dy = b[1] - a[1];
+  const int steps = (int)fminf(fmaxf(fabsf(dx), fabsf(dy)), 65536.0f) + 1;
+  for (int i = 0; i <= steps; i++) {
+    const float t = (float)i / (float)steps, x = a[0] + t * dx, y = a[1] + t * dy;
+    if (x < -2 || y < -2 || x > (float)img->w + 2 || y > (float)img->h + 2) continue;
+    const int px = (int)lrintf(x), py = (int)lrintf(y);
+    fill_rect(img, px < 0 ? 0 : px, py < 0 ? 0 : py, px + 2 > img->w ? img->w : px + 2, py + 2 > img->h ? img->h : py + 2, rgb);
+  }
+}
+
+void yrt_draw_rbox(yrt_image *img, const yrt_rbox *r, int class_id) {
+  if (!img || !img->rgb || img->w <= 0 || img->h <= 0 || !r) return;
+  for (int k = 0; k < 4; k++)
+    if (!isfinite(r->corners[k][0]) || !isfinite(r->corners[k][1]) || fabsf(r->corners[k][0]) > 1e6f ||
+        fabsf(r->corners[k][1]) > 1e6f)
+      return;
+  const uint8_t *col = k_palette[(unsigned)(class_id < 0 ? 0 : class_id) % 20u];
+  for (int k = 0; k < 4; k++) line2(img, r->corners[k], r->corners[(k + 1) % 4], col);
+  draw_class_tag(img, clamp_coord(r->corners[0][0], 0, img->w - 1), clamp_coord(r->corners[0][1], 0, img->h - 1), class_id,
+                 col);
+}

@@ -111,7 +111,8 @@ YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
 
 /* The model's task from its Ultralytics metadata: "detect", "segment" (output 0 then carries
  * the mask coefficients after the class scores, output 1 the mask prototypes), "pose" (output 0
- * carries the decoded keypoints after the class scores: yrt_model_keypoints), "classify"
+ * carries the decoded keypoints after the class scores: yrt_model_keypoints), "obb" (rotated
+ * boxes: output 0 carries the angle after the class scores, yrt_model_rotated), "classify"
  * (output 0 is [1, num_classes]: yrt_session_classify) or "" when the export did not record it.
  * Never NULL (model NULL -> ""). */
 YRT_API const char *yrt_model_task(const yrt_model *model);
@@ -524,6 +525,34 @@ YRT_API yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *
  * det_index that the last call did not return, or a capacity too small. Nothing is allocated. */
 YRT_API yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *out, int capacity,
                                          int *count, yrt_error *err);
+
+/* ------------------------------------------------------ rotated boxes (obb) */
+
+/* A detection's rotated box, in source-image pixels (letterbox undone, an oriented frame turned
+ * back; not clipped: a rotated box may reach past the image). Fields are only ever appended:
+ * callers pass sizeof their struct to yrt_session_rbox, which writes that many bytes. */
+typedef struct yrt_rbox {
+  float cx, cy, w, h;  /* centre, and the sides along angle (w) and across it (h) */
+  float angle;         /* radians, in [0, pi/2) (Ultralytics regularize_rboxes: w, h swapped when
+                          the model's angle mod pi was >= pi/2), clockwise in image axes (y down) */
+  float corners[4][2]; /* x, y of the four corners: Ultralytics xywhr2xyxyxyxy's order
+                          (centre + wvec + hvec, + wvec - hvec, - wvec - hvec, - wvec + hvec) */
+} yrt_rbox;
+
+/* 1 for a model with rotated boxes (task "obb": output 0 is [1, 4 + classes + 1, anchors], cx, cy,
+ * w, h, the class scores, then the angle in radians, written by the fused OBB decode), else 0.
+ * For such a model yrt_session_detect / yrt_session_postprocess run the rotated NMS (probabilistic
+ * IoU, as Ultralytics nms_rotated), each yrt_detection's x0..y1 is the rotated box's enclosing
+ * axis-aligned box (clipped to the image) and yrt_session_rbox gives the rotated box. The plain
+ * yrt_postprocess ignores the angle row: use the session's calls for such a model. */
+YRT_API int yrt_model_rotated(const yrt_model *model);
+
+/* The rotated box of detection det_index (0 .. n_dets - 1) of the last yrt_session_detect or
+ * yrt_session_postprocess on s, from that run's output (valid until the next run). Writes
+ * min(out_size, sizeof(yrt_rbox)) bytes into out (pass sizeof *out). YRT_ERR_UNSUPPORTED for a
+ * model without rotated boxes; YRT_ERR_INVALID_ARG for a det_index the last call did not return
+ * or an out_size below 20 bytes (cx .. angle). Nothing is allocated. */
+YRT_API yrt_status yrt_session_rbox(yrt_session *s, int det_index, yrt_rbox *out, size_t out_size, yrt_error *err);
 
 /* ------------------------------------------------------ classification */
 

@@ -219,6 +219,8 @@ class Model {
   int mask_channels() const noexcept { return yrt_model_mask_channels(m_); }
   /* Keypoints per detection of a pose model (yrt_model_keypoints), 0 for others. */
   int keypoints() const noexcept { return yrt_model_keypoints(m_, nullptr); }
+  /* Whether the model gives rotated boxes (an obb model, yrt_model_rotated). */
+  bool rotated() const noexcept { return yrt_model_rotated(m_) != 0; }
 
   const yrt_model *get() const noexcept { return m_; }
   /* Gives up ownership: the caller frees with yrt_model_free. */
@@ -316,6 +318,15 @@ class Session {
     int n = 0;
     e.throw_if_failed(yrt_session_keypoints(s_, i, out.data(), static_cast<int>(out.size()), &n, e.get()));
     out.resize(static_cast<std::size_t>(n));
+  }
+
+  /* An obb model's rotated box of detection i of the last detect (yrt_session_rbox), in image
+   * pixels; a model without rotated boxes throws YRT_ERR_UNSUPPORTED. */
+  yrt_rbox rbox(int i) {
+    detail::ErrorBuffer e;
+    yrt_rbox r;
+    e.throw_if_failed(yrt_session_rbox(s_, i, &r, sizeof r, e.get()));
+    return r;
   }
 
   /* Letterbox the frame into the input (yrt_session_set_frame); returns the placement. */

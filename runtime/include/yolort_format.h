@@ -212,6 +212,14 @@ enum yrt_op {
    * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
    * kernels/include/yk_pose.h. */
   YRT_OP_POSE_DECODE = 20,
+  /* The Ultralytics OBB head's rotated boxes (dist2rbox as exported). in[0..S-1] the angle conv's
+   * maps NHWC [1, H, W, 1] (i8 per-tensor or f32), grids as DETECT_DECODE's; in[S] the detection
+   * rows f32 PLAIN [1, 4 + nc, N] DETECT_DECODE wrote from the same head (axis-aligned: centre
+   * (anchor + (r - l) / 2) stride). out f32 PLAIN [1, 4 + nc + 1, N]: the centre's offset from its
+   * anchor turned by angle = (sigmoid(v) - 0.25) pi, w, h, the scores, then the angle (radians).
+   * Under yrt_session_detect only anchors whose best score passes its conf_threshold are turned
+   * (the scores are copied for all). p: YRT_OBB_P_*; formulas: kernels/include/yk_obb.h. */
+  YRT_OP_OBB_DECODE = 21,
   YRT_OP_COUNT_
 };
 
@@ -246,6 +254,11 @@ enum yrt_pose_params {
   YRT_POSE_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
 };
 
+enum yrt_obb_params {
+  YRT_OBB_P_SCALES = 0, /* S, 1..3 */
+  YRT_OBB_P_STRIDE0,    /* p[1 + s] = stride of scale s in pixels, 1..4096 */
+};
+
 #define YRT_OBJ_MAX_SCALES 4
 #define YRT_OBJ_MAX_ANCHORS 9
 enum yrt_obj_params {
@@ -278,6 +291,7 @@ enum yrt_binary_arith { YRT_BIN_FLOAT_CHAIN = 0, YRT_BIN_I8_FIXED = 1 };
 enum yrt_unary_kind {
   YRT_UNARY_NONE = 0, YRT_UNARY_RELU = 1, YRT_UNARY_SIGMOID = 2, YRT_UNARY_SILU = 3,
   YRT_UNARY_LEAKY_RELU = 4, YRT_UNARY_TANH = 5, YRT_UNARY_EXP = 6, YRT_UNARY_IDENTITY = 7,
+  YRT_UNARY_COS = 8, YRT_UNARY_SIN = 9, /* libm; an OBB head's dist2rbox (the head check's runner) */
   YRT_UNARY_COUNT_ /* valid kinds are 0..YRT_UNARY_COUNT_-1 (the validator's bound) */
 };
 

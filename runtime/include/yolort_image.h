@@ -53,6 +53,9 @@ YRT_API void yrt_draw_mask(yrt_image *img, const uint8_t *mask, size_t stride, i
  * (COCO) the skeleton's limbs between them; keypoints scoring below min_score are left out
  * (Ultralytics draws those over 0.5). */
 YRT_API void yrt_draw_keypoints(yrt_image *img, const yrt_keypoint *kpts, int n, float min_score);
+/* Draw one rotated box (yrt_session_rbox) onto img: its four sides 2 px wide in the class's
+ * colour, the class id on a tag at its first corner; clipped to the image. */
+YRT_API void yrt_draw_rbox(yrt_image *img, const yrt_rbox *r, int class_id);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,9 @@ _Static_assert((int)YRT_UNARY_LEAKY_RELU == (int)YK_UNARY_LEAKY_RELU, "unary kin
 _Static_assert((int)YRT_UNARY_TANH == (int)YK_UNARY_TANH, "unary kind TANH");
 _Static_assert((int)YRT_UNARY_EXP == (int)YK_UNARY_EXP, "unary kind EXP");
 _Static_assert((int)YRT_UNARY_IDENTITY == (int)YK_UNARY_IDENTITY, "unary kind IDENTITY");
-_Static_assert((int)YRT_UNARY_IDENTITY + 1 == (int)YK_UNARY_COUNT, "a unary kind the kernels lack (or the format)");
+_Static_assert((int)YRT_UNARY_COS == (int)YK_UNARY_COS, "unary kind COS");
+_Static_assert((int)YRT_UNARY_SIN == (int)YK_UNARY_SIN, "unary kind SIN");
+_Static_assert((int)YRT_UNARY_SIN + 1 == (int)YK_UNARY_COUNT, "a unary kind the kernels lack (or the format)");
 _Static_assert((int)YRT_BIN_ADD == (int)YK_BIN_ADD, "binary kind ADD");
 _Static_assert((int)YRT_BIN_SUB == (int)YK_BIN_SUB, "binary kind SUB");
 _Static_assert((int)YRT_BIN_MUL == (int)YK_BIN_MUL, "binary kind MUL");

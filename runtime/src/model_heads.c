@@ -1,6 +1,6 @@
 /* model_heads.c — the task heads of a loaded model (model_heads.h): a segment model's prototypes
  * checked against output0's coefficient rows at load and its mask channels; a pose model's
- * keypoints, from the row of the node that decodes them (its keypoints column). */
+ * keypoints, from the row of the node that decodes them (its keypoints column); whether output0 carries rotated boxes (an obb decode's rotated column). */
 #include <string.h>
 
 #include "model_heads.h"
@@ -52,6 +52,15 @@ int yrt_model_keypoints(const yrt_model *m, int *dims) {
   for (uint32_t i = 0; i < m->n_nodes; i++) {
     const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
     if (d && d->keypoints) return d->keypoints(&m->nodes[i], dims);
+  }
+  return 0;
+}
+
+int yrt_model_rotated(const yrt_model *m) {
+  if (!m || m->plan->n_outputs < 1) return 0;
+  for (uint32_t i = 0; i < m->n_nodes; i++) {
+    const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
+    if (d && d->rotated && m->nodes[i].out[0] == m->plan_outputs[0]) return 1;
   }
   return 0;
 }

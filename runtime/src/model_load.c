@@ -93,8 +93,9 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
                          (unsigned)mt->class_names, (unsigned)mt->source, (unsigned)mt->task);
   const char *task = yrt_model_string(m, mt->task);
   if (task[0] && strcmp(task, "detect") != 0 && strcmp(task, "segment") != 0 && strcmp(task, "classify") != 0 &&
-      strcmp(task, "pose") != 0)
-    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment, pose, classify or none)", task);
+      strcmp(task, "pose") != 0 && strcmp(task, "obb") != 0)
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META task '%.32s' (detect, segment, pose, obb, classify or none)",
+                         task);
   if ((m->hdr->flags & YRT_FLAG_CLASS_LOGITS) && strcmp(task, "classify") != 0)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag CLASS_LOGITS on a model whose task is '%.32s', not 'classify'",
                          task);
@@ -199,6 +200,14 @@ static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
   /* [1, R <= 4, A]: no score rows, never decoded as detections */
   if (nc == 0 || t->rank != 3 || t->dims[0] != 1 || t->dims[1] <= 4 || t->layout == YRT_LAYOUT_NHWC) return YRT_OK;
   const int64_t rows = t->dims[1];
+  /* an obb model: output0 is its rotated decode's, the angle row after the scores, and only then */
+  const int obb_task = strcmp(yrt_model_string(m, m->meta->task), "obb") == 0, rotated = yrt_model_rotated(m);
+  if (obb_task != rotated || (rotated && rows != 5 + nc))
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: META's task is '%.32s' and output0 (%lld rows, %lld classes) is %swritten by an obb_decode "
+                         "node: an obb model's output0 is that node's 4 + classes + 1 angle rows, only its",
+                         yrt_model_string(m, m->meta->task), (long long)rows, (long long)nc, rotated ? "" : "not ");
+  if (rotated) return YRT_OK;
   if (rows == 4 + nc) return YRT_OK;
   const int segment = strcmp(yrt_model_string(m, m->meta->task), "segment") == 0;
   if (segment && rows > 4 + nc) return yrt_segment_check_model(m, rows - 4 - nc, err);

@@ -110,6 +110,8 @@ struct yrt_op_def {
   yrt_op_view_out_fn view_out;           /* NULL: writes no views */
   yrt_op_view_in_fn in_place;            /* NULL: writes its whole output */
   yrt_op_keypoints_fn keypoints;     /* NULL: a node that decodes no keypoints */
+  uint8_t rotated;                   /* 1: writes output0's rows with an angle row after the scores
+                                        (OBB: rotated NMS, yrt_session_rbox) */
 };
 
 /* .name and .kind_names of a row. */

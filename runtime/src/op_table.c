@@ -23,8 +23,9 @@
 #include "ops/unary.h"
 #include "ops/conv_transpose.h"
 #include "ops/pose_decode.h"
+#include "ops/obb_decode.h"
 
-_Static_assert(YRT_OP_COUNT_ == 21, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
+_Static_assert(YRT_OP_COUNT_ == 22, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
 
 static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
     [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
@@ -92,6 +93,9 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                             .check = yrt_check_pose_decode, .prepare = yrt_prepare_pose_decode,
                             .run = yrt_run_pose_decode, .release = yrt_release_pose_decode,
                             .keypoints = yrt_pose_decode_keypoints},
+    [YRT_OP_OBB_DECODE] = {YRT_OP_NAMES("obb_decode"), .min_in = 2, .max_in = 4, .n_out = 1,
+                           .check = yrt_check_obb_decode, .prepare = yrt_prepare_obb_decode,
+                           .run = yrt_run_obb_decode, .release = yrt_release_obb_decode, .rotated = 1},
 };
 
 static const yrt_op_table k_builtin_table = {k_builtin, YRT_OP_COUNT_};

@@ -112,6 +112,7 @@ static void test_errors(void **state) {
   assert_false(static_cast<bool>(empty));
   assert_string_equal(empty.task(), "");
   assert_int_equal(empty.keypoints(), 0);
+  assert_false(empty.rotated());
   assert_null(empty.class_name(0));
   expect_error([&] { empty.info(); }, YRT_ERR_INVALID_ARG);
   expect_error([&] { yolort::Session s(empty); }, YRT_ERR_INVALID_ARG);
@@ -221,6 +222,8 @@ static void test_model_session(void **state) {
     assert_true(kp.empty());
   }
   assert_int_equal(model.keypoints(), 0);
+  assert_false(model.rotated()); /* a detect model: no rotated boxes */
+  if (n_want > 0) expect_error([&] { session.rbox(0); }, YRT_ERR_UNSUPPORTED);
   print_message("mini-YOLO on a %dx%d frame: %d detections, C++ == C\n", w, h, n_want);
 
   /* set_frame + run + output == the C calls */

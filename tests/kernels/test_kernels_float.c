@@ -57,6 +57,8 @@ static double ref_unary(int kind, double alpha, double x) {
     case YK_UNARY_LEAKY_RELU: return x >= 0 ? x : alpha * x;
     case YK_UNARY_TANH: return tanh(x);
     case YK_UNARY_EXP: return exp(x);
+    case YK_UNARY_COS: return cos(x);
+    case YK_UNARY_SIN: return sin(x);
     default: return x;
   }
 }

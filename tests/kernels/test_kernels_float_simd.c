@@ -138,7 +138,8 @@ static void test_unary_simd(void **state) {
   const int nv = simd_variants(v);
   if (nv == 0) skip();
   const int kinds[] = {YK_UNARY_NONE,       YK_UNARY_RELU, YK_UNARY_SIGMOID, YK_UNARY_SILU,
-                       YK_UNARY_LEAKY_RELU, YK_UNARY_TANH, YK_UNARY_EXP,     YK_UNARY_IDENTITY};
+                       YK_UNARY_LEAKY_RELU, YK_UNARY_TANH, YK_UNARY_EXP,     YK_UNARY_IDENTITY,
+                       YK_UNARY_COS,        YK_UNARY_SIN};
   kt_rng r = {31};
   for (size_t s = 0; s < KT_NSIZES; s++)
     for (int mode = 0; mode < 4; mode++) {

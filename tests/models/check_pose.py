@@ -21,13 +21,15 @@ Without onnxruntime-node (bench/peers/ort/node_modules) it skips (77), or fails 
 """
 import os
 import json
-import shutil
 import subprocess
 import sys
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from head_check import dump_inputs, images, last_line, require_ort  # noqa: E402
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
@@ -159,25 +161,12 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
 
 
 def main():
-    if not (shutil.which("node") and os.path.isdir(os.path.join(ORT, "node_modules", "onnxruntime-node"))):
-        if os.environ.get("CI") == "true":
-            print("FAIL: CI=true but onnxruntime-node is not installed in %s (npm ci --ignore-scripts)" % ORT)
-            sys.exit(1)
-        print("skipping: no onnxruntime-node in %s (cd %s && npm ci --ignore-scripts)" % (ORT, ORT))
-        sys.exit(77)
+    require_ort(ORT)
     os.makedirs(WORK, exist_ok=True)
     model = os.path.join(WORK, "pose.onnx")
     subprocess.run([sys.executable, os.path.join(ROOT, "models", "gen_yolo11.py"), "--task", "pose", "--nc", "1",
                     "--size", str(SIZE), "--no-bn", "--seed", "1", "--out", model], check=True, stdout=subprocess.DEVNULL)
-    imgs = os.path.join(WORK, "images")
-    shutil.rmtree(imgs, ignore_errors=True)
-    subprocess.run([GEN_IMAGES, imgs, "-n", "24"], check=True, capture_output=True)
-    data = os.environ.get("YOLORT_DATA", os.path.join(ROOT, "..", "shared"))
-    val = os.path.join(data, "data", "coco", "val", "images")
-    if os.path.isdir(val):  # real photos too: people at every scale
-        for f in sorted(os.listdir(val))[:24]:
-            shutil.copy(os.path.join(val, f), imgs)
-    n_img = len(os.listdir(imgs))
+    imgs, n_img = images(WORK, GEN_IMAGES, ROOT)  # real photos too when there: people at every scale
 
     # 1. float
     yrt = os.path.join(WORK, "pose.yrt")
@@ -189,9 +178,7 @@ def main():
     if r.returncode:
         return
     dump = os.path.join(WORK, "f32")
-    shutil.rmtree(dump, ignore_errors=True)
-    os.makedirs(dump)
-    subprocess.run([DUMP, "dump", yrt, imgs, str(n_img), dump], check=True, capture_output=True)
+    dump_inputs(DUMP, yrt, imgs, n_img, dump)
     compare("float", model, yrt, dump, n_img)
 
     # 2. int8: yolort-quantize's QDQ ONNX, run by both
@@ -206,9 +193,7 @@ def main():
               "int8: the QDQ model converts, fuses both decodes, runs its convs int8")
         if r.returncode == 0:
             dq = os.path.join(WORK, "i8")
-            shutil.rmtree(dq, ignore_errors=True)
-            os.makedirs(dq)
-            subprocess.run([DUMP, "dump", yq, imgs, str(n_img), dq], check=True, capture_output=True)
+            dump_inputs(DUMP, yq, imgs, n_img, dq)
             compare("int8", qdq, yq, dq, n_img, int8=True)
 
     # 3. the tools
@@ -248,12 +233,12 @@ def main():
     bad = os.path.join(WORK, "pose_bad.onnx")
     onnx.save(m, bad)
     r = run([CONVERT, bad, "-o", os.path.join(WORK, "bad.yrt")])
-    msg = (r.stdout + r.stderr).strip().splitlines()[-1] if (r.stdout + r.stderr).strip() else ""
+    msg = last_line(r)
     check(r.returncode != 0 and "keypoint decode is not the Ultralytics Pose head's" in msg,
           "look-alike keypoint decode refused: %s" % msg[:220])
     # without the head fusion the keypoint rows would be read as classes: refused
     r = run([CONVERT, model, "-o", os.path.join(WORK, "nofuse.yrt"), "--no-fuse-head"])
-    msg = (r.stdout + r.stderr).strip().splitlines()[-1] if (r.stdout + r.stderr).strip() else ""
+    msg = last_line(r)
     check(r.returncode != 0 and "keypoint rows would be read as classes" in msg,
           "--no-fuse-head on a pose model refused: %s" % msg[:160])
 

@@ -63,7 +63,8 @@ static const char *class_label(const detector *d, int id, char *buf, size_t cap)
 #define MAX_KEYPOINTS 1024 /* a pose_decode node's most (yk_pose.h: 3072 values) */
 
 /* mask: NULL, or room for one image-sized mask: each detection's "segmentation" (segment models);
- * a pose model's detections carry their "keypoints" */
+ * a pose model's detections carry their "keypoints", an obb model's their "rbox", "angle" and
+ * "corners" (image pixels, radians) */
 static yrt_status print_json(const char *path, const yrt_image *img, const detector *d, const yrt_detection *dets,
                              int n, uint8_t *mask, yrt_error *err) {
   yrt_keypoint kp[MAX_KEYPOINTS]; /* 12 KiB */
@@ -115,10 +116,39 @@ static yrt_status print_json(const char *path, const yrt_image *img, const detec
       }
       fputs("]", stdout);
     }
+    yrt_rbox rb;
+    if (yrt_model_rotated(d->model) && yrt_session_rbox(d->session, i, &rb, sizeof rb, NULL) == YRT_OK) {
+      fputs(", \"rbox\": [", stdout); /* cx, cy, w, h in image pixels; angle in radians, [0, pi/2) */
+      const float v[4] = {rb.cx, rb.cy, rb.w, rb.h};
+      for (int k = 0; k < 4; k++) {
+        json_put_number(stdout, "%.2f", v[k]);
+        fputs(", ", stdout);
+      }
+      json_put_number(stdout, "%.6f", rb.angle);
+      fputs("], \"angle\": ", stdout);
+      json_put_number(stdout, "%.6f", rb.angle);
+      fputs(", \"corners\": [", stdout);
+      for (int k = 0; k < 4; k++) {
+        fputs(k ? ", [" : "[", stdout);
+        json_put_number(stdout, "%.2f", rb.corners[k][0]);
+        fputs(", ", stdout);
+        json_put_number(stdout, "%.2f", rb.corners[k][1]);
+        fputs("]", stdout);
+      }
+      fputs("]", stdout);
+    }
     fputs("}", stdout);
   }
   printf("]}\n");
   return YRT_OK;
+}
+
+/* An obb model's detections drawn as their rotated boxes (instead of the enclosing ones). */
+static void draw_rboxes(yrt_image *img, const detector *d, const yrt_detection *dets, int n) {
+  for (int i = 0; i < n; i++) {
+    yrt_rbox rb;
+    if (yrt_session_rbox(d->session, i, &rb, sizeof rb, NULL) == YRT_OK) yrt_draw_rbox(img, &rb, dets[i].class_id);
+  }
 }
 
 /* A pose model's keypoints of the n detections just drawn: skeleton and points (score > 0.5,
@@ -265,7 +295,8 @@ int main(int argc, char **argv) {
     }
     free(mask);
     if (!st && out_path) {
-      yrt_draw_detections(&img, dets, n);
+      if (yrt_model_rotated(d.model)) draw_rboxes(&img, &d, dets, n);
+      else yrt_draw_detections(&img, dets, n);
       draw_keypoints(&img, &d, n);
       void *jpeg = NULL; /* encoded in memory, then temp file + rename: a failed write is exit 1 */
       size_t jsize = 0;

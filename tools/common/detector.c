@@ -116,8 +116,9 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
     d->dets = p;
     d->dets_cap = pp->max_detections;
   }
-  /* a pose model: through the session, which keeps each detection's keypoint column */
-  st = yrt_model_keypoints(d->model, NULL) > 0
+  /* a pose / obb model: through the session, which keeps each detection's column (keypoints,
+   * rotated box) and runs the rotated NMS */
+  st = yrt_model_keypoints(d->model, NULL) > 0 || yrt_model_rotated(d->model)
            ? yrt_session_postprocess(d->session, &lb, pp, d->dets, d->dets_cap, n, err)
            : yrt_postprocess(out.data, nc, na, &lb, pp, d->pp_scratch, d->dets, d->dets_cap, n, err);
   *dets = d->dets;

@@ -33,6 +33,8 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("ConstantOfShape", CONSTANT_OF_SHAPE, ir_shape_constant_of_shape, ir_fold_constant_of_shape,
       FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Conv", CONV, ir_shape_conv, NULL, INT8, 1, PTQ, L(CONV), 0, 0),
+  /* float (an OBB head's dist2rbox; fused into obb_decode, run only by the head check) */
+  ROW("Cos", COS, ir_shape_unary, NULL, FLOAT, 0, 0, L(UNARY), YRT_UNARY_COS, 0),
   ROW("ConvTranspose", CONV_TRANSPOSE, ir_shape_conv_transpose, NULL, FLOAT, 0, 0, L(CONV_TRANSPOSE), 0, 0),
   ROW("DequantizeLinear", DEQUANTIZE_LINEAR, ir_shape_qdq, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Div", DIV, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(BINARY), YRT_BIN_DIV, 0),
@@ -66,6 +68,7 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Round", ROUND, ir_shape_unary, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Shape", SHAPE, ir_shape_shape, ir_fold_shape, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Sigmoid", SIGMOID, ir_shape_unary, NULL, INT8, 1, PTQ | HEAD, L(UNARY), YRT_UNARY_SIGMOID, 0),
+  ROW("Sin", SIN, ir_shape_unary, NULL, FLOAT, 0, 0, L(UNARY), YRT_UNARY_SIN, 0),
   ROW("Slice", SLICE, ir_shape_slice, ir_fold_slice, MOVE, 1, SHARE | HEAD, L(SLICE), 0, 0),
   ROW("Softmax", SOFTMAX, ir_shape_softmax, NULL, FLOAT, 0, HEAD, L(SOFTMAX), 0, 0),
   ROW("Split", SPLIT, ir_shape_split, NULL, MOVE, 1, PTQ | SHARE, L(SPLIT), 0, 0),

@@ -11,6 +11,7 @@
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
 #include "fuse_obj_head.h"
+#include "fuse_obb_head.h"
 #include "fuse_pose_head.h"
 #include "ir_preprocess.h"
 #include "lower_internal.h"
@@ -58,7 +59,7 @@ static const struct {
   int (*is)(const ir_node *n);
   yrt_status (*lower)(lw_ctx *c, int ni);
 } k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_obj_node, lw_lower_obj}, {lw_is_e2e_node, lw_lower_e2e},
-                     {lw_is_pose_node, lw_lower_pose}};
+                     {lw_is_pose_node, lw_lower_pose}, {lw_is_obb_node, lw_lower_obb}};
 
 static yrt_status lower_any(lw_ctx *c, int ni) {
   for (size_t k = 0; k < sizeof k_yolort_nodes / sizeof k_yolort_nodes[0]; k++)
@@ -131,6 +132,18 @@ static yrt_status refuse_unknown_layout(const ir_graph *g, const yrt_convert_rep
   return YRT_OK;
 }
 
+/* An obb model whose rotated decode no fusion made (--no-fuse-head, --exact-qdq, or a head that
+ * is not Ultralytics' OBB): its angle row would be read as a class. */
+static yrt_status refuse_unfused_obb(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
+  if (!(g->task && strcmp(g->task, "obb") == 0)) return YRT_OK;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!g->nodes[i].dead && lw_is_obb_node(&g->nodes[i])) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
+                       "convert: the model's task is 'obb' (metadata_props) and its rotated-box decode was not fused "
+                       "(%.300s): its angle row would be read as a class; refused rather than misread",
+                       rep->head_note);
+}
+
 /* A pose model whose keypoints no fusion decoded (--no-fuse-head, --exact-qdq): its keypoint
  * rows would be read as classes (scores of 200 for "class10"). */
 static yrt_status refuse_unfused_pose(const ir_graph *g, const yrt_convert_report *rep, yrt_error *err) {
@@ -184,6 +197,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   }
   if (!(o && o->raw_outputs) && (st = refuse_unknown_layout(g, rep, err)) != YRT_OK) return st;
   if (!(o && o->raw_outputs) && (st = refuse_unfused_pose(g, rep, err)) != YRT_OK) return st;
+  if (!(o && o->raw_outputs) && (st = refuse_unfused_obb(g, rep, err)) != YRT_OK) return st;
   if (rep->nms_cut && !rep->head_fused && !(o && o->raw_outputs)) /* our NMS needs rows we decoded */
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "convert: node '%.100s' is a NonMaxSuppression inside the graph and the rows before it are "
@@ -291,15 +305,15 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
    * boxes (keypoints or angles would print as detections). Classifiers convert (their output
    * is class scores, read by yrt_session_classify; no detect decode runs on them). */
   if (g->task && strcmp(g->task, "detect") != 0 && strcmp(g->task, "segment") != 0 &&
-      strcmp(g->task, "classify") != 0 && strcmp(g->task, "pose") != 0) {
+      strcmp(g->task, "classify") != 0 && strcmp(g->task, "pose") != 0 && strcmp(g->task, "obb") != 0) {
     if (g->kpt_shape[0] > 0)
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "convert: the model's task is '%.32s' (metadata_props; %d keypoints x %d values per box): "
-                           "yolort runs 'detect', 'segment', 'pose' and 'classify' models only",
+                           "yolort runs 'detect', 'segment', 'pose', 'obb' and 'classify' models only",
                            g->task, g->kpt_shape[0], g->kpt_shape[1]);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "convert: the model's task is '%.32s' (metadata_props): yolort runs 'detect', 'segment', "
-                         "'pose' and 'classify' models only",
+                         "'pose', 'obb' and 'classify' models only",
                          g->task);
   }
   yrt_status st = run_passes(g, o, rep, err);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fuse_detect_head.h"
+#include "fuse_obb_head.h"
 #include "onnx_ops.h"
 
 #define MAX_CANDIDATES 16 /* non-output [1, C, N] tensors tried as the head output */
@@ -226,6 +227,8 @@ static void find_proj(const ir_graph *g, lw_head *h) {
   }
 }
 
+static int is_obb_task(const ir_graph *g) { return g->task && strcmp(g->task, "obb") == 0; }
+
 /* Try every assignment of a scale's tensors to box / class / pass-through; *ok when one is
  * verified (h then describes it). */
 static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN],
@@ -260,12 +263,15 @@ static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HE
         h->cls[s] = order[s][c];
       }
       find_proj(g, h);
-      for (int xyxy = 0; xyxy < 2; xyxy++) {
-        h->xyxy = xyxy;
+      /* xywh, xyxy; one 1-channel pass-through may be an OBB head's angle (then rotated xywh) */
+      const int readings = h->n_extra == 1 && h->extra_ch[0] == 1 ? 3 : 2;
+      for (int k = 0; k < readings; k++) {
+        h->xyxy = k == 1;
+        h->obb = k == 2;
         tried++;
         yrt_status st = lw_head_verify(g, h, ok, note, cap, err);
         if (st != YRT_OK || *ok) return st;
-        if (!first[0]) snprintf(first, sizeof first, "%s", note);
+        if (!first[0] || (h->obb && is_obb_task(g))) snprintf(first, sizeof first, "%s", note);
       }
     }
   }
@@ -340,7 +346,7 @@ static yrt_status rewrite(ir_graph *g, lw_head *h, yrt_error *err) {
       ir_tensor_set_data(&g->tensors[pt], h->proj, sizeof(float) * (size_t)h->reg))
     return NOMEM();
   int dec = y;
-  if (h->n_extra) {
+  if (h->n_extra) { /* the decode's rows, then the pass-through rows (or an OBB's angle) after them */
     snprintf(name, sizeof name, "%s/detect_decode_out", base);
     const int64_t d[3] = {1, 4 + h->nc, h->n};
     if ((dec = add_act(g, name, 3, d)) < 0) return NOMEM();
@@ -364,6 +370,7 @@ static yrt_status rewrite(ir_graph *g, lw_head *h, yrt_error *err) {
       ir_set_attr_int(g, nd, "xyxy", h->xyxy && !g->tensors[y].is_output) || ir_set_attr_ints(g, nd, "strides", strides, h->ns))
     return NOMEM();
   if (!h->n_extra) return YRT_OK;
+  if (h->obb) return lw_obb_rewrite(g, h, dec, base) ? NOMEM() : YRT_OK;
   /* Pass-through channels (mask coefficients): flattened per scale, joined along the anchors,
    * appended to the decode's rows, as the verified subgraph did. */
   int parts[1 + LW_HEAD_MAX_EXTRA];
@@ -396,7 +403,8 @@ static void summarise(const lw_head *h, char *note, size_t cap) {
   if (k > 0 && (size_t)k < cap)
     k += snprintf(note + k, cap - (size_t)k, ", %s, %d classes%s", h->reg > 1 ? "DFL" : "no DFL", h->nc, h->xyxy ? ", xyxy" : "");
   if (k > 0 && (size_t)k < cap && h->reg > 1) k += snprintf(note + k, cap - (size_t)k, ", reg_max %d", h->reg);
-  if (k > 0 && (size_t)k < cap && h->n_extra_ch) k += snprintf(note + k, cap - (size_t)k, ", %lld pass-through rows", (long long)h->n_extra_ch);
+  if (k > 0 && (size_t)k < cap && h->obb) k += snprintf(note + k, cap - (size_t)k, "; + obb_decode: rotated boxes, angle row");
+  else if (k > 0 && (size_t)k < cap && h->n_extra_ch) k += snprintf(note + k, cap - (size_t)k, ", %lld pass-through rows", (long long)h->n_extra_ch);
   if (k > 0 && (size_t)k < cap)
     snprintf(note + k, cap - (size_t)k, "); verified on random logits, max deviation %.2g px, %.2g score", h->max_box_dev,
              h->max_score_dev);

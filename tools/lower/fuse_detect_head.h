@@ -15,7 +15,9 @@
  * stride) it reads, it tries each assignment of those to box logits (4 * reg_max channels;
  * reg_max 1 = distances without DFL), class logits (nc, from the metadata names when present)
  * and pass-through channels (a segment head's mask coefficients), and keeps the first whose
- * detect_decode (xywh or xyxy boxes) gives the subgraph's own output on random logits
+ * detect_decode (xywh or xyxy boxes) gives the subgraph's own output on random logits; with one
+ * 1-channel pass-through also the Ultralytics OBB head (dist2rbox boxes turned by the angle that
+ * channel gives, the angle appended: DetectDecode then ObbDecode, see fuse_obb_head.h)
  * (lw_head_verify). Graph outputs are tried first, then other [1, C, N] tensors (the decode
  * before an end-to-end head's TopK). Anything else leaves the graph unchanged: *fused = 0 and
  * note says why. On success *fused = 1, *n_removed = nodes replaced, note summarises. Only
@@ -42,6 +44,9 @@ typedef struct lw_head {
   int64_t h[LW_HEAD_MAX_SCALES], w[LW_HEAD_MAX_SCALES], stride[LW_HEAD_MAX_SCALES];
   int box[LW_HEAD_MAX_SCALES], cls[LW_HEAD_MAX_SCALES];
   int n_extra, extra[LW_HEAD_MAX_EXTRA][LW_HEAD_MAX_SCALES];
+  int obb;                                 /* the one 1-channel pass-through is an OBB head's angle
+                                              logit: rows are dist2rbox boxes, then the angle
+                                              (sigmoid(v) - 0.25) pi after the scores */
   int64_t extra_ch[LW_HEAD_MAX_EXTRA], n_extra_ch;
   float proj[LW_HEAD_MAX_REG];             /* DFL projection (the DFL conv's weights) */
   double q_abs, q_rel;                     /* half steps of quantized constants: absolute, relative */
@@ -72,6 +77,8 @@ yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runn
 int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, float *const *in_data,
                        const float **out, size_t *count, char *why, size_t why_cap);
 void lw_head_runner_close(lw_head_runner *r);
+/* An OBB head's angle of logit v: (sigmoid(v) - 0.25) pi (Ultralytics OBB.forward). */
+double lw_obb_angle(double v);
 /* Deterministic probe values (xorshift state s), uniform in [lo, hi). */
 float lw_head_probe(uint32_t *s, float lo, float hi);
 /* Writes the formatted reason a candidate head was not taken into note; returns -1. */

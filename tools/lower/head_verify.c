@@ -114,7 +114,12 @@ static void reference(const lw_head *h, float *const *in_data, double *out) {
       }
       const double ax = (double)(i % h->w[s]) + 0.5, ay = (double)(i / h->w[s]) + 0.5, st = (double)h->stride[s];
       const double x1 = ax - d[0], y1 = ay - d[1], x2 = ax + d[2], y2 = ay + d[3];
-      if (h->xyxy) {
+      if (h->obb) { /* Ultralytics dist2rbox: the half difference turned by the angle, then the anchor */
+        const double t = lw_obb_angle(in_data[h->extra[0][s]][i]), xf = (d[2] - d[0]) / 2, yf = (d[3] - d[1]) / 2;
+        out[0 * n + a] = (xf * cos(t) - yf * sin(t) + ax) * st, out[1 * n + a] = (xf * sin(t) + yf * cos(t) + ay) * st;
+        out[2 * n + a] = (d[0] + d[2]) * st, out[3 * n + a] = (d[1] + d[3]) * st;
+        out[(4 + h->nc) * n + a] = t;
+      } else if (h->xyxy) {
         out[0 * n + a] = x1 * st, out[1 * n + a] = y1 * st, out[2 * n + a] = x2 * st, out[3 * n + a] = y2 * st;
       } else {
         out[0 * n + a] = (x1 + x2) / 2 * st, out[1 * n + a] = (y1 + y2) / 2 * st;
@@ -122,7 +127,7 @@ static void reference(const lw_head *h, float *const *in_data, double *out) {
       }
       for (int c = 0; c < h->nc; c++) out[(4 + c) * n + a] = 1.0 / (1.0 + exp(-(double)cls[(int64_t)c * hw + i]));
       int64_t row = 4 + h->nc;
-      for (int e = 0; e < h->n_extra; e++) {
+      for (int e = 0; e < h->n_extra && !h->obb; e++) {
         const float *x = in_data[h->extra[e][s]];
         for (int64_t c = 0; c < h->extra_ch[e]; c++, row++) out[row * n + a] = x[c * hw + i];
       }
@@ -218,6 +223,8 @@ int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, f
 
 float lw_head_probe(uint32_t *s, float lo, float hi) { return probe(s, lo, hi); }
 
+double lw_obb_angle(double v) { return (1.0 / (1.0 + exp(-v)) - 0.25) * 3.14159265358979323846; }
+
 int lw_head_note(char *note, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -269,7 +276,7 @@ yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, siz
         if (r < 4) tol += 2 * h->q_abs * (double)h->stride[s] + 2 * h->q_rel * fabs(want);
         if (!(dev <= tol)) {
           snprintf(why, why_cap, "computes something else: row %lld anchor %lld is %g, a %s decode gives %g",
-                   (long long)r, (long long)i, got, h->xyxy ? "xyxy" : "xywh", want);
+                   (long long)r, (long long)i, got, h->obb ? "rotated (OBB)" : h->xyxy ? "xyxy" : "xywh", want);
           goto done;
         }
         if (r < 4) worst_box = fmax(worst_box, dev);

@@ -1,12 +1,14 @@
 /* lower_detect.c — the fused head nodes of domain "yolort": DetectDecode (fuse_detect_head.c)
  * -> YRT_OP_DETECT_DECODE, ObjDecode (fuse_obj_head.c) -> YRT_OP_OBJ_DECODE, DetectTopK
- * (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK, PoseDecode (fuse_pose_head.c) -> YRT_OP_POSE_DECODE.
+ * (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK, PoseDecode (fuse_pose_head.c) -> YRT_OP_POSE_DECODE,
+ * ObbDecode (fuse_obb_head.c) -> YRT_OP_OBB_DECODE.
  * The decodes' logits are read in the form their convs wrote: int8 NHWC stays int8 (the runtime decodes it
  * through tables), float NHWC stays float; nothing is dequantized or transposed first. */
 #include <string.h>
 
 #include "fuse_detect_head.h"
 #include "fuse_e2e_head.h"
+#include "fuse_obb_head.h"
 #include "fuse_obj_head.h"
 #include "fuse_pose_head.h"
 
@@ -104,5 +106,26 @@ yrt_status lw_lower_pose(lw_ctx *c, int ni) {
   nd->p[YRT_POSE_P_KPTS] = (int32_t)ir_attr_int(n, "num_keypoints", 0);
   nd->p[YRT_POSE_P_DIMS] = (int32_t)ir_attr_int(n, "dims", 0);
   for (int s = 0; s < ns; s++) nd->p[YRT_POSE_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  return YRT_OK;
+}
+
+yrt_status lw_lower_obb(lw_ctx *c, int ni) {
+  const ir_node *n = &c->g->nodes[ni];
+  c->cur = n->name ? n->name : "?";
+  if (c->rep) c->rep->n_onnx_nodes++;
+  const ir_attr *st = ir_attr_get(n, "strides");
+  const int ns = n->n_in - 1; /* the angle maps, then the detection rows */
+  if (ns < 1 || ns > 3 || !st || st->n_ints != ns || n->n_out != 1)
+    return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed ObbDecode", c->cur);
+  int in[4];
+  for (int k = 0; k < ns; k++)
+    if ((in[k] = head_input(c, n->in[k])) < 0) return c->status;
+  if ((in[ns] = lw_get(c, n->in[ns], 0, YRT_LAYOUT_PLAIN)) < 0) return c->status;
+  int out = lw_def(c, n->out[0], 0, YRT_LAYOUT_PLAIN);
+  if (out < 0) return c->status;
+  lw_node *nd = lw_add_node(c, YRT_OP_OBB_DECODE, in, ns + 1, &out, 1);
+  if (!nd) return c->status;
+  nd->p[YRT_OBB_P_SCALES] = ns;
+  for (int s = 0; s < ns; s++) nd->p[YRT_OBB_P_STRIDE0 + s] = (int32_t)st->ints[s];
   return YRT_OK;
 }

@@ -90,6 +90,8 @@ static yrt_status check_class_rows(lw_ctx *c, uint32_t nc, uint32_t flags) {
                   o->name ? o->name : "?", (long long)rows, (unsigned)nc, (long long)nm, p->name ? p->name : "?");
   }
   if (rows == 4 + (int64_t)nc || (segment && rows > 4 + (int64_t)nc)) return YRT_OK;
+  for (int i = 0; i < c->nn; i++) /* an obb model: its rotated decode's angle row follows the scores */
+    if (c->n[i].op == YRT_OP_OBB_DECODE && rows == 5 + (int64_t)nc) return YRT_OK;
   for (int i = 0; i < c->nn; i++) /* a pose model: its keypoint decode's rows follow the scores */
     if (c->n[i].op == YRT_OP_POSE_DECODE &&
         rows == 4 + (int64_t)nc + (int64_t)c->n[i].p[YRT_POSE_P_KPTS] * c->n[i].p[YRT_POSE_P_DIMS])

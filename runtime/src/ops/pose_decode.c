@@ -108,21 +108,7 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
   p->n_scales = n->p[YRT_POSE_P_SCALES];
   p->nk = n->p[YRT_POSE_P_KPTS];
   p->kd = n->p[YRT_POSE_P_DIMS];
-  size_t first = 0;
-  for (int k = 0; k < p->n_scales && k < YK_POSE_MAX_SCALES; k++) {
-    const yrt_tensor_rec *x = &m->tensors[n->in[k]];
-    yk_pose_scale *sc = &p->s[k];
-    sc->x = e->in[k];
-    sc->h = (int)x->dims[1];
-    sc->w = (int)x->dims[2];
-    sc->stride = (float)n->p[YRT_POSE_P_STRIDE0 + k];
-    sc->first = first;
-    first += (size_t)sc->h * (size_t)sc->w;
-    if (x->dtype == YRT_I8) {
-      yk_pose_deq_table(x->scale, x->zero_point, d->deq[k]);
-      sc->deq = d->deq[k];
-    }
-  }
+  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, &n->p[YRT_POSE_P_STRIDE0], p->s, d->deq);
   p->n_anchors = first;
   d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), 16, 16);
   if (n->n_in == (uint32_t)p->n_scales + 1) {
@@ -130,6 +116,26 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
     d->nc = (int)m->tensors[n->in[p->n_scales]].dims[1] - 4;
   }
   return YRT_OK;
+}
+
+size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, const int32_t *strides, yk_pose_scale *s,
+                               float (*deq)[256]) {
+  size_t first = 0;
+  for (int k = 0; k < ns && k < YK_POSE_MAX_SCALES; k++) {
+    const yrt_tensor_rec *x = &m->tensors[e->node->in[k]];
+    yk_pose_scale *sc = &s[k];
+    sc->x = e->in[k];
+    sc->h = (int)x->dims[1];
+    sc->w = (int)x->dims[2];
+    sc->stride = (float)strides[k];
+    sc->first = first;
+    first += (size_t)sc->h * (size_t)sc->w;
+    if (x->dtype == YRT_I8) {
+      yk_pose_deq_table(x->scale, x->zero_point, deq[k]);
+      sc->deq = deq[k];
+    }
+  }
+  return first;
 }
 
 void yrt_release_pose_decode(yrt_exec *e) {

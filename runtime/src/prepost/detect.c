@@ -151,6 +151,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   const uint64_t t0 = sparse ? g->over_t0 : 0;
   if (st == YRT_OK && e2e)
     st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
+  else if (st == YRT_OK && yrt_stages_of(s)->kpt && yrt_model_rotated(s->model)) /* obb: rotated NMS (never sparse) */
+    st = yrt_postprocess_rotated_known(out.data, classes, anchors, &lb, params, g->pp_scratch, dets, cap, n_dets, err);
   else if (st == YRT_OK)
     st = yrt_postprocess_known(out.data, classes, sparse ? (int)n_list : anchors, &lb, params, g->pp_scratch, dets,
                                cap, n_dets, err);

@@ -1,11 +1,13 @@
-/* keypoints.c — keypoints per detection (a pose model, issue 36): the decode keeps the
- * output0 column of each detection it returns and the letterbox it mapped boxes through;
+/* keypoints.c — what a detection carries besides its box, read from its output0 column
+ * (issue 36): a pose model's keypoints, an obb model's rotated box. The decode keeps the output0
+ * column of each detection it returns and the letterbox it mapped boxes through;
  * yrt_session_keypoints reads that column's keypoint rows, decoded by the graph's pose_decode
- * node, and maps them to source-image pixels as the boxes. The columns come from the NMS scratch
+ * node, yrt_session_rbox its rotated box (obb_decode's rows), and both map them to source-image
+ * pixels as the boxes. The columns come from the NMS scratch
  * (yrt_postprocess_kept_anchors, as masks read theirs), copied into this file's own storage (one
  * per anchor, made at session creation). Also yrt_session_postprocess: the decode + NMS of a run
  * whose input the caller wrote, with the detect stage's scratch. The state lives with the
- * stages (stages.h); the model's keypoint count is the model's (model_heads.c). */
+ * stages (stages.h); the model's keypoint count and rotation are the model's (model_heads.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,12 @@
 #include "keypoints.h"
 #include "model_heads.h"
 #include "postprocess_internal.h"
+#include "probiou.h"
 #include "stages.h"
 
 struct yrt_kpt_state {
-  int nk, kd;          /* keypoints per detection, values each */
+  int nk, kd;          /* keypoints per detection, values each (0: none) */
+  int rotated;         /* an obb model: output0 has the angle row after the scores */
   int row0;            /* output0's first keypoint row: 4 + classes */
   int n_dets;          /* detections of the last decode (0: none, or unknown columns) */
   int has_lb;
@@ -28,16 +32,17 @@ struct yrt_kpt_state {
 
 yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *err) {
   int kd = 0;
-  const int nk = yrt_model_keypoints(s->model, &kd);
-  if (nk < 1 || anchors < 1) return YRT_OK;
+  const int nk = yrt_model_keypoints(s->model, &kd), rotated = yrt_model_rotated(s->model);
+  if ((nk < 1 && !rotated) || anchors < 1) return YRT_OK;
   struct yrt_kpt_state *k = calloc(1, sizeof *k);
   if (k) k->anchor_of = malloc(sizeof *k->anchor_of * (size_t)anchors);
   if (!k || !k->anchor_of) {
     yrt_keypoints_state_free(k);
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the keypoint columns");
   }
-  k->nk = nk;
-  k->kd = kd;
+  k->nk = nk > 0 ? nk : 0;
+  k->kd = nk > 0 ? kd : 0;
+  k->rotated = rotated;
   k->row0 = 4 + (int)s->model->meta->num_classes; /* rows checked at load (model_load.c) */
   yrt_stages_of(s)->kpt = k;
   return YRT_OK;
@@ -81,6 +86,9 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
   else if (!yrt_stages_of(s)->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_postprocess: output0 is not a detection tensor [1, 4 + classes, anchors]");
+  else if (yrt_stages_of(s)->kpt && yrt_stages_of(s)->kpt->rotated)
+    st = yrt_postprocess_rotated_known(out.data, nc, out.dims[2], lb, &known, yrt_stages_of(s)->pp_scratch, dets, cap,
+                                       n_dets, err);
   else
     st = yrt_postprocess_known(out.data, nc, out.dims[2], lb, &known, yrt_stages_of(s)->pp_scratch, dets, cap, n_dets,
                                err);
@@ -102,7 +110,7 @@ yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *ou
   if (!s || !count || (!out && capacity > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_keypoints: NULL argument");
   const struct yrt_kpt_state *k = yrt_stages_of(s)->kpt;
-  if (!k) return YRT_OK; /* no keypoints in this model */
+  if (!k || k->nk < 1) return YRT_OK; /* no keypoints in this model */
   if (det_index < 0 || det_index >= k->n_dets)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
                          "yrt_session_keypoints: detection %d, the last yrt_session_detect / yrt_session_postprocess "
@@ -131,5 +139,68 @@ yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *ou
     out[i].score = k->kd == 3 ? rows[(r + 2) * n] : 1.0f;
   }
   *count = k->nk;
+  return YRT_OK;
+}
+
+/* Input pixels -> source-image pixels without the clip (a rotated box may reach past the image). */
+static void unletterbox_point(const yrt_letterbox *lb, float *x, float *y) {
+  if (!lb) return;
+  const float ry = lb->ratio_y > 0.0f ? lb->ratio_y : lb->ratio;
+  *x = (*x - lb->pad_left) / lb->ratio + lb->offset_x;
+  *y = (*y - lb->pad_top) / ry + lb->offset_y;
+}
+
+yrt_status yrt_session_rbox(yrt_session *s, int det_index, yrt_rbox *out, size_t out_size, yrt_error *err) {
+  if (!s || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_rbox: NULL argument");
+  const struct yrt_kpt_state *k = yrt_stages_of(s)->kpt;
+  if (!k || !k->rotated)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt_session_rbox: the model has no rotated boxes (task '%.32s')",
+                         yrt_model_task(s->model));
+  if (out_size < offsetof(yrt_rbox, corners))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_rbox: out_size %zu, at least %zu (cx .. angle)", out_size,
+                         offsetof(yrt_rbox, corners));
+  if (det_index < 0 || det_index >= k->n_dets)
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                         "yrt_session_rbox: detection %d, the last yrt_session_detect / yrt_session_postprocess "
+                         "returned %d",
+                         det_index, k->n_dets);
+  yrt_tensor_view v;
+  const yrt_status st = yrt_session_output(s, 0, &v, err);
+  if (st != YRT_OK) return st;
+  const size_t n = (size_t)v.dims[2], a = (size_t)k->anchor_of[det_index];
+  const float *col = v.data + a;
+  const float angle_row = col[(size_t)k->row0 * n];
+  /* the corners mapped one by one (exact for any letterbox, turn or mirror), the box read back
+   * off them: centre, the sides from corner 0 to 1 (w) and 1 to 2 (h), w's direction */
+  float c[4][2];
+  yrt_rbox_corners(col[0], col[n], col[2 * n], col[3 * n], angle_row, c);
+  yrt_rbox r;
+  r.cx = r.cy = 0;
+  for (int i = 0; i < 4; i++) {
+    unletterbox_point(k->has_lb ? &k->lb : NULL, &c[i][0], &c[i][1]);
+    yrt_orient_map_point(&k->orient, &c[i][0], &c[i][1]);
+    r.cx += c[i][0] / 4;
+    r.cy += c[i][1] / 4;
+  }
+  /* wv = (c0 + c1) / 2 - centre; hv = (c0 + c3) / 2 - centre */
+  const float wx = (c[0][0] + c[1][0]) / 2 - r.cx, wy = (c[0][1] + c[1][1]) / 2 - r.cy;
+  const float hx = (c[0][0] + c[3][0]) / 2 - r.cx, hy = (c[0][1] + c[3][1]) / 2 - r.cy;
+  r.w = 2 * sqrtf(wx * wx + wy * wy);
+  r.h = 2 * sqrtf(hx * hx + hy * hy);
+  /* Ultralytics regularize_rboxes: the angle modulo pi/2, w and h swapped when it was in
+   * [pi/2, pi) modulo pi */
+  float t = atan2f(wy, wx);
+  const float pi = 3.14159265f;
+  float tm = fmodf(t, pi);
+  if (tm < 0) tm += pi;
+  if (tm >= pi / 2) {
+    const float sw = r.w;
+    r.w = r.h;
+    r.h = sw;
+  }
+  t = fmodf(tm, pi / 2);
+  r.angle = t >= 0 && t < pi / 2 ? t : 0.0f;
+  memcpy(r.corners, c, sizeof c);
+  memcpy(out, &r, out_size < sizeof r ? out_size : sizeof r);
   return YRT_OK;
 }

@@ -6,10 +6,14 @@
  * convention behind the published COCO numbers. Class-aware NMS runs per class on the
  * un-offset boxes (Ultralytics offsets boxes by class * 7680 instead; same result up to float
  * rounding of the offset coordinates). Ties in score are broken by anchor index, so results
- * are deterministic. No allocation: everything lives in the caller's scratch. */
+ * are deterministic. Rotated boxes (an obb model's angle row, yrt_postprocess_rotated_known) go
+ * through Ultralytics' rotated NMS instead: Fast-NMS (TorchNMS.fast_nms) on probabilistic IoU,
+ * a box dropped when any box of its group scoring higher, kept or not, has probiou >= thr. No
+ * allocation: everything lives in the caller's scratch. */
 #include "yolort.h"
 #include "model_internal.h"
 #include "postprocess_internal.h"
+#include "probiou.h"
 #include "struct_growth.h"
 
 #include <math.h>
@@ -21,8 +25,9 @@
 #define PP_ALIGN 16
 
 typedef struct pp_cand {
-  float x0, y0, x1, y1, score, area;
+  float x0, y0, x1, y1, score, area; /* a rotated box: its enclosing axis-aligned box */
   int class_id, anchor;
+  yrt_gauss g; /* a rotated box as a Gaussian (probiou) */
 } pp_cand;
 
 void yrt_postprocess_defaults(yrt_postprocess_params *p) {
@@ -167,6 +172,25 @@ static int pp_nms(const pp_cand *c, const int *order, int n, int agnostic, float
   return n_keep;
 }
 
+/* Ultralytics' rotated NMS over order[0..n) (as pp_nms: sorted by score within each group): j is
+ * dropped when any i before it in its group, suppressed or not, has probiou(i, j) >= thr. A group
+ * stops at max_det kept (the others could not make the final max_det). */
+static int pp_nms_rotated(const pp_cand *c, const int *order, int n, int agnostic, float iou_thr, int max_det,
+                          int *keep) {
+  int n_keep = 0, group = 0, kept_in_group = 0;
+  for (int j = 0; j < n; j++) {
+    const pp_cand *cj = &c[order[j]];
+    if (!agnostic && j > 0 && cj->class_id != c[order[j - 1]].class_id) group = j, kept_in_group = 0;
+    if (kept_in_group >= max_det) continue;
+    int drop = 0;
+    for (int i = group; i < j && !drop; i++) drop = yrt_probiou(&c[order[i]].g, &cj->g) >= (double)iou_thr;
+    if (drop) continue;
+    keep[n_keep++] = order[j];
+    kept_in_group++;
+  }
+  return n_keep;
+}
+
 /* Input pixels -> source-image pixels (Ultralytics scale_boxes + clip_boxes); NULL lb: as is. */
 static void pp_unletterbox(yrt_detection *d, const yrt_letterbox *lb) {
   if (!lb) return;
@@ -191,9 +215,38 @@ yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchor
   return yrt_postprocess_known(output0, num_classes, num_anchors, lb, params, scratch, dets, cap, n_dets, err);
 }
 
+static yrt_status pp_run(const float *output0, int num_classes, int num_anchors, int rotated, const yrt_letterbox *lb,
+                         const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                         int *n_dets, yrt_error *err);
+
 yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
                                  const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                                  int *n_dets, yrt_error *err) {
+  return pp_run(output0, num_classes, num_anchors, 0, lb, params, scratch, dets, cap, n_dets, err);
+}
+
+yrt_status yrt_postprocess_rotated_known(const float *output0, int num_classes, int num_anchors,
+                                         const yrt_letterbox *lb, const yrt_postprocess_params *params,
+                                         void *scratch, yrt_detection *dets, int cap, int *n_dets, yrt_error *err) {
+  return pp_run(output0, num_classes, num_anchors, 1, lb, params, scratch, dets, cap, n_dets, err);
+}
+
+/* A rotated candidate (cx, cy, w, h, angle in input pixels): its Gaussian and enclosing box. */
+static void pp_rotated(pp_cand *k, float cx, float cy, float w, float h, float angle) {
+  float c[4][2];
+  yrt_rbox_gauss(cx, cy, w, h, angle, &k->g);
+  yrt_rbox_corners(cx, cy, w, h, angle, c);
+  k->x0 = k->x1 = c[0][0];
+  k->y0 = k->y1 = c[0][1];
+  for (int i = 1; i < 4; i++) {
+    k->x0 = fminf(k->x0, c[i][0]), k->x1 = fmaxf(k->x1, c[i][0]);
+    k->y0 = fminf(k->y0, c[i][1]), k->y1 = fmaxf(k->y1, c[i][1]);
+  }
+}
+
+static yrt_status pp_run(const float *output0, int num_classes, int num_anchors, int rotated, const yrt_letterbox *lb,
+                         const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                         int *n_dets, yrt_error *err) {
   if (n_dets) *n_dets = 0;
   if (!output0 || !params || !scratch || !n_dets || (!dets && cap > 0))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess: NULL argument");
@@ -235,6 +288,7 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
     float cx = output0[i], cy = output0[N + i], hw = output0[2 * N + i] / 2, hh = output0[3 * N + i] / 2;
     pp_cand *k = &cand[n];
     k->x0 = cx - hw; k->y0 = cy - hh; k->x1 = cx + hw; k->y1 = cy + hh;
+    if (rotated) pp_rotated(k, cx, cy, 2 * hw, 2 * hh, output0[(size_t)(4 + num_classes) * N + i]);
     k->area = (k->x1 - k->x0) * (k->y1 - k->y0);
     k->score = best;
     k->class_id = best_c;
@@ -253,8 +307,10 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
   }
 
   /* 3. NMS; kept indices go to the spare array, then by score again. */
-  int n_keep = pp_nms(cand, order, n, params->class_agnostic, params->iou_threshold, params->max_detections,
-                      suppressed, spare);
+  int n_keep = rotated ? pp_nms_rotated(cand, order, n, params->class_agnostic, params->iou_threshold,
+                                        params->max_detections, spare)
+                       : pp_nms(cand, order, n, params->class_agnostic, params->iou_threshold, params->max_detections,
+                                suppressed, spare);
   int *other = spare == idx ? tmp : idx;
   int *kept = pp_sort(cand, spare, other, n_keep, pp_before_score);
   if (n_keep > params->max_detections) n_keep = params->max_detections;

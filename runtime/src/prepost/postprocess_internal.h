@@ -13,6 +13,13 @@ yrt_status yrt_postprocess_known(const float *output0, int num_classes, int num_
                                  const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
                                  int *n_dets, yrt_error *err);
 
+/* yrt_postprocess_known of an obb model's output0 [4 + num_classes + 1][num_anchors] (the angle
+ * row after the scores): Ultralytics' rotated NMS (probiou), detections' boxes the rotated
+ * boxes' enclosing axis-aligned boxes; yrt_postprocess_kept_anchors gives their columns. */
+yrt_status yrt_postprocess_rotated_known(const float *output0, int num_classes, int num_anchors,
+                                         const yrt_letterbox *lb, const yrt_postprocess_params *params,
+                                         void *scratch, yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
+
 /* The caller's params as this library knows them (struct_size; struct_growth.h), fn naming the
  * function in the error. */
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
