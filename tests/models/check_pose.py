@@ -31,7 +31,7 @@ from onnx import numpy_helper
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from pose_common import check, failures, nms_anchors, run  # noqa: E402
+from pose_common import check, nms_anchors, run  # noqa: E402
 import pose_common  # noqa: E402
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -200,7 +200,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
-    print("pose ok")
+    pose_common.exit_status("pose ok")

@@ -156,7 +156,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    if failures:
-        print("%d check(s) failed" % len(failures))
-        sys.exit(1)
-    print("all yolo-pose checks passed")
+    pose_common.exit_status("all yolo-pose checks passed")

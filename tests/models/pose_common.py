@@ -3,6 +3,7 @@ lines and failure list, the reference NMS of one-class pose rows [4 + 1 + nk 3, 
 at most 300), box IoU, pose_run's detection lines, and the match of yolort's detections against
 the reference's (recall and keypoint pixel distances)."""
 import subprocess
+import sys
 
 import numpy as np
 
@@ -17,6 +18,14 @@ def check(cond, msg):
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def exit_status(ok_line):
+    """After the checks: the failure count and exit 1, or ok_line and exit 0."""
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+    print(ok_line)
 
 
 def nms(out, nk, conf=0.25, iou_thr=0.45):
