@@ -78,7 +78,8 @@ static float best_score(const yk_obj_params *p, const yk_obj_scale *sc, size_t g
   const size_t cells = (size_t)sc->h * (size_t)sc->w, j = g - sc->first, a = j / cells, cell = j % cells;
   const void *b = split ? sc->score : sc->x;
   const yk_obj_tables *t = split ? sc->ts : sc->tx;
-  const size_t ob = split ? cell * (size_t)(na * (1 + nc)) + a * (size_t)(1 + nc) : cell * (size_t)(na * (5 + nc)) + a * (size_t)(5 + nc) + 4;
+  const size_t per = (size_t)yk_obj_per(p);
+  const size_t ob = split ? cell * (size_t)(na * (1 + nc)) + a * (size_t)(1 + nc) : cell * (size_t)na * per + a * per + 4;
   const float obj = value(b, t, ob, 1);
   if (!(obj > conf - margin)) return obj; /* scores are obj x sigmoid <= obj */
   if (t) {
@@ -113,7 +114,7 @@ static void decode_one(const yk_isa *isa, const yk_obj_params *p, const yk_obj_s
                        size_t col_out, float *sx, float *ss) {
   const size_t n = ys, g_out = col_out;
   const int nc = p->nc, na = p->na, split = sc->score != NULL;
-  const int per = split ? 4 : 5 + nc; /* channels of one anchor in x */
+  const int per = split ? 4 : yk_obj_per(p); /* channels of one anchor in x */
   const size_t cells = (size_t)sc->h * (size_t)sc->w;
   {
     {
@@ -122,7 +123,7 @@ static void decode_one(const yk_isa *isa, const yk_obj_params *p, const yk_obj_s
       const size_t xb = cell * (size_t)(na * per) + a * (size_t)per;
       float cx, cy, w, h;
       /* box values (and, joint, the scores): sigmoids for YOLOv5 / v7, as they are for YOLOX */
-      const float *v = anchor_values(isa, sc->x, sc->tx, xb, split ? 4 : per, p->mode == YK_OBJ_SIGMOID || !split, sx);
+      const float *v = anchor_values(isa, sc->x, sc->tx, xb, split ? 4 : 5 + nc, p->mode == YK_OBJ_SIGMOID || !split, sx);
       if (p->mode == YK_OBJ_SIGMOID) {
         cx = (2.0f * v[0] - 0.5f + col) * sc->stride;
         cy = (2.0f * v[1] - 0.5f + row) * sc->stride;

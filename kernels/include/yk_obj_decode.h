@@ -5,7 +5,9 @@
  *
  * Per scale s (grid H x W, stride, na anchors a of size anchor[s][a] in pixels), per cell
  * (row, col) and anchor a, the logits v[0..4+nc] of that anchor: box 4, objectness, nc classes.
- * Joint layout: one NHWC tensor [H][W][na * (5 + nc)] (channel a * (5 + nc) + k). Split layout
+ * Joint layout: one NHWC tensor [H][W][na * per] (channel a * per + k; per = 5 + nc, or more
+ * when each anchor's vector carries further values after its classes, as a YOLO-Pose head's
+ * keypoints, which this decode skips). Split layout
  * (YOLOX, na = 1): a box tensor [H][W][4] and a score tensor [H][W][1 + nc] (objectness first).
  * Int8 or float, each tensor its own scale and zero point.
  *   YOLOv5 / v7 (YK_OBJ_SIGMOID):  cx = (2 sig(v0) - 0.5 + col) * stride, cy likewise with row,
@@ -51,9 +53,13 @@ typedef struct yk_obj_scale {
 
 typedef struct yk_obj_params {
   int n_scales, na, nc, mode;
+  int per;             /* joint layout: values per anchor vector, >= 5 + nc; 0: 5 + nc */
   size_t n_anchors;
   yk_obj_scale s[YK_OBJ_MAX_SCALES];
 } yk_obj_params;
+
+/* Values per anchor vector of a joint layout. */
+static inline int yk_obj_per(const yk_obj_params *p) { return p->per > 0 ? p->per : 5 + p->nc; }
 
 /* The tables of an int8 tensor of this scale and zero point. */
 void yk_obj_tables_init(float scale, int32_t zp, yk_obj_tables *t);

@@ -9,7 +9,14 @@
  *   (v * 2 + (anchor - 0.5)) * stride, anchor = cell + 0.5), visibility = sigmoid(v[k kd + 2])
  *   when kd == 3.
  * Output y [nk * kd][n_anchors] (float), anchors scale by scale, cell by cell row-major (the
- * Detect decode's order), or one anchor's nk * kd values. No allocation.
+ * Detect decode's order), or one anchor's nk * kd values.
+ *
+ * Anchor form (YOLO-Pose of the TI edgeai-yolov5 kind, an objectness head's keypoints): na
+ * anchors per cell, each a vector of `per` values in the map [H][W][na * per] (channel a * per +
+ * k), its keypoints from value `first` on; anchors ordered scale, anchor, cell (the objectness
+ * decode's order, yk_obj_decode.h), and
+ *   x = (2 v - 0.5 + col) * stride,  y = (2 v - 0.5 + row) * stride,  visibility = sigmoid(v)
+ * (the TI Detect's (x_kpt * 2. - 0.5 + grid) * stride). No allocation.
  */
 #ifndef YOLORT_YK_POSE_H
 #define YOLORT_YK_POSE_H
@@ -17,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define YK_POSE_MAX_SCALES 3
+#define YK_POSE_MAX_SCALES 4
 #define YK_POSE_MAX_VALUES 3072 /* nk * kd */
 
 typedef struct yk_pose_scale {
@@ -30,6 +37,8 @@ typedef struct yk_pose_scale {
 
 typedef struct yk_pose_params {
   int n_scales, nk, kd; /* kd: 2 (x, y) or 3 (x, y, visibility) */
+  int anchor_form;      /* 0: Ultralytics (one anchor per cell, the map is the keypoints); 1: anchor form */
+  int na, per, first;   /* anchor form: anchors per cell, values per anchor vector, first keypoint value */
   size_t n_anchors;
   yk_pose_scale s[YK_POSE_MAX_SCALES];
 } yk_pose_params;

@@ -194,8 +194,8 @@ enum yrt_op {
   /* The decode of objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) into the rows
    * DETECT_DECODE writes: out f32 PLAIN [1, 4 + nc, N], cx, cy, w, h (pixels), then
    * objectness x class score; N = sum na H W, scale by scale, anchor by anchor, cell by cell.
-   * p: YRT_OBJ_P_*. Joint layout: in[0..S-1] NHWC [1, H, W, na (5 + nc)] (box 4, objectness,
-   * classes per anchor); split layout (na = 1): in[0..S-1] box [1, H, W, 4], in[S..2S-1] scores
+   * p: YRT_OBJ_P_*. Joint layout: in[0..S-1] NHWC [1, H, W, na per] (box 4, objectness,
+   * classes per anchor, per = 5 + nc or p[YRT_OBJ_P_PER] with keypoints after them); split layout (na = 1): in[0..S-1] box [1, H, W, 4], in[S..2S-1] scores
    * [1, H, W, 1 + nc]; last input CONST f32 [S, na, 2] anchor sizes in pixels. i8 per-tensor
    * or f32 inputs. Formulas: kernels/include/yk_obj_decode.h. */
   YRT_OP_OBJ_DECODE = 18,
@@ -210,7 +210,9 @@ enum yrt_op {
    * yrt_session_detect only anchors whose best score there passes its conf_threshold are decoded.
    * out f32 PLAIN [1, nk kd, N], the anchors in DETECT_DECODE's order. p: YRT_POSE_P_*.
    * x = (2 v + col) stride, y = (2 v + row) stride, visibility = sigmoid(v) (kd 3); formulas:
-   * kernels/include/yk_pose.h. */
+   * kernels/include/yk_pose.h. p[YRT_POSE_P_FORM] = YRT_POSE_ANCHOR: the keypoints of an
+   * objectness head (YOLO-Pose), read from OBJ_DECODE's joint maps [1, H, W, na per], anchors in
+   * OBJ_DECODE's order, x = (2 v - 0.5 + col) stride (older runtimes refuse it on its shapes). */
   YRT_OP_POSE_DECODE = 20,
   /* The Ultralytics OBB head's rotated boxes (dist2rbox as exported). in[0..S-1] the angle conv's
    * maps NHWC [1, H, W, 1] (i8 per-tensor or f32), grids as DETECT_DECODE's; in[S] the detection
@@ -248,10 +250,21 @@ enum yrt_detect_params {
 };
 
 enum yrt_pose_params {
-  YRT_POSE_P_SCALES = 0, /* S, 1..3 */
+  YRT_POSE_P_SCALES = 0, /* S, 1..3 (anchor form: 1..4) */
   YRT_POSE_P_KPTS,       /* nk keypoints per anchor, 1..1024 */
   YRT_POSE_P_DIMS,       /* kd values per keypoint: 2 (x, y) or 3 (x, y, visibility) */
   YRT_POSE_P_STRIDE0,    /* p[3 + s] = stride of scale s in pixels, 1..4096 */
+  YRT_POSE_P_FORM = 7,   /* yrt_pose_form; 0 in files written before it */
+  YRT_POSE_P_ANCHORS,    /* anchor form: na anchors per cell, 1..9 */
+  YRT_POSE_P_PER,        /* anchor form: values per anchor vector in the map */
+  YRT_POSE_P_FIRST,      /* anchor form: the first keypoint value in an anchor's vector */
+};
+
+/* POSE_DECODE p[YRT_POSE_P_FORM]. */
+enum yrt_pose_form {
+  YRT_POSE_ULTRALYTICS = 0, /* maps [1, H, W, nk kd], x = (2 v + col) stride */
+  YRT_POSE_ANCHOR = 1,      /* YOLO-Pose (TI edgeai-yolov5): maps [1, H, W, na per], an objectness
+                               head's anchor vectors, x = (2 v - 0.5 + col) stride */
 };
 
 enum yrt_obb_params {
@@ -268,6 +281,8 @@ enum yrt_obj_params {
   YRT_OBJ_P_MODE,        /* yrt_obj_mode */
   YRT_OBJ_P_SPLIT,       /* 0 joint, 1 split layout */
   YRT_OBJ_P_STRIDE0,     /* p[5 + s] = stride of scale s in pixels, 1..4096 */
+  YRT_OBJ_P_PER = 9,     /* joint layout: values per anchor vector (> 5 + nc: keypoints follow the
+                            classes, skipped here); 0 (files written before it): 5 + nc */
 };
 /* CONV_TRANSPOSE p[]: the geometry (as CONV2D's first ten), the groups and the output padding. */
 enum {

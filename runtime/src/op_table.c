@@ -89,7 +89,7 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                                .optional_in = 1u << 2, .check = yrt_check_conv_transpose,
                                .prepare = yrt_prepare_conv_transpose, .run = yrt_run_conv_transpose,
                                .release = yrt_release_conv_transpose},
-    [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 4, .n_out = 1,
+    [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 5, .n_out = 1,
                             .check = yrt_check_pose_decode, .prepare = yrt_prepare_pose_decode,
                             .run = yrt_run_pose_decode, .release = yrt_release_pose_decode,
                             .keypoints = yrt_pose_decode_keypoints},

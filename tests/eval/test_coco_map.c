@@ -1,8 +1,9 @@
 /* test_coco_map.c — COCO AP on hand-computed cases (perfect, empty, a known PR curve, IoU
  * dependence, classes without ground truth, the per-image detection cut), YOLO label parsing
  * with its error messages, the JSON report, the classes whose AP changes most between two
- * evaluations (yolort-eval --compare, yolort-quantize --report), and (with ../shared) ground truth
- * scored against itself on the whole val set (must be exactly 1). */
+ * evaluations (yolort-eval --compare, yolort-quantize --report), keypoint AP by OKS and pose
+ * labels, and (with ../shared) ground truth scored against itself on the whole val set (must be
+ * exactly 1). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -273,6 +274,82 @@ static void test_labels(void **state) {
   assert_null(b);
 }
 
+/* Keypoint AP by OKS on answers known by hand: equal keypoints (OKS 1: AP 1), one keypoint at a
+ * distance that makes OKS exactly 0.72 (matched at 0.50..0.70 only: mAP50 1, mAP50-95 0.5),
+ * unlabelled keypoints left out, a ground truth without labelled keypoints matching nothing;
+ * then Ultralytics pose labels read into pixels, and their errors. */
+static void test_keypoints_oks(void **state) {
+  (void)state;
+  yrt_error err;
+  const coco_gt_box g = gt(100, 100, 200, 200, 0); /* area 10000, OKS area 5300 */
+  const yrt_detection d = det(100, 100, 200, 200, 0.9f, 0);
+  float gk[17 * 3], dk[17 * 3];
+  for (int k = 0; k < 17; k++) gk[3 * k] = dk[3 * k] = 110.0f + 5 * k, gk[3 * k + 1] = dk[3 * k + 1] = 150, gk[3 * k + 2] = 2;
+  gk[3 * 4 + 2] = 0, dk[3 * 4] = 900; /* unlabelled: its error does not count */
+  coco_eval *ev = make(1, 0);
+  assert_int_equal(coco_eval_add_image_oks(ev, &d, dk, 1, &g, gk, 1, 17, &err), YRT_OK);
+  coco_summary sm = finish(ev);
+  assert_float_equal(sm.map50, 1.0, 1e-12);
+  assert_float_equal(sm.map50_95, 1.0, 1e-12);
+  coco_eval_free(ev);
+  /* one keypoint (sigma 1 / nk = 1, var (2 sigma)^2 = 4): OKS = exp(-dist^2 / (2 * 4 * 5300)) = 0.72 */
+  const float dist = (float)sqrt(-log(0.72) * 8 * 5300);
+  const float g1[3] = {150, 150, 1}, d1[3] = {150 + dist, 150, 0.5f};
+  ev = make(1, 0);
+  assert_int_equal(coco_eval_add_image_oks(ev, &d, d1, 1, &g, g1, 1, 1, &err), YRT_OK);
+  sm = finish(ev);
+  print_message("one keypoint at OKS 0.72: mAP50 %.4f, mAP50-95 %.4f\n", sm.map50, sm.map50_95);
+  assert_float_equal(sm.map50, 1.0, 1e-12);
+  assert_float_equal(sm.map50_95, 0.5, 1e-12);
+  coco_eval_free(ev);
+  /* two ground truths, one without labelled keypoints: recall 1/2 at best, its detection a false positive */
+  const coco_gt_box gg[2] = {g, gt(300, 300, 400, 400, 0)};
+  const float gk2[2 * 3] = {150, 150, 2, 350, 350, 0}, dk2[2 * 3] = {150, 150, 1, 350, 350, 1};
+  const yrt_detection dd[2] = {d, det(300, 300, 400, 400, 0.8f, 0)};
+  ev = make(1, 0);
+  assert_int_equal(coco_eval_add_image_oks(ev, dd, dk2, 2, gg, gk2, 2, 1, &err), YRT_OK);
+  sm = finish(ev);
+  assert_float_equal(sm.map50, 51.0 / 101.0, 1e-12); /* precision 1 up to recall 0.5: 51 of 101 points */
+  coco_eval_free(ev);
+  ev = make(1, 0); /* bad keypoint arguments */
+  const float nan_k[3] = {NAN, 1, 1};
+  assert_int_equal(coco_eval_add_image_oks(ev, &d, nan_k, 1, &g, g1, 1, 1, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(coco_eval_add_image_oks(ev, &d, NULL, 1, &g, g1, 1, 1, &err), YRT_ERR_INVALID_ARG);
+  assert_int_equal(coco_eval_add_image_oks(ev, &d, d1, 1, &g, g1, 1, 0, &err), YRT_ERR_INVALID_ARG);
+  coco_eval_free(ev);
+
+  char path[] = "/tmp/yrt_test_pose_labels_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  coco_gt_box *b = NULL;
+  float *k = NULL;
+  int n = -1;
+  write_file(path, "0 0.5 0.5 0.5 0.25 0.5 0.25 2 0 0 0\n0 0.2 0.2 0.1 0.1\n0 0.5 0.5 0.2 0.2 0.25 0.75 0.5 0.5\n");
+  assert_int_equal(coco_load_yolo_pose_labels(path, 200, 100, 1, 2, &b, &k, &n, &err), YRT_OK);
+  assert_int_equal(n, 3);
+  assert_float_equal(k[0], 100, 1e-4);
+  assert_float_equal(k[1], 25, 1e-4);
+  assert_float_equal(k[2], 2, 0);
+  assert_float_equal(k[5], 0, 0);                      /* not labelled */
+  for (int j = 6; j < 12; j++) assert_float_equal(k[j], 0, 0); /* a box without keypoints */
+  assert_float_equal(k[12], 50, 1e-4);                 /* x y pairs: labelled */
+  assert_float_equal(k[14], 1, 0);
+  free(b);
+  free(k);
+  static const char *bad[] = {"0 0.5 0.5 0.5 0.5 0.1 0.2 2\n", "0 0.5 0.5 0.5 0.5 0.1 0.2 3 0 0 0\n",
+                              "0 0.5 0.5 0.5 0.5 1.5 0.2 2 0 0 0\n", "0 0.5 0.5 0.5 0.5 0.1 0.2 2 0 0 0 1\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_file(path, bad[i]);
+    assert_int_equal(coco_load_yolo_pose_labels(path, 200, 100, 1, 2, &b, &k, &n, &err), YRT_ERR_FORMAT);
+    print_message("%s\n", err.msg);
+    assert_non_null(strstr(err.msg, ":1:"));
+    assert_null(b);
+    assert_null(k);
+  }
+  unlink(path);
+}
+
 static void test_json(void **state) {
   (void)state;
   coco_eval *ev = make(2, 0);
@@ -513,7 +590,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_bootstrap), cmocka_unit_test(test_boot_intervals),
       cmocka_unit_test(test_perfect_and_empty), cmocka_unit_test(test_hand_computed),
       cmocka_unit_test(test_iou_thresholds_and_duplicates), cmocka_unit_test(test_classes_and_maxdets),
-      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_json),
+      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_labels), cmocka_unit_test(test_keypoints_oks),
+      cmocka_unit_test(test_json),
       cmocka_unit_test(test_random_vs_python_reference), cmocka_unit_test(test_val_labels_self),
       cmocka_unit_test(test_largest_changes),
   };

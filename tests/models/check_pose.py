@@ -28,8 +28,11 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from head_check import dump_inputs, images, last_line, require_ort  # noqa: E402
+from pose_common import check, nms_anchors, run  # noqa: E402
+import pose_common  # noqa: E402
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
@@ -41,63 +44,6 @@ RUN = T("tests", "models", "wild_accept")
 ORT = os.path.join(ROOT, "bench", "peers", "ort")
 ORT_JS = os.path.join(ROOT, "tests", "models", "ort_outputs.js")
 SIZE, NK = 320, 17
-failures = []
-
-
-def check(cond, msg):
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        failures.append(msg)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def nms(out, conf=0.25, iou_thr=0.45):
-    """Ultralytics-style NMS of output0 [4 + 1 + 51, N] (one class): (box, score, keypoints)."""
-    return [(box_of(out, i), float(out[4, i]), out[5:, i].reshape(NK, 3)) for i in nms_anchors(out, conf, iou_thr)]
-
-
-def box_of(out, i):
-    return np.array([out[0, i] - out[2, i] / 2, out[1, i] - out[3, i] / 2, out[0, i] + out[2, i] / 2,
-                     out[1, i] + out[3, i] / 2])
-
-
-def nms_anchors(out, conf=0.25, iou_thr=0.45):
-    """The anchors that NMS keeps, by score."""
-    score = out[4]
-    idx = np.nonzero(score > conf)[0]
-    idx = idx[np.lexsort((idx, -score[idx]))]
-    b = np.stack([out[0] - out[2] / 2, out[1] - out[3] / 2, out[0] + out[2] / 2, out[1] + out[3] / 2], 1)
-    keep = []
-    for i in idx:
-        ok = True
-        for k in keep:
-            if iou(b[i], b[k]) > iou_thr:
-                ok = False
-                break
-        if ok:
-            keep.append(i)
-        if len(keep) == 300:
-            break
-    return keep
-
-
-def iou(a, b):
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = w * h
-    u = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / u if u > 0 else 0.0
-
-
-def read_yolort(path):
-    dets = []
-    for line in open(path):
-        v = [float(x) for x in line.split()]
-        dets.append((np.array(v[2:6]), v[1], np.array(v[6:]).reshape(NK, 3)))
-    return dets
 
 
 def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
@@ -113,20 +59,12 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
     dist, scores, hits = [], [], []
     for i in range(n_img):
         ort_out = np.fromfile(os.path.join(dump_dir, "%d.ort.f32" % i), np.float32).reshape(4 + 1 + NK * 3, -1)
-        ref, got = nms(ort_out), read_yolort(os.path.join(dump_dir, "%d.yrt.txt" % i))
-        for box, sc, kp in ref:
-            total += 1
-            scores.append(sc)
-            best, bi = 0.0, -1
-            for j, (b2, _, _) in enumerate(got):
-                v = iou(box, b2)
-                if v > best:
-                    best, bi = v, j
-            hits.append(best >= 0.5)
-            if best >= 0.5:
-                matched += 1
-                d = np.hypot(got[bi][2][:, 0] - kp[:, 0], got[bi][2][:, 1] - kp[:, 1])
-                dist.extend(d.tolist())
+        ref, got = pose_common.nms(ort_out, NK), pose_common.read_yolort(os.path.join(dump_dir, "%d.yrt.txt" % i), NK)
+        m, t, d, h = pose_common.match(ref, got)
+        matched, total = matched + m, total + t
+        dist.extend(d)
+        hits.extend(h)
+        scores.extend(sc for _, sc, _ in ref)
     recall = matched / total if total else 0.0
     med = float(np.median(dist)) if dist else float("inf")
     p95 = float(np.percentile(dist, 95)) if dist else float("inf")
@@ -245,7 +183,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
-    print("pose ok")
+    pose_common.exit_status("pose ok")

@@ -22,13 +22,14 @@
 
 enum { NC = 3, H0 = 4, H1 = 2, MAXNA = 2 };
 static int NA = 2, SPLIT = 0, MODE = YRT_OBJ_SIGMOID;
+static int EXTRA = 0; /* values after the classes in each anchor vector (YOLO-Pose keypoints), skipped */
 static int BAD_ANCHOR = -1; /* >= 0: anchor value 1 made 0, negative, NaN or inf */
 static const float S0 = 0.06f, S1 = 0.05f;
 static const int32_t Z0 = 7, Z1 = -11;
 static const float ANCH[2][MAXNA][2] = {{{10, 13}, {16, 30}}, {{30, 61}, {62, 45}}};
 
 static int n_anchors(void) { return NA * (H0 * H0 + H1 * H1); }
-static int per(int k) { return SPLIT ? (k ? 1 + NC : 4) : NA * (5 + NC); } /* channels of input k per grid */
+static int per(int k) { return SPLIT ? (k ? 1 + NC : 4) : NA * (5 + NC + EXTRA); } /* channels of input k per grid */
 
 /* Tensor ids in t: x0_f, x1 (float input), x0_q (int8), [split: s0_f, s1, s0_q], anchors, y. */
 typedef struct ids {
@@ -62,8 +63,9 @@ static ytb *build(uint32_t *node, ids *t) {
   ytb_node(b, YRT_OP_QUANTIZE, "q0", 1, &t->x0f, t->x0q, NULL, 0, NULL, 0);
   if (SPLIT) ytb_node(b, YRT_OP_QUANTIZE, "q1", 1, &t->s0f, t->s0q, NULL, 0, NULL, 0);
   const uint32_t in_joint[3] = {t->x0q, t->x1, t->anchors}, in_split[5] = {t->x0q, t->x1, t->s0q, t->s1, t->anchors};
-  const int32_t p[7] = {2, NA, NC, MODE, SPLIT, 8, 16};
-  *node = ytb_node(b, YRT_OP_OBJ_DECODE, "obj", SPLIT ? 5 : 3, SPLIT ? in_split : in_joint, t->y, p, 7, NULL, 0);
+  const int32_t p[YRT_OBJ_P_PER + 1] = {2, NA, NC, MODE, SPLIT, 8, 16, 0, 0, EXTRA ? 5 + NC + EXTRA : 0};
+  *node = ytb_node(b, YRT_OP_OBJ_DECODE, "obj", SPLIT ? 5 : 3, SPLIT ? in_split : in_joint, t->y, p, YRT_OBJ_P_PER + 1,
+                   NULL, 0);
   ytb_meta(b, 32, 32, NC, "");
   return b;
 }
@@ -86,7 +88,7 @@ static void decode_matches_reference(int na, int split, int mode) {
   yrt_error err;
   if (ytb_load(build(&node, &t), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
   const int hh[2] = {H0, H1}, n_in = split ? 4 : 2, N = n_anchors();
-  static float in[4][H0 * H0 * MAXNA * (5 + NC)];
+  static float in[4][H0 * H0 * MAXNA * (5 + NC + 8)];
   for (int k = 0; k < n_in; k++) { /* inputs: x0, x1, [s0, s1] */
     const int g = k % 2, n = hh[g] * hh[g] * per(k / 2);
     float *dst = yrt_session_input_nhwc(l.s, k);
@@ -107,7 +109,7 @@ static void decode_matches_reference(int na, int split, int mode) {
           int src, ch;
           float sc = S0;
           int32_t zp = Z0;
-          if (!split) src = s, ch = cell * per(0) + a * (5 + NC) + k;
+          if (!split) src = s, ch = cell * per(0) + a * (5 + NC + EXTRA) + k;
           else if (k < 4) src = s, ch = cell * 4 + k;
           else src = 2 + s, ch = cell * (1 + NC) + k - 4, sc = S1, zp = Z1;
           x[k] = s ? in[src][ch] : deq(in[src][ch], sc, zp);
@@ -124,8 +126,8 @@ static void decode_matches_reference(int na, int split, int mode) {
         for (int c = 0; c < NC; c++)
           worst_score = fmax(worst_score, fabs(v.data[(4 + c) * N + g] - sig(x[4]) * sig(x[5 + c])));
       }
-  print_message("obj_decode na %d split %d mode %d vs double: boxes %.3g (relative), scores %.3g\n", na, split, mode,
-                worst_box, worst_score);
+  print_message("obj_decode na %d split %d mode %d extra %d vs double: boxes %.3g (relative), scores %.3g\n", na, split,
+                mode, EXTRA, worst_box, worst_score);
   assert_true(worst_box < 1e-5);
   assert_true(worst_score < 1e-6);
   ytb_unload(&l);
@@ -138,6 +140,9 @@ static void test_decode_matches_reference(void **state) {
   decode_matches_reference(1, 0, YRT_OBJ_EXP);      /* YOLOX, one tensor a grid */
   decode_matches_reference(1, 1, YRT_OBJ_EXP);      /* YOLOX, box and scores apart */
   decode_matches_reference(2, 0, YRT_OBJ_SIGMOID);
+  EXTRA = 6; /* YOLO-Pose: two keypoints of x, y, conf after the classes */
+  decode_matches_reference(2, 0, YRT_OBJ_SIGMOID);
+  EXTRA = 0;
 }
 
 /* The same decode on 1 and 2 threads, bit for bit (ranges of anchors are independent). */
@@ -233,7 +238,9 @@ static void test_over_threshold(void **state) {
   over_threshold(2, 0, YRT_OBJ_SIGMOID);
   over_threshold(1, 0, YRT_OBJ_EXP);
   over_threshold(1, 1, YRT_OBJ_EXP);
-  NA = 2, SPLIT = 0, MODE = YRT_OBJ_SIGMOID;
+  EXTRA = 6;
+  over_threshold(2, 0, YRT_OBJ_SIGMOID);
+  EXTRA = 0, NA = 2, SPLIT = 0, MODE = YRT_OBJ_SIGMOID;
 }
 
 /* ---- hostile edits */
@@ -314,6 +321,8 @@ static void test_hostile_params(void **state) {
   expect_rejected(set_p, P(4, 1), "split with 2 anchors");
   expect_rejected(set_p, P(5, 0), "stride 0");
   expect_rejected(set_p, P(6, 5000), "stride 5000");
+  expect_rejected(set_p, P(9, 5 + NC - 1), "values per anchor below 5 + nc");
+  expect_rejected(set_p, P(9, 5 + NC + 3), "values per anchor vs channels");
   expect_rejected(anchors_to_act, 0, "anchors not constant");
   for (BAD_ANCHOR = 0; BAD_ANCHOR < 4; BAD_ANCHOR++) expect_rejected(no_edit, 0, "anchor 0 / <0 / nan / inf");
   BAD_ANCHOR = -1;

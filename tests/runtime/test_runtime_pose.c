@@ -4,7 +4,9 @@
  * The decode against a double-precision transcription of Pose.kpts_decode (kd 3 and 2);
  * yrt_session_postprocess + yrt_session_keypoints against the kept anchors' rows mapped through
  * a letterbox, their errors (index, capacity), a model without keypoints (0 keypoints); hostile
- * parameters and shapes the loader must reject; random words over the node record (ASan). */
+ * parameters and shapes the loader must reject; random words over the node record (ASan). The
+ * anchor form (YOLO-Pose: na anchor vectors per cell, keypoints after the detection values, TI's
+ * (2 v - 0.5 + grid) stride) against its double-precision definition, and its bad parameters. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -245,6 +247,82 @@ static void test_no_keypoints(void **state) {
   ytb_unload(&l);
 }
 
+/* ---- the anchor form (YOLO-Pose: an objectness head's anchor vectors, TI's grid offset) */
+enum { NA = 2, FIRST = 3, PER = FIRST + NK * 3, NA_N = NA * N };
+
+/* Maps [1, H, W, NA PER] (grid 0 int8, grid 1 float) -> pose_decode in the anchor form -> output0
+ * = Concat(rows, keypoints); form, anchors and per written from f[0..2]. */
+static ytb *build_anchor(uint32_t *node, const int32_t f[3]) {
+  ytb *b = ytb_new();
+  const int32_t dd[3] = {1, ROWS, NA_N}, d0[4] = {1, H0, H0, NA * PER}, d1[4] = {1, H1, H1, NA * PER},
+                dk[3] = {1, NK * 3, NA_N}, dy[3] = {1, ROWS + NK * 3, NA_N};
+  const uint32_t det = ytb_tensor(b, "det", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_PLAIN, 3, dd);
+  const uint32_t k0f = ytb_tensor(b, "k0_f", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, d0);
+  const uint32_t k1 = ytb_tensor(b, "k1", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, d1);
+  ytb_input(b, det);
+  ytb_input(b, k0f);
+  ytb_input(b, k1);
+  const uint32_t k0q = ytb_act_i8(b, "k0", 4, d0, S0, Z0);
+  const uint32_t kpt = ytb_tensor(b, "kpt", YRT_F32, YRT_TENSOR_ACT, YRT_LAYOUT_PLAIN, 3, dk);
+  const uint32_t y = ytb_tensor(b, "output0", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_PLAIN, 3, dy);
+  ytb_output(b, y);
+  ytb_node(b, YRT_OP_QUANTIZE, "q0", 1, &k0f, k0q, NULL, 0, NULL, 0);
+  const uint32_t in[3] = {k0q, k1, det};
+  int32_t p[YRT_POSE_P_FIRST + 1] = {2, NK, 3, 8, 16};
+  p[YRT_POSE_P_FORM] = f[0], p[YRT_POSE_P_ANCHORS] = f[1], p[YRT_POSE_P_PER] = f[2], p[YRT_POSE_P_FIRST] = FIRST;
+  *node = ytb_node(b, YRT_OP_POSE_DECODE, "pose", 3, in, kpt, p, YRT_POSE_P_FIRST + 1, NULL, 0);
+  const uint32_t cat[2] = {det, kpt};
+  const int32_t axis = 1;
+  ytb_node(b, YRT_OP_CONCAT, "rows", 2, cat, y, &axis, 1, NULL, 0);
+  ytb_meta(b, 32, 32, NC, "");
+  ytb_meta_rec(b)->task = ytb_string(b, "pose");
+  return b;
+}
+
+/* Every anchor's keypoints against TI's Detect in double: anchor a of scale g is anchor an of
+ * cell (row, col), its values at map[cell][an PER + FIRST + c]; x = (2 v - 0.5 + col) stride. */
+static void test_anchor_form(void **state) {
+  (void)state;
+  const int32_t good[3] = {YRT_POSE_ANCHOR, NA, PER};
+  uint32_t node;
+  ytb_loaded l;
+  yrt_error err;
+  if (ytb_load(build_anchor(&node, good), 0, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  static float det[ROWS * NA_N], k0[H0 * H0 * NA * PER], k1[H1 * H1 * NA * PER];
+  float *a = yrt_session_input_nhwc(l.s, 1), *b = yrt_session_input_nhwc(l.s, 2);
+  assert_non_null(a);
+  assert_non_null(b);
+  for (int i = 0; i < H0 * H0 * NA * PER; i++) a[i] = k0[i] = logit(2, i);
+  for (int i = 0; i < H1 * H1 * NA * PER; i++) b[i] = k1[i] = logit(3, i);
+  if (yrt_session_set_input(l.s, 0, det, ROWS * NA_N, &err) != YRT_OK) fail_msg("%s", err.msg);
+  if (yrt_session_run(l.s, &err) != YRT_OK) fail_msg("run: %s", err.msg);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(l.s, 0, &v, &err), YRT_OK);
+  double worst = 0;
+  for (int an = 0; an < NA_N; an++) {
+    const int g0 = an < NA * H0 * H0, w = g0 ? H0 : H1, cells = w * w, j = g0 ? an : an - NA * H0 * H0;
+    const int anchor = j / cells, cell = j % cells;
+    for (int c = 0; c < NK * 3; c++) {
+      const int at = cell * NA * PER + anchor * PER + FIRST + c;
+      const double x = g0 ? deq(k0[at]) : k1[at], st = g0 ? 8 : 16;
+      const double want = c % 3 == 2 ? 1.0 / (1.0 + exp(-x)) : (2 * x - 0.5 + (c % 3 ? cell / w : cell % w)) * st;
+      worst = fmax(worst, fabs(v.data[(ROWS + c) * NA_N + an] - want) / (1 + fabs(want)));
+    }
+  }
+  print_message("pose_decode anchor form vs double: %.3g (relative)\n", worst);
+  assert_true(worst < 1e-6);
+  ytb_unload(&l);
+  /* what the loader refuses: an unknown form, no anchors, vectors that do not end with the keypoints */
+  const int32_t bad[3][3] = {{2, NA, PER}, {YRT_POSE_ANCHOR, 0, PER}, {YRT_POSE_ANCHOR, NA, PER + 1}};
+  for (int k = 0; k < 3; k++) {
+    err.msg[0] = 0;
+    if (ytb_load(build_anchor(&node, bad[k]), 0, &l, &err) == YRT_OK) fail_msg("anchor form edit %d accepted", k);
+    assert_non_null(strstr(err.msg, "pose_decode"));
+    print_message("anchor form edit %d -> %s\n", k, err.msg);
+    ytb_unload(&l);
+  }
+}
+
 /* ---- hostile edits */
 typedef void (*edit_fn)(ytb *b, uint32_t node, const ids *t, int arg);
 
@@ -360,6 +438,7 @@ static void test_hostile_words(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_decode_matches_reference),
+      cmocka_unit_test(test_anchor_form),
       cmocka_unit_test(test_keypoints_api),
       cmocka_unit_test(test_threshold_aware),
       cmocka_unit_test(test_no_keypoints),

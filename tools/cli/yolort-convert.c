@@ -1,7 +1,7 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
- *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [-v]
+ *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1; usage errors (naming the argument) exit 2. */
 #include <stdio.h>
@@ -20,7 +20,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
-          "                      [--preprocess SPEC] [--anchors W,H,...]\n"
+          "                      [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D]\n"
           "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
@@ -48,6 +48,9 @@ static void usage(FILE *f) {
           "  --anchors W,H,...  anchor sizes in input pixels, grid by grid (stride 8 first), for a\n"
           "                    YOLOv5-style head whose file holds none (raw sigmoid maps, as\n"
           "                    YOLOv5-Lite); default: YOLOv5's anchors, said in the summary\n"
+          "  --kpt-shape N,D   a pose head's N keypoints of D values (2: x, y; 3: x, y, conf), for a\n"
+          "                    file whose metadata does not say (YOLO-Pose); default: the metadata's,\n"
+          "                    else read off the head (x, y, conf each), said in the summary\n"
           "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
@@ -123,6 +126,18 @@ int main(int argc, char **argv) {
       }
       opt.anchors = anchors;
       opt.n_anchors = n;
+    } else if (strcmp(argv[i], "--kpt-shape") == 0 && i + 1 < argc) {
+      const char *s = argv[++i];
+      char *end;
+      const long nk = strtol(s, &end, 10);
+      const long kd = *end == ',' ? strtol(end + 1, &end, 10) : 0;
+      if (*end || nk < 1 || nk > 1024 || kd < 2 || kd > 3) {
+        fprintf(stderr, "yolort-convert: --kpt-shape '%s': want N,D (1..1024 keypoints of 2 or 3 values), e.g. 17,3\n", s);
+        free(keep);
+        return 1;
+      }
+      opt.kpt_shape[0] = (int)nk;
+      opt.kpt_shape[1] = (int)kd;
     } else if (strcmp(argv[i], "--preprocess") == 0 && i + 1 < argc) {
       char msg[256];
       if (ir_preprocess_parse(argv[++i], &pre, msg, sizeof msg) != 0) {

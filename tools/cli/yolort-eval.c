@@ -33,7 +33,8 @@ static void help(FILE *f) {
           "       yolort-eval --from-dets A.dets [--from-dets ...] [--compare-dets B.dets ...] [--bootstrap R]\n"
           "                   (mAP from --dets files, pooled over files: eval_dets.h)\n"
           "COCO mAP@0.5 and mAP@0.5:0.95 of MODEL (.yrt or .onnx) on the JPEGs of IMAGES_DIR against the\n"
-          "YOLO-format labels (class cx cy w h, normalised) of LABELS_DIR.\n"
+          "YOLO-format labels (class cx cy w h, normalised) of LABELS_DIR; for a pose model whose labels\n"
+          "carry keypoints (class cx cy w h x y v ..., Ultralytics pose), the keypoint OKS mAP too.\n"
           "  --compare MODEL2  evaluate MODEL2 too: side by side, per-class difference, classes that moved most\n"
           "  --json F          write MODEL's results (mAP, per-class AP) to F as JSON\n"
           "  --dets F          write every detection to F as text\n"
@@ -56,9 +57,11 @@ typedef struct run {
   detector det;
   coco_eval *ev;
   coco_summary sum;
+  coco_eval *kev;     /* a pose model: its keypoints by OKS (NULL: none) */
+  coco_summary ksum;
 } run;
 
-static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
+static void print_report(run *runs, int n_runs, const coco_bootstrap *bs, long n_kpt_labels) {
   const int nc = runs[0].det.info.num_classes;
   if (n_runs == 1) {
     printf("%-16s %6s %6s %8s %8s\n", "class", "gt", "det", "AP50", "AP50-95");
@@ -90,6 +93,15 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs) {
     printf("%-40.40s %8.4f %10.4f %7d\n", term_escape(runs[r].path, safe, sizeof safe), runs[r].sum.map50,
            runs[r].sum.map50_95, runs[r].sum.num_images);
   }
+  for (int r = 0; r < n_runs && n_kpt_labels > 0; r++) { /* pose: keypoints by OKS, as pycocotools' "keypoints" */
+    char safe[1024];
+    if (runs[r].kev)
+      printf("%-40.40s %8.4f %10.4f %7d  keypoints (OKS mAP, %ld labelled keypoints)\n",
+             term_escape(runs[r].path, safe, sizeof safe), runs[r].ksum.map50, runs[r].ksum.map50_95,
+             runs[r].ksum.num_images, n_kpt_labels);
+  }
+  if (runs[0].kev && n_kpt_labels == 0)
+    printf("note: a pose model, but the labels hold no keypoints: no keypoint (OKS) mAP\n");
   if (n_runs == 2) {
     printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", runs[1].sum.map50 - runs[0].sum.map50,
            runs[1].sum.map50_95 - runs[0].sum.map50_95);
@@ -182,6 +194,10 @@ int main(int argc, char **argv) {
                          "yolort-detect prints the top-5 classes of an image)",
                          runs[r].path, runs[r].det.info.num_classes);
     if (!st) st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].ev, &err);
+    /* a pose model's keypoints by OKS too (a --compare model only with model 0's keypoint count) */
+    const int nk = st ? 0 : yrt_model_keypoints(runs[r].det.model, NULL);
+    if (!st && nk > 0 && (r == 0 ? 1 : runs[0].kev && nk == yrt_model_keypoints(runs[0].det.model, NULL)))
+      st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].kev, &err);
   }
   if (!st && n_runs == 2 && runs[0].det.info.num_classes != runs[1].det.info.num_classes)
     st = yrt_set_error(&err, YRT_ERR_SHAPE, "--compare: models have %d and %d classes",
@@ -191,19 +207,22 @@ int main(int argc, char **argv) {
   FILE *dump = NULL;
   yrt_out_file *dump_out = NULL; /* temp file + rename: a failed write leaves no half file, exit 1 */
   if (!st && dets_path) st = yrt_out_open(dets_path, &dump_out, &dump, &err);
+  long n_kpt_labels = 0;
   if (!st) {
     detector d[2];
-    coco_eval *ev[2];
-    for (int r = 0; r < n_runs; r++) d[r] = runs[r].det, ev[r] = runs[r].ev;
-    st = eval_run_images(d, ev, n_runs, &files, total, labels, &pp, quiet, dump, &err);
+    coco_eval *ev[2], *kev[2];
+    for (int r = 0; r < n_runs; r++) d[r] = runs[r].det, ev[r] = runs[r].ev, kev[r] = runs[r].kev;
+    st = eval_run_images(d, ev, kev, n_runs, &files, total, labels, &pp, quiet, dump, &n_kpt_labels, &err);
     for (int r = 0; r < n_runs; r++) runs[r].det = d[r]; /* its buffers may have grown */
   }
   for (int r = 0; !st && r < n_runs; r++) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
+  for (int r = 0; !st && r < n_runs; r++)
+    if (runs[r].kev) st = coco_eval_summary(runs[r].kev, &runs[r].ksum);
   if (dump_out && !st) st = yrt_out_commit(dump_out, &err);
   else yrt_out_abort(dump_out);
   coco_bootstrap bs;
   if (!st && reps) st = coco_bootstrap_diff(runs[0].ev, runs[1].ev, reps, (unsigned long long)seed, &bs, &err);
-  if (!st) print_report(runs, n_runs, reps ? &bs : NULL);
+  if (!st) print_report(runs, n_runs, reps ? &bs : NULL, n_kpt_labels);
   if (!st && json) {
     const int nc = runs[0].det.info.num_classes;
     const char **names = calloc((size_t)nc + 1, sizeof(char *));
@@ -215,6 +234,7 @@ int main(int argc, char **argv) {
   }
   for (int r = 0; r < n_runs; r++) {
     coco_eval_free(runs[r].ev);
+    coco_eval_free(runs[r].kev);
     detector_close(&runs[r].det);
   }
   file_list_free(&files);

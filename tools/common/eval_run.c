@@ -22,9 +22,39 @@ static void dump_image(FILE *f, const char *stem, int w, int h, const coco_gt_bo
             dets[j].y0, dets[j].x1, dets[j].y1);
 }
 
-yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *files, int total,
+/* Model r's keypoints of its nd detections into kp[nd][nk][3] (grown as needed), then scored by OKS. */
+static yrt_status score_keypoints(detector *d, coco_eval *kev, const yrt_detection *dets, int nd, int nk,
+                                  const coco_gt_box *gts, const float *gk, int n_gt, float **kp, int *kp_cap,
+                                  yrt_error *err) {
+  if (nd > *kp_cap) {
+    float *k = realloc(*kp, (size_t)nd * 3 * (size_t)nk * sizeof *k);
+    if (!k) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for %d detections' keypoints", nd);
+    *kp = k, *kp_cap = nd;
+  }
+  for (int i = 0; i < nd; i++) {
+    yrt_keypoint one[COCO_MAX_KEYPOINTS];
+    int c = 0;
+    const yrt_status st = yrt_session_keypoints(d->session, i, one, COCO_MAX_KEYPOINTS, &c, err);
+    if (st != YRT_OK) return st;
+    for (int k = 0; k < nk; k++) {
+      float *o = *kp + ((size_t)i * (size_t)nk + (size_t)k) * 3;
+      o[0] = one[k].x, o[1] = one[k].y, o[2] = one[k].score;
+    }
+  }
+  return coco_eval_add_image_oks(kev, dets, *kp, nd, gts, gk, n_gt, nk, err);
+}
+
+yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, const file_list *files, int total,
                            const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
-                           yrt_error *err) {
+                           long *n_kpt_labels, yrt_error *err) {
+  if (n_kpt_labels) *n_kpt_labels = 0;
+  /* pose labels when a pose model is scored by OKS (its keypoint count: model 0's) */
+  const int nk = kev && kev[0] ? yrt_model_keypoints(d[0].model, NULL) : 0;
+  if (nk > COCO_MAX_KEYPOINTS)
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "%d keypoints per object: the OKS evaluation takes at most %d", nk,
+                         COCO_MAX_KEYPOINTS);
+  float *kp = NULL;
+  int kp_cap = 0;
   /* A missing label file means an image without objects, so a labels folder that does not
    * exist (or a path cut by a fixed buffer) scored every image as empty: mAP 0.0000, exit 0. */
   struct stat sb;
@@ -45,21 +75,29 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
     file_stem(files->paths[i], stem, sizeof stem);
     snprintf(lpath, lcap, "%s/%s.txt", labels, stem);
     coco_gt_box *gts = NULL;
+    float *gk = NULL;
     int n_gt = 0;
-    st = coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
+    st = nk ? coco_load_yolo_pose_labels(lpath, img.w, img.h, d[0].info.num_classes, nk, &gts, &gk, &n_gt, err)
+            : coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
+    for (int j = 0; !st && n_kpt_labels && j < n_gt * nk; j++) *n_kpt_labels += gk[3 * j + 2] != 0.0f;
     for (int r = 0; !st && r < n; r++) {
       const yrt_detection *dets;
       int nd = 0;
       st = detector_run(&d[r], &img, pp, &dets, &nd, err);
       if (!st && dump && r == 0) dump_image(dump, stem, img.w, img.h, gts, n_gt, dets, nd);
       if (!st) st = coco_eval_add_image(ev[r], dets, nd, gts, n_gt, err);
+      if (!st && nk && kev[r]) st = score_keypoints(&d[r], kev[r], dets, nd, nk, gts, gk, n_gt, &kp, &kp_cap, err);
     }
     free(gts);
+    free(gk);
     yrt_image_free(&img);
     if (!quiet) progress_bar(i + 1, total, "images", t0);
   }
   free(lpath);
+  free(kp);
   for (int r = 0; !st && r < n; r++) st = coco_eval_finalize(ev[r], err);
+  for (int r = 0; !st && nk && r < n; r++)
+    if (kev[r]) st = coco_eval_finalize(kev[r], err);
   return st;
 }
 

@@ -79,6 +79,16 @@ static int rec_before(const void *ctx, int a, int b) {
   return r[a].score > r[b].score;
 }
 
+/* How alike detection i and ground truth j are (box IoU or OKS), for the matching. */
+typedef struct similarity {
+  double (*fn)(const struct similarity *s, int i, int j);
+  const yrt_detection *dets;
+  const coco_gt_box *gts;
+  const float *dk, *gk; /* OKS: keypoints (x, y, v) x nk per detection / ground truth */
+  const double *sigmas;
+  int nk;
+} similarity;
+
 /* pycocotools maskUtils bbIou (no crowd), in double. */
 static double box_iou(const yrt_detection *d, const coco_gt_box *g) {
   double w = fmin(d->x1, g->x1) - fmax(d->x0, g->x0);
@@ -89,6 +99,27 @@ static double box_iou(const yrt_detection *d, const coco_gt_box *g) {
   double da = ((double)d->x1 - d->x0) * ((double)d->y1 - d->y0);
   double ga = ((double)g->x1 - g->x0) * ((double)g->y1 - g->y0);
   return i / (da + ga - i);
+}
+
+static double sim_iou(const similarity *s, int i, int j) { return box_iou(&s->dets[i], &s->gts[j]); }
+
+/* Object keypoint similarity as Ultralytics' kpt_iou (from cocoeval): over the ground truth's
+ * labelled keypoints (v != 0), mean of exp(-d^2 / (2 (2 sigma)^2 (area + eps))), area = 0.53 of its
+ * box (YOLO labels carry no segment area); 0 when none is labelled. */
+static double sim_oks(const similarity *s, int i, int j) {
+  const coco_gt_box *g = &s->gts[j];
+  const double area = ((double)g->x1 - g->x0) * ((double)g->y1 - g->y0) * 0.53, eps = 1e-7;
+  const float *d = s->dk + (size_t)i * 3 * (size_t)s->nk, *t = s->gk + (size_t)j * 3 * (size_t)s->nk;
+  double sum = 0;
+  int n = 0;
+  for (int k = 0; k < s->nk; k++) {
+    if (t[3 * k + 2] == 0.0f) continue;
+    const double dx = (double)d[3 * k] - t[3 * k], dy = (double)d[3 * k + 1] - t[3 * k + 1];
+    const double var = 4.0 * s->sigmas[k] * s->sigmas[k];
+    sum += exp(-(dx * dx + dy * dy) / (var * (area + eps) * 2.0));
+    n++;
+  }
+  return n ? sum / (n + eps) : 0.0;
 }
 
 static yrt_status push_record(coco_class_acc *c, float score, uint16_t matched, int image, yrt_error *err) {
@@ -106,9 +137,9 @@ static yrt_status push_record(coco_class_acc *c, float score, uint16_t matched, 
   return YRT_OK;
 }
 
-/* pycocotools evaluateImg for one class: dt[0..nd) sorted by score, gt[0..ng). */
+/* pycocotools evaluateImg for one class: dt[0..nd) sorted by score, gt[0..ng), alike by sim. */
 static yrt_status match_class(coco_eval *ev, int class_id, const yrt_detection *dets, const int *dt, int nd,
-                              const coco_gt_box *gts, const int *gt, int ng, uint8_t *gt_taken, yrt_error *err) {
+                              const similarity *sim, const int *gt, int ng, uint8_t *gt_taken, yrt_error *err) {
   coco_class_acc *acc = &ev->cls[class_id];
   acc->num_gt += ng;
   if (ng > 0) {
@@ -126,12 +157,14 @@ static yrt_status match_class(coco_eval *ev, int class_id, const yrt_detection *
   for (int i = 0; i < nd; i++) {
     const yrt_detection *d = &dets[dt[i]];
     uint16_t matched = 0;
+    double alike[256]; /* sim(d, gt[j]), once per ground truth (ng > 256: computed per threshold) */
+    for (int j = 0; j < ng && ng <= 256; j++) alike[j] = sim->fn(sim, dt[i], gt[j]);
     for (int t = 0; t < COCO_NUM_IOU_THRESHOLDS; t++) {
       double best = fmin(iou_threshold(t), 1 - 1e-10);
       int m = -1;
       for (int j = 0; j < ng; j++) {
         if (gt_taken[t * ng + j]) continue;
-        double iou = box_iou(d, &gts[gt[j]]);
+        double iou = ng <= 256 ? alike[j] : sim->fn(sim, dt[i], gt[j]);
         if (iou < best) continue;
         best = iou;  /* ties go to the later box, as in pycocotools */
         m = j;
@@ -147,8 +180,8 @@ static yrt_status match_class(coco_eval *ev, int class_id, const yrt_detection *
   return YRT_OK;
 }
 
-yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_dets, const coco_gt_box *gts,
-                               int n_gts, yrt_error *err) {
+static yrt_status add_image(coco_eval *ev, const yrt_detection *dets, int n_dets, const coco_gt_box *gts, int n_gts,
+                            const similarity *sim, yrt_error *err) {
   if (!ev || n_dets < 0 || n_gts < 0 || (n_dets && !dets) || (n_gts && !gts))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image: bad arguments");
   if (ev->finalized) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image: evaluator already finalized");
@@ -191,7 +224,7 @@ yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_d
     int a1 = a, b1 = b;
     while (a1 < n_dets && dets[di[a1]].class_id == c) a1++;
     while (b1 < n_gts && gts[gi[b1]].class_id == c) b1++;
-    st = match_class(ev, c, dets, di + a, a1 - a, gts, gi + b, b1 - b, taken, err);
+    st = match_class(ev, c, dets, di + a, a1 - a, sim, gi + b, b1 - b, taken, err);
     if (st != YRT_OK) goto done;
     a = a1;
     b = b1;
@@ -203,6 +236,32 @@ done:
   free(tmp);
   free(taken);
   return st;
+}
+
+yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_dets, const coco_gt_box *gts,
+                               int n_gts, yrt_error *err) {
+  const similarity sim = {sim_iou, dets, gts, NULL, NULL, NULL, 0};
+  return add_image(ev, dets, n_dets, gts, n_gts, &sim, err);
+}
+
+/* COCO's per-keypoint sigmas of the 17 person keypoints (pycocotools), else 1 / nk each (Ultralytics). */
+static const double k_coco_sigmas[17] = {.026, .025, .025, .035, .035, .079, .079, .072, .072,
+                                         .062, .062, .107, .107, .087, .087, .089, .089};
+
+yrt_status coco_eval_add_image_oks(coco_eval *ev, const yrt_detection *dets, const float *det_kpts, int n_dets,
+                                   const coco_gt_box *gts, const float *gt_kpts, int n_gts, int nk, yrt_error *err) {
+  if (nk < 1 || nk > COCO_MAX_KEYPOINTS || (n_dets > 0 && !det_kpts) || (n_gts > 0 && !gt_kpts))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image_oks: bad keypoint arguments (%d keypoints)", nk);
+  for (int i = 0; i < 3 * nk * (n_dets > n_gts ? n_dets : n_gts); i++) {
+    const float *v = i < 3 * nk * n_dets ? &det_kpts[i] : NULL, *w = i < 3 * nk * n_gts ? &gt_kpts[i] : NULL;
+    if ((v && !isfinite(*v)) || (w && !isfinite(*w)))
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image_oks: image %d: %s keypoint value %d is not finite",
+                           ev ? ev->num_images : -1, v && !isfinite(*v) ? "detection" : "ground truth", i);
+  }
+  double sig[COCO_MAX_KEYPOINTS];
+  for (int k = 0; k < nk; k++) sig[k] = nk == 17 ? k_coco_sigmas[k] : 1.0 / nk;
+  const similarity sim = {sim_oks, dets, gts, det_kpts, gt_kpts, sig, nk};
+  return add_image(ev, dets, n_dets, gts, n_gts, &sim, err);
 }
 
 /* pycocotools accumulate for one class and threshold over records sorted by score. */

@@ -25,6 +25,7 @@ extern "C" {
 #define COCO_NUM_IOU_THRESHOLDS 10  /* 0.50, 0.55, ..., 0.95 */
 #define COCO_NUM_RECALL_POINTS 101  /* 0.00, 0.01, ..., 1.00 */
 #define COCO_DEFAULT_MAX_DETS 100   /* pycocotools maxDets[-1], per image and class */
+#define COCO_MAX_KEYPOINTS 256      /* keypoints per object the pose evaluation takes */
 
 /* A ground-truth box in image pixels. */
 typedef struct coco_gt_box {
@@ -40,6 +41,13 @@ typedef struct coco_gt_box {
 yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num_classes,
                                  coco_gt_box **boxes, int *n, yrt_error *err);
 
+/* The same for Ultralytics pose labels: "class cx cy w h" then nk keypoints "x y v" (or "x y",
+ * taken as labelled), normalised; a line with the box only has no labelled keypoints. *kpts is
+ * malloc'ed [n][nk][3] (x, y in pixels, v 0 / 1 / 2). A keypoint count other than nk, a labelled
+ * keypoint outside [0,1] or a visibility other than 0, 1, 2 -> YRT_ERR_FORMAT naming "path:line". */
+yrt_status coco_load_yolo_pose_labels(const char *path, int img_w, int img_h, int num_classes, int nk,
+                                      coco_gt_box **boxes, float **kpts, int *n, yrt_error *err);
+
 typedef struct coco_eval coco_eval;
 
 /* max_dets_per_class <= 0 selects COCO_DEFAULT_MAX_DETS. */
@@ -51,6 +59,16 @@ void coco_eval_free(coco_eval *ev);
  * else YRT_ERR_INVALID_ARG naming the offending entry. Not allowed after finalize. */
 yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_dets,
                                const coco_gt_box *gts, int n_gts, yrt_error *err);
+
+/* Keypoint (pose) AP: the same evaluation with object keypoint similarity in place of box IoU
+ * (thresholds 0.50:0.05:0.95 of OKS, as pycocotools' iouType "keypoints"). det_kpts / gt_kpts:
+ * nk (x, y, v) per detection / ground truth in image pixels (a ground truth's v 0: not labelled,
+ * left out; a detection's v unused). OKS as Ultralytics' kpt_iou: mean over the labelled keypoints
+ * of exp(-d^2 / (2 (2 sigma_k)^2 (area + 1e-7))), area = 0.53 x the ground truth's box (YOLO
+ * labels carry no segment area), sigma COCO's for 17 keypoints, else 1 / nk; a ground truth with
+ * no labelled keypoint matches nothing. Use one evaluator for OKS only (not mixed with boxes). */
+yrt_status coco_eval_add_image_oks(coco_eval *ev, const yrt_detection *dets, const float *det_kpts, int n_dets,
+                                   const coco_gt_box *gts, const float *gt_kpts, int n_gts, int nk, yrt_error *err);
 
 /* Ends accumulation (later add_image calls fail) and computes AP per class and threshold.
  * Calling it twice is harmless. */

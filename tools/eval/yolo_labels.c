@@ -18,8 +18,9 @@ static int is_blank(const char *s) {
   return 1;
 }
 
-/* Parses one line into class + 4 numbers; returns NULL or the reason it is malformed. */
-static const char *parse_line(char *line, int num_classes, int *cls, double v[4]) {
+/* Parses one line into class + 4 numbers, then (nk > 0) nk keypoints of x, y[, v] into kp (0 when
+ * the line has none); returns NULL or the reason it is malformed. */
+static const char *parse_line(char *line, int num_classes, int nk, int *cls, double v[4], float *kp) {
   char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
   char *end;
   errno = 0;
@@ -33,17 +34,37 @@ static const char *parse_line(char *line, int num_classes, int *cls, double v[4]
     if (*end || !isfinite(v[i])) return "coordinate is not a finite number";
     if (v[i] < 0.0 || v[i] > 1.0 + LABEL_TOLERANCE) return "coordinate outside [0,1] (labels must be normalised)";
   }
-  if (strtok_r(NULL, " \t\r\n", &save)) return "expected 5 fields: class cx cy w h (segments are not supported)";
   *cls = (int)c;
+  if (nk <= 0) return strtok_r(NULL, " \t\r\n", &save) ? "expected 5 fields: class cx cy w h (segments are not supported)" : NULL;
+  double k[3 * COCO_MAX_KEYPOINTS];
+  int n = 0;
+  while ((tok = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+    if (n == 3 * nk) return "more fields than class, box and the model's keypoints";
+    k[n] = strtod(tok, &end);
+    if (*end || !isfinite(k[n])) return "keypoint value is not a finite number";
+    n++;
+  }
+  if (n != 0 && n != 2 * nk && n != 3 * nk) return "keypoints are not the model's count of x y v (or x y) triples";
+  const int kd = n == 2 * nk ? 2 : 3;
+  for (int i = 0; i < nk; i++) {
+    const double x = n ? k[kd * i] : 0, y = n ? k[kd * i + 1] : 0, vis = !n ? 0 : kd == 3 ? k[kd * i + 2] : 1;
+    if ((vis != 0 && (x < 0 || x > 1 + LABEL_TOLERANCE || y < 0 || y > 1 + LABEL_TOLERANCE)) || vis < 0 || vis > 2)
+      return "keypoint outside [0,1] or visibility not 0, 1 or 2";
+    kp[3 * i] = (float)x, kp[3 * i + 1] = (float)y, kp[3 * i + 2] = (float)vis;
+  }
   return NULL;
 }
 
-yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num_classes, coco_gt_box **boxes,
-                                 int *n, yrt_error *err) {
-  if (!path || !boxes || !n || img_w <= 0 || img_h <= 0 || num_classes <= 0)
+/* Both readers: nk 0 plain boxes, else boxes and keypoints (*kpts [n][nk][3], image pixels). */
+static yrt_status load(const char *path, int img_w, int img_h, int num_classes, int nk, coco_gt_box **boxes,
+                       float **kpts, int *n, yrt_error *err) {
+  if (!path || !boxes || !n || img_w <= 0 || img_h <= 0 || num_classes <= 0 || nk < 0 || nk > COCO_MAX_KEYPOINTS ||
+      (nk && !kpts))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_load_yolo_labels: bad arguments");
   *boxes = NULL;
+  if (kpts) *kpts = NULL;
   *n = 0;
+  float kp[3 * COCO_MAX_KEYPOINTS], *karr = NULL;
   if (access(path, F_OK) != 0 && errno == ENOENT) return YRT_OK; /* no label file = no objects (Ultralytics) */
   FILE *f = yrt_fopen_regular(path, "labels", "r", err); /* never blocks on a FIFO */
   if (!f) return YRT_ERR_IO;
@@ -62,7 +83,7 @@ yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num
     if (is_blank(line)) continue;
     int cls = 0;
     double v[4];
-    const char *why = parse_line(line, num_classes, &cls, v);
+    const char *why = parse_line(line, num_classes, nk, &cls, v, kp);
     if (why) {
       st = yrt_set_error(err, YRT_ERR_FORMAT, "%s:%d: %s", path, line_no, why);
       goto done;
@@ -70,12 +91,18 @@ yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num
     if (count == cap) {
       int ncap = cap ? cap * 2 : 16;
       coco_gt_box *na = (coco_gt_box *)realloc(arr, (size_t)ncap * sizeof *na);
-      if (!na) {
+      if (na) arr = na;
+      float *nkp = nk && na ? (float *)realloc(karr, (size_t)ncap * 3 * (size_t)nk * sizeof *nkp) : NULL;
+      if (nkp) karr = nkp;
+      if (!na || (nk && !nkp)) {
         st = yrt_set_error(err, YRT_ERR_NOMEM, "%s:%d: out of memory", path, line_no);
         goto done;
       }
-      arr = na;
       cap = ncap;
+    }
+    for (int k = 0; k < nk; k++) { /* to pixels, as the box */
+      float *o = karr + ((size_t)count * (size_t)nk + (size_t)k) * 3;
+      o[0] = kp[3 * k] * (float)img_w, o[1] = kp[3 * k + 1] * (float)img_h, o[2] = kp[3 * k + 2];
     }
     coco_gt_box *b = &arr[count++];
     b->x0 = (float)((v[0] - v[2] / 2) * img_w);
@@ -89,9 +116,22 @@ done:
   fclose(f);
   if (st != YRT_OK) {
     free(arr);
+    free(karr);
     return st;
   }
   *boxes = arr;
+  if (kpts) *kpts = karr;
   *n = count;
   return YRT_OK;
+}
+
+yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num_classes, coco_gt_box **boxes,
+                                 int *n, yrt_error *err) {
+  return load(path, img_w, img_h, num_classes, 0, boxes, NULL, n, err);
+}
+
+yrt_status coco_load_yolo_pose_labels(const char *path, int img_w, int img_h, int num_classes, int nk,
+                                      coco_gt_box **boxes, float **kpts, int *n, yrt_error *err) {
+  if (nk < 1) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_load_yolo_pose_labels: %d keypoints", nk);
+  return load(path, img_w, img_h, num_classes, nk, boxes, kpts, n, err);
 }

@@ -163,6 +163,7 @@ static yrt_status run_passes(ir_graph *g, const yrt_convert_options *o, yrt_conv
   if ((st = lw_cut_graph_nms(g, &rep->nms_cut, rep->nms_note, sizeof rep->nms_note, rep->nms_node,
                              sizeof rep->nms_node, err)) != YRT_OK) return st;
   if ((st = fix_input_size(g, o, err)) != YRT_OK) return st;
+  if (o && o->kpt_shape[0] > 0) g->kpt_shape[0] = o->kpt_shape[0], g->kpt_shape[1] = o->kpt_shape[1];
   rep->n_half = g->n_half;
   if ((st = ir_lower_qoperators(g, &rep->n_qoperators, err)) != YRT_OK) return st;
   if ((st = ir_fold_constants(g, err)) != YRT_OK) return st;

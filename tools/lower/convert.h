@@ -43,6 +43,10 @@ typedef struct yrt_convert_options {
                                    per grid and anchor in pixels (yolort-convert --anchors); NULL:
                                    YOLOv5's defaults, said in the head note */
   int n_anchors;                /* floats in anchors */
+  int kpt_shape[2];             /* keypoints x values each of a pose head whose file does not say
+                                   (yolort-convert --kpt-shape; a YOLO-Pose export has no
+                                   metadata); 0, 0: the metadata's kpt_shape, else read off the
+                                   head's structure */
   int raw_outputs;              /* 1: outputs taken as they are, whatever their layout (internal
                                    conversions: a head's numeric check, the quantizer's observers);
                                    0: an output0 in a head layout no fusion recognised is refused */

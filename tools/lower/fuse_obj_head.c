@@ -1,5 +1,6 @@
-/* fuse_obj_head.c — objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) recognised by what
- * they compute and replaced by one ObjDecode node (see fuse_obj_head.h).
+/* fuse_obj_head.c — objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX, YOLO-Pose) recognised
+ * by what they compute and replaced by one ObjDecode node, plus a PoseDecode node for the
+ * keypoints of a YOLO-Pose head (see fuse_obj_head.h).
  *
  * Structure only proposes: the output [1, N, 5 + nc] is walked back to the per-scale conv
  * outputs (through data moves and sigmoids), grouped by grid, and read either as one tensor of
@@ -9,7 +10,17 @@
  * themselves; YOLOX: grid stride and the stride), only squashed by a sigmoid (YOLOv5-Lite's raw
  * maps: 0.5) or raw (YOLOX without decode: 0), and whether the scores went through a sigmoid.
  * That reading is accepted only when the subgraph's output on random logits equals, value by
- * value, what the reading predicts. Anything else leaves the graph alone with a note. */
+ * value, what the reading predicts. Anything else leaves the graph alone with a note.
+ *
+ * YOLO-Pose (TI edgeai-yolov5 and its forks): each anchor's vector carries nk keypoints x kd
+ * (x, y, conf) after its classes. Per grid the export concatenates two convs, the detection
+ * conv (na (5 + nc) channels) then the keypoint conv (na nk kd), and views the result as
+ * [na, 5 + nc + nk kd]: anchor a's vector is channels a per .. a per + per - 1 of the
+ * concatenation, across both convs (so the Concat stays, and both decodes read its output).
+ * The keypoint count comes from the metadata's kpt_shape or --kpt-shape, else from that
+ * structure (the first conv's channels give nc, the rest are keypoints of x, y, conf). Keypoints
+ * are read raw or decoded as TI's Detect does ((2 v - 0.5 + grid) stride, sigmoid conf), also
+ * verified value by value. */
 #include "fuse_obj_head.h"
 
 #include <math.h>
@@ -19,18 +30,25 @@
 #include <string.h>
 
 #include "fuse_detect_head.h"
+#include "ir_preprocess.h"
 #include "onnx_ops.h"
 
-#define MAX_PER 3 /* tensors per scale: 1 (joint) or 3 (box, objectness, classes) */
+#define MAX_PER 3 /* tensors per scale: 1 (joint), 2 (YOLO-Pose: detection, keypoints) or 3 (box, objectness, classes) */
 
 /* How the graph leaves the box values and the scores. */
 enum box_form { BOX_V5, BOX_X, BOX_SIG, BOX_RAW };
 static const char *const k_box_form[] = {"decoded as YOLOv5 (anchors)", "decoded as YOLOX (grid + exp)",
                                          "sigmoid only (not decoded)", "raw (not decoded)"};
 
+/* How the graph leaves the keypoints (YOLO-Pose). */
+enum kpt_form { KPT_RAW, KPT_DECODED };
+
 typedef struct obj_head {
   lw_head h;                                  /* walk: in[], nodes[], y, quantization slack */
   int ns, na, nc, split;
+  int cat;                                    /* per grid t[s][0] then t[s][1] concatenated (YOLO-Pose) */
+  int64_t ch0;                                /* cat: channels of t[s][0] */
+  int nk, kd, kpt_form, kpt_guessed;          /* keypoints after the classes (nk 0: none) */
   int64_t n;                                  /* anchors (rows of the output) */
   int64_t gh[YRT_OBJ_MAX_SCALES], gw[YRT_OBJ_MAX_SCALES], stride[YRT_OBJ_MAX_SCALES];
   int t[YRT_OBJ_MAX_SCALES][MAX_PER];         /* index into h.in: joint t[s][0]; split box, obj, cls */
@@ -63,6 +81,9 @@ static int fail(char *note, size_t cap, const char *fmt, ...) {
 
 static double sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+/* Values per anchor vector: box 4, objectness, classes, keypoints. */
+static int cols_of(const obj_head *o) { return 5 + o->nc + o->nk * o->kd; }
+
 /* Scale, anchor and cell of output row g. */
 static void locate(const obj_head *o, int64_t g, int *s, int *a, int64_t *row, int64_t *col) {
   int k = 0;
@@ -80,8 +101,9 @@ static float logit(const obj_head *o, float *const *in, int64_t g, int k) {
   int s, a;
   int64_t row, col;
   locate(o, g, &s, &a, &row, &col);
-  const int64_t hw = o->gh[s] * o->gw[s], cell = row * o->gw[s] + col;
-  if (!o->split) return in[o->t[s][0]][(int64_t)(a * (5 + o->nc) + k) * hw + cell];
+  const int64_t hw = o->gh[s] * o->gw[s], cell = row * o->gw[s] + col, c = (int64_t)a * cols_of(o) + k;
+  if (o->cat) return c < o->ch0 ? in[o->t[s][0]][c * hw + cell] : in[o->t[s][1]][(c - o->ch0) * hw + cell];
+  if (!o->split) return in[o->t[s][0]][c * hw + cell];
   if (k < 4) return in[o->t[s][0]][(int64_t)k * hw + cell];
   if (k == 4) return in[o->t[s][1]][cell];
   return in[o->t[s][2]][(int64_t)(k - 5) * hw + cell];
@@ -90,10 +112,15 @@ static float logit(const obj_head *o, float *const *in, int64_t g, int k) {
 /* What the graph's output holds at row g, value k, under the reading in o. */
 static double predicted(const obj_head *o, float *const *in, int64_t g, int k) {
   const double v = logit(o, in, g, k);
-  if (k >= 4) return o->score_sig ? sigm(v) : v;
+  if (k >= 4 && k < 5 + o->nc) return o->score_sig ? sigm(v) : v;
   int s, a;
   int64_t row, col;
   locate(o, g, &s, &a, &row, &col);
+  if (k >= 5 + o->nc) { /* a keypoint value: x, y, conf */
+    const int j = (k - 5 - o->nc) % o->kd;
+    if (o->kpt_form == KPT_RAW) return v;
+    return j == 2 ? sigm(v) : (2 * v - 0.5 + (j == 0 ? (double)col : (double)row)) * (double)o->stride[s];
+  }
   const double cell = k == 0 ? (double)col : (double)row, st = (double)o->stride[s];
   switch (o->box_form) {
   case BOX_V5:
@@ -107,9 +134,25 @@ static double predicted(const obj_head *o, float *const *in, int64_t g, int k) {
   }
 }
 
-/* Group the walked tensors by grid (largest first) and read the channel layout. */
-static int group(const ir_graph *g, obj_head *o, int64_t in_h, int64_t in_w, int64_t rows, int64_t cols, char *note,
-                 size_t cap) {
+/* The keypoints of a YOLO-Pose vector of `cols` values whose detection part has 5 + nc: the
+ * metadata's / --kpt-shape's kpt_shape (kpt[0] > 0), else x, y, conf each. -1 when they do not fit. */
+static int kpt_split(obj_head *o, int64_t cols, const int kpt[2], char *note, size_t cap) {
+  const int64_t K = cols - 5 - o->nc;
+  o->kpt_guessed = kpt[0] <= 0;
+  o->kd = kpt[0] > 0 ? kpt[1] : 3;
+  o->nk = (int)(K / o->kd);
+  if (K < o->kd || K % o->kd || o->nk * o->kd > 3072 || o->kd < 2 || o->kd > 3)
+    return fail(note, cap, "%lld values after the %d classes are not keypoints of %d values%s", (long long)K, o->nc, o->kd,
+                kpt[0] > 0 ? " (kpt_shape)" : "");
+  if (kpt[0] > 0 && o->nk != kpt[0])
+    return fail(note, cap, "%lld values after the %d classes, kpt_shape says %d x %d", (long long)K, o->nc, kpt[0], kpt[1]);
+  return 0;
+}
+
+/* Group the walked tensors by grid (largest first) and read the channel layout; kpt: the
+ * metadata's or --kpt-shape's keypoints (0, 0: not given). */
+static int group(const ir_graph *g, obj_head *o, int64_t in_h, int64_t in_w, int64_t rows, int64_t cols, const int kpt[2],
+                 char *note, size_t cap) {
   const lw_head *h = &o->h;
   int per[YRT_OBJ_MAX_SCALES] = {0};
   o->ns = 0;
@@ -144,16 +187,26 @@ static int group(const ir_graph *g, obj_head *o, int64_t in_h, int64_t in_w, int
   }
   if (rows % cells) return fail(note, cap, "%lld rows are not a multiple of the %lld grid cells", (long long)rows, (long long)cells);
   o->na = (int)(rows / cells);
-  o->nc = (int)(cols - 5);
+  o->nc = (int)(cols - 5 - (kpt[0] > 0 ? (int64_t)kpt[0] * kpt[1] : 0));
   o->n = rows;
+  if (kpt[0] > 0 && kpt_split(o, cols, kpt, note, cap)) return -1;
   if (o->na < 1 || o->na > YRT_OBJ_MAX_ANCHORS || o->nc < 1 || o->nc > YRT_MAX_CLASSES)
     return fail(note, cap, "%d anchors per cell and %d classes are outside what yolort decodes", o->na, o->nc);
   if (per[0] == 1) {
     o->split = 0;
     for (int s = 0; s < o->ns; s++)
-      if (g->tensors[h->in[o->t[s][0]]].dims[1] != (int64_t)o->na * (5 + o->nc))
-        return fail(note, cap, "grid %d has %lld channels, not %d anchors x (5 + %d)", s,
-                    (long long)g->tensors[h->in[o->t[s][0]]].dims[1], o->na, o->nc);
+      if (g->tensors[h->in[o->t[s][0]]].dims[1] != (int64_t)o->na * cols)
+        return fail(note, cap, "grid %d has %lld channels, not %d anchors x %lld values", s,
+                    (long long)g->tensors[h->in[o->t[s][0]]].dims[1], o->na, (long long)cols);
+    return 0;
+  }
+  if (per[0] == 2) { /* YOLO-Pose: the detection conv and the keypoint conv, concatenated */
+    o->cat = 1;
+    for (int s = 0; s < o->ns; s++)
+      if (g->tensors[h->in[o->t[s][0]]].dims[1] + g->tensors[h->in[o->t[s][1]]].dims[1] != (int64_t)o->na * cols)
+        return fail(note, cap, "grid %d reads two tensors of %lld + %lld channels, not %d anchors x %lld values", s,
+                    (long long)g->tensors[h->in[o->t[s][0]]].dims[1], (long long)g->tensors[h->in[o->t[s][1]]].dims[1],
+                    o->na, (long long)cols);
     return 0;
   }
   if (per[0] != 3 || o->na != 1 || o->ns > 3)
@@ -176,18 +229,56 @@ static int split_order(const ir_graph *g, obj_head *o, const int orig[YRT_OBJ_MA
   return 0;
 }
 
+/* YOLO-Pose layout: the two tensors of each grid in order `swap` (0 as walked, 1 reversed): the
+ * first one's channels, and from them (without a kpt_shape) the classes and keypoints. 0 when
+ * they fit. */
+static int cat_order(const ir_graph *g, obj_head *o, int swap, int64_t cols, const int kpt[2], char *note, size_t cap) {
+  if (swap)
+    for (int s = 0; s < o->ns; s++) {
+      const int k = o->t[s][0];
+      o->t[s][0] = o->t[s][1], o->t[s][1] = k;
+    }
+  o->ch0 = g->tensors[o->h.in[o->t[0][0]]].dims[1];
+  for (int s = 1; s < o->ns; s++)
+    if (g->tensors[o->h.in[o->t[s][0]]].dims[1] != o->ch0) return fail(note, cap, "the grids' first convs differ in channels");
+  if (kpt[0] > 0) /* the concatenation's boundary is the detection conv's end */
+    return o->ch0 == (int64_t)o->na * (5 + o->nc)
+               ? 0
+               : fail(note, cap, "kpt_shape %d x %d leaves %d classes, but the detection conv has %lld channels, not %d x "
+                      "(5 + %d)", kpt[0], kpt[1], o->nc, (long long)o->ch0, o->na, o->nc);
+  if (o->ch0 % o->na || o->ch0 / o->na < 6 || o->ch0 / o->na - 5 > YRT_MAX_CLASSES)
+    return fail(note, cap, "the first conv's %lld channels are not %d anchors x (5 + classes)", (long long)o->ch0, o->na);
+  o->nc = (int)(o->ch0 / o->na - 5);
+  return kpt_split(o, cols, kpt, note, cap);
+}
+
 /* Read the zero-logit output: box and score forms, and the anchors when the graph decodes. */
 static int read_zero(obj_head *o, const float *y0, char *note, size_t cap) {
-  const int64_t C = 5 + o->nc;
+  const int64_t C = cols_of(o);
   const double tol = 1e-3;
-  int sig = 1, raw = 1;
+  int sig = 1, raw = 1, kraw = 1, kdec = 1;
   for (int64_t g = 0; g < o->n; g++)
-    for (int64_t k = 4; k < C; k++) {
+    for (int64_t k = 4; k < 5 + o->nc; k++) {
       sig &= fabs(y0[g * C + k] - 0.5) <= tol;
       raw &= fabs(y0[g * C + k]) <= tol;
     }
   if (!sig && !raw) return fail(note, cap, "on zero logits the scores are neither 0.5 nor 0: not an objectness head");
   o->score_sig = sig;
+  for (int64_t g = 0; g < o->n && o->nk; g++) { /* keypoints: raw, or (grid - 0.5) stride and conf 0.5 */
+    int s, a;
+    int64_t row, col;
+    locate(o, g, &s, &a, &row, &col);
+    const double st = (double)o->stride[s], t5 = tol * (1 + st * (double)(o->gw[s] + o->gh[s]));
+    for (int64_t k = 5 + o->nc; k < C; k++) {
+      const int j = (int)((k - 5 - o->nc) % o->kd);
+      const double v = y0[g * C + k], want = j == 2 ? 0.5 : ((j == 0 ? (double)col : (double)row) - 0.5) * st;
+      kraw &= fabs(v) <= tol;
+      kdec &= fabs(v - want) <= (j == 2 ? tol : t5);
+    }
+  }
+  if (o->nk && !kraw && !kdec)
+    return fail(note, cap, "on zero logits the keypoints are neither raw nor decoded as YOLO-Pose ((2 v - 0.5 + grid) stride)");
+  o->kpt_form = kraw ? KPT_RAW : KPT_DECODED;
   int forms[4] = {1, 1, 1, 1};
   float seen[YRT_OBJ_MAX_SCALES][YRT_OBJ_MAX_ANCHORS][2];
   int have[YRT_OBJ_MAX_SCALES][YRT_OBJ_MAX_ANCHORS] = {{0}};
@@ -246,7 +337,7 @@ static int choose_anchors(obj_head *o, const float *user, int n_user, char *note
     snprintf(o->anchor_note, sizeof o->anchor_note, "anchors from --anchors");
     return 0;
   }
-  if (o->box_form == BOX_RAW) /* raw logits: YOLOv7 (no --grid) or YOLOv5 / TI exports, anchors differ */
+  if (o->box_form == BOX_RAW && !o->nk) /* raw logits: YOLOv7 (no --grid) or YOLOv5 exports, anchors differ */
     return fail(note, cap, "raw logits, no anchors in the file, family unknown: give them with --anchors W,H,... (YOLOv7: "
                 "12,16,19,36,40,28,36,75,76,55,72,146,142,110,192,243,459,401; YOLOv5: 10,13,16,30,33,23,30,61,62,45,59,"
                 "119,116,90,156,198,373,326)");
@@ -256,9 +347,10 @@ static int choose_anchors(obj_head *o, const float *user, int n_user, char *note
                 "yolort-convert --anchors w,h,...", o->ns, o->na);
   for (int s = 0; s < o->ns; s++)
     for (int a = 0; a < 3; a++) o->anchor[s][a][0] = def[s][a][0], o->anchor[s][a][1] = def[s][a][1];
+  /* YOLO-Pose (TI edgeai-yolov5) keeps YOLOv5's yaml anchors whatever its strides */
   snprintf(o->anchor_note, sizeof o->anchor_note,
-           "the file holds no anchors: YOLOv5's default P3-P%d anchors assumed (--anchors sets the trained ones)",
-           o->ns == 3 ? 5 : 6);
+           "the file holds no anchors: YOLOv5's default P3-P%d anchors assumed%s (--anchors sets the trained ones)",
+           o->ns == 3 ? 5 : 6, o->nk ? ", as YOLO-Pose's configs" : "");
   return 0;
 }
 
@@ -270,7 +362,7 @@ static yrt_status measure(const ir_graph *g, obj_head *o, int *ok, char *note, s
   yrt_status st = lw_head_runner_open(g, &o->h, &r, &opened, note, cap, err);
   if (st != YRT_OK || !opened) return st;
   float *in[LW_HEAD_MAX_IN] = {0};
-  const int64_t C = 5 + o->nc;
+  const int64_t C = cols_of(o);
   for (int i = 0; i < o->h.n_in; i++)
     if (!(in[i] = calloc((size_t)ir_numel(&g->tensors[o->h.in[i]]), sizeof(float)))) goto nomem;
   const float *y;
@@ -292,7 +384,8 @@ static yrt_status measure(const ir_graph *g, obj_head *o, int *ok, char *note, s
     for (int k = 0; k < C; k++) {
       const double want = predicted(o, in, gi, k), got = y[gi * C + k], dev = fabs(got - want);
       double tol = 1e-3 * (1 + fabs(want));
-      if (k < 4) tol += 2 * o->h.q_abs * (double)o->stride[o->ns - 1] + 2 * o->h.q_rel * fabs(want);
+      if (k < 4 || (k >= 5 + o->nc && o->kpt_form == KPT_DECODED)) /* pixels: quantized grid / stride constants */
+        tol += 2 * o->h.q_abs * (double)o->stride[o->ns - 1] + 2 * o->h.q_rel * fabs(want);
       if (!(dev <= tol)) {
         fail(note, cap, "computes something else than a head %s: row %lld value %d is %g, expected %g",
              k_box_form[o->box_form], (long long)gi, k, got, want);
@@ -337,6 +430,7 @@ static int merge_walk(lw_head *h, const lw_head *w, char *note, size_t cap) {
  * head). *ok when o describes a verified head. */
 static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t in_h, int64_t in_w, obj_head *o,
                            int *ok, char *note, size_t cap, yrt_error *err) {
+  const int kpt[2] = {g->kpt_shape[0] > 0 ? g->kpt_shape[0] : 0, g->kpt_shape[0] > 0 ? g->kpt_shape[1] : 0};
   *ok = 0;
   memset(o, 0, sizeof *o);
   const ir_tensor *yt = &g->tensors[ys[0]];
@@ -372,12 +466,19 @@ static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t i
     }
     free(w);
   }
-  if (group(g, o, in_h, in_w, rows, cols, note, cap)) return YRT_OK;
-  if (!o->split) return measure(g, o, ok, note, cap, err);
+  if (group(g, o, in_h, in_w, rows, cols, kpt, note, cap)) return YRT_OK;
+  if (!o->split && !o->cat) return measure(g, o, ok, note, cap, err);
   int orig[YRT_OBJ_MAX_SCALES][MAX_PER];
   memcpy(orig, o->t, sizeof orig);
   char first[256] = "";
-  for (int p = 0; p < 6; p++) {
+  for (int swap = 0; swap < 2 && o->cat; swap++) { /* which of the two convs comes first */
+    memcpy(o->t, orig, sizeof orig);
+    yrt_status st = YRT_OK;
+    if (!cat_order(g, o, swap, cols, kpt, note, cap)) st = measure(g, o, ok, note, cap, err);
+    if (st != YRT_OK || *ok) return st;
+    if (!first[0]) snprintf(first, sizeof first, "%s", note);
+  }
+  for (int p = 0; p < 6 && o->split; p++) {
     if (split_order(g, o, orig, p)) continue;
     yrt_status st = measure(g, o, ok, note, cap, err);
     if (st != YRT_OK || *ok) return st;
@@ -404,6 +505,56 @@ static void joint_quant(const ir_tensor *a, const ir_tensor *b, ir_tensor *y) {
   y->q.zero_point = (int32_t)(zp < -128 ? -128 : zp > 127 ? 127 : zp);
 }
 
+/* A new tensor `name` [1, C, H, W] (or [1, C, N] when w is 0) = Concat(a, b) on axis 1; its id,
+ * -1 when out of memory. */
+static int add_concat(ir_graph *g, const char *name, int a, int b, int64_t c, int64_t h, int64_t w) {
+  const int t = ir_add_tensor(g, name, IR_F32);
+  const int64_t d[4] = {1, c, h, w};
+  if (t < 0 || ir_tensor_set_shape(&g->tensors[t], w ? 4 : 3, d)) return -1;
+  if (w) joint_quant(&g->tensors[a], &g->tensors[b], &g->tensors[t]);
+  const int parts[2] = {a, b}, k = ir_add_node(g, name, "Concat", parts, 2, &t, 1);
+  return k < 0 || ir_set_attr_int(g, k, "axis", 1) ? -1 : t;
+}
+
+/* A YOLO-Pose head's keypoints: PoseDecode(maps, rows) -> [1, nk kd, N], then output y =
+ * Concat(rows, keypoints): the rows an Ultralytics pose model's output0 has. */
+static yrt_status add_keypoints(ir_graph *g, const obj_head *o, const char *base, const int *maps, int rows, int y,
+                                yrt_error *err) {
+  char name[300];
+  snprintf(name, sizeof name, "%s/pose_decode", base);
+  const int kt = ir_add_tensor(g, name, IR_F32);
+  const int64_t kd3[3] = {1, (int64_t)o->nk * o->kd, o->n};
+  if (kt < 0 || ir_tensor_set_shape(&g->tensors[kt], 3, kd3)) return NOMEM();
+  int in[YRT_OBJ_MAX_SCALES + 1];
+  for (int s = 0; s < o->ns; s++) in[s] = maps[s];
+  in[o->ns] = rows; /* which anchors can become detections */
+  const int nd = ir_add_node(g, name, "PoseDecode", in, o->ns + 1, &kt, 1);
+  if (nd < 0) return NOMEM();
+  free(g->nodes[nd].domain);
+  g->nodes[nd].domain = ir_strdup("yolort");
+  int64_t strides[YRT_OBJ_MAX_SCALES];
+  for (int s = 0; s < o->ns; s++) strides[s] = o->stride[s];
+  if (!g->nodes[nd].domain || ir_set_attr_int(g, nd, "num_keypoints", o->nk) || ir_set_attr_int(g, nd, "dims", o->kd) ||
+      ir_set_attr_ints(g, nd, "strides", strides, o->ns) || ir_set_attr_int(g, nd, "form", YRT_POSE_ANCHOR) ||
+      ir_set_attr_int(g, nd, "anchors_per_cell", o->na) || ir_set_attr_int(g, nd, "values_per_anchor", cols_of(o)) ||
+      ir_set_attr_int(g, nd, "first_keypoint_value", 5 + o->nc))
+    return NOMEM();
+  snprintf(name, sizeof name, "%s/obj_decode/with_keypoints", base);
+  const int parts[2] = {rows, kt}, k = ir_add_node(g, name, "Concat", parts, 2, &y, 1);
+  if (k < 0 || ir_set_attr_int(g, k, "axis", 1)) return NOMEM();
+  if (!g->task || !g->task[0]) { /* what it is, when the export did not say */
+    free(g->task);
+    if (!(g->task = ir_strdup("pose"))) return NOMEM();
+  }
+  if (g->kpt_shape[0] <= 0) g->kpt_shape[0] = o->nk, g->kpt_shape[1] = o->kd;
+  /* TI edgeai-yolov5's detect.py (and the YOLOv5 it forks): RGB / 255, letterbox centred, pad
+   * 114 — yolort's default; said so, since the family's TFLite demos stretch instead */
+  char msg[160];
+  if (!g->pre.set && ir_preprocess_parse("rgb,scale=1/255,center,letterbox,pad=114", &g->pre, msg, sizeof msg) == 0)
+    snprintf(g->pre.why, sizeof g->pre.why, "YOLO-Pose family (TI edgeai-yolov5 detect.py: RGB /255, letterbox centred)");
+  return YRT_OK;
+}
+
 static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   char name[300], base[200];
   snprintf(base, sizeof base, "%s", g->nodes[o->h.nodes[0]].name ? g->nodes[o->h.nodes[0]].name : "head");
@@ -419,18 +570,21 @@ static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   }
   o->h.n_removed = lw_head_remove(g, &o->h);
   int in[YRT_MAX_NODE_IO], n_in = 0;
-  for (int s = 0; s < o->ns; s++) in[n_in++] = o->h.in[o->t[s][0]];
+  for (int s = 0; s < o->ns; s++) {
+    in[n_in] = o->h.in[o->t[s][0]];
+    if (o->cat) { /* YOLO-Pose: the anchor vectors run across both convs, read from their Concat */
+      snprintf(name, sizeof name, "%s/obj_decode/maps%d", base, s);
+      if ((in[n_in] = add_concat(g, name, o->h.in[o->t[s][0]], o->h.in[o->t[s][1]], (int64_t)o->na * cols_of(o), o->gh[s],
+                                 o->gw[s])) < 0)
+        return NOMEM();
+    }
+    n_in++;
+  }
   if (o->split)
     for (int s = 0; s < o->ns; s++) { /* objectness + classes in one tensor per grid */
-      const int parts[2] = {o->h.in[o->t[s][1]], o->h.in[o->t[s][2]]};
       snprintf(name, sizeof name, "%s/obj_decode/scores%d", base, s);
-      const int t = ir_add_tensor(g, name, IR_F32);
-      const int64_t d[4] = {1, 1 + o->nc, o->gh[s], o->gw[s]};
-      if (t < 0 || ir_tensor_set_shape(&g->tensors[t], 4, d)) return NOMEM();
-      joint_quant(&g->tensors[parts[0]], &g->tensors[parts[1]], &g->tensors[t]);
-      const int k = ir_add_node(g, name, "Concat", parts, 2, &t, 1);
-      if (k < 0 || ir_set_attr_int(g, k, "axis", 1)) return NOMEM();
-      in[n_in++] = t;
+      if ((in[n_in++] = add_concat(g, name, o->h.in[o->t[s][1]], o->h.in[o->t[s][2]], 1 + o->nc, o->gh[s], o->gw[s])) < 0)
+        return NOMEM();
     }
   float an[YRT_OBJ_MAX_SCALES * YRT_OBJ_MAX_ANCHORS * 2];
   for (int s = 0; s < o->ns; s++)
@@ -441,7 +595,13 @@ static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   if (at < 0) return NOMEM();
   in[n_in++] = at;
   snprintf(name, sizeof name, "%s/obj_decode", base);
-  const int y = o->h.y;
+  int y = o->h.y;
+  if (o->nk) { /* the rows go on to the keypoint decode and the Concat that makes the output */
+    snprintf(name, sizeof name, "%s/obj_decode/rows", base);
+    const int64_t rd[3] = {1, 4 + o->nc, o->n};
+    if ((y = ir_add_tensor(g, name, IR_F32)) < 0 || ir_tensor_set_shape(&g->tensors[y], 3, rd)) return NOMEM();
+    snprintf(name, sizeof name, "%s/obj_decode", base);
+  }
   const int nd = ir_add_node(g, name, "ObjDecode", in, n_in, &y, 1);
   if (nd < 0) return NOMEM();
   free(g->nodes[nd].domain);
@@ -451,10 +611,15 @@ static yrt_status rewrite(ir_graph *g, obj_head *o, yrt_error *err) {
   const int mode = o->box_form == BOX_X || (o->box_form == BOX_RAW && o->na == 1) ? YRT_OBJ_EXP : YRT_OBJ_SIGMOID;
   if (!g->nodes[nd].domain || ir_set_attr_int(g, nd, "anchors_per_cell", o->na) ||
       ir_set_attr_int(g, nd, "num_classes", o->nc) || ir_set_attr_int(g, nd, "mode", mode) ||
-      ir_set_attr_int(g, nd, "split", o->split) || ir_set_attr_ints(g, nd, "strides", strides, o->ns))
+      ir_set_attr_int(g, nd, "split", o->split) || ir_set_attr_ints(g, nd, "strides", strides, o->ns) ||
+      (o->nk && ir_set_attr_int(g, nd, "values_per_anchor", cols_of(o))))
     return NOMEM();
-  const int64_t yd[3] = {1, 4 + o->nc, o->n};
-  if (ir_tensor_set_shape(&g->tensors[y], 3, yd)) return NOMEM();
+  const int64_t yd[3] = {1, 4 + o->nc + o->nk * o->kd, o->n};
+  if (ir_tensor_set_shape(&g->tensors[o->h.y], 3, yd)) return NOMEM();
+  if (o->nk) {
+    yrt_status st = add_keypoints(g, o, base, in, y, o->h.y, err);
+    if (st != YRT_OK) return st;
+  }
   /* YOLOX's official export takes BGR pixels in 0..255, the image at the top-left (its demo's
    * preproc); unless the user or the metadata said otherwise */
   if (mode == YRT_OBJ_EXP && !g->pre.set) {
@@ -479,6 +644,9 @@ static void summarise(const obj_head *o, char *note, size_t cap) {
   if (k > 0 && (size_t)k < cap)
     k += snprintf(note + k, cap - (size_t)k, ", %d anchor%s per cell, %d classes; graph output %s; verified, max deviation %.2g)",
                   o->na, o->na > 1 ? "s" : "", o->nc, k_box_form[o->box_form], o->max_dev);
+  if (k > 0 && (size_t)k < cap && o->nk)
+    k += snprintf(note + k, cap - (size_t)k, "; keypoints: %d x %d %s (%s) -> pose_decode, YOLO-Pose form", o->nk, o->kd,
+                  o->kpt_form == KPT_RAW ? "raw" : "decoded", o->kpt_guessed ? "x, y, conf from the keypoint conv; --kpt-shape sets them" : "kpt_shape");
   if (k > 0 && (size_t)k < cap && o->anchor_note[0]) snprintf(note + k, cap - (size_t)k, "; %s", o->anchor_note);
 }
 

@@ -66,6 +66,7 @@ yrt_status lw_lower_obj(lw_ctx *c, int ni) {
   nd->p[YRT_OBJ_P_CLASSES] = (int32_t)ir_attr_int(n, "num_classes", 0);
   nd->p[YRT_OBJ_P_MODE] = (int32_t)ir_attr_int(n, "mode", 0);
   nd->p[YRT_OBJ_P_SPLIT] = split;
+  nd->p[YRT_OBJ_P_PER] = (int32_t)ir_attr_int(n, "values_per_anchor", 0); /* 0: 5 + nc */
   for (int s = 0; s < ns; s++) nd->p[YRT_OBJ_P_STRIDE0 + s] = (int32_t)st->ints[s];
   return YRT_OK;
 }
@@ -92,9 +93,10 @@ yrt_status lw_lower_pose(lw_ctx *c, int ni) {
   if (c->rep) c->rep->n_onnx_nodes++;
   const ir_attr *st = ir_attr_get(n, "strides");
   const int ns = n->n_in - 1; /* the maps, then the detection rows */
-  if (ns < 1 || ns > 3 || !st || st->n_ints != ns || n->n_out != 1)
+  const int form = (int)ir_attr_int(n, "form", YRT_POSE_ULTRALYTICS);
+  if (ns < 1 || ns > (form ? YRT_OBJ_MAX_SCALES : 3) || !st || st->n_ints != ns || n->n_out != 1)
     return lw_err(c, YRT_ERR_FORMAT, "node '%s': malformed PoseDecode", c->cur);
-  int in[4];
+  int in[YRT_OBJ_MAX_SCALES + 1];
   for (int k = 0; k < ns; k++)
     if ((in[k] = head_input(c, n->in[k])) < 0) return c->status;
   if ((in[ns] = lw_get(c, n->in[ns], 0, YRT_LAYOUT_PLAIN)) < 0) return c->status;
@@ -106,6 +108,12 @@ yrt_status lw_lower_pose(lw_ctx *c, int ni) {
   nd->p[YRT_POSE_P_KPTS] = (int32_t)ir_attr_int(n, "num_keypoints", 0);
   nd->p[YRT_POSE_P_DIMS] = (int32_t)ir_attr_int(n, "dims", 0);
   for (int s = 0; s < ns; s++) nd->p[YRT_POSE_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  nd->p[YRT_POSE_P_FORM] = form;
+  if (form == YRT_POSE_ANCHOR) { /* a YOLO-Pose head's anchor vectors (fuse_obj_head.c) */
+    nd->p[YRT_POSE_P_ANCHORS] = (int32_t)ir_attr_int(n, "anchors_per_cell", 0);
+    nd->p[YRT_POSE_P_PER] = (int32_t)ir_attr_int(n, "values_per_anchor", 0);
+    nd->p[YRT_POSE_P_FIRST] = (int32_t)ir_attr_int(n, "first_keypoint_value", 0);
+  }
   return YRT_OK;
 }
 

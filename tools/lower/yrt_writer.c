@@ -47,6 +47,8 @@ uint32_t lw_class_count(const lw_ctx *c, size_t n_names, uint32_t strides[4]) {
     for (int s = 0; s < n->p[YRT_DETECT_P_SCALES] && s < 3; s++) strides[s] = (uint32_t)n->p[YRT_DETECT_P_STRIDE0 + s];
     return (uint32_t)n->p[YRT_DETECT_P_CLASSES];
   }
+  for (int i = 0; i < c->nn; i++) /* an objectness head's (keypoint rows may follow its scores) */
+    if (c->n[i].op == YRT_OP_OBJ_DECODE) return (uint32_t)c->n[i].p[YRT_OBJ_P_CLASSES];
   if (c->n_outputs < 1) return 0;
   const lw_tensor *o = &c->t[c->outputs[0]];
   if (c->g->task && strcmp(c->g->task, "classify") == 0) { /* [1, nc] (lw_classify_recognise) */

@@ -90,7 +90,7 @@ yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   *slot(e) = d;
   yk_obb_params *p = &d->p; /* all validated on load */
   p->n_scales = n->p[YRT_OBB_P_SCALES];
-  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, &n->p[YRT_OBB_P_STRIDE0], p->s, d->deq);
+  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, 1, &n->p[YRT_OBB_P_STRIDE0], p->s, d->deq);
   p->n_anchors = first;
   d->rows = e->in[p->n_scales];
   p->nc = (int)m->tensors[n->in[p->n_scales]].dims[1] - 4;

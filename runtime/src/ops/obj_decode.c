@@ -31,7 +31,7 @@ static inline yrt_exec_obj **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yrt
 yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
   const int32_t *p = v->n->p;
   const int32_t ns = p[YRT_OBJ_P_SCALES], na = p[YRT_OBJ_P_ANCHORS], nc = p[YRT_OBJ_P_CLASSES];
-  const int32_t mode = p[YRT_OBJ_P_MODE], split = p[YRT_OBJ_P_SPLIT];
+  const int32_t mode = p[YRT_OBJ_P_MODE], split = p[YRT_OBJ_P_SPLIT], per = p[YRT_OBJ_P_PER];
   if (!yrt_range_ok(split, 0, 1)) return yrt_node_fail(v, YRT_ERR_FORMAT, "layout p[4] = %d (0 joint, 1 split)", (int)split);
   if (!yrt_range_ok(ns, 1, split ? 3 : YK_OBJ_MAX_SCALES))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..%d)", (int)ns, split ? 3 : YK_OBJ_MAX_SCALES);
@@ -39,6 +39,9 @@ yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
     return yrt_node_fail(v, YRT_ERR_FORMAT, "anchors p[1] = %d (1..%d)", (int)na, split ? 1 : YK_OBJ_MAX_ANCHORS);
   if (!yrt_range_ok(nc, 1, YRT_MAX_CLASSES)) return yrt_node_fail(v, YRT_ERR_FORMAT, "classes p[2] = %d (1..%d)", (int)nc, YRT_MAX_CLASSES);
   if (mode != YRT_OBJ_SIGMOID && mode != YRT_OBJ_EXP) return yrt_node_fail(v, YRT_ERR_FORMAT, "mode p[3] = %d (0 or 1)", (int)mode);
+  if (per != 0 && (split || !yrt_range_ok(per, 5 + nc, 5 + nc + 3 * 1024)))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "values per anchor p[%d] = %d (0, or joint %d..%d)", (int)YRT_OBJ_P_PER, (int)per,
+                         (int)(5 + nc), (int)(5 + nc + 3 * 1024));
   const uint32_t n_feat = (uint32_t)(split ? 2 * ns : ns);
   if (v->n->n_in != n_feat + 1)
     return yrt_node_fail(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %u)", (unsigned)v->n->n_in, (int)ns, (unsigned)(n_feat + 1));
@@ -52,7 +55,7 @@ yrt_status yrt_check_obj_decode(const yrt_node_check *v) {
       if (t->dtype != YRT_F32 && t->dtype != YRT_I8) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", i, (unsigned)t->dtype);
       if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1) return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", i);
       if (t->dtype == YRT_I8 && t->n_scales > 1) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d has per-channel scales", i);
-      const int64_t want = split ? (k ? 1 + nc : 4) : (int64_t)na * (5 + nc);
+      const int64_t want = split ? (k ? 1 + nc : 4) : (int64_t)na * (per ? per : 5 + nc);
       if (t->dims[3] != want) return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: %d channels, want %lld", i, (int)t->dims[3], (long long)want);
       if (k && (t->dims[1] != yrt_node_in(v, s)->dims[1] || t->dims[2] != yrt_node_in(v, s)->dims[2]))
         return yrt_node_fail(v, YRT_ERR_SHAPE, "scale %d: box and score grids differ", (int)s);
@@ -101,6 +104,7 @@ yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   p->na = n->p[YRT_OBJ_P_ANCHORS];
   p->nc = n->p[YRT_OBJ_P_CLASSES];
   p->mode = n->p[YRT_OBJ_P_MODE] == YRT_OBJ_EXP ? YK_OBJ_EXP : YK_OBJ_SIGMOID;
+  p->per = n->p[YRT_OBJ_P_PER];
   const int split = n->p[YRT_OBJ_P_SPLIT], ns = p->n_scales;
   const float *anchors = yrt_tensor_const_data(m, &m->tensors[n->in[split ? 2 * ns : ns]]);
   size_t first = 0;

@@ -1,4 +1,5 @@
-/* pose_decode.c — YRT_OP_POSE_DECODE, the Ultralytics Pose head's keypoint decode, in one room:
+/* pose_decode.c — YRT_OP_POSE_DECODE, the keypoint decode of pose heads (Ultralytics Pose; the
+ * anchor form of YOLO-Pose objectness heads), in one room:
  * its check, state, prepare, run and release (the row in op_table.c points here). The int8
  * dequantization tables are made at session creation; a run decodes threaded over anchors into
  * the keypoint rows, which yrt_session_keypoints (prepost/keypoints.c) reads per kept box. */
@@ -29,11 +30,20 @@ static inline yrt_exec_pose **slot(const yrt_exec *e) { return YRT_EXEC_STATE(yr
 yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
   const int32_t *p = v->n->p;
   const int32_t ns = p[YRT_POSE_P_SCALES], nk = p[YRT_POSE_P_KPTS], kd = p[YRT_POSE_P_DIMS];
-  if (!yrt_range_ok(ns, 1, YK_POSE_MAX_SCALES))
-    return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..%d)", (int)ns, YK_POSE_MAX_SCALES);
+  const int32_t form = p[YRT_POSE_P_FORM], na = form ? p[YRT_POSE_P_ANCHORS] : 1;
+  if (form != YRT_POSE_ULTRALYTICS && form != YRT_POSE_ANCHOR)
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "form p[%d] = %d (0 Ultralytics, 1 anchor)", (int)YRT_POSE_P_FORM, (int)form);
+  if (!yrt_range_ok(ns, 1, form ? YK_POSE_MAX_SCALES : 3))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "scales p[0] = %d (1..%d)", (int)ns, form ? YK_POSE_MAX_SCALES : 3);
   if (!yrt_range_ok(kd, 2, 3)) return yrt_node_fail(v, YRT_ERR_FORMAT, "values per keypoint p[2] = %d (2 or 3)", (int)kd);
   if (!yrt_range_ok(nk, 1, YK_POSE_MAX_VALUES / 3))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "keypoints p[1] = %d (1..%d)", (int)nk, YK_POSE_MAX_VALUES / 3);
+  /* anchor form: na vectors of `per` values per cell, the keypoints from `first` on inside each */
+  const int32_t first = form ? p[YRT_POSE_P_FIRST] : 0, per = form ? p[YRT_POSE_P_PER] : nk * kd;
+  if (form && (!yrt_range_ok(na, 1, 9) || !yrt_range_ok(first, 0, YK_POSE_MAX_VALUES) ||
+               !yrt_range_ok(per, first + nk * kd, first + nk * kd)))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "anchor form: %d anchors (1..9), vectors of %d values with keypoints from %d "
+                         "(want first + %d x %d)", (int)na, (int)per, (int)first, (int)nk, (int)kd);
   if (v->n->n_in != (uint32_t)ns && v->n->n_in != (uint32_t)ns + 1)
     return yrt_node_fail(v, YRT_ERR_FORMAT, "%u inputs for %d scales (want %d, or %d with the detection rows)",
                          (unsigned)v->n->n_in, (int)ns, (int)ns, (int)ns + 1);
@@ -47,10 +57,10 @@ yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)s, (unsigned)t->dtype);
     if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
       return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)s);
-    if (t->dims[3] != nk * kd)
-      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: %d channels, want %d keypoints x %d", (int)s, (int)t->dims[3],
-                           (int)nk, (int)kd);
-    n_anchors += (int64_t)t->dims[1] * t->dims[2];
+    if (t->dims[3] != (int64_t)na * per)
+      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: %d channels, want %d anchors x %d values (%d keypoints x %d)", (int)s,
+                           (int)t->dims[3], (int)na, (int)per, (int)nk, (int)kd);
+    n_anchors += (int64_t)na * t->dims[1] * t->dims[2];
   }
   if (v->n->n_in == (uint32_t)ns + 1) { /* the detection rows whose scores say which anchors can pass */
     const yrt_tensor_rec *r = yrt_node_in(v, ns);
@@ -108,7 +118,11 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
   p->n_scales = n->p[YRT_POSE_P_SCALES];
   p->nk = n->p[YRT_POSE_P_KPTS];
   p->kd = n->p[YRT_POSE_P_DIMS];
-  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, &n->p[YRT_POSE_P_STRIDE0], p->s, d->deq);
+  p->anchor_form = n->p[YRT_POSE_P_FORM] == YRT_POSE_ANCHOR;
+  p->na = p->anchor_form ? n->p[YRT_POSE_P_ANCHORS] : 1;
+  p->per = p->anchor_form ? n->p[YRT_POSE_P_PER] : p->nk * p->kd;
+  p->first = p->anchor_form ? n->p[YRT_POSE_P_FIRST] : 0;
+  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, p->na, &n->p[YRT_POSE_P_STRIDE0], p->s, d->deq);
   p->n_anchors = first;
   d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), 16, 16);
   if (n->n_in == (uint32_t)p->n_scales + 1) {
@@ -118,8 +132,8 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
   return YRT_OK;
 }
 
-size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, const int32_t *strides, yk_pose_scale *s,
-                               float (*deq)[256]) {
+size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, int na, const int32_t *strides,
+                               yk_pose_scale *s, float (*deq)[256]) {
   size_t first = 0;
   for (int k = 0; k < ns && k < YK_POSE_MAX_SCALES; k++) {
     const yrt_tensor_rec *x = &m->tensors[e->node->in[k]];
@@ -129,7 +143,7 @@ size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, co
     sc->w = (int)x->dims[2];
     sc->stride = (float)strides[k];
     sc->first = first;
-    first += (size_t)sc->h * (size_t)sc->w;
+    first += (size_t)na * (size_t)sc->h * (size_t)sc->w;
     if (x->dtype == YRT_I8) {
       yk_pose_deq_table(x->scale, x->zero_point, deq[k]);
       sc->deq = deq[k];

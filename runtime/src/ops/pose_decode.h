@@ -12,8 +12,8 @@ void yrt_release_pose_decode(yrt_exec *e);
 int yrt_pose_decode_keypoints(const yrt_node_rec *n, int *dims);
 /* A decode's per-scale maps (pose keypoints, obb angles): in[0..ns) of prepared node e as the
  * kernels read them, strides[k] pixels, an int8 map through its table deq[k] (made here);
- * returns the anchors of all scales. ns validated on load (at most YK_POSE_MAX_SCALES). */
-size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, const int32_t *strides, yk_pose_scale *s,
-                               float (*deq)[256]);
+ * returns the anchors of all scales (na per cell: a YOLO-Pose head's anchor form, else 1). ns validated on load (at most YK_POSE_MAX_SCALES). */
+size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, int na, const int32_t *strides,
+                               yk_pose_scale *s, float (*deq)[256]);
 
 #endif
