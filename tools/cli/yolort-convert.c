@@ -1,7 +1,7 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
- *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [-v]
+ *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [--names FILE|coco] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1; usage errors (naming the argument) exit 2. */
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include "cli_usage.h"
 #include "cli_stdout.h"
 #include "cli_version.h"
+#include "class_names.h"
 #include "file_write.h"
 #include "ir_preprocess.h"
 
@@ -20,7 +21,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
-          "                      [--preprocess SPEC] [--anchors W,H,...]\n"
+          "                      [--preprocess SPEC] [--anchors W,H,...] [--names FILE|coco]\n"
           "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
@@ -48,6 +49,9 @@ static void usage(FILE *f) {
           "  --anchors W,H,...  anchor sizes in input pixels, grid by grid (stride 8 first), for a\n"
           "                    YOLOv5-style head whose file holds none (raw sigmoid maps, as\n"
           "                    YOLOv5-Lite); default: YOLOv5's anchors, said in the summary\n"
+          "  --names FILE|coco class names stored in the .yrt, one per line in FILE, or the 80 COCO\n"
+          "                    names (for exports without names: YOLOv5-Lite, YOLOX, legacy files);\n"
+          "                    replaces the metadata's; their count must be the model's classes\n"
           "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
@@ -60,6 +64,7 @@ int main(int argc, char **argv) {
   yrt_convert_options opt;
   memset(&opt, 0, sizeof opt);
   float anchors[2 * YRT_OBJ_MAX_SCALES * YRT_OBJ_MAX_ANCHORS];
+  char *names = NULL; /* --names */
   ir_preprocess pre; /* --preprocess */
   memset(&pre, 0, sizeof pre);
   if (!keep) {
@@ -131,6 +136,15 @@ int main(int argc, char **argv) {
         return 1;
       }
       opt.preprocess = &pre;
+    } else if (strcmp(argv[i], "--names") == 0 && i + 1 < argc) {
+      char msg[512];
+      free(names);
+      if (class_names_load(argv[++i], YRT_MAX_CLASSES, &names, msg, sizeof msg) != 0) {
+        fprintf(stderr, "yolort-convert: %s\n", msg);
+        free(keep);
+        return 1;
+      }
+      opt.class_names = names;
     } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
       opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
@@ -138,6 +152,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       free(keep);
+      free(names);
       return 0;
     } else if (argv[i][0] != '-' && !in) {
       in = argv[i];
@@ -146,6 +161,7 @@ int main(int argc, char **argv) {
                                        : cli_extra_argument("yolort-convert", argv[i]);
       usage(stderr);
       free(keep);
+      free(names);
       return rc;
     }
   }
@@ -153,10 +169,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "yolort-convert: needs IN.onnx and -o OUT.yrt\n");
     usage(stderr);
     free(keep);
+    free(names);
     return CLI_EXIT_USAGE;
   }
   if (!cli_output_distinct("yolort-convert", "-o", out, "the input", in)) {
     free(keep);
+    free(names);
     return 2;
   }
   opt.keep_fp32 = n_keep ? keep : NULL;
@@ -171,12 +189,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "yolort-convert: %s: %s\n", yrt_status_name(st), err.msg);
     free(buf);
     free(keep);
+    free(names);
     return 1;
   }
   printf("%s -> %s\n", in, out);
   if (rep.names_note[0]) fprintf(stderr, "yolort-convert: warning: %s\n", rep.names_note);
+  else if (rep.no_names)
+    fprintf(stderr, "yolort-convert: note: the file carries no class names: classes print as class0..class%d; "
+                    "--names FILE (one per line) or --names coco stores them\n", rep.num_classes - 1);
   yrt_convert_report_print(&rep, stdout);
   free(buf);
   free(keep);
+  free(names);
   return 0;
 }
