@@ -413,6 +413,46 @@ static void test_conv_dynamic_offsets(void **state) {
   run_dyn_case(&big_k, 0);
 }
 
+/* Weight offsets (CONV2D input 3) the loader refuses, naming them: on a conv that is not
+ * dynamically quantized, a value past +-YRT_CONV_WOFFSET_MAX, another length or dtype. */
+static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *want) {
+  ytb *b = ytb_new();
+  const int32_t xd[4] = {1, 3, 3, 2}, wd[4] = {2, 1, 1, 2}, bd[1] = {2}, kd[1] = {len};
+  const int8_t w[4] = {1, -2, 3, 4};
+  const int32_t k[3] = {k0, 0, 0};
+  const float bf[2] = {0, 0};
+  uint32_t tx = dyn ? ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd)
+                    : ytb_act_i8(b, "x", 4, xd, 0.1f, 0);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
+  ytb_set_q(b, tw, 0.01f, 0);
+  const int32_t bi[2] = {0, 0};
+  uint32_t tb = dyn ? ytb_const(b, "b", YRT_F32, 1, bd, bf) : ytb_const(b, "b", YRT_I32, 1, bd, bi);
+  uint32_t tk = ytb_const(b, "woff", dtype, 1, kd, k);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, xd);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
+  const uint32_t in[4] = {tx, tw, tb, tk};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 4, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  if (!dyn) ytb_set_q(b, ty, 1.0f, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  yrt_error err = {{0}};
+  ytb_loaded l;
+  assert_int_not_equal(ytb_load(b, 1, &l, &err), YRT_OK);
+  if (!strstr(err.msg, want)) fail_msg("weight offsets: '%s' does not say '%s'", err.msg, want);
+  assert_non_null(strstr(err.msg, "conv"));
+  ytb_unload(&l);
+}
+
+static void test_conv_dynamic_offsets_refused(void **state) {
+  (void)state;
+  bad_woff(1, 256, 2, YRT_I32, "weight offset[0] = 256");
+  bad_woff(1, -256, 2, YRT_I32, "weight offset[0] = -256");
+  bad_woff(1, 1, 3, YRT_I32, "weight offsets (input 3) must be an i32 constant [2]");
+  bad_woff(1, 1, 2, YRT_F32, "weight offsets (input 3) must be an i32 constant [2]");
+  bad_woff(0, 1, 2, YRT_I32, "weight offsets (input 3) only on a dynamically quantized conv");
+}
+
 /* A requantization scale XNNPACK refuses (>= 256) takes the reference path. */
 static void test_conv_i8_fallback(void **state) {
   (void)state;
@@ -449,6 +489,7 @@ int main(void) {
       cmocka_unit_test(test_conv_i8f32),
       cmocka_unit_test(test_conv_i8_fallback),
       cmocka_unit_test(test_conv_dynamic_offsets),
+      cmocka_unit_test(test_conv_dynamic_offsets_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
