@@ -107,6 +107,10 @@ size_t yk_qconv_packed_bytes(yk_qconv *c);
  * row): O(cout), never the weights. wsum[cout] comes from yk_qconv_weight_sums (once). */
 void yk_qconv_weight_sums(const yk_qconv *c, int32_t *wsum);
 void yk_qconv_set_input(yk_qconv *c, int32_t x_zp, const int32_t *wsum);
+/* s[r * ow + ox] for output rows [row0, row1) (s: the whole output's base) = the sum of
+ * (x - x_zp) over the pixel's window, padded taps contributing 0 (qconv_window_sums.c, portable):
+ * with weights stored as w - k[c], the accumulator of sum((x - x_zp) * w) is acc + k[c] * s. */
+void yk_qconv_window_sums(const yk_qconv *c, const int8_t *x, int32_t *s, int row0, int row1);
 
 /* Variants, exposed for tests. yk_qconv_packed_bytes__<v> is yk_qconv_packed_bytes for c->variant
  * <v> (0 for any other variant); yk_qconv_blocking__<v> is the MR x NZ init chooses for cout. */

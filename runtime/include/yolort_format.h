@@ -133,8 +133,11 @@ typedef struct yrt_tensor_rec {
 /* Operators. Activations are NHWC for rank 4; all axes/perms below are PHYSICAL.
  * dtype of a node = dtype of its out[0] (int8 kernels when I8). */
 enum yrt_op {
-  /* in: x, w, [bias]. f32 w: [Cout][kh][kw][Cin/g]; i8 w: same, per-channel scales
-   * on axis 0; i32 bias. p: see YRT_CONV_P_*. i8: requant fp32, then optional LUT. */
+  /* in: x, w, [bias], [woff]. f32 w: [Cout][kh][kw][Cin/g]; i8 w: same, per-channel scales
+   * on axis 0; i32 bias. p: see YRT_CONV_P_*. i8: requant fp32, then optional LUT.
+   * woff (in[YRT_CONV_IN_WOFFSET], dynamically quantized convs only: f32 x, i8 w, f32 y): I32
+   * CONST [Cout], the export's integer weights are w + woff[c] (uint8 weights with a zero point
+   * reach -255..255); the conv adds woff[c] * sum(x - x_zp) over the window. */
   YRT_OP_CONV2D = 1,
   /* in: a, b (same rank, broadcast where dim==1). p[0] = yrt_binary_kind. */
   YRT_OP_BINARY = 2,
@@ -240,6 +243,8 @@ enum yrt_conv_params {
   YRT_CONV_P_ACT,     /* yrt_unary_kind applied to the output, YRT_UNARY_NONE for none (f32) */
   YRT_CONV_P_LUT,     /* i8: tensor index of a 256-entry I8 LUT applied after requant, or -1 */
 };
+#define YRT_CONV_IN_WOFFSET 3 /* CONV2D's optional 4th input: per-channel weight offsets */
+#define YRT_CONV_WOFFSET_MAX 255 /* |woff[c]| at most this */
 
 enum yrt_detect_params {
   YRT_DETECT_P_SCALES = 0, /* S, 1..3 */

@@ -28,7 +28,7 @@
 _Static_assert(YRT_OP_COUNT_ == 22, "a new yrt_op needs a row in k_builtin below: add it, then bump this count");
 
 static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
-    [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 3, .n_out = 1,
+    [YRT_OP_CONV2D] = {YRT_OP_NAMES("conv2d"), .min_in = 2, .max_in = 4, .n_out = 1,
                        .optional_in = 1u << 2, .per_channel_in = 1u << 1, .check = yrt_check_conv,
                        .prepare = yrt_prepare_conv, .run = yrt_run_conv_f32, .release = yrt_release_conv,
                        .kind = yrt_kind_conv, .publish_range = yrt_publish_range_conv,

@@ -2,7 +2,8 @@
  * -> Gemm(transB) [-> Softmax]) converted and run: task 'classify' from the metadata or from the
  * shape alone, the logits flag when the graph has no Softmax, yrt_session_classify_output's top-k
  * (order, probabilities against a double softmax, ties, caps, names), the frame path
- * (yrt_session_classify) and the refusals of detect calls on a classifier. */
+ * (yrt_session_classify), the refusals of detect calls on a classifier and class names given at
+ * conversion (--names). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,12 +220,60 @@ static void test_classify_bad_output(void **state) {
   ir_graph_free(g);
 }
 
+/* Class names: yolort-convert --names (options.class_names) replaces the metadata's and is
+ * stored; a file without names is reported (rep.no_names); names of another count than the
+ * classes are an error naming --names, never dropped. */
+static void convert_names(const char *meta, const char *names, yrt_status want, yrt_convert_report *rep, char *first,
+                          size_t cap) {
+  ir_graph *g = graph(1, "classify");
+  free(g->class_names);
+  g->class_names = meta ? ir_strdup(meta) : NULL;
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  o.class_names = names;
+  void *buf = NULL;
+  size_t size = 0;
+  yrt_error err = {{0}};
+  const yrt_status st = yrt_convert_graph(g, &o, &buf, &size, rep, &err);
+  ir_graph_free(g);
+  if (st != want) fail_msg("names '%s': status %d (%s), want %d", names ? names : "(none)", (int)st, err.msg, (int)want);
+  if (st != YRT_OK) {
+    assert_null(buf);
+    assert_non_null(strstr(err.msg, "--names gives 4 class names, the model has 5 classes"));
+    return;
+  }
+  yrt_model *m = NULL;
+  assert_int_equal(yrt_model_load_memory(buf, size, 0, &m, &err), YRT_OK);
+  const char *n0 = yrt_model_class_name(m, 0);
+  snprintf(first, cap, "%s|%s", n0 ? n0 : "", yrt_model_class_name(m, 4) ? yrt_model_class_name(m, 4) : "");
+  yrt_model_free(m);
+  free(buf);
+}
+
+static void test_classify_names(void **state) {
+  (void)state;
+  yrt_convert_report rep;
+  char got[64];
+  convert_names(NULL, NULL, YRT_OK, &rep, got, sizeof got);
+  assert_int_equal(rep.no_names, 1);
+  convert_names(NULL, "apple\nbanana pie\nc\nd\nzucchini", YRT_OK, &rep, got, sizeof got);
+  assert_int_equal(rep.no_names, 0);
+  assert_string_equal(got, "apple|zucchini");
+  convert_names("a\nb\nc\nd\ne", "v\nw\nx\ny\nz", YRT_OK, &rep, got, sizeof got); /* replaces the metadata's */
+  assert_string_equal(got, "v|z");
+  convert_names("a\nb\nc\nd\ne", NULL, YRT_OK, &rep, got, sizeof got);
+  assert_int_equal(rep.no_names, 0);
+  assert_string_equal(got, "a|e");
+  convert_names(NULL, "v\nw\nx\ny", YRT_ERR_INVALID_ARG, &rep, got, sizeof got);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classify_softmax_meta),
       cmocka_unit_test(test_classify_logits_meta),
       cmocka_unit_test(test_classify_by_shape),
       cmocka_unit_test(test_classify_bad_output),
+      cmocka_unit_test(test_classify_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* test_runtime_conv.c — CONV2D nodes through a session (XNNPACK f32 / qc8, or the reference
  * fallback) against the scalar reference, on odd shapes, groups, strides, dilation, pads,
- * fused activations and an int8 LUT. */
+ * fused activations and an int8 LUT; a dynamically quantized conv against onnxruntime's arithmetic. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,6 +312,147 @@ static void test_conv_i8f32(void **state) {
   }
 }
 
+/* A dynamically quantized conv (onnxruntime quantize_dynamic: DynamicQuantizeLinear, ConvInteger
+ * with uint8 weights and a zero point, Cast, Mul by x_scale * w_scale, Add bias) against
+ * onnxruntime's arithmetic written out here: x to uint8 over [min(0, lo), max(0, hi)], the exact
+ * integer sum of (xq - zx) * (wq - wzp), one float multiply, then the float bias. Weight zero point
+ * 150: channels reaching -150 do not fit int8 and are stored minus an offset (CONV2D input 3).
+ * Bit-exact where the channel's kernel sum stays below 2^24 (exact 1); big_k: past it, where the
+ * offset term is added in float, within a few ulps. */
+static void run_dyn_case(const conv_case *c, int exact) {
+  yrt_conv_geom g;
+  geom_of(c, &g);
+  uint32_t seed = 99u + (uint32_t)c->cin * 13u + (uint32_t)c->cout;
+  const size_t nx = (size_t)g.n * g.h * g.w * g.cin, per = (size_t)g.kh * g.kw * g.cin;
+  const size_t nw = (size_t)g.cout * per;
+  float *x = malloc(nx * 4), *bf = malloc((size_t)g.cout * 4), *sw = malloc((size_t)g.cout * 4);
+  int32_t *v = malloc(nw * 4), *k = calloc((size_t)g.cout, 4), *xq = malloc(nx * 4);
+  int8_t *w = malloc(nw);
+  assert_true(x && bf && sw && v && k && xq && w);
+  for (size_t i = 0; i < nx; i++) x[i] = rng_f(&seed) * 3.0f + 0.7f; /* lo < 0 < hi */
+  int n_off = 0;
+  for (int o = 0; o < g.cout; o++) {
+    int lo = 0, hi = 0;
+    for (size_t i = 0; i < per; i++) {
+      /* channel 0: both ends (255 wide); odd channels fit int8 (no offset); even: any */
+      const int q = o == 0 ? (i % 2 ? 0 : 255) : o % 2 ? 23 + (int)(rng_next(&seed) % 233) : (int)(rng_next(&seed) % 256);
+      v[o * per + i] = q - 150;
+      lo = v[o * per + i] < lo ? v[o * per + i] : lo;
+      hi = v[o * per + i] > hi ? v[o * per + i] : hi;
+    }
+    k[o] = hi > 127 ? hi - 127 : lo < -127 ? lo + 127 + (hi - lo > 254) : 0;
+    n_off += k[o] != 0;
+    for (size_t i = 0; i < per; i++) w[o * per + i] = (int8_t)(v[o * per + i] - k[o]);
+    sw[o] = 0.001f + (float)(rng_next(&seed) % 100) * 0.0001f;
+    bf[o] = rng_f(&seed);
+  }
+  assert_true(n_off > 0 && n_off < g.cout);
+  ytb *b = ytb_new();
+  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin}, bd[1] = {g.cout};
+  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout};
+  uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
+  ytb_set_q(b, tw, sw[0], 0);
+  ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
+  uint32_t tb = ytb_const(b, "b", YRT_F32, 1, bd, bf);
+  uint32_t tk = ytb_const(b, "woff", YRT_I32, 1, bd, k);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, 1, YRT_UNARY_NONE, -1);
+  uint32_t in[4] = {tx, tw, tb, tk};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 4, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  yrt_error err = {{0}};
+  ytb_loaded l;
+  if (ytb_load(b, 1, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);
+  memcpy(yrt_session_input_nhwc(l.s, 0), x, nx * 4);
+  assert_int_equal(yrt_session_run(l.s, &err), YRT_OK);
+  yrt_tensor_view out;
+  assert_int_equal(yrt_session_output(l.s, 0, &out, &err), YRT_OK);
+  /* onnxruntime's DynamicQuantizeLinear */
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t i = 0; i < nx; i++) lo = x[i] < lo ? x[i] : lo, hi = x[i] > hi ? x[i] : hi;
+  const float sx = (hi - lo) / 255.0f;
+  const float zf = nearbyintf(fminf(255.0f, fmaxf(0.0f, 0.0f - lo / sx)));
+  const int32_t zx = (int32_t)zf;
+  for (size_t i = 0; i < nx; i++) xq[i] = (int32_t)nearbyintf(fminf(255.0f - zf, fmaxf(-zf, x[i] / sx))) + zx;
+  for (int bb = 0; bb < g.n; bb++)
+    for (int yy = 0; yy < g.oh; yy++)
+      for (int xx = 0; xx < g.ow; xx++)
+        for (int o = 0; o < g.cout; o++) {
+          int64_t a = 0, mag = 0;
+          for (int ky = 0; ky < g.kh; ky++)
+            for (int kx = 0; kx < g.kw; kx++) {
+              const int iy = yy * g.sh - g.pad_t + ky * g.dh, ix = xx * g.sw - g.pad_l + kx * g.dw;
+              if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w) continue;
+              for (int ci = 0; ci < g.cin; ci++) {
+                const int64_t d = xq[(((size_t)bb * g.h + iy) * g.w + ix) * g.cin + ci] - zx;
+                const int32_t wv = v[o * per + ((size_t)ky * g.kw + kx) * g.cin + ci];
+                a += d * wv;
+                mag += (d < 0 ? -d : d) * (wv < 0 ? -wv : wv);
+              }
+            }
+          const float r = (float)a * (sx * sw[o]) + bf[o];
+          const float got = nchw_at(&out, bb, yy, xx, o);
+          const int same = memcmp(&got, &r, 4) == 0;
+          if (exact ? !same : fabsf(got - r) > 4e-7f * ((float)mag * (sx * sw[o]) + fabsf(bf[o])))
+            fail_msg("dynamic conv cin %d cout %d at (%d,%d,%d,%d) offset %d: %.9g vs onnxruntime's %.9g", c->cin,
+                     c->cout, bb, yy, xx, o, (int)k[o], (double)got, (double)r);
+        }
+  ytb_unload(&l);
+  free(x), free(bf), free(sw), free(v), free(k), free(xq), free(w);
+}
+
+static void test_conv_dynamic_offsets(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++)
+    if (k_cases[i].groups == 1) run_dyn_case(&k_cases[i], 1);
+  /* 3x3 over 160 channels: 255 * sum|w| passes 2^24 in the offset channels */
+  const conv_case big_k = {1, 6, 5, 160, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+  run_dyn_case(&big_k, 0);
+}
+
+/* Weight offsets (CONV2D input 3) the loader refuses, naming them: on a conv that is not
+ * dynamically quantized, a value past +-YRT_CONV_WOFFSET_MAX, another length or dtype. */
+static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *want) {
+  ytb *b = ytb_new();
+  const int32_t xd[4] = {1, 3, 3, 2}, wd[4] = {2, 1, 1, 2}, bd[1] = {2}, kd[1] = {len};
+  const int8_t w[4] = {1, -2, 3, 4};
+  const int32_t k[3] = {k0, 0, 0};
+  const float bf[2] = {0, 0};
+  uint32_t tx = dyn ? ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd)
+                    : ytb_act_i8(b, "x", 4, xd, 0.1f, 0);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
+  ytb_set_q(b, tw, 0.01f, 0);
+  const int32_t bi[2] = {0, 0};
+  uint32_t tb = dyn ? ytb_const(b, "b", YRT_F32, 1, bd, bf) : ytb_const(b, "b", YRT_I32, 1, bd, bi);
+  uint32_t tk = ytb_const(b, "woff", dtype, 1, kd, k);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, xd);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
+  const uint32_t in[4] = {tx, tw, tb, tk};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 4, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
+  if (!dyn) ytb_set_q(b, ty, 1.0f, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  yrt_error err = {{0}};
+  ytb_loaded l;
+  assert_int_not_equal(ytb_load(b, 1, &l, &err), YRT_OK);
+  if (!strstr(err.msg, want)) fail_msg("weight offsets: '%s' does not say '%s'", err.msg, want);
+  assert_non_null(strstr(err.msg, "conv"));
+  ytb_unload(&l);
+}
+
+static void test_conv_dynamic_offsets_refused(void **state) {
+  (void)state;
+  bad_woff(1, 256, 2, YRT_I32, "weight offset[0] = 256");
+  bad_woff(1, -256, 2, YRT_I32, "weight offset[0] = -256");
+  bad_woff(1, 1, 3, YRT_I32, "weight offsets (input 3) must be an i32 constant [2]");
+  bad_woff(1, 1, 2, YRT_F32, "weight offsets (input 3) must be an i32 constant [2]");
+  bad_woff(0, 1, 2, YRT_I32, "weight offsets (input 3) only on a dynamically quantized conv");
+}
+
 /* A requantization scale XNNPACK refuses (>= 256) takes the reference path. */
 static void test_conv_i8_fallback(void **state) {
   (void)state;
@@ -347,6 +488,8 @@ int main(void) {
       cmocka_unit_test(test_conv_i8),
       cmocka_unit_test(test_conv_i8f32),
       cmocka_unit_test(test_conv_i8_fallback),
+      cmocka_unit_test(test_conv_dynamic_offsets),
+      cmocka_unit_test(test_conv_dynamic_offsets_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
 # "yolort X.Y.Z" on stdout); yolort-detect's --help goes to stdout with exit 0, a malformed
 # number is refused with exit 2, and --json prints one parseable object per image with the
 # documented keys (on the shared yolo11n-320 and a val image; skipped without YOLORT_DATA,
-# failed under CI=true).
+# failed under CI=true); yolort-convert --names (refusals; the note on a file without names and
+# --names coco on the shared YOLOv5-Lite).
 set -eu
 B=$1; W=$2; DEFAULT_DATA=${3:-}
 rm -rf "$W" && mkdir -p "$W"
@@ -30,6 +31,16 @@ for spec in "bgr,foo|'foo'" "rgb,bgr|'bgr'" "pad=300|'pad=300'" "scale=0|'scale=
     { echo "FAIL: --preprocess '$s' gave exit $rc: $(cat "$W/pre.err")"; exit 1; }
 done
 "$C" --help | grep -q -- "--preprocess SPEC" || { echo "FAIL: --preprocess not in --help"; exit 1; }
+# --names FILE|coco: an unreadable or malformed list refused (exit 1) naming --names and the file
+printf 'cat\n\ndog\n' > "$W/blank.names"
+for f in "$W/none.names|cannot open" "$W/blank.names|line 2 is blank"; do
+  set +e
+  "$C" nothing.onnx -o "$W/x.yrt" --names "${f%%|*}" > /dev/null 2> "$W/names.err"; rc=$?
+  set -e
+  [ $rc -eq 1 ] && grep -q -- "--names ${f%%|*}" "$W/names.err" && grep -q -- "${f#*|}" "$W/names.err" ||
+    { echo "FAIL: --names ${f%%|*} gave exit $rc: $(cat "$W/names.err")"; exit 1; }
+done
+"$C" --help | grep -q -- "--names FILE|coco" || { echo "FAIL: --names not in --help"; exit 1; }
 set +e
 "$B/tools/yolort-quantize" m.onnx dir -o q.onnx --preprocess bgr,what > /dev/null 2> "$W/qpre.err"; rc=$?
 set -e
@@ -78,3 +89,29 @@ assert o["preprocess"] == {"channels": "bgr", "scale": 1, "mean": [0, 0, 0], "st
                            "resize": "letterbox", "placement": "topleft", "pad": 0}, o["preprocess"]
 print("preprocess ok:", o["preprocess"])
 PY
+# A file without class names (YOLOv5-Lite): the converter says so; --names coco stores the 80 COCO
+# names (yolort-detect prints them), a list of another length is an error naming --names
+L="$DATA/models/wild2/yolov5-lite-e_detect_80_fp32_320.onnx"
+if [ ! -f "$L" ]; then
+  if [ "${CI:-}" = true ]; then echo "FAIL: CI=true and $L is missing"; exit 1; fi
+  echo "skipping --names: no $L"; exit 0
+fi
+"$C" "$L" -o "$W/lite.yrt" > "$W/lite.txt" 2>&1
+grep -q "note: the file carries no class names: classes print as class0..class79" "$W/lite.txt" ||
+  { echo "FAIL: no note on a file without names: $(cat "$W/lite.txt")"; exit 1; }
+"$C" "$L" -o "$W/lite-coco.yrt" --names coco > "$W/lite-coco.txt" 2>&1
+! grep -q "no class names" "$W/lite-coco.txt" || { echo "FAIL: note with --names coco"; exit 1; }
+"$D" "$W/lite-coco.yrt" "$DATA/data/coco/val/images/000000000632.jpg" --json > "$W/lite.jsonl"
+python3 - "$W/lite.jsonl" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+names = {d["name"] for d in o["detections"]}
+assert names and not any(n.startswith("class") for n in names), names
+print("--names coco ok:", sorted(names))
+PY
+printf 'cat\ndog\n' > "$W/two.names"
+set +e
+"$C" "$L" -o "$W/lite-two.yrt" --names "$W/two.names" > /dev/null 2> "$W/two.err"; rc=$?
+set -e
+[ $rc -eq 1 ] && grep -q -- "--names gives 2 class names, the model has 80 classes" "$W/two.err" && [ ! -f "$W/lite-two.yrt" ] ||
+  { echo "FAIL: --names of 2 on 80 classes gave exit $rc: $(cat "$W/two.err")"; exit 1; }

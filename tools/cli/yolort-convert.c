@@ -1,7 +1,8 @@
 /* yolort-convert — ONNX (FP32 or QDQ) -> .yrt model file.
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
- *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D] [-v]
+ *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D]
+ *                  [--names FILE|coco] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1; usage errors (naming the argument) exit 2. */
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "cli_usage.h"
 #include "cli_stdout.h"
 #include "cli_version.h"
+#include "class_names.h"
 #include "file_write.h"
 #include "ir_preprocess.h"
 
@@ -21,6 +23,7 @@ static void usage(FILE *f) {
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
           "                      [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D]\n"
+          "                      [--names FILE|coco]\n"
           "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
@@ -51,6 +54,9 @@ static void usage(FILE *f) {
           "  --kpt-shape N,D   a pose head's N keypoints of D values (2: x, y; 3: x, y, conf), for a\n"
           "                    file whose metadata does not say (YOLO-Pose); default: the metadata's,\n"
           "                    else read off the head (x, y, conf each), said in the summary\n"
+          "  --names FILE|coco class names stored in the .yrt, one per line in FILE, or the 80 COCO\n"
+          "                    names (for exports without names: YOLOv5-Lite, YOLOX, legacy files);\n"
+          "                    replaces the metadata's; their count must be the model's classes\n"
           "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
@@ -63,6 +69,7 @@ int main(int argc, char **argv) {
   yrt_convert_options opt;
   memset(&opt, 0, sizeof opt);
   float anchors[2 * YRT_OBJ_MAX_SCALES * YRT_OBJ_MAX_ANCHORS];
+  char *names = NULL; /* --names */
   ir_preprocess pre; /* --preprocess */
   memset(&pre, 0, sizeof pre);
   if (!keep) {
@@ -146,6 +153,15 @@ int main(int argc, char **argv) {
         return 1;
       }
       opt.preprocess = &pre;
+    } else if (strcmp(argv[i], "--names") == 0 && i + 1 < argc) {
+      char msg[512];
+      free(names);
+      if (class_names_load(argv[++i], YRT_MAX_CLASSES, &names, msg, sizeof msg) != 0) {
+        fprintf(stderr, "yolort-convert: %s\n", msg);
+        free(keep);
+        return 1;
+      }
+      opt.class_names = names;
     } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
       opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
@@ -153,6 +169,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       free(keep);
+      free(names);
       return 0;
     } else if (argv[i][0] != '-' && !in) {
       in = argv[i];
@@ -161,6 +178,7 @@ int main(int argc, char **argv) {
                                        : cli_extra_argument("yolort-convert", argv[i]);
       usage(stderr);
       free(keep);
+      free(names);
       return rc;
     }
   }
@@ -168,10 +186,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "yolort-convert: needs IN.onnx and -o OUT.yrt\n");
     usage(stderr);
     free(keep);
+    free(names);
     return CLI_EXIT_USAGE;
   }
   if (!cli_output_distinct("yolort-convert", "-o", out, "the input", in)) {
     free(keep);
+    free(names);
     return 2;
   }
   opt.keep_fp32 = n_keep ? keep : NULL;
@@ -186,12 +206,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "yolort-convert: %s: %s\n", yrt_status_name(st), err.msg);
     free(buf);
     free(keep);
+    free(names);
     return 1;
   }
   printf("%s -> %s\n", in, out);
   if (rep.names_note[0]) fprintf(stderr, "yolort-convert: warning: %s\n", rep.names_note);
+  else if (rep.no_names)
+    fprintf(stderr, "yolort-convert: note: the file carries no class names: classes print as class0..class%d; "
+                    "--names FILE (one per line) or --names coco stores them\n", rep.num_classes - 1);
   yrt_convert_report_print(&rep, stdout);
   free(buf);
   free(keep);
+  free(names);
   return 0;
 }

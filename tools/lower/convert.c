@@ -319,6 +319,12 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   }
   yrt_status st = run_passes(g, o, rep, err);
   if (st != YRT_OK) return st;
+  if (o && o->class_names) { /* after the head fusion: the metadata's names may steer it, these not */
+    char *names = strdup(o->class_names);
+    if (!names) return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory");
+    free(g->class_names);
+    g->class_names = names;
+  }
   if (g->n_inputs < 1 || g->n_outputs < 1)
     return yrt_set_error(err, YRT_ERR_FORMAT, "convert: graph has %d inputs and %d outputs",
                          g->n_inputs, g->n_outputs);
@@ -395,10 +401,19 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
       rep->input_w = (int)im.meta->input_w;
       rep->input_h = (int)im.meta->input_h;
       rep->num_classes = (int)im.meta->num_classes;
+      rep->no_names = im.meta->class_names == 0;
       if (g->class_names && g->class_names[0] && im.meta->class_names == 0) {
         size_t len = strlen(g->class_names), n = 1;
         if (g->class_names[len - 1] == '\n') len--;
         for (size_t i = 0; i < len; i++) n += g->class_names[i] == '\n';
+        if (o && o->class_names) { /* asked for: never dropped silently */
+          st = yrt_set_error(err, YRT_ERR_INVALID_ARG, "convert: --names gives %zu class names, the model has %d classes",
+                             n, rep->num_classes);
+          free(*yrt);
+          *yrt = NULL;
+          *size = 0;
+          goto done;
+        }
         snprintf(rep->names_note, sizeof rep->names_note,
                  "the metadata lists %zu class names for %d classes: names ignored (numbered classes)", n,
                  rep->num_classes);

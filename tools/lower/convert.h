@@ -52,6 +52,10 @@ typedef struct yrt_convert_options {
                                    0: an output0 in a head layout no fusion recognised is refused */
   const ir_preprocess *preprocess; /* yolort-convert --preprocess (set = 1): replaces whatever the
                                    metadata or a recognised family decided (NULL: theirs) */
+  const char *class_names;      /* yolort-convert --names: '\n'-separated class names stored in the
+                                   .yrt in place of the metadata's (after the head fusion, which
+                                   they do not steer); their count must be the model's class count
+                                   (else an error). NULL: the metadata's, if any */
 } yrt_convert_options;
 
 #define YRT_CONVERT_MAX_NOTES 96
@@ -103,6 +107,7 @@ typedef struct yrt_convert_report {
   char preprocess[160];       /* the preprocessing stored (ir_preprocess_describe) */
   char preprocess_why[96];    /* where it came from: "default", "--preprocess", the metadata, a family */
   char names_note[160];       /* non-empty: the metadata's class names did not fit the class count */
+  int no_names;               /* 1: the .yrt carries no class names (classes print as class0, ...) */
 } yrt_convert_report;
 
 /* Run the pass pipeline on g (it is rewritten in place), lower it and write .yrt bytes.

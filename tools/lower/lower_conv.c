@@ -186,10 +186,13 @@ static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float 
 }
 
 /* Weights of a dynamically quantized conv (recover_integer_ops.c): int8 symmetric per output
- * channel. A channel whose export integers (Wq - Wzp) fit [-127, 127] keeps them and the export's
- * weight scale (wscale: the node's yolort.dynamic_wscale, one or one per channel), so the int8
- * products are onnxruntime's own; another (uint8 weights with a zero point reach -255..255) is
- * requantized to max|w| / 127. Sets W's q / qdata. 0 ok, -1 error. */
+ * channel. A channel whose export integers v = Wq - Wzp fit [-127, 127] keeps them and the
+ * export's weight scale (wscale: the node's yolort.dynamic_wscale, one or one per channel), so
+ * the int8 products are onnxruntime's own. uint8 weights with a zero point reach -255..255, but
+ * one channel's v span at most 255 values: such a channel is stored as v - k (k the channel's
+ * offset, recovered by weight_offsets: the runtime adds k * sum(x - x_zp), exact). A channel
+ * whose floats are not integers of the scale is requantized to max|w| / 127. Sets W's q / qdata.
+ * 0 ok, -1 error. */
 static int quantize_weights_sym(lw_ctx *c, int w, const ir_attr *wscale) {
   ir_tensor *W = &c->g->tensors[w];
   if (W->q.on && W->qdata && W->q.dtype == IR_I8 && W->q.zero_point == 0) return 0; /* shared, done */
@@ -212,12 +215,20 @@ static int quantize_weights_sym(lw_ctx *c, int w, const ir_attr *wscale) {
     const float *fo = f + o * per;
     const float s0 = nws == 1 ? wscale->floats[0] : nws == co ? wscale->floats[o] : 0.0f;
     int exact = s0 > 0.0f && isfinite(s0);
+    float lo = 0.0f, hi = 0.0f;
     for (int64_t i = 0; i < per && exact; i++) {
       const float v = nearbyintf(fo[i] / s0);
-      exact = fabsf(v) <= 127.0f && fabsf(v * s0 - fo[i]) <= 1e-6f * fabsf(fo[i]);
+      exact = fabsf(v) <= 255.0f && fabsf(v * s0 - fo[i]) <= 1e-6f * fabsf(fo[i]);
+      lo = v < lo ? v : lo;
+      hi = v > hi ? v : hi;
     }
-    if (exact) {
+    float k = 0.0f; /* the channel's offset: v - k in [-127, 127] (or [-128, 127] for 255 wide) */
+    if (hi > 127.0f) k = hi - 127.0f;
+    else if (lo < -127.0f) k = lo + 127.0f + (hi - lo > 254.0f ? 1.0f : 0.0f);
+    if (exact && hi - lo <= 255.0f) {
       sc[o] = s0;
+      for (int64_t i = 0; i < per; i++) q[o * per + i] = (int8_t)(nearbyintf(fo[i] / s0) - k);
+      continue;
     } else {
       float m = 0.0f;
       for (int64_t i = 0; i < per; i++) m = fabsf(fo[i]) > m ? fabsf(fo[i]) : m;
@@ -232,6 +243,30 @@ static int quantize_weights_sym(lw_ctx *c, int w, const ir_attr *wscale) {
   W->qdata = q;
   W->q = (ir_quant){.on = 1, .dtype = IR_I8, .scale = sc[0], .scales = sc, .n_scales = (int)co, .axis = 0};
   return 0;
+}
+
+/* The offsets quantize_weights_sym took off W's export integers, one per output channel
+ * (round(w / scale) - q): -1 when all are 0, -2 on error, else a new I32 [Cout] tensor. */
+static int add_weight_offsets(lw_ctx *c, const ir_tensor *W) {
+  const int64_t co = W->dims[0], per = co > 0 ? ir_numel(W) / co : 0;
+  const float *f = W->data;
+  const int8_t *q = W->qdata;
+  int32_t *k = calloc((size_t)co, sizeof(int32_t));
+  if (!k) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return -2;
+  }
+  int any = 0;
+  for (int64_t o = 0; o < co && per > 0; o++) {
+    const float s = W->q.scales && W->q.n_scales > 1 ? W->q.scales[o] : W->q.scale;
+    k[o] = (int32_t)nearbyintf(f[o * per] / s) - q[o * per];
+    any |= k[o] != 0;
+  }
+  char name[512];
+  snprintf(name, sizeof name, "%s#woffset", W->name);
+  const int t = any ? lw_const_raw(c, name, YRT_I32, 1, &co, k, (size_t)co * 4) : -1;
+  free(k);
+  return any && t < 0 ? -2 : t;
 }
 
 yrt_status lw_lower_conv(lw_ctx *c, int ni) {
@@ -316,8 +351,10 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   if (xi < 0) return c->status;
   int zo = lw_def(c, z, i8, YRT_LAYOUT_NHWC);
   if (zo < 0) return c->status;
-  int in[3] = {xi, wt, bt};
-  lw_node *nd = lw_add_node(c, YRT_OP_CONV2D, in, 3, &zo, 1);
+  const int wo = dyn ? add_weight_offsets(c, &g->tensors[w]) : -1;
+  if (wo == -2) return c->status;
+  int in[4] = {xi, wt, bt, wo};
+  lw_node *nd = lw_add_node(c, YRT_OP_CONV2D, in, wo >= 0 ? 4 : 3, &zo, 1);
   if (!nd) return c->status;
   for (int k = 0; k < 10; k++) nd->p[k] = geo[k];
   nd->p[YRT_CONV_P_GROUPS] = (int32_t)group;

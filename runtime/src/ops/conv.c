@@ -23,6 +23,8 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
   /* int8 arithmetic (i8 x and w, i32 bias), output int8 or, groups 1 only, float (the float
    * head's last convs: (float)acc * s_x * s_w[c]) */
   const int is_i8 = x->dtype == YRT_I8;
+  if (n->n_in > YRT_CONV_IN_WOFFSET && !(y->dtype == YRT_F32 && x->dtype == YRT_F32 && w->dtype == YRT_I8))
+    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight offsets (input 3) only on a dynamically quantized conv");
   if (is_i8) {
     if (w->dtype != YRT_I8 || (b && b->dtype != YRT_I32) || (y->dtype != YRT_I8 && y->dtype != YRT_F32))
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 conv needs i8 x/w, i32 bias and an i8 or f32 output");
@@ -40,6 +42,16 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
     const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * x->dims[3] * 255 * 128;
     if (span > INT32_MAX / 2)
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32", (long long)(span / (255 * 128)));
+    if (n->n_in > YRT_CONV_IN_WOFFSET) {
+      const yrt_tensor_rec *o = yrt_node_in(v, YRT_CONV_IN_WOFFSET);
+      if (o->kind != YRT_TENSOR_CONST || o->dtype != YRT_I32 || o->rank != 1 || o->dims[0] != y->dims[3])
+        return yrt_node_fail(v, YRT_ERR_FORMAT, "weight offsets (input 3) must be an i32 constant [%d]", (int)y->dims[3]);
+      const int32_t *od = (const int32_t *)yrt_tensor_const_data(v->m, o);
+      for (int32_t c = 0; c < o->dims[0]; c++)
+        if (od[c] > YRT_CONV_WOFFSET_MAX || od[c] < -YRT_CONV_WOFFSET_MAX)
+          return yrt_node_fail(v, YRT_ERR_FORMAT, "weight offset[%d] = %d is outside +-%d", (int)c, (int)od[c],
+                               YRT_CONV_WOFFSET_MAX);
+    }
   } else if (y->dtype == YRT_F32) {
     if (x->dtype != YRT_F32 || w->dtype != YRT_F32 || (b && b->dtype != YRT_F32))
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "float conv needs f32 x/w/bias/y");
@@ -153,6 +165,7 @@ void yrt_release_conv(yrt_exec *e) {
   if (c->own == 1 && !c->packed_shared) free(c->qc.packed);
   free(c->dw_w);
   free(c->wsum);
+  yrt_conv_dyn_release(c);
   c->wsum = NULL;
   c->dw_w = NULL;
   c->own = 0;

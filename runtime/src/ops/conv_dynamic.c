@@ -1,13 +1,29 @@
 /* conv_dynamic.c — YRT_OP_CONV2D's dynamically quantized path (onnxruntime quantize_dynamic
  * models; ops/conv.c dispatches here): f32 x quantized on every run with its measured range
  * (or the range its producer published through its row's publish_range), int8 weights, our
- * conv kernel in its float-output mode, f32 bias and output. */
+ * conv kernel in its float-output mode, f32 bias and output. onnxruntime's arithmetic
+ * (ConvInteger, Cast, Mul by x_scale * w_scale, Add bias): the exact integer sum, one float
+ * multiply, then the float bias; channels whose export weights do not fit int8 are stored
+ * minus an offset k (CONV2D input 3) and get k * sum(x - x_zp) added back in integers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "conv_paths.h"
 #include "kernel_kinds.h"
+
+/* The channels with a weight offset. exact[i]: the kernel's sum for the channel stays below
+ * 2^24 in magnitude (255 * sum|w| < 2^24), so it runs at scale 1 and its float output is the
+ * integer itself: acc + k * window sum is formed in integers, then scaled once (onnxruntime's
+ * rounding); otherwise the term is scaled and added in float (one more rounding). */
+typedef struct yrt_conv_woff {
+  const int32_t *k; /* [cout] the node's offsets */
+  int n;            /* channels with k != 0 */
+  int *ch;          /* [n] those channels */
+  uint8_t *exact;   /* [n] */
+  float *scale;     /* [n] x_scale * w_scale of the channel, this run */
+  int32_t *wsum;    /* [output pixels] window sums of (x - x_zp), this run */
+} yrt_conv_woff;
 
 typedef struct dyn_ctx {
   const yrt_session *s;
@@ -72,16 +88,72 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   float sx;
   int32_t zp;
   dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
-  for (int oc = 0; oc < c->g.cout; oc++) {
-    const float sc = sx * c->kscale[oc];
-    c->requant[oc] = sc;
-    double b = c->fbias && sc > 0.0f ? (double)c->fbias[oc] / (double)sc : 0.0;
-    b = b > c->bias_lim ? c->bias_lim : b < -c->bias_lim ? -c->bias_lim : b;
-    c->zero_bias[oc] = (int32_t)lrint(b);
+  /* the bias is added in float after the kernel (yrt_conv_dyn_rows): zero_bias stays 0 */
+  for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
+  yrt_conv_woff *o = c->woff;
+  for (int i = 0; o && i < o->n; i++) {
+    o->scale[i] = c->requant[o->ch[i]];
+    if (o->exact[i]) c->requant[o->ch[i]] = 1.0f;
   }
   yk_qconv_set_input(&c->qc, zp, c->wsum);
   yrt_conv_run_own_act(s, (yrt_exec *)e, s->dynq); /* its range: run state */
   return YRT_OK;
+}
+
+void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1) {
+  const yrt_conv_woff *o = c->woff;
+  if (!o && !c->fbias) return;
+  const size_t ow = (size_t)c->qc.ow, ys = yk_qconv_ys(&c->qc), cout = (size_t)c->g.cout;
+  if (o) yk_qconv_window_sums(&c->qc, x, o->wsum, (int)r0, (int)r1);
+  for (size_t p = r0 * ow; p < r1 * ow; p++) {
+    float *yp = y + p * ys;
+    for (int i = 0; o && i < o->n; i++) {
+      const int ch = o->ch[i];
+      const int64_t t = (int64_t)o->k[ch] * o->wsum[p];
+      if (o->exact[i]) yp[ch] = (float)((int64_t)yp[ch] + t) * o->scale[i]; /* yp[ch]: the exact sum */
+      else yp[ch] += (float)t * o->scale[i];
+    }
+    if (c->fbias)
+      for (size_t ch = 0; ch < cout; ch++) yp[ch] += c->fbias[ch];
+  }
+}
+
+void yrt_conv_dyn_release(yrt_exec_conv *c) {
+  yrt_conv_woff *o = c->woff;
+  if (!o) return;
+  free(o->ch);
+  free(o->exact);
+  free(o->scale);
+  free(o->wsum);
+  free(o);
+  c->woff = NULL;
+}
+
+/* The channels with a weight offset (input 3), their exactness and the window-sum buffer.
+ * 0 ok, -1 out of memory. */
+static int prepare_woff(yrt_exec_conv *c, const int32_t *k, const int8_t *w, size_t pixels) {
+  const yrt_conv_geom *g = &c->g;
+  const size_t per = (size_t)g->kh * g->kw * g->cin;
+  int n = 0;
+  for (int oc = 0; oc < g->cout; oc++) n += k[oc] != 0;
+  if (!n) return 0;
+  yrt_conv_woff *o = calloc(1, sizeof *o);
+  if (!o) return -1;
+  c->woff = o;
+  o->k = k;
+  o->ch = malloc((size_t)n * sizeof(int));
+  o->exact = malloc((size_t)n);
+  o->scale = malloc((size_t)n * sizeof(float));
+  o->wsum = malloc(pixels * sizeof(int32_t));
+  if (!o->ch || !o->exact || !o->scale || !o->wsum) return -1;
+  for (int oc = 0; oc < g->cout; oc++) {
+    if (!k[oc]) continue;
+    int64_t a = 0;
+    for (size_t i = 0; i < per; i++) a += abs(w[(size_t)oc * per + i]);
+    o->ch[o->n] = oc;
+    o->exact[o->n++] = a * 255 < ((int64_t)1 << 24);
+  }
+  return 0;
 }
 
 /* The node that writes all of x (a dynamically quantized conv's input) and publishes its range
@@ -110,8 +182,6 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->fbias = e->in[2];
   c->x_numel = yrt_tensor_numel(x);
   c->x_src = range_producer(s, e);
-  const int64_t span = (int64_t)g->kh * g->kw * g->cin * 255 * 128; /* validated < INT32_MAX / 2 */
-  c->bias_lim = (int32_t)(INT32_MAX - span);
   c->requant = malloc((size_t)g->cout * sizeof(float));
   c->kscale = malloc((size_t)g->cout * sizeof(float));
   c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
@@ -134,6 +204,9 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: conv '%s': shape not supported by the int8 kernel",
                          yrt_model_string(m, n->name));
   yk_qconv_weight_sums(q, c->wsum);
+  const int32_t *k = n->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
+  if (k && prepare_woff(c, k, e->in[1], (size_t)g->n * g->oh * g->ow) != 0)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   return yrt_conv_pack_own(s, e, 0, err);
 }
 

@@ -40,9 +40,9 @@ typedef struct yrt_exec_conv {
   int dyn;
   const float *fbias;       /* f32 bias or NULL */
   int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
-  int32_t bias_lim;         /* |bias in accumulator units| kept below this (no int32 overflow) */
   size_t x_numel;
   const struct yrt_exec *x_src; /* dyn: the node whose published range is x's, or NULL */
+  struct yrt_conv_woff *woff; /* dyn with weight offsets (CONV2D input 3), or NULL (owned) */
 } yrt_exec_conv;
 
 YRT_EXEC_STATE_FITS(yrt_exec_conv);
@@ -84,5 +84,9 @@ void yrt_conv_run_own_act(const yrt_session *s, yrt_exec *e, const void *x);
 
 yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+/* Output rows [r0, r1) of a dynamically quantized conv after the kernel wrote them: the weight
+ * offsets' window-sum terms, then the float bias (onnxruntime's order: (float)acc * scale + b). */
+void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1);
+void yrt_conv_dyn_release(yrt_exec_conv *c);
 
 #endif
