@@ -104,6 +104,21 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
       if (!silu && is_activation(g, nd->out[k]) && !only_float_readers(g, nd->out[k]))
         mark[nd->out[k]] = 1;
   }
+  /* data movement (Reshape, Transpose, Slice, ...) on the int8 side of the graph, reading a
+   * quantized tensor: its outputs are quantized too (tied to its input below), as onnxruntime's
+   * quantize_static does, so the converter runs it int8 instead of dequantizing around it
+   * (ShuffleNetV2's channel shuffle: Concat -> Reshape -> Transpose -> Reshape -> Slice) */
+  int *order = NULL, n_order = 0;
+  if (!st) st = ir_topo_order(g, &order, &n_order, err);
+  for (int i = 0; !st && i < n_order; i++) {
+    const ir_node *nd = &g->nodes[order[i]];
+    if (nd->dead || nd->fp32 || !is_move_op(nd) || is_int8_op(nd) || nd->n_in < 1 || nd->in[0] < 0 ||
+        !mark[nd->in[0]])
+      continue;
+    for (int k = 0; k < nd->n_out; k++)
+      if (is_activation(g, nd->out[k]) && !only_float_readers(g, nd->out[k])) mark[nd->out[k]] = 1;
+  }
+  free(order);
   /* a SiLU's sigmoid output may have been marked as the Mul's input: unmark it */
   for (int i = 0; !st && i < g->n_nodes; i++) {
     const ir_node *nd = &g->nodes[i];
