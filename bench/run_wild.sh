@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # run_wild.sh [--threads N] [--rounds N] [--runs N] [--warmup N] [--only SUBSTRING]
+#             [--calib N] [--quant-opts "OPTS"] [--no-float]
 #
 # Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
-# onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). Per round
+# onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). An FP32
+# file (it converts with no int8 node) goes through the product's flow: yolort-quantize on the
+# first N (--calib, default 128) images of data/coco/calib (options --quant-opts, default
+# "--float-stem 8": the recipe whose boxes recall >= 0.95 of onnxruntime's, tests/models/
+# wild_quantized.txt; "" for all-int8),
+# then the .yrt it writes; its row is "FILE (yolort-quantize)". The float .yrt of the same file
+# follows as a second row "FILE (float)" (--no-float: not run). Per round
 # and file, one after the other (A/B alternated, so load changes hit all three alike):
 #   yolort       yolort-bench on the converted .yrt
 #   ort          bench_ort.js, onnxruntime's default session (on AVX2 without VNNI its u8s8 kernels
@@ -22,7 +29,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-threads=2 rounds=2 runs=20 warmup=5 only=""
+threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
@@ -30,7 +37,10 @@ while [[ $# -gt 0 ]]; do
     --runs) runs="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --calib) calib_n="$2"; shift 2 ;;
+    --quant-opts) quant_opts="$2"; shift 2 ;;
+    --no-float) with_float=0; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "run_wild: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -38,13 +48,15 @@ done
 bench_paths run_wild
 wild="$data/models/wild"
 conv="$build/tools/yolort-convert" ybench="$build/bench/yolort-bench" peak="$build/bench/peers/cpu_peak"
-for t in "$conv" "$ybench"; do [[ -x "$t" ]] || { log "no $t (set BUILD)"; exit 1; }; done
+quant="$build/tools/yolort-quantize" calib="$data/data/coco/calib/images"
+for t in "$conv" "$ybench" "$quant"; do [[ -x "$t" ]] || { log "no $t (set BUILD)"; exit 1; }; done
 [[ -d "$wild" ]] || { log "no $wild (set YOLORT_DATA)"; exit 1; }
 ort=(node "$here/peers/ort/bench_ort.js" --threads "$threads" --warmup "$warmup" --runs "$runs" --json)
 
-# convert each file once; a file with dynamic axes at 640 (the converter's error names --size)
+# convert each file once; a file with dynamic axes at 640 (the converter's error names --size).
+# A row is a key: the stem, or "stem (yolort-quantize)" / "stem (float)" for an FP32 file.
 stems=()
-declare -A src # stem -> its ONNX (wild/ or wild2/)
+declare -A src yrt # key -> its ONNX (wild/ or wild2/), the .yrt benchmarked
 for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
   st="$(basename "$f" .onnx)"
   [[ -z "$only" || "$st" == *"$only"* ]] || continue
@@ -54,8 +66,23 @@ for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
       log "skip $st: $(tail -1 "$out/$st.convert.log" | cut -c1-100)"; continue
     fi
   fi
-  stems+=("$st")
-  src[$st]="$f"
+  if grep -q "^converted: .* (0 int8," "$out/$st.convert.log"; then # FP32: the product's flow
+    [[ -d "$calib" ]] || { log "no $calib (set YOLORT_DATA)"; exit 1; }
+    # shellcheck disable=SC2086
+    if "$quant" "$f" "$calib" -n "$calib_n" -o "$out/$st.qdq.onnx" --yrt "$out/$st.q.yrt" -q $quant_opts \
+         > "$out/$st.quantize.log" 2>&1; then
+      k="$st (yolort-quantize)"; stems+=("$k"); src[$k]="$f"; yrt[$k]="$out/$st.q.yrt"
+    else
+      log "$st: yolort-quantize failed: $(tail -1 "$out/$st.quantize.log" | cut -c1-100)"
+    fi
+    [[ $with_float == 1 ]] || continue
+    k="$st (float)"
+  else
+    k="$st"
+  fi
+  stems+=("$k")
+  src[$k]="$f"
+  yrt[$k]="$out/$st.yrt"
 done
 [[ ${#stems[@]} -gt 0 ]] || { log "nothing converted"; exit 1; }
 
@@ -72,6 +99,8 @@ median() { # JSON file -> median ms of the first result (yolort-bench) or the wh
            process.stdout.write(r.median_ms.toFixed(1));' "$1" 2>/dev/null || echo "-"
 }
 
+tag() { echo "$1" | tr -c 'A-Za-z0-9._\n-' _; } # a row key as a file name
+
 cpu="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p')"
 # The floor uses the machine's best int8 rate (AMX where Linux grants it, else AVX-512 VNNI, ...):
 # the bound for any int8 runtime on this CPU, not only for the kernels yolort has.
@@ -80,13 +109,14 @@ read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
        END { if (best > 0) print b, best; else print "? 0" }' || echo "? 0")
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
-  for st in "${stems[@]}"; do
-    log "round $r: $st"
-    "$ybench" "$out/$st.yrt" --threads "$threads" --warmup "$warmup" --runs "$runs" --json > "$out/$st.y$r.json" ||
-      log "yolort-bench failed on $st"
-    "${ort[@]}" "${src[$st]}" > "$out/$st.o$r.json" || log "onnxruntime failed on $st"
-    "${ort[@]}" --config session.x64quantprecision=1 "${src[$st]}" > "$out/$st.x$r.json" ||
-      log "onnxruntime (exact) failed on $st"
+  for k in "${stems[@]}"; do
+    log "round $r: $k"
+    t="$(tag "$k")"
+    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" --json > "$out/$t.y$r.json" ||
+      log "yolort-bench failed on $k"
+    "${ort[@]}" "${src[$k]}" > "$out/$t.o$r.json" || log "onnxruntime failed on $k"
+    "${ort[@]}" --config session.x64quantprecision=1 "${src[$k]}" > "$out/$t.x$r.json" ||
+      log "onnxruntime (exact) failed on $k"
   done
 done
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -96,11 +126,12 @@ echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average bef
 echo
 echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for st in "${stems[@]}"; do
+for k in "${stems[@]}"; do
+  st="$(tag "$k")"
   size="$(node -e 'const j = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
                    const r = j.models[0].results[0]; process.stdout.write(r.width + "x" + r.height);' \
           "$out/$st.y1.json" 2>/dev/null || echo "?")"
-  gm="$(conv_gmac "$out/$st.yrt")"
+  gm="$(conv_gmac "${yrt[$k]}")"
   ys=() os=() xs=() ro=() rx=() fl=()
   for ((r = 1; r <= rounds; r++)); do
     y="$(median "$out/$st.y$r.json")" o="$(median "$out/$st.o$r.json")" x="$(median "$out/$st.x$r.json")"
@@ -111,5 +142,5 @@ for st in "${stems[@]}"; do
             'BEGIN { print (g + 0 > 0 && p + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", g / (p * t) * 1e3 / b) : "-" }')")
   done
   j() { local IFS=/; echo "$*" | sed 's|/| / |g'; }
-  echo "| $st | $size | $gm | $(j "${ys[@]}") | $(j "${os[@]}") | $(j "${xs[@]}") | $(j "${ro[@]}") | $(j "${rx[@]}") | $(j "${fl[@]}") |"
+  echo "| $k | $size | $gm | $(j "${ys[@]}") | $(j "${os[@]}") | $(j "${xs[@]}") | $(j "${ro[@]}") | $(j "${rx[@]}") | $(j "${fl[@]}") |"
 done

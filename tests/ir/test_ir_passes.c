@@ -846,6 +846,53 @@ static void test_fp32_region(void **state) {
   ir_graph_free(g);
 }
 
+/* m built, quantized everywhere and its float region marked: exactly the live nodes whose name
+ * starts with prefix a or b are float. */
+static ir_graph *region_marked(Onnx__ModelProto *m, const char *a, const char *b) {
+  ir_graph *g = build(m, 1);
+  all_quantized(g);
+  yrt_error err;
+  if (ir_mark_fp32_region(g, NULL, &err)) fail_msg("%s", err.msg);
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ir_node *n = &g->nodes[i];
+    if (n->dead) continue;
+    int want = strncmp(n->name, a, strlen(a)) == 0 || strncmp(n->name, b, strlen(b)) == 0;
+    if (n->fp32 != want) fail_msg("node %s fp32=%d", n->name, n->fp32);
+  }
+  return g;
+}
+
+/* ShuffleNetV2's channel shuffle (YOLOv5-Lite): Reshape [N, 2, C/2, H, W], Transpose (0, 2, 1, 3,
+ * 4), Reshape [N, C, H, W] is data movement on the grid, not a head: it stays int8. A YOLOv5 raw
+ * head (the same 5-D reshape, the class axis moved last, never back to [N, C, H, W]) and a shuffle
+ * that moves a spatial axis are float. */
+static void test_fp32_region_channel_shuffle(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 4, 3, 5});
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){4, 4, 1, 1}, (float[16]){1, 0, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "g5", IR_I64, 1, (int64_t[]){5}, (int64_t[]){1, 2, 2, 3, 5});
+  onnx_model_add_initializer(m, "c4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 4, 3, 5});
+  N(m, "Conv", "conv", "x,w", "c");
+  N(m, "Reshape", "shuf_split", "c,g5", "s5");
+  onnx_node_attr_ints(N(m, "Transpose", "shuf_tr", "s5", "t5"), "perm", (int64_t[]){0, 2, 1, 3, 4}, 5);
+  N(m, "Reshape", "shuf_back", "t5,c4", "sh");
+  N(m, "Conv", "after_conv", "sh,w", "y");
+  /* a spatial axis moved: not a channel permutation, float */
+  N(m, "Reshape", "hw_split", "y,g5", "h5");
+  onnx_node_attr_ints(N(m, "Transpose", "hw_tr", "h5", "ht"), "perm", (int64_t[]){0, 1, 2, 4, 3}, 5);
+  onnx_model_add_initializer(m, "c4t", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 4, 5, 3});
+  N(m, "Reshape", "hw_back", "ht,c4t", "hb");
+  onnx_model_add_output(m, "hb", IR_F32, -1, NULL);
+  /* a YOLOv5 raw head: [1, 2, 2, 3, 5] -> [1, 2, 3, 5, 2], an output */
+  N(m, "Reshape", "head_split", "y,g5", "r5");
+  onnx_node_attr_ints(N(m, "Transpose", "head_tr", "r5", "out"), "perm", (int64_t[]){0, 1, 3, 4, 2}, 5);
+  onnx_model_add_output(m, "out", IR_F32, -1, NULL);
+  ir_graph *g = region_marked(m, "head_", "hw_");
+  assert_int_equal(g->tensors[ir_find_tensor(g, "t5")].q.on, 1);
+  ir_graph_free(g);
+}
+
 /* Attention that flattens (YOLO12 AAttn): the region a flatten starts ends at the first node
  * back on its [N, ., H, W] grid; a head (two grids concatenated) never ends, even when it is
  * rank 4 again. */
@@ -878,16 +925,7 @@ static void test_fp32_region_attention(void **state) {
   N(m, "Reshape", "head_r4", "hc,h4", "hr");                        /* rank 4, on no grid */
   N(m, "Sigmoid", "head_sig", "hr", "out");
   onnx_model_add_output(m, "out", IR_F32, -1, NULL);
-  ir_graph *g = build(m, 1);
-  all_quantized(g);
-  yrt_error err;
-  if (ir_mark_fp32_region(g, NULL, &err)) fail_msg("%s", err.msg);
-  for (int i = 0; i < g->n_nodes; i++) {
-    const ir_node *n = &g->nodes[i];
-    if (n->dead) continue;
-    int want = strncmp(n->name, "attn_", 5) == 0 || strncmp(n->name, "head_", 5) == 0;
-    if (n->fp32 != want) fail_msg("node %s fp32=%d", n->name, n->fp32);
-  }
+  ir_graph *g = region_marked(m, "attn_", "head_");
   assert_int_equal(g->tensors[ir_find_tensor(g, "img")].q.on, 1); /* read by int8: keeps q */
   assert_int_equal(g->tensors[ir_find_tensor(g, "sm")].q.on, 0);
   ir_graph_free(g);
@@ -1157,6 +1195,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_fp32_region_attention),
+      cmocka_unit_test(test_fp32_region_channel_shuffle),
            cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops), cmocka_unit_test(test_recover_integer_bad_scales),
   };

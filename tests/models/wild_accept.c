@@ -117,7 +117,12 @@ static int prep(const char *model_path, const char *dir, int n_img, char **imgs)
     if (yrt_image_load_jpeg(imgs[k], &img, &err) != YRT_OK) return fail(imgs[k], &err);
     void *scratch = malloc(yrt_letterbox_scratch_bytes(img.w, img.h, W, H));
     yrt_letterbox lb;
-    if (!scratch || yrt_letterbox_f32(&img, W, H, x, 3 * (size_t)W * (size_t)H, scratch, &lb, &err) != YRT_OK) return fail("letterbox", &err);
+    /* the model's own preprocessing (a YOLOX export takes BGR 0..255 at the top-left): onnxruntime
+     * is fed the same tensor */
+    yrt_preprocess pp;
+    if (yrt_model_get_preprocess(m, &pp) != YRT_OK) return fail("preprocess", NULL);
+    if (!scratch || yrt_preprocess_f32(&img, &pp, W, H, x, 3 * (size_t)W * (size_t)H, scratch, &lb, &err) != YRT_OK)
+      return fail("preprocess", &err);
     free(scratch);
     yrt_image_free(&img);
     for (int c = 0; c < 3; c++)

@@ -46,6 +46,18 @@ static int only_float_readers(const ir_graph *g, int t) {
   return 1;
 }
 
+/* Some reader of t computes in int8 or moves data on (an int8 op or data movement outside the
+ * float region): a MatMul or another op without an int8 kernel reading t does not count. */
+static int has_int8_reader(const ir_graph *g, int t) {
+  int cons[64];
+  const int n = ir_consumers(g, t, cons, 64);
+  for (int i = 0; i < n && i < 64; i++) {
+    const ir_node *c = &g->nodes[cons[i]];
+    if (!c->fp32 && (is_int8_op(c) || is_move_op(c))) return 1;
+  }
+  return 0;
+}
+
 static int is_activation(const ir_graph *g, int t) {
   if (t < 0) return 0;
   const ir_tensor *x = &g->tensors[t];
@@ -104,6 +116,22 @@ yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *ex
       if (!silu && is_activation(g, nd->out[k]) && !only_float_readers(g, nd->out[k]))
         mark[nd->out[k]] = 1;
   }
+  /* data movement (Reshape, Transpose, Slice, ...) on the int8 side of the graph, reading a
+   * quantized tensor and read by int8 ops or more data movement: its outputs are quantized too
+   * (tied to its input below), as onnxruntime's quantize_static does, so the converter runs it
+   * int8 instead of dequantizing around it (ShuffleNetV2's channel shuffle: Concat -> Reshape ->
+   * Transpose -> Reshape -> Slice -> Conv); one a MatMul reads stays as it was (YOLO11's C2PSA) */
+  int *order = NULL, n_order = 0;
+  if (!st) st = ir_topo_order(g, &order, &n_order, err);
+  for (int i = 0; !st && i < n_order; i++) {
+    const ir_node *nd = &g->nodes[order[i]];
+    if (nd->dead || nd->fp32 || !is_move_op(nd) || is_int8_op(nd) || nd->n_in < 1 || nd->in[0] < 0 ||
+        !mark[nd->in[0]])
+      continue;
+    for (int k = 0; k < nd->n_out; k++)
+      if (is_activation(g, nd->out[k]) && has_int8_reader(g, nd->out[k])) mark[nd->out[k]] = 1;
+  }
+  free(order);
   /* a SiLU's sigmoid output may have been marked as the Mul's input: unmark it */
   for (int i = 0; !st && i < g->n_nodes; i++) {
     const ir_node *nd = &g->nodes[i];
