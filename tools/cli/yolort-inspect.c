@@ -29,7 +29,7 @@ static void help(FILE *f) {
           "  --images DIR      also the per-layer SQNR of the int8 (QDQ) model against it in float, on\n"
           "                    these JPEGs (layers under 15 dB flagged)\n"
           "  -n N              at most N images (default 8)\n"
-          "  --threads T       worker threads (default 2; capped at the online CPUs)\n"
+          "  --threads T       worker threads (" CLI_THREADS_DEFAULT_HELP "; capped at the online CPUs)\n"
           "  --auto-mixed DB   with --images and -o: keep the most damaging layers in float until\n"
           "                    output0's SQNR reaches DB, and write that model\n"
           "  -o OUT.yrt        where --auto-mixed writes its model\n"
@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
   cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-inspect")) return 0;
   const char *model = NULL, *out = NULL;
-  sqnr_options so = {NULL, 8, 2, 0};
+  sqnr_options so = {NULL, 8, cli_default_threads(), 0};
   double budget = 0;
   int max_groups = 12;
   for (int i = 1; i < argc; i++) {
