@@ -51,7 +51,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, int n, const file_list *
     file_stem(files->paths[0], stem, sizeof stem);
     st = yrt_set_error(err, YRT_ERR_INVALID_ARG,
                        "labels folder %s has a label file for none of the %d images (e.g. no %s/%s.txt): "
-                       "wrong folder?", labels, total, labels, stem);
+                       "wrong folder? (an image without objects has an empty .txt)", labels, total, labels, stem);
     free(lpath);
     return st;
   }
