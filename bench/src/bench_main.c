@@ -104,8 +104,30 @@ static int dump_convs(const opened_model *m, const char *dest) {
   return bad;
 }
 
+/* The model's part of the report, the same in every mode. */
+static bench_model_report model_report(const opened_model *om, const yrt_model_info *info) {
+  bench_model_report rep = {
+      .path = om->path,
+      .file_bytes = bench_file_size(om->path),
+      .converted = om->converted,
+      .yrt_bytes = info->file_bytes,
+      .weight_bytes = info->weight_bytes,
+      .arena_bytes = info->arena_bytes,
+      .nodes = info->num_nodes,
+      .int8_nodes = info->num_int8_nodes,
+      .synthetic = info->synthetic,
+      .load_ms = om->load_ms,
+  };
+  return rep;
+}
+
 /* --streams: every threads x streams pair of one model; prints the frames/s table. */
 static int bench_model_streams(const bench_opts *o, opened_model *om, int first) {
+  yrt_model_info info;
+  if (yrt_model_get_info(om->model, &info) != YRT_OK) {
+    fprintf(stderr, "yolort-bench: %s: cannot read model info\n", om->path);
+    return 1;
+  }
   int n = o->n_threads * o->n_streams, done = 0, rc = 0;
   bench_stream_result *res = calloc((size_t)n, sizeof *res);
   if (!res) {
@@ -125,13 +147,12 @@ static int bench_model_streams(const bench_opts *o, opened_model *om, int first)
       }
     }
   if (o->json) {
-    printf("%s{\"path\":", first ? "" : ",");
-    bench_print_json_string(stdout, om->path);
-    bench_print_streams(res, done, 1);
-    printf("}");
+    if (!first) fputc(',', stdout);
+    const bench_model_report rep = model_report(om, &info);
+    bench_print_json_streams(stdout, &rep, info.input_w, info.input_h, o->warmup, o->runs, res, done);
   } else {
     printf("model %s  (%d warm-up + %d runs per stream)\n", om->path, o->warmup, o->runs);
-    bench_print_streams(res, done, 0);
+    bench_print_streams(res, done);
   }
   free(res);
   return rc;
@@ -189,22 +210,11 @@ static int bench_model(const bench_opts *o, opened_model *om, const bench_input 
       }
     }
   }
-  bench_model_report rep = {
-      .path = om->path,
-      .file_bytes = bench_file_size(om->path),
-      .converted = om->converted,
-      .yrt_bytes = info.file_bytes,
-      .weight_bytes = info.weight_bytes,
-      .arena_bytes = info.arena_bytes,
-      .nodes = info.num_nodes,
-      .int8_nodes = info.num_int8_nodes,
-      .synthetic = info.synthetic,
-      .load_ms = om->load_ms,
-      .convs = convs,
-      .n_convs = n_convs,
-      .results = res,
-      .n_results = done,
-  };
+  bench_model_report rep = model_report(om, &info);
+  rep.convs = convs;
+  rep.n_convs = n_convs;
+  rep.results = res;
+  rep.n_results = done;
   if (o->json) {
     if (!first) fputc(',', stdout);
     bench_print_json_model(stdout, &rep, o->convs);

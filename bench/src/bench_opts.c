@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_num.h"
+
 void bench_usage(FILE *f, const char *argv0) {
   fprintf(f,
           "usage: %s MODEL.yrt [options]\n"
           "  --warmup N        untimed runs first (default 10)\n"
           "  --runs N          timed runs (default 50)\n"
-          "  --threads L       thread counts, e.g. 2 or 1,2 (default 2); the runtime caps them\n"
+          "  --threads L       thread counts, e.g. 2 or 1,2 (" CLI_THREADS_DEFAULT_HELP "); the runtime caps them\n"
           "                    at the online CPUs (the report shows the count used)\n"
           "  --oversubscribe   keep thread counts above the online CPUs (measuring them)\n"
           "  --batch L         images per iteration, e.g. 1,4,8 (default 1): the batch-1 model\n"
@@ -63,7 +65,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
   memset(o, 0, sizeof(*o));
   o->warmup = 10;
   o->runs = 50;
-  o->threads[0] = 2;
+  o->threads[0] = cli_default_threads(); /* as every yolort CLI */
   o->n_threads = 1;
   o->batch[0] = 1;
   o->n_batch = 1;

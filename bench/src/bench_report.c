@@ -97,11 +97,21 @@ void bench_print_json_string(FILE *f, const char *s) {
 }
 
 static void json_stats(FILE *f, const char *key, const bench_stats *s) {
+  if (!s) { /* not measured in this mode: the key stays, its value null */
+    fprintf(f, "\"%s\":null", key);
+    return;
+  }
   fprintf(f, "\"%s\":{\"min_ms\":%.4f,\"median_ms\":%.4f,\"p90_ms\":%.4f,\"mean_ms\":%.4f}", key,
           s->min, s->median, s->p90, s->mean);
 }
 
-void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs) {
+static void json_int_or_null(FILE *f, const char *key, int have, long long v) {
+  if (have) fprintf(f, ",\"%s\":%lld", key, v);
+  else fprintf(f, ",\"%s\":null", key);
+}
+
+/* The model's keys, the same in every mode (a table run, --streams). */
+static void json_model_head(FILE *f, const bench_model_report *m) {
   fprintf(f, "{\"model\":");
   bench_print_json_string(f, m->path);
   fprintf(f, ",\"model_file_bytes\":%lld,\"converted\":%d,\"yrt_bytes\":%zu,\"weight_bytes\":%zu,"
@@ -109,50 +119,68 @@ void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs
              "\"results\":[",
           m->file_bytes, m->converted, m->yrt_bytes, m->weight_bytes, m->arena_bytes, m->nodes,
           m->int8_nodes, m->synthetic, m->load_ms);
+}
+
+void bench_print_json_streams(FILE *f, const bench_model_report *m, int w, int h, int warmup, int runs,
+                              const bench_stream_result *r, int n) {
+  json_model_head(f, m);
+  for (int i = 0; i < n; i++) {
+    /* every key a table run writes, null where --streams measures nothing of the kind */
+    fprintf(f, "%s{\"mode\":\"streams\",\"width\":%d,\"height\":%d,\"threads\":%d,\"batch\":1,"
+               "\"streams\":%d,\"warmup\":%d,\"runs\":%d,\"session_ms\":null,\"end_to_end\":0,\"frame\":0,",
+            i ? "," : "", w, h, r[i].threads, r[i].streams, warmup, runs);
+    json_stats(f, "inference", &r[i].latency);
+    fprintf(f, ",\"pre\":null,\"post\":null,\"total\":null,\"detections\":null,\"top1_class\":null,"
+               "\"fps\":%.2f,\"per_image_median_ms\":%.4f,\"peak_rss_kb\":null,\"vmhwm_kb\":null,"
+               "\"profile_ms\":null,\"profile\":[],\"top\":[],\"convs\":[]}",
+            r[i].fps, r[i].latency.median);
+  }
+  fprintf(f, "]}");
+}
+
+void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs) {
+  json_model_head(f, m);
   for (int i = 0; i < m->n_results; i++) {
     const bench_result *r = &m->results[i];
-    fprintf(f, "%s{\"width\":%d,\"height\":%d,\"threads\":%d,\"batch\":%d,\"warmup\":%d,\"runs\":%d,"
-               "\"session_ms\":%.3f,\"end_to_end\":%d,",
-            i ? "," : "", r->size_w, r->size_h, r->threads, r->batch, r->warmup, r->runs,
-            r->session_ms, r->has_e2e);
-    if (r->frame) fprintf(f, "\"frame\":1,");
+    /* every key in every mode (null / [] where the mode measures nothing of the kind), so one
+     * reader handles a plain, --image, --frame, --profile or --streams run */
+    fprintf(f, "%s{\"mode\":\"%s\",\"width\":%d,\"height\":%d,\"threads\":%d,\"batch\":%d,"
+               "\"streams\":null,\"warmup\":%d,\"runs\":%d,\"session_ms\":%.3f,\"end_to_end\":%d,\"frame\":%d,",
+            i ? "," : "", r->frame ? "frame" : r->has_e2e ? "image" : "inference", r->size_w, r->size_h,
+            r->threads, r->batch, r->warmup, r->runs, r->session_ms, r->has_e2e, r->frame ? 1 : 0);
     json_stats(f, "inference", &r->infer);
-    if (r->has_e2e) {
-      fputc(',', f);
-      json_stats(f, "pre", &r->pre);
-      fputc(',', f);
-      json_stats(f, "post", &r->post);
-      fputc(',', f);
-      json_stats(f, "total", &r->total);
-      if (r->classify) fprintf(f, ",\"top1_class\":%d", r->top1);
-      else fprintf(f, ",\"detections\":%d", r->n_dets);
+    fputc(',', f);
+    json_stats(f, "pre", r->has_e2e ? &r->pre : NULL);
+    fputc(',', f);
+    json_stats(f, "post", r->has_e2e ? &r->post : NULL);
+    fputc(',', f);
+    json_stats(f, "total", r->has_e2e ? &r->total : NULL);
+    json_int_or_null(f, "detections", r->has_e2e && !r->classify, r->n_dets);
+    json_int_or_null(f, "top1_class", r->has_e2e && r->classify, r->top1);
+    const double per_image = (r->has_e2e ? r->total.median : r->infer.median) / r->batch;
+    fprintf(f, ",\"fps\":%.2f,\"per_image_median_ms\":%.4f,\"peak_rss_kb\":%ld,\"vmhwm_kb\":%ld",
+            per_image > 0 ? 1000.0 / per_image : 0.0, per_image, r->mem.maxrss_kb, r->mem.vmhwm_kb);
+    if (r->n_kinds > 0) fprintf(f, ",\"profile_ms\":%.4f", r->profile_ms);
+    else fprintf(f, ",\"profile_ms\":null");
+    fprintf(f, ",\"profile\":[");
+    for (int k = 0; k < r->n_kinds; k++) {
+      fprintf(f, "%s{\"kind\":", k ? "," : "");
+      bench_print_json_string(f, r->kinds[k].kind);
+      fprintf(f, ",\"nodes\":%d,\"ms\":%.4f,\"pct\":%.2f}", r->kinds[k].nodes, r->kinds[k].ms,
+              r->profile_ms > 0 ? 100.0 * r->kinds[k].ms / r->profile_ms : 0.0);
     }
-    fprintf(f, ",\"per_image_median_ms\":%.4f,\"peak_rss_kb\":%ld,\"vmhwm_kb\":%ld",
-            (r->has_e2e ? r->total.median : r->infer.median) / r->batch, r->mem.maxrss_kb,
-            r->mem.vmhwm_kb);
-    if (r->n_kinds > 0) {
-      fprintf(f, ",\"profile_ms\":%.4f,\"profile\":[", r->profile_ms);
-      for (int k = 0; k < r->n_kinds; k++) {
-        fprintf(f, "%s{\"kind\":", k ? "," : "");
-        bench_print_json_string(f, r->kinds[k].kind);
-        fprintf(f, ",\"nodes\":%d,\"ms\":%.4f,\"pct\":%.2f}", r->kinds[k].nodes, r->kinds[k].ms,
-                r->profile_ms > 0 ? 100.0 * r->kinds[k].ms / r->profile_ms : 0.0);
-      }
-      fputc(']', f);
+    fputc(']', f);
+    fprintf(f, ",\"top\":[");
+    for (int k = 0; k < r->n_top; k++) {
+      fprintf(f, "%s{\"name\":", k ? "," : "");
+      bench_print_json_string(f, r->top[k].name);
+      fprintf(f, ",\"kind\":");
+      bench_print_json_string(f, r->top[k].kind);
+      fprintf(f, ",\"ms\":%.4f}", r->top[k].ms);
     }
-    if (r->n_top > 0) {
-      fprintf(f, ",\"top\":[");
-      for (int k = 0; k < r->n_top; k++) {
-        fprintf(f, "%s{\"name\":", k ? "," : "");
-        bench_print_json_string(f, r->top[k].name);
-        fprintf(f, ",\"kind\":");
-        bench_print_json_string(f, r->top[k].kind);
-        fprintf(f, ",\"ms\":%.4f}", r->top[k].ms);
-      }
-      fputc(']', f);
-    }
+    fputc(']', f);
+    fprintf(f, ",\"convs\":[");
     if (show_convs && r->conv_ms && m->convs) {
-      fprintf(f, ",\"convs\":[");
       for (int k = 0; k < m->n_convs; k++) {
         const bench_conv *c = &m->convs[k];
         double t = r->conv_ms[k];
@@ -163,9 +191,8 @@ void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs
                 c->int8, c->h, c->w, c->cin, c->cout, c->kh, c->sh, c->groups, c->macs, t,
                 t > 0 ? c->macs / (t * 1e-3) * 1e-9 : 0.0);
       }
-      fputc(']', f);
     }
-    fputc('}', f);
+    fputs("]}", f);
   }
   fprintf(f, "]}");
 }

@@ -6,6 +6,7 @@
 
 #include "bench_convs.h"
 #include "bench_run.h"
+#include "bench_streams.h"
 #include "bench_util.h"
 
 typedef struct bench_model_report {
@@ -28,5 +29,10 @@ void bench_print_table(FILE *f, const bench_model_report *m, int show_convs);
 /* One JSON object per model; bench_main wraps them in {"tool":..., "models":[...]}. */
 void bench_print_json_model(FILE *f, const bench_model_report *m, int show_convs);
 void bench_print_json_string(FILE *f, const char *s);
+
+/* The same model object for --streams: every key bench_print_json_model writes (null or [] where
+ * streams measure nothing of the kind), one result per streams x threads pair (w x h: the input). */
+void bench_print_json_streams(FILE *f, const bench_model_report *m, int w, int h, int warmup, int runs,
+                              const bench_stream_result *r, int n);
 
 #endif

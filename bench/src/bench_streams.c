@@ -139,17 +139,7 @@ done:
   return st;
 }
 
-void bench_print_streams(const bench_stream_result *r, int n, int json) {
-  if (json) {
-    printf(",\"streams\":[");
-    for (int i = 0; i < n; i++)
-      printf("%s{\"streams\":%d,\"threads\":%d,\"fps\":%.2f,\"latency_median_ms\":%.3f,"
-             "\"latency_p90_ms\":%.3f}",
-             i ? "," : "", r[i].streams, r[i].threads, r[i].fps, r[i].latency.median,
-             r[i].latency.p90);
-    printf("]");
-    return;
-  }
+void bench_print_streams(const bench_stream_result *r, int n) {
   printf("  streams (each session run by its own thread; threads > 1: one shared pool)\n");
   printf("    streams  threads  pool             frames/s  latency median    p90 ms\n");
   for (int i = 0; i < n; i++)

@@ -19,6 +19,7 @@ typedef struct bench_stream_result {
 yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int streams, int threads,
                              bench_stream_result *r, yrt_error *err);
 
-void bench_print_streams(const bench_stream_result *r, int n, int json);
+/* The table (--json: bench_print_json_streams, bench_report.h). */
+void bench_print_streams(const bench_stream_result *r, int n);
 
 #endif

@@ -91,6 +91,7 @@ YRT_API yrt_status yrt_model_load_memory(const void *data, size_t size, int copy
 
 YRT_API void yrt_model_free(yrt_model *model);
 
+/* Growable (fields only ever added at the end): see yrt_model_get_info_sized. */
 typedef struct yrt_model_info {
   int input_w, input_h;     /* network input size (letterbox target) */
   int num_classes;
@@ -104,7 +105,23 @@ typedef struct yrt_model_info {
   size_t file_bytes;
 } yrt_model_info;
 
+/* Growable output structs (yrt_model_info, yrt_tensor_view, yrt_session_memory): each new field
+ * goes at the end. A *_sized call takes the caller's sizeof: the library writes the fields it
+ * knows that fit and zeroes the rest of the caller's struct (fields of a newer header read as 0,
+ * "not reported"); a size below the struct's first version, or over YRT_STRUCT_SIZE_MAX, is
+ * YRT_ERR_INVALID_ARG. The plain names are inline wrappers passing sizeof *out, so a program
+ * passes the size of the header it was compiled against without writing it; the library also
+ * exports the plain names (for programs linked before this), which write the first version. */
+#define YRT_STRUCT_SIZE_MAX 4096
+
+YRT_API yrt_status yrt_model_get_info_sized(const yrt_model *model, yrt_model_info *info, size_t info_size);
+#ifdef YOLORT_BUILDING_LIBRARY
 YRT_API yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info);
+#else
+static inline yrt_status yrt_model_get_info(const yrt_model *model, yrt_model_info *info) {
+  return yrt_model_get_info_sized(model, info, sizeof *info);
+}
+#endif
 
 /* Class name for id, or NULL when out of range / unnamed. */
 YRT_API const char *yrt_model_class_name(const yrt_model *model, int class_id);
@@ -163,11 +180,10 @@ typedef struct yrt_session yrt_session;
  * a run down; the CLIs also cap --threads at the online CPUs). */
 #define YRT_MAX_THREADS 256
 
-/* The most a struct_size field (yrt_session_options, yrt_frame, yrt_postprocess_params) may say:
- * these structs will never grow past it, so a larger value is garbage (an uninitialised field)
- * and is refused with YRT_ERR_INVALID_ARG naming the struct and the size; no byte of the caller's
- * struct past this library's sizeof is read then. */
-#define YRT_STRUCT_SIZE_MAX 4096
+/* YRT_STRUCT_SIZE_MAX (above) is also the most a struct_size field (yrt_session_options,
+ * yrt_frame, yrt_postprocess_params) may say: these structs will never grow past it, so a larger
+ * value is garbage (an uninitialised field) and is refused with YRT_ERR_INVALID_ARG naming the
+ * struct and the size; no byte of the caller's struct past this library's sizeof is read then. */
 
 typedef struct yrt_session_options {
   /* Threads that run the session's nodes, the calling thread included. 0 (the default, also with
@@ -219,7 +235,8 @@ YRT_API void yrt_session_free(yrt_session *s);
  * caller's thread_pool, that pool's count). 0 for s NULL. */
 YRT_API int yrt_session_num_threads(const yrt_session *s);
 
-/* A view of a float tensor in LOGICAL (ONNX) order. */
+/* A view of a float tensor in LOGICAL (ONNX) order. Growable (fields only ever added at the end):
+ * see yrt_model_get_info_sized. */
 typedef struct yrt_tensor_view {
   float *data;
   int rank;
@@ -247,7 +264,15 @@ YRT_API yrt_status yrt_session_run(yrt_session *s, yrt_error *err);
 YRT_API void yrt_session_cancel(yrt_session *s);
 
 /* Output `index` in logical order, valid until the next run. */
+YRT_API yrt_status yrt_session_output_sized(yrt_session *s, int index, yrt_tensor_view *view, size_t view_size,
+                                            yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
 YRT_API yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err);
+#else
+static inline yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {
+  return yrt_session_output_sized(s, index, view, sizeof *view, err); /* growable: see yrt_model_get_info */
+}
+#endif
 
 /* Per-node wall time of the last run in nanoseconds, when profiling is enabled. After a
  * yrt_session_detect that decoded threshold-aware, the slot of output0's decode node holds that
@@ -270,7 +295,11 @@ typedef struct yrt_image {
 
 /* JPEG decode and encode live in the optional image library: yolort_image.h. */
 
-/* How an image was placed into the network input. */
+/* How an image was placed into the network input. Growable (fields only ever added at the end):
+ * the calls that fill one (yrt_letterbox_f32, yrt_preprocess_f32, yrt_session_set_frame) and read
+ * one (yrt_postprocess, yrt_postprocess_e2e, yrt_session_postprocess) take the caller's sizeof
+ * through their *_sized form, as yrt_model_get_info_sized; a read one's bytes past what this
+ * library knows must be zero (YRT_ERR_INVALID_ARG: built for a newer yolort). */
 typedef struct yrt_letterbox {
   float ratio;            /* scale applied to the source image */
   float pad_left, pad_top;
@@ -288,15 +317,36 @@ typedef struct yrt_letterbox {
  * are 1..65536: larger images are refused with YRT_ERR_INVALID_ARG before any memory is touched,
  * and yrt_letterbox_scratch_bytes returns 0 for them (and for sides < 1). */
 YRT_API size_t yrt_letterbox_scratch_bytes(int src_w, int src_h, int dst_w, int dst_h);
-YRT_API yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
-                                     size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err);
+YRT_API yrt_status yrt_letterbox_f32_sized(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
+                                           size_t dst_count, void *scratch, yrt_letterbox *lb, size_t lb_size,
+                                           yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
+YRT_API yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc, size_t dst_count,
+                                     void *scratch, yrt_letterbox *lb, yrt_error *err);
+#else
+static inline yrt_status yrt_letterbox_f32(const yrt_image *img, int dst_w, int dst_h, float *dst_nhwc,
+                                           size_t dst_count, void *scratch, yrt_letterbox *lb, yrt_error *err) {
+  return yrt_letterbox_f32_sized(img, dst_w, dst_h, dst_nhwc, dst_count, scratch, lb, sizeof *lb, err);
+}
+#endif
 /* The same with a model's preprocessing (yrt_model_get_preprocess; NULL: the default, which is
  * yrt_letterbox_f32): channel order, scale, mean / std, placement, pad, letterbox / stretch /
  * centre crop. lb then maps boxes back for any of them (crop: negative pads). Scratch:
  * yrt_letterbox_scratch_bytes, which covers every mode. Refuses a pp the loader would refuse. */
+YRT_API yrt_status yrt_preprocess_f32_sized(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h,
+                                            float *dst_nhwc, size_t dst_count, void *scratch, yrt_letterbox *lb,
+                                            size_t lb_size, yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
 YRT_API yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h,
                                       float *dst_nhwc, size_t dst_count, void *scratch, yrt_letterbox *lb,
                                       yrt_error *err);
+#else
+static inline yrt_status yrt_preprocess_f32(const yrt_image *img, const yrt_preprocess *pp, int dst_w, int dst_h,
+                                            float *dst_nhwc, size_t dst_count, void *scratch, yrt_letterbox *lb,
+                                            yrt_error *err) {
+  return yrt_preprocess_f32_sized(img, pp, dst_w, dst_h, dst_nhwc, dst_count, scratch, lb, sizeof *lb, err);
+}
+#endif
 
 /* --------------------------------------------------------- camera frames */
 
@@ -379,8 +429,16 @@ static inline void yrt_frame_init(yrt_frame *f) {
  * included). The frame stays the input until another input call succeeds: every run after it
  * (and after a refused yrt_session_set_input) computes on this frame, bit-identical to a fresh
  * session's run. */
-YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
-                                         yrt_error *err);
+YRT_API yrt_status yrt_session_set_frame_sized(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
+                                               size_t lb_size, yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
+YRT_API yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb, yrt_error *err);
+#else
+static inline yrt_status yrt_session_set_frame(yrt_session *s, const yrt_frame *frame, yrt_letterbox *lb,
+                                               yrt_error *err) {
+  return yrt_session_set_frame_sized(s, frame, lb, sizeof *lb, err);
+}
+#endif
 
 /* ------------------------------------------------------ post-processing */
 /* (yrt_detection and yrt_postprocess_params below; yrt_session_detect at the end.) */
@@ -449,18 +507,40 @@ YRT_API size_t yrt_postprocess_scratch_bytes(int num_anchors, int max_detections
 /* output0 is logical [1, 4 + num_classes, num_anchors] (cx, cy, w, h in input pixels, then
  * class scores). Writes at most cap detections sorted by score; boxes mapped back through lb
  * (NULL lb: input pixels). */
-YRT_API yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors,
-                           const yrt_letterbox *lb, const yrt_postprocess_params *params,
-                           void *scratch, yrt_detection *dets, int cap, int *n_dets,
-                           yrt_error *err);
+YRT_API yrt_status yrt_postprocess_sized(const float *output0, int num_classes, int num_anchors,
+                                         const yrt_letterbox *lb, size_t lb_size, const yrt_postprocess_params *params,
+                                         void *scratch, yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
+YRT_API yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors, const yrt_letterbox *lb,
+                                   const yrt_postprocess_params *params, void *scratch, yrt_detection *dets, int cap,
+                                   int *n_dets, yrt_error *err);
+#else
+static inline yrt_status yrt_postprocess(const float *output0, int num_classes, int num_anchors,
+                                         const yrt_letterbox *lb, const yrt_postprocess_params *params, void *scratch,
+                                         yrt_detection *dets, int cap, int *n_dets, yrt_error *err) {
+  return yrt_postprocess_sized(output0, num_classes, num_anchors, lb, sizeof *lb, params, scratch, dets, cap, n_dets,
+                               err);
+}
+#endif
 
 /* An end-to-end (NMS-free) model's output (yrt_model_info.end2end): dets6 is [k][6] rows x1, y1,
  * x2, y2 (input pixels), score, class, sorted by score. Keeps rows with score > conf and a class
  * in [0, num_classes), at most min(max_detections, cap), mapped back through lb (NULL: input
  * pixels). No NMS (the model already made its choice); iou_threshold is ignored. */
+YRT_API yrt_status yrt_postprocess_e2e_sized(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
+                                             size_t lb_size, const yrt_postprocess_params *params, yrt_detection *dets,
+                                             int cap, int *n_dets, yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
 YRT_API yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
-                                       const yrt_postprocess_params *params, yrt_detection *dets, int cap,
-                                       int *n_dets, yrt_error *err);
+                                       const yrt_postprocess_params *params, yrt_detection *dets, int cap, int *n_dets,
+                                       yrt_error *err);
+#else
+static inline yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
+                                             const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                                             int *n_dets, yrt_error *err) {
+  return yrt_postprocess_e2e_sized(dets6, k, num_classes, lb, sizeof *lb, params, dets, cap, n_dets, err);
+}
+#endif
 
 /* ------------------------------------------------------ frame to boxes */
 
@@ -513,9 +593,20 @@ YRT_API int yrt_model_keypoints(const yrt_model *model, int *dims);
  * used (NULL: input pixels): what yrt_session_detect does after its run, with the session's
  * scratch (no allocation), and it keeps what yrt_session_keypoints reads. params NULL: the
  * model's defaults. YRT_ERR_UNSUPPORTED when output 0 is not a detection tensor. */
+YRT_API yrt_status yrt_session_postprocess_sized(yrt_session *s, const yrt_letterbox *lb, size_t lb_size,
+                                                 const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                                                 int *n_dets, yrt_error *err);
+#ifdef YOLORT_BUILDING_LIBRARY
 YRT_API yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb,
                                            const yrt_postprocess_params *params, yrt_detection *dets, int cap,
                                            int *n_dets, yrt_error *err);
+#else
+static inline yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb,
+                                                 const yrt_postprocess_params *params, yrt_detection *dets, int cap,
+                                                 int *n_dets, yrt_error *err) {
+  return yrt_session_postprocess_sized(s, lb, sizeof *lb, params, dets, cap, n_dets, err);
+}
+#endif
 
 /* The keypoints of detection det_index (0 .. n_dets - 1) of the last yrt_session_detect or
  * yrt_session_postprocess on s, decoded from that run's output (valid until the next run), in
@@ -523,8 +614,8 @@ YRT_API yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *
  * ankles). Writes yrt_model_keypoints(model) entries into out (capacity at least that) and their
  * count into *count. A model without keypoints: YRT_OK, *count = 0. YRT_ERR_INVALID_ARG for a
  * det_index that the last call did not return, or a capacity too small. Nothing is allocated. */
-YRT_API yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *out, int capacity,
-                                         int *count, yrt_error *err);
+YRT_API yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *out, int capacity, int *count,
+                                         yrt_error *err);
 
 /* ------------------------------------------------------ rotated boxes (obb) */
 

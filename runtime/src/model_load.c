@@ -11,6 +11,7 @@
 
 #include "model_internal.h"
 #include "model_heads.h"
+#include "struct_growth.h"
 #include "open_regular.h"
 #include "model_packs.h"
 #include "letterbox_geometry.h"
@@ -418,7 +419,12 @@ yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_err
 }
 
 yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
-  if (!m || !info) return YRT_ERR_INVALID_ARG;
+  return yrt_model_get_info_sized(m, info, YRT_MODEL_INFO_V1_SIZE);
+}
+
+yrt_status yrt_model_get_info_sized(const yrt_model *m, yrt_model_info *out, size_t out_size) {
+  if (!m || !out) return YRT_ERR_INVALID_ARG;
+  yrt_model_info full, *info = &full;
   memset(info, 0, sizeof *info);
   info->input_w = (int)m->meta->input_w;
   info->input_h = (int)m->meta->input_h;
@@ -434,7 +440,7 @@ yrt_status yrt_model_get_info(const yrt_model *m, yrt_model_info *info) {
   info->arena_bytes = yrt_model_arena_bytes(m);
   info->weight_bytes = m->weights_size;
   info->file_bytes = m->size;
-  return YRT_OK;
+  return yrt_struct_write(out, out_size, &full, sizeof full, YRT_MODEL_INFO_V1_SIZE, "yrt_model_get_info", NULL);
 }
 
 yrt_status yrt_model_get_preprocess(const yrt_model *m, yrt_preprocess *pp) {

@@ -297,8 +297,7 @@ size_t yrt_session_input_count(const yrt_session *s, int index) {
   return n;
 }
 
-yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {
-  if (!s || !view) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: NULL argument");
+static yrt_status output_view(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {
   const yrt_model *m = s->model;
   if (index < 0 || (uint32_t)index >= m->plan->n_outputs)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: output %d of %u", index,
@@ -338,6 +337,18 @@ yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, 
   view->dims[3] = (int)w;
   view->data = buf;
   return YRT_OK;
+}
+
+/* yrt_tensor_view is growable: the caller's size says how much of it to write (struct_growth.h). */
+yrt_status yrt_session_output_sized(yrt_session *s, int index, yrt_tensor_view *out, size_t out_size, yrt_error *err) {
+  if (!s || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: NULL argument");
+  yrt_tensor_view v;
+  const yrt_status st = output_view(s, index, &v, err);
+  return st ? st : yrt_struct_write(out, out_size, &v, sizeof v, YRT_TENSOR_VIEW_V1_SIZE, "yrt_session_output", err);
+}
+
+yrt_status yrt_session_output(yrt_session *s, int index, yrt_tensor_view *view, yrt_error *err) {
+  return yrt_session_output_sized(s, index, view, YRT_TENSOR_VIEW_V1_SIZE, err);
 }
 
 void yrt_session_set_profiling(yrt_session *s, int enable) {

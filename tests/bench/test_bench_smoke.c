@@ -53,6 +53,60 @@ static void pick_model(char *model, size_t cap) {
 #endif
 }
 
+/* The keys of the first result object of a --json run, in order, comma-separated into keys (its
+ * own keys only, not those of nested objects). */
+static void first_result_keys(const char *json, char *keys, size_t cap) {
+  const char *p = strstr(json, "\"results\":[{");
+  if (!p) fail_msg("no results in:\n%s", json);
+  p += strlen("\"results\":[{");
+  size_t n = 0;
+  int depth = 1, in_str = 0, key_start = 1;
+  const char *str = NULL;
+  keys[0] = '\0';
+  for (; *p && depth > 0; p++) {
+    if (in_str) {
+      if (*p == '\\') p++;
+      else if (*p == '"') {
+        in_str = 0;
+        if (depth == 1 && key_start && p[1] == ':') {
+          n += (size_t)snprintf(keys + n, cap - n, "%.*s,", (int)(p - str), str);
+          if (n >= cap) fail_msg("too many keys");
+        }
+      }
+    } else if (*p == '"') {
+      in_str = 1;
+      str = p + 1;
+    } else if (*p == '{' || *p == '[') {
+      depth++;
+    } else if (*p == '}' || *p == ']') {
+      depth--;
+    }
+    if (!in_str && *p != '"') key_start = *p == '{' || *p == ',';
+  }
+}
+
+/* Issue 38 item 7: the same keys in every mode (a plain run, --profile, --streams), so one reader
+ * handles them all. */
+static void test_bench_json_same_keys(void **state) {
+  (void)state;
+  char model[1024], cmd[4096];
+  pick_model(model, sizeof model);
+  static char out[1 << 16], plain[2048], prof[2048], streams[2048];
+  const char *modes[3] = {"", "--profile --top 2", "--streams 2"};
+  char *keys[3] = {plain, prof, streams};
+  for (int m = 0; m < 3; m++) {
+    snprintf(cmd, sizeof cmd, "%s '%s' '%s' --runs 1 --warmup 0 --threads 1 --json %s", emulator(),
+             YOLORT_BENCH_EXE, model, modes[m]);
+    int rc = run(cmd, out, sizeof out);
+    if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
+    first_result_keys(out, keys[m], sizeof plain);
+  }
+  assert_non_null(strstr(plain, "mode,width,height,threads,batch,streams,"));
+  assert_non_null(strstr(plain, ",inference,pre,post,total,detections,top1_class,fps,"));
+  assert_string_equal(plain, prof);
+  assert_string_equal(plain, streams);
+}
+
 static void test_bench_json(void **state) {
   (void)state;
   char model[1024], cmd[4096];
@@ -108,8 +162,9 @@ static void test_bench_streams(void **state) {
            emulator(), YOLORT_BENCH_EXE, model);
   int rc = run(cmd, out, sizeof out);
   if (rc != 0) fail_msg("%s -> status %d, output:\n%s", cmd, rc, out);
-  assert_non_null(strstr(out, "\"streams\":[{\"streams\":1,\"threads\":1,\"fps\":"));
-  assert_non_null(strstr(out, "{\"streams\":2,\"threads\":2,\"fps\":"));
+  assert_non_null(strstr(out, "\"mode\":\"streams\""));
+  assert_non_null(strstr(out, "\"threads\":1,\"batch\":1,\"streams\":1,"));
+  assert_non_null(strstr(out, "\"threads\":2,\"batch\":1,\"streams\":2,"));
   snprintf(cmd, sizeof cmd, "%s '%s' '%s' --streams 0 2>&1", emulator(), YOLORT_BENCH_EXE, model);
   assert_int_not_equal(run(cmd, out, sizeof out), 0);
   assert_non_null(strstr(out, "bad value '0' for --streams"));
@@ -130,6 +185,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_bad_model),
       cmocka_unit_test(test_bench_json),
+      cmocka_unit_test(test_bench_json_same_keys),
       cmocka_unit_test(test_bench_table_e2e),
       cmocka_unit_test(test_bench_streams),
   };

@@ -151,6 +151,83 @@ static void test_struct_size_limit(void **state) {
   yrt_model_free(m);
 }
 
+/* Issue 38 item 5: the growable output structs (yrt_model_info, yrt_tensor_view). An older
+ * caller's smaller struct (its first version, fenced by a PROT_NONE page) gets exactly its
+ * fields; a newer caller's larger struct gets its unknown tail zeroed; a size below the first
+ * version or over YRT_STRUCT_SIZE_MAX is refused before anything is written. */
+static void test_output_struct_sizes(void **state) {
+  (void)state;
+  yrt_model *m = load_kind(REL_MODEL_F32_YOLO);
+  yrt_model_info ref;
+  assert_int_equal(yrt_model_get_info(m, &ref), YRT_OK);
+  const size_t info_v1 = offsetof(yrt_model_info, file_bytes) + sizeof(size_t);
+  fenced f;
+  yrt_model_info *old = fence_at_end(&f, info_v1);
+  assert_int_equal(yrt_model_get_info_sized(m, old, info_v1), YRT_OK);
+  assert_memory_equal(old, &ref, info_v1);
+  unfence(&f);
+  unsigned char *big = malloc(sizeof ref + 64);
+  assert_non_null(big);
+  memset(big, 0xA5, sizeof ref + 64);
+  assert_int_equal(yrt_model_get_info_sized(m, (yrt_model_info *)(void *)big, sizeof ref + 64), YRT_OK);
+  assert_memory_equal(big, &ref, sizeof ref);
+  for (size_t i = sizeof ref; i < sizeof ref + 64; i++) assert_int_equal(big[i], 0);
+  memset(big, 0xA5, sizeof ref + 64);
+  assert_int_equal(yrt_model_get_info_sized(m, (yrt_model_info *)(void *)big, info_v1 - 1), YRT_ERR_INVALID_ARG);
+  assert_int_equal(yrt_model_get_info_sized(m, (yrt_model_info *)(void *)big, YRT_STRUCT_SIZE_MAX + 1),
+                   YRT_ERR_INVALID_ARG);
+  assert_int_equal(big[0], 0xA5); /* nothing written */
+  /* yrt_tensor_view through yrt_session_output_sized */
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 1;
+  yrt_session *s = NULL;
+  yrt_error err;
+  assert_int_equal(yrt_session_create(m, &o, &s, &err), YRT_OK);
+  assert_int_equal(yrt_session_run(s, &err), YRT_OK);
+  yrt_tensor_view v;
+  assert_int_equal(yrt_session_output(s, 0, &v, &err), YRT_OK);
+  const size_t view_v1 = offsetof(yrt_tensor_view, count) + sizeof(size_t);
+  yrt_tensor_view *vold = fence_at_end(&f, view_v1);
+  assert_int_equal(yrt_session_output_sized(s, 0, vold, view_v1, &err), YRT_OK);
+  assert_memory_equal(vold, &v, view_v1);
+  unfence(&f);
+  expect_msg(yrt_session_output_sized(s, 0, &v, 8, &err), YRT_ERR_INVALID_ARG, &err, "size 8 is outside");
+  /* yrt_letterbox: filled by the size the caller passes, read back with a newer caller's unknown
+   * tail refused unless zero */
+  const size_t lb_v1 = offsetof(yrt_letterbox, ratio_y) + sizeof(float);
+  unsigned char lbig[sizeof(yrt_letterbox) + 16];
+  memset(lbig, 0xA5, sizeof lbig);
+  yrt_frame fr;
+  yrt_frame_init(&fr);
+  static uint8_t rgb[48 * 32 * 3];
+  fr.format = YRT_PIX_RGB888;
+  fr.width = 48;
+  fr.height = 32;
+  fr.plane[0] = rgb;
+  fr.stride[0] = 48 * 3;
+  yrt_letterbox lb;
+  assert_int_equal(yrt_session_set_frame(s, &fr, &lb, &err), YRT_OK);
+  assert_int_equal(yrt_session_set_frame_sized(s, &fr, (yrt_letterbox *)(void *)lbig, sizeof lbig, &err), YRT_OK);
+  assert_memory_equal(lbig, &lb, sizeof lb);
+  for (size_t i = sizeof lb; i < sizeof lbig; i++) assert_int_equal(lbig[i], 0);
+  expect_msg(yrt_session_set_frame_sized(s, &fr, &lb, lb_v1 - 4, &err), YRT_ERR_INVALID_ARG, &err, "yrt_letterbox: size");
+  float out0[4 + 80];
+  memset(out0, 0, sizeof out0);
+  yrt_detection dets[4];
+  int nd = -1;
+  assert_int_equal(yrt_postprocess_sized(out0, 80, 1, (yrt_letterbox *)(void *)lbig, sizeof lbig, NULL, NULL, dets, 4,
+                                         &nd, &err),
+                   YRT_ERR_INVALID_ARG); /* scratch NULL: refused after the letterbox was read */
+  lbig[sizeof lb + 3] = 1; /* a field this library does not know */
+  expect_msg(yrt_postprocess_sized(out0, 80, 1, (yrt_letterbox *)(void *)lbig, sizeof lbig, NULL, NULL, dets, 4, &nd,
+                                   &err),
+             YRT_ERR_INVALID_ARG, &err, "does not know");
+  free(big);
+  yrt_session_free(s);
+  yrt_model_free(m);
+}
+
 /* ------------------------------------------------------------- 8b: letterbox sizes */
 
 static void test_letterbox_huge_image(void **state) {
@@ -449,6 +526,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_struct_size_garbage),
       cmocka_unit_test(test_struct_size_limit),
+      cmocka_unit_test(test_output_struct_sizes),
       cmocka_unit_test(test_letterbox_huge_image),
       cmocka_unit_test(test_frame_stride_huge),
       cmocka_unit_test(test_format_reserved_and_flags),

@@ -4,7 +4,7 @@
  *     file: a clear error naming the path, never a hang in open()
  *   4 an output that is the same file as an input (or as another output), by any name (a hard
  *     link, a symlink): refused with exit 2 before anything is written, the input intact
- *   6 yolort-eval with a labels folder that does not exist (mAP 0.0000, exit 0 before) or whose
+ *   6 yolort-eval with a labels folder that does not exist (mAP 0.0000, exit 0 before), matches no image, or whose
  *     path is longer than the 1,200-byte buffer that cut it (the same)
  *   7 class names and paths with invalid UTF-8 or control bytes: valid JSON (U+FFFD, escapes, no
  *     inf / nan), and no raw control byte on the terminal; results written to a closed stdout, a
@@ -310,6 +310,15 @@ static void test_eval_labels_folder(void **state) {
   expect_fails(YOLORT_EVAL_EXE, args, "no-such-labels");
   snprintf(args, sizeof args, "'%s' '%s/imgs' '%s' -q", model, s.dir, model);
   expect_fails(YOLORT_EVAL_EXE, args, "is not a directory");
+  /* a folder that exists but holds no label of any image (another split's): an error, not mAP 0 */
+  char other[1300];
+  snprintf(other, sizeof other, "%s/other-labels", s.dir);
+  if (mkdir(other, 0700) != 0) fail_msg("mkdir %s", other);
+  char cp[3000];
+  snprintf(cp, sizeof cp, "cp '%s/labels/a.txt' '%s/zz-not-an-image.txt'", s.dir, other);
+  assert_int_equal(system(cp), 0);
+  snprintf(args, sizeof args, "'%s' '%s/imgs' '%s' -q", model, s.dir, other);
+  expect_fails(YOLORT_EVAL_EXE, args, "a label file for none of the");
   /* a labels path of ~1,500 characters (nested folders of 100): the same box, nothing cut */
   char deep[2048];
   snprintf(deep, sizeof deep, "%s", s.dir);

@@ -89,6 +89,19 @@ assert o["preprocess"] == {"channels": "bgr", "scale": 1, "mean": [0, 0, 0], "st
                            "resize": "letterbox", "placement": "topleft", "pad": 0}, o["preprocess"]
 print("preprocess ok:", o["preprocess"])
 PY
+# yolort-inspect given a .yrt says so and prints what the runtime runs (issue 38 item 7); given
+# the ONNX, only the head's last Sigmoid is "class scores", never a SiLU's
+I="$B/tools/yolort-inspect"
+"$I" "$W/m.yrt" > "$W/insp.txt"
+grep -q "is a .yrt file (converted by yolort-convert)" "$W/insp.txt" && grep -q "conv2d.i8" "$W/insp.txt" &&
+  grep -q "input 320x320, 80 classes" "$W/insp.txt" || { echo "FAIL: inspect .yrt: $(head -3 "$W/insp.txt")"; exit 1; }
+set +e
+"$I" "$W/m.yrt" --images "$W" > /dev/null 2> "$W/insp.err"; rc=$?
+set -e
+[ $rc -eq 2 ] && grep -q -- "--images needs the ONNX" "$W/insp.err" || { echo "FAIL: inspect .yrt --images: exit $rc"; exit 1; }
+n=$("$I" "$DATA/models/yolo11n-320.onnx" | grep -c "class scores")
+[ "$n" -eq 1 ] || { echo "FAIL: inspect names $n Sigmoids class scores (1: the head's)"; exit 1; }
+echo "inspect ok"
 # A file without class names (YOLOv5-Lite): the converter says so; --names coco stores the 80 COCO
 # names (yolort-detect prints them), a list of another length is an error naming --names
 L="$DATA/models/wild2/yolov5-lite-e_detect_80_fp32_320.onnx"

@@ -2,7 +2,7 @@
 # check_help.sh BUILD_DIR SOURCE_DIR — one convention in every installed CLI (issue 38 item 7):
 # --help prints on stdout, nothing on stderr, exit 0, and names every option the program's
 # source compares an argument with (strcmp(a, "--x")); an unknown option exits 2 naming it; an
-# option whose value is missing (last on the line) exits 2 naming it.
+# option whose value is missing (last on the line) exits 2 naming it; --threads has one default.
 set -eu
 B=$1; S=$2
 W=$(mktemp -d "${TMPDIR:-/tmp}/yolort-help.XXXXXX")
@@ -28,6 +28,9 @@ for t in convert quantize detect eval inspect bench; do
   rc=0; "$exe" model.x --threads > /dev/null 2> "$W/err" || rc=$?
   if echo "$opts" | grep -qx -- "--threads"; then
     [ $rc -eq 2 ] && grep -q -- "--threads" "$W/err" || fail "yolort-$t with --threads missing its value: exit $rc"
+    # one --threads default in every tool (cli_default_threads): the help line says which
+    grep -E -- "--threads" "$W/out" | grep -q "default: one per online CPU" ||
+      fail "yolort-$t --help: --threads does not give the common default (one per online CPU)"
   fi
   echo "yolort-$t: --help names its $(echo "$opts" | wc -l) options; usage errors exit 2 naming the argument"
 done

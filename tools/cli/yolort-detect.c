@@ -38,7 +38,7 @@ static void help(FILE *f) {
           "  --top-k N      classify models: print the N most probable classes (default 5); --json\n"
           "                 then gives {\"image\": path, \"width\": w, \"height\": h, \"task\": \"classify\",\n"
           "                  \"classes\": [{\"class\": id, \"name\": \"...\", \"prob\": p}]}\n"
-          "  --threads N    worker threads (default 1; capped at the online CPUs)\n"
+          "  --threads N    worker threads (" CLI_THREADS_DEFAULT_HELP "; capped at the online CPUs)\n"
           "  --version      print the version and exit\n"
           "  -h, --help     print this help and exit\n");
 }
@@ -205,7 +205,7 @@ int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-detect")) return 0;
   const char *model_path = NULL, *out_path = NULL;
   const char **images = calloc((size_t)argc, sizeof *images);
-  int n_images = 0, json = 0, threads = 1, top_k = 5;
+  int n_images = 0, json = 0, threads = cli_default_threads(), top_k = 5;
   if (!images) return 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);

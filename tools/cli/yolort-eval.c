@@ -41,7 +41,7 @@ static void help(FILE *f) {
           "  --from-dets F     evaluate the --dets file F instead of a model (repeatable: pooled)\n"
           "  --compare-dets F  with --from-dets: the --dets file(s) of a second model, compared (paired)\n"
           "  -n N              at most N images\n"
-          "  --threads N       worker threads per session (default 2; capped at the online CPUs)\n"
+          "  --threads N       worker threads per session (" CLI_THREADS_DEFAULT_HELP "; capped at the online CPUs)\n"
           "  --conf C          confidence threshold in [0, 1] (default 0.001)\n"
           "  --iou T           NMS IoU threshold in [0, 1] (default 0.7)\n"
           "  --max-det N       detections kept per image (default 300)\n"
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
   if (eval_dets_requested(argc, argv)) return eval_dets_main(argc, argv); /* no model: eval_dets.h */
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
-  int max_images = 0, threads = 2, quiet = 0, reps = 0, seed = 1;
+  int max_images = 0, threads = cli_default_threads(), quiet = 0, reps = 0, seed = 1;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
   pp.conf_threshold = 0.001f;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_num.h"
 #include "cli_usage.h"
@@ -18,6 +19,8 @@
 #include "sqnr.h"
 #include "cli_stdout.h"
 #include "cli_version.h"
+#include "yolort.h"
+#include "yolort_format.h"
 
 #define PROG "yolort-inspect"
 
@@ -26,10 +29,12 @@ static void help(FILE *f) {
           "usage: yolort-inspect MODEL.onnx [--images DIR] [-n N] [--threads T]\n"
           "                      [--auto-mixed DB -o out.yrt] [--max-groups G] [-q]\n"
           "Operator census by block, fusable patterns and quantization-sensitive ops of an ONNX model.\n"
+          "Given a .yrt (a converted model) it says so and prints what the runtime runs: input, classes,\n"
+          "node kinds, weight and arena bytes (--images and --auto-mixed need the ONNX).\n"
           "  --images DIR      also the per-layer SQNR of the int8 (QDQ) model against it in float, on\n"
           "                    these JPEGs (layers under 15 dB flagged)\n"
           "  -n N              at most N images (default 8)\n"
-          "  --threads T       worker threads (default 2; capped at the online CPUs)\n"
+          "  --threads T       worker threads (" CLI_THREADS_DEFAULT_HELP "; capped at the online CPUs)\n"
           "  --auto-mixed DB   with --images and -o: keep the most damaging layers in float until\n"
           "                    output0's SQNR reaches DB, and write that model\n"
           "  -o OUT.yrt        where --auto-mixed writes its model\n"
@@ -95,11 +100,60 @@ static yrt_status write_mixed(const Onnx__ModelProto *m, char **keep, const char
   return st;
 }
 
+/* 1 when path starts with the .yrt magic: a converted model, whose ONNX graph (what the census
+ * and SQNR read) is gone. */
+static int is_yrt_file(const char *path) {
+  unsigned char m[4] = {0, 0, 0, 0};
+  struct stat sb; /* a FIFO would block fopen: the ONNX reader refuses it by name */
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const size_t n = fread(m, 1, sizeof m, f);
+  fclose(f);
+  return n == 4 && (uint32_t)(m[0] | m[1] << 8 | m[2] << 16 | (uint32_t)m[3] << 24) == YRT_MAGIC;
+}
+
+/* What a .yrt holds: its summary and its node kinds, as the runtime sees them. */
+static yrt_status print_yrt(const char *path, yrt_error *err) {
+  yrt_model *m = NULL;
+  yrt_session *s = NULL;
+  yrt_model_info info;
+  yrt_status st = yrt_model_load_file(path, &m, err);
+  if (!st) st = yrt_model_get_info(m, &info);
+  yrt_session_options so;
+  yrt_session_options_init(&so);
+  so.num_threads = 1;
+  if (!st) st = yrt_session_create(m, &so, &s, err);
+  if (!st) {
+    const char *task = yrt_model_task(m);
+    printf("%s is a .yrt file (converted by yolort-convert): the operator census, fusable patterns and\n"
+           "per-layer SQNR read the ONNX it was made from; here is what the runtime runs\n", path);
+    printf("task %s, input %dx%d, %d classes%s%s\n", task[0] ? task : "(not recorded)", info.input_w,
+           info.input_h, info.num_classes, info.end2end ? ", end-to-end (NMS-free)" : "",
+           info.synthetic ? ", SYNTHETIC weights" : "");
+    printf("%d nodes (%d int8), %d tensors, weights %zu bytes, arena %zu bytes, file %zu bytes\n", info.num_nodes,
+           info.num_int8_nodes, info.num_tensors, info.weight_bytes, info.arena_bytes, info.file_bytes);
+    printf("node kinds\n");
+    const int n = info.num_nodes;
+    for (int i = 0; i < n; i++) {
+      const char *k = yrt_session_node_kind(s, i);
+      int seen = 0, count = 0;
+      for (int j = 0; j < i && !seen; j++) seen = !strcmp(yrt_session_node_kind(s, j), k);
+      if (seen) continue;
+      for (int j = i; j < n; j++) count += !strcmp(yrt_session_node_kind(s, j), k);
+      printf("  %-20s %5d\n", k, count);
+    }
+  }
+  yrt_session_free(s);
+  yrt_model_free(m);
+  return st;
+}
+
 int main(int argc, char **argv) {
   cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-inspect")) return 0;
   const char *model = NULL, *out = NULL;
-  sqnr_options so = {NULL, 8, 2, 0};
+  sqnr_options so = {NULL, 8, cli_default_threads(), 0};
   double budget = 0;
   int max_groups = 12;
   for (int i = 1; i < argc; i++) {
@@ -127,6 +181,15 @@ int main(int argc, char **argv) {
     return 2;
 
   yrt_error err = {{0}};
+  if (is_yrt_file(model)) {
+    if (so.images || budget > 0) {
+      fprintf(stderr, PROG ": %s is a .yrt file (converted): %s needs the ONNX model it was made from\n", model,
+              so.images ? "--images" : "--auto-mixed");
+      return 2;
+    }
+    if (print_yrt(model, &err) != YRT_OK) return fprintf(stderr, PROG ": %s: %s\n", model, err.msg), 1;
+    return 0;
+  }
   Onnx__ModelProto *m = NULL;
   sqnr_report r;
   memset(&r, 0, sizeof r);

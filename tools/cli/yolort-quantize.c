@@ -78,7 +78,7 @@ static void help(FILE *f) {
           "  --no-concat-ties         do not give a Concat's inputs the Concat's parameters\n"
           "  --float-head-weights     float weights for the head's last convs (default: int8 weights)\n"
           "  -n N                     calibrate on at most N images (default: all)\n"
-          "  --threads N              threads for calibration runs\n"
+          "  --threads N              threads for calibration runs (" CLI_THREADS_DEFAULT_HELP ")\n"
           "  -q                       quiet: no progress on stderr\n"
           "  --bias-correct           correct conv biases for the int8 error (local, one pass; default off)\n"
           "  --no-bias-correct        no bias correction (the default)\n"
@@ -227,7 +227,7 @@ int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL, *preprocess = NULL;
   quant_report_options ro = {.sqnr_images = 8};
-  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, 2, 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
+  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, cli_default_threads(), 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
   int all = 0, float_stem = 0, silu_range = 1;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   int auto_mixed = 0, budget_given = 0, weight_all = 0;

@@ -48,6 +48,8 @@ int cli_online_cpus(void) {
   return n < 1 ? 1 : n > CLI_MAX_THREADS ? CLI_MAX_THREADS : (int)n;
 }
 
+int cli_default_threads(void) { return cli_online_cpus(); }
+
 int cli_parse_threads(const char *prog, const char *opt, const char *s, int *out) {
   int n;
   if (!cli_parse_int(prog, opt, s, 1, CLI_MAX_THREADS, &n)) return 0;

@@ -22,6 +22,12 @@ int cli_parse_float(const char *prog, const char *opt, const char *s, double lo,
 /* The number of online CPUs (>= 1). */
 int cli_online_cpus(void);
 
+/* Every CLI's --threads default (one rule for all tools, and the runtime's own default,
+ * yrt_session_options.num_threads 0): one thread per online CPU. */
+int cli_default_threads(void);
+#define CLI_THREADS_DEFAULT_HELP "default: one per online CPU"
+
+
 /* --threads N: N in [1, CLI_MAX_THREADS], then capped at the online CPUs (more threads than cores
  * only slow a run down: 256 threads on 2 cores took 94 s per image), with a note on stderr. */
 int cli_parse_threads(const char *prog, const char *opt, const char *s, int *out);

@@ -76,6 +76,12 @@ yrt_status detector_classify(detector *d, const yrt_image *img, int top_k, yrt_c
   return st;
 }
 
+/* yrt_postprocess leaves name NULL (it has no model); yrt_session_detect's callers get names, and
+ * so do the CLIs' (-o labels, --json) whichever path decoded. */
+static void name_detections(detector *d, int n) {
+  for (int i = 0; i < n; i++) d->dets[i].name = yrt_model_class_name(d->model, d->dets[i].class_id);
+}
+
 yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess_params *pp,
                         const yrt_detection **dets, int *n, yrt_error *err) {
   if (detector_is_classifier(d))
@@ -100,6 +106,7 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
     }
     st = yrt_postprocess_e2e(out.data, out.dims[1], d->info.num_classes, &lb, pp, d->dets, d->dets_cap, n, err);
     *dets = d->dets;
+    if (!st) name_detections(d, *n);
     return st;
   }
   /* the classes are META's (checked against output0's rows at load): a segment model's mask
@@ -122,5 +129,6 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
            ? yrt_session_postprocess(d->session, &lb, pp, d->dets, d->dets_cap, n, err)
            : yrt_postprocess(out.data, nc, na, &lb, pp, d->pp_scratch, d->dets, d->dets_cap, n, err);
   *dets = d->dets;
+  if (!st) name_detections(d, *n);
   return st;
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 /* --dets: one line per image, per ground-truth box and per detection of the first model, image
@@ -67,6 +68,23 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, 
   char *lpath = malloc(lcap);
   if (!lpath) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for a label path under %s", labels);
   yrt_status st = YRT_OK;
+  /* A labels folder that holds no label of any image (another split's folder, labels named for
+   * other images) would score every image as empty: mAP 0.0000, exit 0. One match is enough (an
+   * image without objects has no label file). Checked before any image runs. */
+  int matched = 0;
+  for (int i = 0; i < total && !matched; i++) {
+    file_stem(files->paths[i], stem, sizeof stem);
+    snprintf(lpath, lcap, "%s/%s.txt", labels, stem);
+    matched = access(lpath, F_OK) == 0;
+  }
+  if (total > 0 && !matched) {
+    file_stem(files->paths[0], stem, sizeof stem);
+    st = yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                       "labels folder %s has a label file for none of the %d images (e.g. no %s/%s.txt): "
+                       "wrong folder? (an image without objects has an empty .txt)", labels, total, labels, stem);
+    free(lpath);
+    return st;
+  }
   const double t0 = progress_clock();
   for (int i = 0; !st && i < total; i++) {
     yrt_image img = {0, 0, NULL};

@@ -44,6 +44,20 @@ static int consumers1(const ir_graph *g, int t, int *node) {
   return n;
 }
 
+/* A Sigmoid whose output multiplies its own input is half of a SiLU (x * sigmoid(x)), an
+ * activation like any other, not the class scores the head's last Sigmoid gives. */
+static int sigmoid_in_silu(const ir_graph *g, const ir_node *sig) {
+  if (sig->n_in < 1 || sig->n_out < 1) return 0;
+  int cs[8];
+  const int nc = ir_consumers(g, sig->out[0], cs, 8);
+  for (int k = 0; k < nc && k < 8; k++) {
+    const ir_node *m = &g->nodes[cs[k]];
+    if (ir_node_is_op(m, ONNX_OP_MUL) && m->n_in == 2 && (m->in[0] == sig->in[0] || m->in[1] == sig->in[0]))
+      return 1;
+  }
+  return 0;
+}
+
 void census_print(const ir_graph *g, FILE *f) {
   int bb, head;
   block_bounds(g, &bb, &head);
@@ -129,7 +143,8 @@ void census_print(const ir_graph *g, FILE *f) {
     int b = census_block_of(g, i, &bb, &head);
     if (ir_node_is_op(n, ONNX_OP_SOFTMAX)) why = b == 2 ? "DFL softmax: int8 collapses the box distribution" : "attention softmax: needs float";
     else if (ir_node_is_op(n, ONNX_OP_MATMUL)) why = "attention matmul: wide dynamic range";
-    else if (ir_node_is_op(n, ONNX_OP_SIGMOID) && b == 2) why = "class scores: one shared scale with boxes rounds them to 0";
+    else if (ir_node_is_op(n, ONNX_OP_SIGMOID) && b == 2 && !sigmoid_in_silu(g, n))
+      why = "class scores: one shared scale with boxes rounds them to 0";
     else if (ir_node_is_op(n, ONNX_OP_CONCAT) && b == 2) why = "head concat mixes boxes (pixels) and scores (0-1)";
     else if ((ir_node_is_op(n, ONNX_OP_DIV) || ir_node_is_op(n, ONNX_OP_SUB)) && b == 2) why = "box decode arithmetic";
     if (why) {
