@@ -54,6 +54,11 @@ grep -v "^#" "$LIST" | while read -r file mode opts; do
     k=${opts%% *}; k=${k#images=}; opts=${opts#images=$k}
     imgs=$(ls "$DATA"/data/coco/val/images/*.jpg | head -n "$k") ;;
   esac
+  # top1=A: a classifier held to agreement A instead of issue 36's 0.98 (a measured, documented gap)
+  need=0.98; opts=${opts# }
+  case $opts in top1=*)
+    need=${opts%% *}; need=${need#top1=}; opts=${opts#top1=$need} ;;
+  esac
   # ort=FORM: onnxruntime's output is an objectness head's [1, N, 5 + nc] in that family's form
   # (wild_accept.c: v5, v5sig, xraw), decoded by the test before the comparison
   form=; opts=${opts# }
@@ -94,10 +99,10 @@ grep -v "^#" "$LIST" | while read -r file mode opts; do
   # custom model may find nothing on COCO images)
   [ "$mode" = recall ] && [ -n "$form$qn" ] && [ "$(echo "$res" | awk '{print $4}')" = 0 ] && ok=0
   if [ "$mode" = classify ]; then # res: top1_agree A images N top1_in_top5 B
-    ok=$(awk -v r="$r" 'BEGIN { print (r >= 0.98) ? 1 : 0 }')
+    ok=$(awk -v r="$r" -v n="$need" 'BEGIN { print (r >= n) ? 1 : 0 }')
     cls=$(grep "^classify:" "$d/convert.log" | cut -c1-80)
     if [ "$ok" = 1 ]; then echo "ok   $st: $res | $cls"
-    else echo "FAIL $st: $res (top-1 agreement < 0.98) | $cls"; echo 1 > "$W/bad"; fi
+    else echo "FAIL $st: $res (top-1 agreement < $need) | $cls"; echo 1 > "$W/bad"; fi
   elif [ "$mode" = differs ]; then
     echo "info $st: $res (yolort's int8 network is known to differ from onnxruntime's on this file; not required) | $head"
   elif [ "$mode" = collapse ]; then
