@@ -100,7 +100,10 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   return YRT_OK;
 }
 
-void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1) {
+/* Output rows [r0, r1) of a dynamically quantized conv after the kernel wrote them (c->dyn_rows):
+ * the weight offsets' window-sum terms, then the float bias (onnxruntime's order: (float)acc *
+ * scale + b). */
+static void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1) {
   const yrt_conv_woff *o = c->woff;
   if (!o && !c->fbias) return;
   const size_t ow = (size_t)c->qc.ow, ys = yk_qconv_ys(&c->qc), cout = (size_t)c->g.cout;
@@ -177,7 +180,7 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]];
   const yrt_conv_geom *g = &c->g;
   const int act = n->p[YRT_CONV_P_ACT];
-  c->dyn = 1;
+  c->dyn_rows = yrt_conv_dyn_rows;
   c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
   c->fbias = e->in[2];
   c->x_numel = yrt_tensor_numel(x);

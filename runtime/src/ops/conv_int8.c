@@ -23,7 +23,7 @@ static void own_conv_rows(const void *ctx, size_t r0, size_t r1) {
   const own_conv_ctx *t = ctx;
   if (t->c->own == 1) yk_qconv_rows(&t->c->qc, t->x, t->y, (int)r0, (int)r1);
   else yk_dwconv_rows(&t->c->dw, t->x, t->y, (int)r0, (int)r1);
-  if (t->c->dyn) yrt_conv_dyn_rows(t->c, t->x, t->y, r0, r1);
+  if (t->c->dyn_rows) t->c->dyn_rows(t->c, t->x, t->y, r0, r1);
   if (t->c->post_add) {
     const size_t ow = (size_t)t->c->qc.ow; /* own 1 only (yrt_conv_absorb_next) */
     t->c->post_fn(t->s, t->c->post_add, r0 * ow, r1 * ow);

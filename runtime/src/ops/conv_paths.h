@@ -5,8 +5,8 @@
 #ifndef YOLORT_OPS_CONV_PATHS_H
 #define YOLORT_OPS_CONV_PATHS_H
 
-#include "conv.h"
 #include "conv_ref.h"
+#include "op_def.h"
 #include "op_run.h"
 #include "xnn_backend.h"
 #include "yk_dwconv.h"
@@ -37,7 +37,9 @@ typedef struct yrt_exec_conv {
   void (*post_fn)(const struct yrt_session *s, const struct yrt_exec *e, size_t lo, size_t hi); /* its pixels */
   /* dynamic quantization (f32 x, i8 w, f32 bias and y): x is quantized into the session's
    * dynq buffer with the range measured on each run; the kernel's packed head follows it */
-  int dyn;
+  /* set by the dynamic path (conv_dynamic.c): run on each task's rows after the kernel, so the
+   * int8 runner needs nothing of that file */
+  void (*dyn_rows)(const struct yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1);
   const float *fbias;       /* f32 bias or NULL */
   int32_t *wsum;            /* [cout] sum of each channel's int8 weights (owned) */
   size_t x_numel;
@@ -49,6 +51,9 @@ YRT_EXEC_STATE_FITS(yrt_exec_conv);
 static inline yrt_exec_conv *yrt_conv_state(const yrt_exec *e) { return YRT_EXEC_STATE(yrt_exec_conv, e); }
 
 /* ---- conv_float.c */
+
+/* The float runner (op_table.c's row, through conv.h). */
+yrt_status yrt_run_conv_f32(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 
 #define ACT_BLOCK 2048 /* values activated, then measured while still in L1 */
 
@@ -69,6 +74,9 @@ yrt_status yrt_conv_prepare_f32(yrt_session *s, yrt_exec *e);
 
 /* ---- conv_int8.c */
 
+/* absorb_next of the row (op_table.c, through conv.h): the residual Add run in this conv's tasks. */
+int yrt_conv_absorb_next(const yrt_session *s, yrt_exec *e, const yrt_exec *next, yrt_op_pixels_fn fn);
+
 yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_run_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err);
@@ -84,9 +92,6 @@ void yrt_conv_run_own_act(const yrt_session *s, yrt_exec *e, const void *x);
 
 yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err);
-/* Output rows [r0, r1) of a dynamically quantized conv after the kernel wrote them: the weight
- * offsets' window-sum terms, then the float bias (onnxruntime's order: (float)acc * scale + b). */
-void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y, size_t r0, size_t r1);
 void yrt_conv_dyn_release(yrt_exec_conv *c);
 
 #endif

@@ -2,7 +2,7 @@
 #ifndef YOLORT_OPS_OBB_DECODE_H
 #define YOLORT_OPS_OBB_DECODE_H
 
-#include "op_table.h"
+#include "op_def.h"
 
 yrt_status yrt_check_obb_decode(const yrt_node_check *v);
 yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err);
