@@ -284,7 +284,8 @@ static void test_keypoints_oks(void **state) {
   const coco_gt_box g = gt(100, 100, 200, 200, 0); /* area 10000, OKS area 5300 */
   const yrt_detection d = det(100, 100, 200, 200, 0.9f, 0);
   float gk[17 * 3], dk[17 * 3];
-  for (int k = 0; k < 17; k++) gk[3 * k] = dk[3 * k] = 110.0f + 5 * k, gk[3 * k + 1] = dk[3 * k + 1] = 150, gk[3 * k + 2] = 2;
+  for (int k = 0; k < 17; k++) /* every value set: the detection's scores too (a stack NaN is refused) */
+    gk[3 * k] = dk[3 * k] = 110.0f + 5 * k, gk[3 * k + 1] = dk[3 * k + 1] = 150, gk[3 * k + 2] = 2, dk[3 * k + 2] = 0.9f;
   gk[3 * 4 + 2] = 0, dk[3 * 4] = 900; /* unlabelled: its error does not count */
   coco_eval *ev = make(1, 0);
   assert_int_equal(coco_eval_add_image_oks(ev, &d, dk, 1, &g, gk, 1, 17, &err), YRT_OK);
