@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     letterbox(&img, 320, 320);
     /* Boxes from the decoded pixels: in range, out of range, degenerate. */
     yrt_detection d[3];
+    memset(d, 0, sizeof d); /* every field set: the overlay reads the class name too */
     for (int i = 0; i < 3; i++) {
       const uint8_t *p = img.rgb + (size_t)i % ((size_t)img.w * img.h) * 3;
       d[i].x0 = (float)p[0] * 4 - 256;
@@ -55,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       d[i].y1 = d[i].y0 - (float)p[0];
       d[i].score = 0.5f;
       d[i].class_id = p[1] - 100;
+      d[i].name = i == 1 ? "a class name longer than the tag has room for at all" : NULL;
     }
     yrt_draw_detections(&img, d, 3);
   }

@@ -46,6 +46,7 @@ static int numel_is(const ir_graph *g, int t, int64_t n) {
 /* s * w_scale: the Mul's operand that is not the dynamic scale must be a float constant
  * (w_scale), numel 1 or n_ch. Returns it, -2 when the scale is s itself (w_scale 1), -1 no match. */
 static int weight_scale_of(const ir_graph *g, int scale_t, int dyn_s, int64_t n_ch) {
+  if (scale_t < 0 || scale_t >= g->n_tensors) return -1; /* an absent (empty-named) Mul input */
   if (scale_t == dyn_s) return -2;
   int p = g->tensors[scale_t].producer;
   if (p < 0) return -1;
@@ -93,6 +94,7 @@ static int recover_one(ir_graph *g, int ci, int64_t *bad, double *bad_v) {
       g->nodes[di].out[0] != q || g->nodes[di].in[0] < 0)
     return 0;
   int x = g->nodes[di].in[0], dyn_s = g->nodes[di].out[1], dyn_zp = g->nodes[di].out[2];
+  if (dyn_s < 0 || dyn_zp < 0) return 0; /* DynamicQuantizeLinear with an absent output */
   if (xzp != dyn_zp) return 0; /* the integer op must use the measured zero point */
   const ir_tensor *w = &g->tensors[wq];
   if (!w->data || (w->dtype != IR_U8 && w->dtype != IR_I8) || !const_int_ok(g, wzp)) return 0;
