@@ -1,38 +1,14 @@
 /* dwconv_neon.c — depthwise 3x3 int8 NHWC convolution, 16 channels per step (AArch64).
- * Same arithmetic as the scalar reference: int32 accumulation of (x - x_zp) * w over in-image
- * taps (exact in int16 products when x_zp fits int8, which int8 activations' zero points do;
- * other zero points take the scalar path), then FP32 requantization and the optional LUT.
+ * Same arithmetic as the scalar reference (dwconv_ref.h: the pixel walk and the channel tail):
+ * int32 accumulation of (x - x_zp) * w over in-image taps (exact in int16 products when x_zp
+ * fits int8, which int8 activations' zero points do; other zero points take the scalar path), then FP32 requantization and the optional LUT.
  * ARMv7 keeps the scalar kernel (its NEON float is not IEEE, see yk_variants.h).
  * The rows form computes output rows [row0, row1) of the flattened n*oh rows. */
 #include "yk_variants.h"
 
 #if YK_ARCH_AARCH64
-#include "yk_dwconv.h"
+#include "dwconv_ref.h"
 #include "yk_neon_inline.h"
-
-static void taps(int o, int stride, int pad, int in, int *k0, int *k1) {
-  const int base = o * stride - pad;
-  *k0 = base < 0 ? -base : 0;
-  *k1 = in - base < 3 ? in - base : 3;
-  if (*k1 < *k0) *k1 = *k0;
-}
-
-/* The scalar reference's per-channel tail, for channels [c0, C) of one output pixel. */
-static void tail_channels(const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *out,
-                          const yk_dw_params *p, int b, int iy0, int ix0, int ky0, int ky1,
-                          int kx0, int kx1, int c0) {
-  const int C = p->c;
-  for (int c = c0; c < C; c++) {
-    int32_t acc = bias ? bias[c] : 0;
-    for (int ky = ky0; ky < ky1; ky++)
-      for (int kx = kx0; kx < kx1; kx++) {
-        const int8_t xv = x[(((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c];
-        acc += ((int32_t)xv - p->x_zp) * w[(size_t)(ky * 3 + kx) * C + c];
-      }
-    const int8_t q = yk_quant_val((float)acc * p->requant_scale[c], p->y_zp);
-    out[c] = p->lut ? p->lut[(uint8_t)(q + 128)] : q;
-  }
-}
 
 void yk_dwconv_rows__neon(const yk_dwconv *d, const int8_t *x, int8_t *y, int row0, int row1) {
   const int8_t *w = d->weights;
@@ -49,16 +25,11 @@ void yk_dwconv_rows__neon(const yk_dwconv *d, const int8_t *x, int8_t *y, int ro
   if (p->lut)
     for (int k = 0; k < 4; k++) lut[k] = vld1q_u8_x4((const uint8_t *)p->lut + 64 * k);
   const int cvec = C - C % 16;
-  for (int row = row0; row < row1; row++) {
-    const int b = row / p->oh, oy = row % p->oh;
-    int ky0, ky1;
-    taps(oy, p->stride, p->pad_t, p->h, &ky0, &ky1);
-    const int iy0 = oy * p->stride - p->pad_t;
+  for (int row = row0; row < row1; row++)
     for (int ox = 0; ox < p->ow; ox++) {
-      int kx0, kx1;
-      taps(ox, p->stride, p->pad_l, p->w, &kx0, &kx1);
-      const int ix0 = ox * p->stride - p->pad_l;
-      int8_t *out = y + (((size_t)b * p->oh + oy) * p->ow + ox) * C;
+      const yk_dw_pixel px = yk_dw_pixel_at(p, y, row, ox);
+      const int b = px.b, iy0 = px.iy0, ix0 = px.ix0;
+      int8_t *out = px.out;
       for (int c = 0; c < cvec; c += 16) {
         int32x4_t a0, a1, a2, a3;
         if (bias) {
@@ -69,8 +40,8 @@ void yk_dwconv_rows__neon(const yk_dwconv *d, const int8_t *x, int8_t *y, int ro
         } else {
           a0 = a1 = a2 = a3 = vdupq_n_s32(0);
         }
-        for (int ky = ky0; ky < ky1; ky++)
-          for (int kx = kx0; kx < kx1; kx++) {
+        for (int ky = px.ky0; ky < px.ky1; ky++)
+          for (int kx = px.kx0; kx < px.kx1; kx++) {
             const int8x16_t xv =
                 vld1q_s8(x + (((size_t)b * p->h + (iy0 + ky)) * p->w + (ix0 + kx)) * C + c);
             const int8x16_t wv = vld1q_s8(w + (size_t)(ky * 3 + kx) * C + c);
@@ -100,9 +71,8 @@ void yk_dwconv_rows__neon(const yk_dwconv *d, const int8_t *x, int8_t *y, int ro
         }
         vst1q_s8(out + c, q);
       }
-      if (cvec < C) tail_channels(x, w, bias, out, p, b, iy0, ix0, ky0, ky1, kx0, kx1, cvec);
+      if (cvec < C) yk_dw_ref_channels(d, x, &px, cvec, C - cvec);
     }
-  }
 }
 
 #endif
