@@ -51,5 +51,10 @@ static inline void yk_vf_store_part_avx2(float *y, __m256 v, size_t n) {
 }
 #define YK_VF_LOAD_PART yk_vf_load_part_avx2
 #define YK_VF_STORE_PART yk_vf_store_part_avx2
+/* The first n <= 8 lanes as a mask (vmaskmovps: no fault on the lanes it leaves out). */
+#define YK_VF_MASK __m256i
+#define YK_VF_MASK_FIRST(n) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define YK_VF_MASKZ_LOAD(m, x) _mm256_maskload_ps((x), (m))
+#define YK_VF_MASK_STORE(y, m, v) _mm256_maskstore_ps((y), (m), (v))
 
 #endif /* YOLORT_VF32_AVX2_H */

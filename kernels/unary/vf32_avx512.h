@@ -42,5 +42,10 @@
 static inline __mmask16 yk_vf_mask_avx512(size_t n) { return (__mmask16)((1u << n) - 1u); }
 #define YK_VF_LOAD_PART(x, n) _mm512_maskz_loadu_ps(yk_vf_mask_avx512(n), (x))
 #define YK_VF_STORE_PART(y, v, n) _mm512_mask_storeu_ps((y), yk_vf_mask_avx512(n), (v))
+/* The first n <= 16 lanes as a mask. */
+#define YK_VF_MASK __mmask16
+#define YK_VF_MASK_FIRST(n) ((n) >= 16 ? (__mmask16)0xFFFF : yk_vf_mask_avx512(n))
+#define YK_VF_MASKZ_LOAD(m, x) _mm512_maskz_loadu_ps((m), (x))
+#define YK_VF_MASK_STORE(y, m, v) _mm512_mask_storeu_ps((y), (m), (v))
 
 #endif /* YOLORT_VF32_AVX512_H */
