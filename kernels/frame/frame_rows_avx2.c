@@ -1,7 +1,6 @@
 /* frame_rows_avx2.c — AVX2 variant of yk_frame_rows, bit-exact to frame_rows_scalar.c: YUV rows
- * (NV12, NV21, I420) 8 pixels at a time — 32-bit gathers fetch both horizontal taps of a pixel,
- * vpmaddwd applies the 11-bit weights exactly, int32 vertical pass and BT.601 conversion, packs
- * and one byte shuffle interleave R, G, B — the int8 store as a byte add when the table is a
+ * (NV12, NV21, I420) 8 pixels at a time (the template frame_yuv_simd.h; packs and one byte
+ * shuffle interleave R, G, B) — the int8 store as a byte add when the table is a
  * shift (lut_is_shift), the float table store through vgatherdps; packed RGB / BGR / RGBA / BGRA
  * rows 8 pixels at a time (16-byte windows of two pixels or 64-bit gathers fetch both taps of a
  * pixel, see yk_frame_row_packed__avx2). Pixels whose taps reach the last bytes of a row, and the gray
@@ -13,90 +12,46 @@
 #define WB YK_FRAME_WBITS
 #define ONE (1 << WB)
 
-/* (a, b) bytes of each 32-bit lane at byte positions lo, hi -> int16 pair a | b << 16. */
-static inline __m256i pair(__m256i g, int lo, int hi) {
-  const __m256i ff = _mm256_set1_epi32(0xFF);
-  const __m256i a = _mm256_and_si256(_mm256_srli_epi32(g, 8 * lo), ff);
-  const __m256i b = _mm256_and_si256(_mm256_srli_epi32(g, 8 * hi), ff);
-  return _mm256_or_si256(a, _mm256_slli_epi32(b, 16));
+/* 24 bytes out: pshufb ctl picks 12 RGB bytes in each 128-bit lane of by (its last 4 zeroed). */
+static inline void store24(__m256i by, __m256i ctl, uint8_t *out) {
+  const __m256i px = _mm256_shuffle_epi8(by, ctl);
+  const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
+  _mm_storel_epi64((__m128i *)(void *)(out + 16), _mm_srli_si128(hi, 4));
 }
 
-/* Vertical pass of two horizontal results (each < 2^19) with weight wy, rounded to 8 bits. */
-static inline __m256i vert(__m256i h0, __m256i h1, int wy) {
-  const __m256i s = _mm256_add_epi32(_mm256_mullo_epi32(h0, _mm256_set1_epi32(ONE - wy)),
-                                     _mm256_mullo_epi32(h1, _mm256_set1_epi32(wy)));
-  return _mm256_srai_epi32(_mm256_add_epi32(s, _mm256_set1_epi32(1 << (2 * WB - 1))), 2 * WB);
+/* 8 pixels' R, G, B (int32 lanes of 0..255) -> 24 interleaved bytes. */
+static inline void store_rgb8(__m256i R, __m256i G, __m256i B, uint8_t *out) {
+  /* each 128-bit lane: R, G, B of 4 pixels as bytes, then RGBRGB... */
+  const __m256i rg = _mm256_packus_epi32(R, G), b0 = _mm256_packus_epi32(B, _mm256_setzero_si256());
+  store24(_mm256_packus_epi16(rg, b0), _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, -1, -1, -1, -1, 0, 4,
+                                                        8, 1, 5, 9, 2, 6, 10, 3, 7, 11, -1, -1, -1, -1),
+          out);
 }
 
-static inline __m256i clamp8(__m256i v) {
-  return _mm256_min_epi32(_mm256_srai_epi32(_mm256_max_epi32(v, _mm256_setzero_si256()), 8), _mm256_set1_epi32(255));
-}
-
-void yk_frame_row_yuv__avx2(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
-  const yk_frame_job *j = r->j;
-  const int cw = (j->src_w + 1) / 2, fmt = j->fmt, i420 = fmt == YK_PIX_I420, full = j->full_range;
-  /* 4-byte gathers stay inside the row: luma tap + 3 < src_w, chroma (NV: 2 * tap + 3 < 2 * cw) */
-  const int cmax = i420 ? cw - 3 : cw - 1;
-  int i = 0;
-  for (; i + 8 <= n && j->x.ofs[x + i + 7] + 3 < j->src_w && j->cx.ofs[x + i + 7] < cmax; i += 8) {
-    const __m256i ofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->x.ofs + x + i));
-    const __m256i wx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->x.wt + x + i)));
-    const __m256i w = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wx), _mm256_slli_epi32(wx, 16));
-    const __m256i g0 = _mm256_i32gather_epi32((const int *)(const void *)r->p0, ofs, 1);
-    const __m256i h0 = _mm256_madd_epi16(pair(g0, 0, 1), w);
-    /* wy = 0 (the row on a luma row: 1:1, integer downscales): (h0 * ONE + 2^21) >> 22 = (h0 + 2^10) >> 11 */
-    __m256i y;
-    if (r->wy == 0) {
-      y = _mm256_srai_epi32(_mm256_add_epi32(h0, _mm256_set1_epi32(1 << (WB - 1))), WB);
-    } else {
-      const __m256i g1 = _mm256_i32gather_epi32((const int *)(const void *)r->p1, ofs, 1);
-      y = vert(h0, _mm256_madd_epi16(pair(g1, 0, 1), w), r->wy);
-    }
-
-    const __m256i cofs = _mm256_loadu_si256((const __m256i *)(const void *)(j->cx.ofs + x + i));
-    const __m256i wcx = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(j->cx.wt + x + i)));
-    const __m256i wc = _mm256_or_si256(_mm256_sub_epi32(_mm256_set1_epi32(ONE), wcx), _mm256_slli_epi32(wcx, 16));
-    __m256i u, v;
-    if (i420) {
-      const __m256i a0 = _mm256_i32gather_epi32((const int *)(const void *)r->u0, cofs, 1);
-      const __m256i a1 = _mm256_i32gather_epi32((const int *)(const void *)r->u1, cofs, 1);
-      const __m256i b0 = _mm256_i32gather_epi32((const int *)(const void *)r->v0, cofs, 1);
-      const __m256i b1 = _mm256_i32gather_epi32((const int *)(const void *)r->v1, cofs, 1);
-      u = vert(_mm256_madd_epi16(pair(a0, 0, 1), wc), _mm256_madd_epi16(pair(a1, 0, 1), wc), r->wcy);
-      v = vert(_mm256_madd_epi16(pair(b0, 0, 1), wc), _mm256_madd_epi16(pair(b1, 0, 1), wc), r->wcy);
-    } else {
-      const __m256i c2 = _mm256_add_epi32(cofs, cofs);
-      const __m256i a0 = _mm256_i32gather_epi32((const int *)(const void *)r->u0, c2, 1);
-      const __m256i a1 = _mm256_i32gather_epi32((const int *)(const void *)r->u1, c2, 1);
-      const __m256i first = vert(_mm256_madd_epi16(pair(a0, 0, 2), wc), _mm256_madd_epi16(pair(a1, 0, 2), wc), r->wcy);
-      const __m256i second = vert(_mm256_madd_epi16(pair(a0, 1, 3), wc), _mm256_madd_epi16(pair(a1, 1, 3), wc), r->wcy);
-      u = fmt == YK_PIX_NV12 ? first : second;
-      v = fmt == YK_PIX_NV12 ? second : first;
-    }
-    const __m256i d = _mm256_sub_epi32(u, _mm256_set1_epi32(128)), e = _mm256_sub_epi32(v, _mm256_set1_epi32(128));
-    const __m256i c = full ? _mm256_add_epi32(_mm256_slli_epi32(y, 8), _mm256_set1_epi32(128))
-                           : _mm256_add_epi32(_mm256_mullo_epi32(_mm256_sub_epi32(y, _mm256_set1_epi32(16)),
-                                                                 _mm256_set1_epi32(298)),
-                                              _mm256_set1_epi32(128));
-    const __m256i R = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 359 : 409))));
-    const __m256i G = clamp8(_mm256_sub_epi32(
-        _mm256_sub_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 88 : 100))),
-        _mm256_mullo_epi32(e, _mm256_set1_epi32(full ? 183 : 208))));
-    const __m256i B = clamp8(_mm256_add_epi32(c, _mm256_mullo_epi32(d, _mm256_set1_epi32(full ? 454 : 516))));
-    /* each 128-bit lane: R, G, B of 4 pixels as bytes (values are 0..255), then RGBRGB... */
-    /* B, G, R output (j->bgr): the two outer channels trade places */
-    const __m256i rg = _mm256_packus_epi32(j->bgr ? B : R, G),
-                  b0 = _mm256_packus_epi32(j->bgr ? R : B, _mm256_setzero_si256());
-    const __m256i by = _mm256_packus_epi16(rg, b0);
-    const __m256i sh = _mm256_setr_epi8(0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, -1, -1, -1, -1, 0, 4, 8, 1, 5, 9, 2,
-                                        6, 10, 3, 7, 11, -1, -1, -1, -1);
-    const __m256i px = _mm256_shuffle_epi8(by, sh);
-    const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
-    _mm_storeu_si128((__m128i *)(void *)(rgb + 3 * i), _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
-    _mm_storel_epi64((__m128i *)(void *)(rgb + 3 * i + 16), _mm_srli_si128(hi, 4));
-  }
-  if (i < n) yk_frame_row_yuv__scalar(r, x + i, n - i, rgb + 3 * i);
-}
+/* the YUV row: the template frame_yuv_simd.h on 8 lanes */
+#define FV __m256i
+#define FV_LANES 8
+#define FV_FN(name) name##_avx2
+#define FV_SET1 _mm256_set1_epi32
+#define FV_ZERO _mm256_setzero_si256
+#define FV_ADD _mm256_add_epi32
+#define FV_SUB _mm256_sub_epi32
+#define FV_MULLO _mm256_mullo_epi32
+#define FV_SRAI _mm256_srai_epi32
+#define FV_SLLI _mm256_slli_epi32
+#define FV_SRLI _mm256_srli_epi32
+#define FV_AND _mm256_and_si256
+#define FV_OR _mm256_or_si256
+#define FV_MAX _mm256_max_epi32
+#define FV_MIN _mm256_min_epi32
+#define FV_MADD16 _mm256_madd_epi16
+#define FV_LOAD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define FV_LOAD_W16(p) _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(p)))
+#define FV_GATHER(row, ofs) _mm256_i32gather_epi32((const int *)(const void *)(row), (ofs), 1)
+#define FV_STORE_RGB store_rgb8
+#define FV_YUV_REST yk_frame_row_yuv__scalar
+#include "frame_yuv_simd.h"
 
 /* pshufb controls, the same in both 128-bit lanes (broadcast), of two pixels per lane (each: tap
  * 0's bpp bytes then tap 1's). yk_frame_pair_tab[bpp - 3][swap] (shared with the AVX-512 variant):
@@ -144,12 +99,9 @@ static inline __m256i lanes(__m256i w, int p, int q) {
 
 /* 8 pixels' 4 bytes each (dword k = pixel k) -> 24 bytes RGB. */
 static inline void store8(__m256i by, uint8_t *out) {
-  const __m256i drop = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8,
-                                        9, 10, 12, 13, 14, -1, -1, -1, -1);
-  const __m256i px = _mm256_shuffle_epi8(by, drop);
-  const __m128i lo = _mm256_castsi256_si128(px), hi = _mm256_extracti128_si256(px, 1);
-  _mm_storeu_si128((__m128i *)(void *)out, _mm_or_si128(lo, _mm_slli_si128(hi, 12)));
-  _mm_storel_epi64((__m128i *)(void *)(out + 16), _mm_srli_si128(hi, 4));
+  store24(by, _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12,
+                               13, 14, -1, -1, -1, -1),
+          out);
 }
 
 static inline __m256i window2(const uint8_t *row, int lo, int hi) {
