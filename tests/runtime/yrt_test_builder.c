@@ -293,6 +293,43 @@ int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *
   return accepted;
 }
 
+int ytb_node_sweep(ytb *b, uint32_t node, void (*use)(yrt_model *m, void *ctx), void *ctx) {
+  static const uint32_t vals[] = {0u,  1u,  2u,    3u,    4u,          5u,          7u,         8u, 9u, 10u,
+                                  16u, 64u, 1024u, 4096u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu};
+  const size_t nv = sizeof vals / sizeof vals[0];
+  size_t size;
+  void *img = ytb_serialize(b, &size);
+  ytb_free(b);
+  if (!img) return -1;
+  const int accepted = ytb_node_words(img, size, node, vals, nv, use ? use : ytb_use_run, ctx);
+  printf("%d of %zu edited records loaded (and ran)\n", accepted, (sizeof(yrt_node_rec) / 4) * nv);
+  free(img);
+  return accepted;
+}
+
+void ytb_use_run(yrt_model *m, void *ctx) {
+  (void)ctx;
+  const yrt_session_options one = {.num_threads = 1};
+  yrt_session *s = NULL;
+  yrt_error err;
+  if (yrt_session_create(m, &one, &s, &err) != YRT_OK) return;
+  yrt_session_run(s, &err);
+  yrt_session_free(s);
+}
+
+const char *ytb_rejected(ytb *b, const char *what, const char *in_msg) {
+  ytb_loaded l;
+  yrt_error err;
+  err.msg[0] = 0;
+  const char *bad = NULL;
+  if (ytb_load(b, 0, &l, &err) == YRT_OK) bad = "accepted";
+  else if (strcmp(l.step, "load") != 0) bad = "rejected by the session, not the loader";
+  else if (in_msg && !strstr(err.msg, in_msg)) bad = "the message does not name what it should";
+  printf("%-28s -> %s\n", what, err.msg);
+  ytb_unload(&l);
+  return bad;
+}
+
 void *ytb_kind_then_relu(uint32_t op, const int32_t *p, int n_p, int n_in, int numel, size_t *size) {
   ytb *b = ytb_new();
   const int32_t d[2] = {1, numel};

@@ -70,6 +70,16 @@ uint64_t ytb_section(const void *buf, uint32_t kind, uint64_t *size);
  * Returns how many edits loaded. A hostile-record sweep: rejected or harmless, never a crash. */
 int ytb_node_words(const void *img, size_t size, uint32_t node, const uint32_t *vals, size_t n,
                    void (*use)(yrt_model *m, void *ctx), void *ctx);
+/* A test's hostile-record sweep: b serialized and freed, then ytb_node_words over its node `node`
+ * with the edge values every kind's test uses (small counts, 1024, 4096, INT32_MAX, INT32_MIN, all
+ * ones), use NULL meaning ytb_use_run; prints and returns how many loaded (-1: out of memory). */
+int ytb_node_sweep(ytb *b, uint32_t node, void (*use)(yrt_model *m, void *ctx), void *ctx);
+/* A session of one thread (a sweep makes many: no pool each), run once. */
+void ytb_use_run(yrt_model *m, void *ctx);
+/* A hostile edit's verdict: b loaded (serialized and freed); NULL when the loader rejected it with
+ * in_msg in its message (in_msg NULL: any message), printed as "what -> message"; else what is
+ * wrong ("accepted", ...). */
+const char *ytb_rejected(ytb *b, const char *what, const char *in_msg);
 
 /* A model of one node of kind op (parameters p[0..n_p), n_in inputs, all the float input x) then a
  * built-in ReLU: x [1, numel] -> op -> t -> relu -> y, f32 (a kind registered by a test). */

@@ -13,14 +13,11 @@
 #include "yk_pose.h"
 
 /* Below this many output floats one thread does it all (waking the pool costs more). */
-#define POSE_PAR_MIN 65536
+#define DECODE_PAR_MIN 65536
 
 typedef struct yrt_exec_pose {
   yk_pose_params p;
-  float deq[YK_POSE_MAX_SCALES][256]; /* per int8 map */
-  size_t chunk;
-  const float *rows; /* the detection rows [4 + nc][N], NULL: always every anchor */
-  int nc;
+  yrt_decode_maps m;
 } yrt_exec_pose;
 YRT_EXEC_STATE_FITS(yrt_exec_pose *);
 /* The node's state: a pointer to its yrt_exec_pose (owned). */
@@ -49,12 +46,9 @@ yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
                          (unsigned)v->n->n_in, (int)ns, (int)ns, (int)ns + 1);
   int64_t n_anchors = 0;
   for (int32_t s = 0; s < ns; s++) {
-    const int32_t stride = p[YRT_POSE_P_STRIDE0 + s];
-    if (!yrt_range_ok(stride, 1, 4096))
-      return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", (int)(YRT_POSE_P_STRIDE0 + s), (int)stride);
+    const yrt_status st = yrt_check_decode_map(v, s, (int)(YRT_POSE_P_STRIDE0 + s));
+    if (st != YRT_OK) return st;
     const yrt_tensor_rec *t = yrt_node_in(v, s);
-    if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
-      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)s, (unsigned)t->dtype);
     if (t->rank != 4 || t->layout != YRT_LAYOUT_NHWC || t->dims[0] != 1)
       return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be NHWC [1,H,W,C]", (int)s);
     if (t->dims[3] != (int64_t)na * per)
@@ -63,11 +57,8 @@ yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
     n_anchors += (int64_t)na * t->dims[1] * t->dims[2];
   }
   if (v->n->n_in == (uint32_t)ns + 1) { /* the detection rows whose scores say which anchors can pass */
-    const yrt_tensor_rec *r = yrt_node_in(v, ns);
-    if (r->dtype != YRT_F32 || r->rank != 3 || r->layout != YRT_LAYOUT_PLAIN || r->dims[0] != 1 || r->dims[1] < 5 ||
-        r->dims[1] > 4 + YRT_MAX_CLASSES || r->dims[2] != n_anchors)
-      return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: detection rows must be f32 [1, 4 + classes, %lld]", (int)ns,
-                           (long long)n_anchors);
+    const yrt_status st = yrt_check_detection_rows(v, ns, n_anchors);
+    if (st != YRT_OK) return st;
   }
   const yrt_tensor_rec *y = yrt_node_out(v, 0);
   if (y->dtype != YRT_F32 || y->rank != 3 || y->layout != YRT_LAYOUT_PLAIN || y->dims[0] != 1 || y->dims[1] != nk * kd ||
@@ -76,40 +67,29 @@ yrt_status yrt_check_pose_decode(const yrt_node_check *v) {
   return yrt_require_per_tensor(v);
 }
 
-typedef struct pose_ctx {
-  const yrt_exec *e;
-  float conf; /* NaN: every anchor */
-} pose_ctx;
-
 static void pose_range(const void *ctx, size_t lo, size_t hi) {
-  const pose_ctx *t = ctx;
+  const yrt_decode_ctx *t = ctx;
   const yrt_exec_pose *d = *slot(t->e);
   if (isnan(t->conf)) {
     yk_pose_decode(&d->p, lo, hi, t->e->out);
     return;
   }
-  /* yrt_session_detect: only anchors whose best score passes conf can become detections (the
-   * decode + NMS after it takes exactly these scores); the others' rows are left as they were */
+  /* the others' rows are left as they were */
   const size_t n = d->p.n_anchors;
   for (size_t a = lo; a < hi; a++) {
-    const float *sc = d->rows + 4 * n + a;
+    const float *sc = d->m.rows + 4 * n + a;
     float best = sc[0];
-    for (int c = 1; c < d->nc; c++) best = sc[(size_t)c * n] > best ? sc[(size_t)c * n] : best;
+    for (int c = 1; c < d->m.nc; c++) best = sc[(size_t)c * n] > best ? sc[(size_t)c * n] : best;
     if (best > t->conf) yk_pose_decode(&d->p, a, a + 1, t->e->out);
   }
 }
 
 yrt_status yrt_run_pose_decode(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
-  const yrt_exec_pose *d = *slot(e);
-  const pose_ctx t = {e, d->rows ? s->detect_conf : NAN};
-  const int one = yrt_par_threads(&s->par) < 2 || e->numel < POSE_PAR_MIN;
-  yrt_par_ranges(&s->par, d->p.n_anchors, one ? d->p.n_anchors : d->chunk, pose_range, &t);
-  return YRT_OK;
+  return yrt_decode_maps_run(s, e, &(*slot(e))->m, pose_range);
 }
 
 yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
-  const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
   yrt_exec_pose *d = calloc(1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for pose_decode node");
@@ -122,18 +102,14 @@ yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) 
   p->na = p->anchor_form ? n->p[YRT_POSE_P_ANCHORS] : 1;
   p->per = p->anchor_form ? n->p[YRT_POSE_P_PER] : p->nk * p->kd;
   p->first = p->anchor_form ? n->p[YRT_POSE_P_FIRST] : 0;
-  const size_t first = yrt_decode_maps_prepare(m, e, p->n_scales, p->na, &n->p[YRT_POSE_P_STRIDE0], p->s, d->deq);
-  p->n_anchors = first;
-  d->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&s->par), 16, 16);
-  if (n->n_in == (uint32_t)p->n_scales + 1) {
-    d->rows = e->in[p->n_scales];
-    d->nc = (int)m->tensors[n->in[p->n_scales]].dims[1] - 4;
-  }
+  yrt_decode_maps_prepare(&d->m, s, e, p->n_scales, p->na, &n->p[YRT_POSE_P_STRIDE0], p->s);
+  p->n_anchors = d->m.n_anchors;
   return YRT_OK;
 }
 
-size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, int na, const int32_t *strides,
-                               yk_pose_scale *s, float (*deq)[256]) {
+void yrt_decode_maps_prepare(yrt_decode_maps *dm, const yrt_session *ses, const yrt_exec *e, int ns, int na,
+                             const int32_t *strides, yk_pose_scale *s) {
+  const yrt_model *m = ses->model;
   size_t first = 0;
   for (int k = 0; k < ns && k < YK_POSE_MAX_SCALES; k++) {
     const yrt_tensor_rec *x = &m->tensors[e->node->in[k]];
@@ -145,11 +121,42 @@ size_t yrt_decode_maps_prepare(const yrt_model *m, const yrt_exec *e, int ns, in
     sc->first = first;
     first += (size_t)na * (size_t)sc->h * (size_t)sc->w;
     if (x->dtype == YRT_I8) {
-      yk_pose_deq_table(x->scale, x->zero_point, deq[k]);
-      sc->deq = deq[k];
+      yk_pose_deq_table(x->scale, x->zero_point, dm->deq[k]);
+      sc->deq = dm->deq[k];
     }
   }
-  return first;
+  dm->n_anchors = first;
+  dm->chunk = yrt_par_chunk(first, 4 * yrt_par_threads(&ses->par), 16, 16);
+  if (e->node->n_in == (uint32_t)ns + 1) {
+    dm->rows = e->in[ns];
+    dm->nc = (int)m->tensors[e->node->in[ns]].dims[1] - 4;
+  }
+}
+
+yrt_status yrt_decode_maps_run(const yrt_session *s, const yrt_exec *e, const yrt_decode_maps *dm, yrt_range_fn fn) {
+  const yrt_decode_ctx t = {e, dm->rows ? s->detect_conf : NAN};
+  const int one = yrt_par_threads(&s->par) < 2 || e->numel < DECODE_PAR_MIN;
+  yrt_par_ranges(&s->par, dm->n_anchors, one ? dm->n_anchors : dm->chunk, fn, &t);
+  return YRT_OK;
+}
+
+yrt_status yrt_check_decode_map(const yrt_node_check *v, int32_t s, int stride_at) {
+  const int32_t stride = v->n->p[stride_at];
+  if (!yrt_range_ok(stride, 1, 4096))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "stride p[%d] = %d (1..4096)", stride_at, (int)stride);
+  const yrt_tensor_rec *t = yrt_node_in(v, s);
+  if (t->dtype != YRT_F32 && t->dtype != YRT_I8)
+    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input %d: dtype %u (f32 or i8)", (int)s, (unsigned)t->dtype);
+  return YRT_OK;
+}
+
+yrt_status yrt_check_detection_rows(const yrt_node_check *v, int32_t at, int64_t n_anchors) {
+  const yrt_tensor_rec *r = yrt_node_in(v, at);
+  if (r->dtype != YRT_F32 || r->rank != 3 || r->layout != YRT_LAYOUT_PLAIN || r->dims[0] != 1 || r->dims[1] < 5 ||
+      r->dims[1] > 4 + YRT_MAX_CLASSES || r->dims[2] != n_anchors)
+    return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d: detection rows must be f32 [1, 4 + classes, %lld]", (int)at,
+                         (long long)n_anchors);
+  return YRT_OK;
 }
 
 void yrt_release_pose_decode(yrt_exec *e) {
