@@ -31,7 +31,8 @@ import onnx
 from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import dump_inputs, images, last_line, require_ort  # noqa: E402
+from head_check import (check, exit_status, float_and_int8, images, last_line, ort_and_runner,  # noqa: E402
+                        require_ort, run, upside_down, whole_outputs)
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
@@ -43,17 +44,6 @@ RUN = T("tests", "models", "wild_accept")
 ORT = os.path.join(ROOT, "bench", "peers", "ort")
 ORT_JS = os.path.join(ROOT, "tests", "models", "ort_outputs.js")
 SIZE, NC = 320, 15
-failures = []
-
-
-def check(cond, msg):
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        failures.append(msg)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
 def covariance(b):
@@ -106,14 +96,10 @@ def rb(box, angle):
     return np.array([[box[0], box[1], box[2], box[3], angle]], np.float64)
 
 
-def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
+def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8):
     """onnxruntime's output0 on the dumped inputs, its rotated NMS, against obb_run's detections."""
-    r = run(["node", ORT_JS, ORT, onnx_path, dump_dir, str(n_img), str(SIZE), str(SIZE)])
-    check(r.returncode == 0, "%s: onnxruntime runs the model (%s)" % (tag, r.stderr.strip()[:200]))
-    r = run([OBB_RUN, yrt_path, dump_dir, str(n_img)])
-    check(r.returncode == 0 and r.stdout.startswith("rotated 1"),
-          "%s: the C API gives a rotated box per detection (%s)" % (tag, (r.stdout + r.stderr).strip()[:200]))
-    if r.returncode:
+    if not ort_and_runner(tag, ORT_JS, ORT, OBB_RUN, onnx_path, yrt_path, dump_dir, n_img, SIZE, "rotated 1",
+                          "a rotated box per detection"):
         return
     total = matched = n_yrt = 0
     ious = []
@@ -139,12 +125,7 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
     # NMS keeps differs and the recall above is informational. Judged instead: the rotated boxes
     # at the anchors onnxruntime keeps (yolort's whole output0, the same inputs).
     pio = []
-    for i in range(n_img):
-        ort_out = np.fromfile(os.path.join(dump_dir, "%d.ort.f32" % i), np.float32).reshape(4 + NC + 1, -1)
-        out = os.path.join(dump_dir, "%d.yrt.f32" % i)
-        subprocess.run([RUN, "run", yrt_path, os.path.join(dump_dir, "%d.in.f32" % i), out], check=True,
-                       capture_output=True)
-        y = np.fromfile(out, np.float32).reshape(ort_out.shape)
+    for ort_out, y in whole_outputs(RUN, yrt_path, dump_dir, n_img, 4 + NC + 1):
         for _, _, _, _, a in nms_rotated(ort_out):
             pio.append(batch_probiou(rb(ort_out[0:4, a], ort_out[4 + NC, a]), rb(y[0:4, a], y[4 + NC, a]))[0, 0])
     pio = np.array(pio)
@@ -161,33 +142,18 @@ def main():
                     "--size", str(SIZE), "--no-bn", "--seed", "1", "--out", model], check=True, stdout=subprocess.DEVNULL)
     imgs, n_img = images(WORK, GEN_IMAGES, ROOT)
 
-    # 1. float
-    yrt = os.path.join(WORK, "obb.yrt")
-    r = run([CONVERT, model, "-o", yrt])
-    log = r.stdout + r.stderr
-    head = [line for line in log.splitlines() if line.startswith("detect head")]
-    check(r.returncode == 0 and "-> detect_decode" in log and "obb_decode: rotated boxes" in log,
-          "float: converts, head -> detect_decode + obb_decode (%s)" % (head[:1] or log[-300:]))
-    if r.returncode:
+    # 1. float, 2. int8: yolort-quantize's QDQ ONNX, run by both
+    tools = {"CONVERT": CONVERT, "QUANTIZE": QUANTIZE, "DUMP": DUMP}
+    yrt = float_and_int8(
+        tools, model, imgs, n_img, "obb",
+        lambda log: ("-> detect_decode" in log and "obb_decode: rotated boxes" in log,
+                     "converts, head -> detect_decode + obb_decode (%s)"
+                     % ([line for line in log.splitlines() if line.startswith("detect head")][:1] or log[-300:])),
+        lambda log: ("obb_decode: rotated boxes" in log and "int8" in log,
+                     "the QDQ model converts, fuses the head, runs its convs int8"),
+        compare)
+    if not yrt:
         return
-    dump = os.path.join(WORK, "f32")
-    dump_inputs(DUMP, yrt, imgs, n_img, dump)
-    compare("float", model, yrt, dump, n_img)
-
-    # 2. int8: yolort-quantize's QDQ ONNX, run by both
-    qdq = os.path.join(WORK, "obb.qdq.onnx")
-    q = run([QUANTIZE, model, imgs, "-o", qdq, "-q"])
-    check(q.returncode == 0, "int8: yolort-quantize exits %d %s" % (q.returncode, q.stderr.strip()[-200:]))
-    if q.returncode == 0:
-        yq = os.path.join(WORK, "obb.i8.yrt")
-        r = run([CONVERT, qdq, "-o", yq])
-        log = r.stdout + r.stderr
-        check(r.returncode == 0 and "obb_decode: rotated boxes" in log and "int8" in log,
-              "int8: the QDQ model converts, fuses the head, runs its convs int8")
-        if r.returncode == 0:
-            dq = os.path.join(WORK, "i8")
-            dump_inputs(DUMP, yq, imgs, n_img, dq)
-            compare("int8", qdq, yq, dq, n_img, int8=True)
 
     # 3. the tools
     jpg = os.path.join(imgs, sorted(os.listdir(imgs))[0])  # COCO's first when there, else a synthetic scene
@@ -207,13 +173,7 @@ def main():
         ok = False
         print(e, r.stdout[:300], r.stderr[:300])
     check(ok, "yolort-detect --json: rbox, angle in [0, pi/2), 4 corners around the centre per detection; -o draws")
-    total, worst = 0, 0.0
-    for f in sorted(os.listdir(imgs))[:6]:
-        r = run([OBB_RUN, yrt, "--frame", os.path.join(imgs, f)])
-        v = r.stdout.split()
-        ok = r.returncode == 0 and len(v) >= 7 and v[2] == "oriented" and v[3] == v[4]  # after "rotated 1"
-        total += int(v[3]) if ok else 0
-        worst = max(worst, float(v[6]) if ok else float("inf"))
+    total, worst = upside_down(OBB_RUN, yrt, [os.path.join(imgs, f) for f in sorted(os.listdir(imgs))[:6]])
     check(total > 0 and worst <= 0.05, "yrt_session_detect on a frame stored upside down (orientation 180): %d "
           "detections, rotated boxes equal the upright frame's turned back (max deviation %g)" % (total, worst))
     r = run([INSPECT, model])
@@ -238,7 +198,4 @@ def main():
 
 if __name__ == "__main__":
     main()
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
-    print("obb ok")
+    exit_status("obb ok")

@@ -30,7 +30,8 @@ from onnx import numpy_helper
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import dump_inputs, images, last_line, require_ort  # noqa: E402
+from head_check import (float_and_int8, images, last_line, ort_and_runner, require_ort, upside_down,  # noqa: E402
+                        whole_outputs)
 from pose_common import check, nms_anchors, run  # noqa: E402
 import pose_common  # noqa: E402
 
@@ -46,14 +47,10 @@ ORT_JS = os.path.join(ROOT, "tests", "models", "ort_outputs.js")
 SIZE, NK = 320, 17
 
 
-def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
+def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8):
     """onnxruntime's output0 on the dumped inputs, its NMS, against pose_run's detections."""
-    r = run(["node", ORT_JS, ORT, onnx_path, dump_dir, str(n_img), str(SIZE), str(SIZE)])
-    check(r.returncode == 0, "%s: onnxruntime runs the model (%s)" % (tag, r.stderr.strip()[:200]))
-    r = run([POSE_RUN, yrt_path, dump_dir, str(n_img)])
-    check(r.returncode == 0 and r.stdout.startswith("keypoints 17 3"),
-          "%s: the C API gives 17 x 3 keypoints per detection (%s)" % (tag, (r.stdout + r.stderr).strip()[:200]))
-    if r.returncode:
+    if not ort_and_runner(tag, ORT_JS, ORT, POSE_RUN, onnx_path, yrt_path, dump_dir, n_img, SIZE, "keypoints 17 3",
+                          "17 x 3 keypoints per detection"):
         return
     total = matched = 0
     dist, scores, hits = [], [], []
@@ -85,13 +82,8 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
     rc = sum(m for _, m in clear) / len(clear) if clear else 0.0
     check(rc >= 0.9, "%s: box recall %.3f of onnxruntime's %d boxes scoring >= 0.35 (>= 0.9)" % (tag, rc, len(clear)))
     kd = []
-    for i in range(n_img):
-        ort_out = np.fromfile(os.path.join(dump_dir, "%d.ort.f32" % i), np.float32).reshape(4 + 1 + NK * 3, -1)
-        out = os.path.join(dump_dir, "%d.yrt.f32" % i)
-        subprocess.run([RUN, "run", yrt_path, os.path.join(dump_dir, "%d.in.f32" % i), out], check=True,
-                       capture_output=True)
-        y = np.fromfile(out, np.float32).reshape(ort_out.shape)
-        for a in [k for k in nms_anchors(ort_out)]:
+    for ort_out, y in whole_outputs(RUN, yrt_path, dump_dir, n_img, 4 + 1 + NK * 3):
+        for a in nms_anchors(ort_out):
             kd.extend(np.hypot(y[5::3, a] - ort_out[5::3, a], y[6::3, a] - ort_out[6::3, a]).tolist())
     med, p95 = (float(np.median(kd)), float(np.percentile(kd, 95))) if kd else (float("inf"),) * 2
     check(med <= 2.0 and p95 <= 6.0, "%s: keypoints at onnxruntime's kept anchors: median %.3f px, 95th percentile "
@@ -106,33 +98,18 @@ def main():
                     "--size", str(SIZE), "--no-bn", "--seed", "1", "--out", model], check=True, stdout=subprocess.DEVNULL)
     imgs, n_img = images(WORK, GEN_IMAGES, ROOT)  # real photos too when there: people at every scale
 
-    # 1. float
-    yrt = os.path.join(WORK, "pose.yrt")
-    r = run([CONVERT, model, "-o", yrt])
-    log = r.stdout + r.stderr
-    head = [l for l in log.splitlines() if l.startswith("detect head")]
-    check(r.returncode == 0 and "pose_decode (17 keypoints x 3, 3 scales)" in log and "-> detect_decode" in log,
-          "float: converts, boxes -> detect_decode, keypoints -> pose_decode (%s)" % (head[:1] or log[-300:]))
-    if r.returncode:
+    # 1. float, 2. int8: yolort-quantize's QDQ ONNX, run by both (its head convs int8)
+    tools = {"CONVERT": CONVERT, "QUANTIZE": QUANTIZE, "DUMP": DUMP}
+    yrt = float_and_int8(
+        tools, model, imgs, n_img, "pose",
+        lambda log: ("pose_decode (17 keypoints x 3, 3 scales)" in log and "-> detect_decode" in log,
+                     "converts, boxes -> detect_decode, keypoints -> pose_decode (%s)"
+                     % ([line for line in log.splitlines() if line.startswith("detect head")][:1] or log[-300:])),
+        lambda log: ("pose_decode (17 keypoints x 3" in log and "int8" in log,
+                     "the QDQ model converts, fuses both decodes, runs its convs int8"),
+        compare)
+    if not yrt:
         return
-    dump = os.path.join(WORK, "f32")
-    dump_inputs(DUMP, yrt, imgs, n_img, dump)
-    compare("float", model, yrt, dump, n_img)
-
-    # 2. int8: yolort-quantize's QDQ ONNX, run by both
-    qdq = os.path.join(WORK, "pose.qdq.onnx")
-    q = run([QUANTIZE, model, imgs, "-o", qdq, "-q"])
-    check(q.returncode == 0, "int8: yolort-quantize exits %d %s" % (q.returncode, q.stderr.strip()[-200:]))
-    if q.returncode == 0:
-        yq = os.path.join(WORK, "pose.i8.yrt")
-        r = run([CONVERT, qdq, "-o", yq])
-        log = r.stdout + r.stderr
-        check(r.returncode == 0 and "pose_decode (17 keypoints x 3" in log and "int8" in log,
-              "int8: the QDQ model converts, fuses both decodes, runs its convs int8")
-        if r.returncode == 0:
-            dq = os.path.join(WORK, "i8")
-            dump_inputs(DUMP, yq, imgs, n_img, dq)
-            compare("int8", qdq, yq, dq, n_img, int8=True)
 
     # 3. the tools
     jpg = os.path.join(imgs, sorted(os.listdir(imgs))[-1])
@@ -151,13 +128,7 @@ def main():
     check(ok, "yolort-detect --json: 17 [x, y, score] per detection inside the image; -o draws them")
     # the camera path (yrt_session_detect: the keypoint decode only where a box can pass) on an
     # RGB frame stored upside down: the upright frame's detections, keypoints turned back
-    total, worst = 0, 0.0
-    for f in sorted(os.listdir(imgs))[-6:]:
-        r = run([POSE_RUN, yrt, "--frame", os.path.join(imgs, f)])
-        v = r.stdout.split()
-        ok = r.returncode == 0 and len(v) >= 8 and v[3] == "oriented" and v[4] == v[5]  # after "keypoints K D"
-        total += int(v[4]) if ok else 0
-        worst = max(worst, float(v[7]) if ok else float("inf"))
+    total, worst = upside_down(POSE_RUN, yrt, [os.path.join(imgs, f) for f in sorted(os.listdir(imgs))[-6:]])
     check(total > 0 and worst <= 0.01, "yrt_session_detect on a frame stored upside down (orientation 180): %d "
           "detections, boxes and keypoints equal the upright frame's turned back (max deviation %g px)" % (total, worst))
     r = run([INSPECT, model])

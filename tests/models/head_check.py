@@ -1,11 +1,36 @@
 """head_check.py — what the checks of generated heads against onnxruntime-node share
-(check_pose.py, check_obb.py): the skip (77) or failure under CI=true without onnxruntime-node,
-the image set (synthetic scenes, plus COCO val images when $YOLORT_DATA has them), the model
-converted and its letterboxed inputs dumped, a refusal's last line."""
+(check_pose.py, check_obb.py; check lines, run and the failure list with check_yolo_pose.py
+through pose_common.py): the skip (77) or failure under CI=true without onnxruntime-node, the
+image set (synthetic scenes, plus COCO val images when $YOLORT_DATA has them), the model
+converted and its letterboxed inputs dumped, the float and int8 stages, onnxruntime and the C API
+runner (head_run.c) on the dumped inputs, yolort's whole output0 there, the upside-down frames, a
+refusal's last line."""
 import os
 import shutil
 import subprocess
 import sys
+
+import numpy as np
+
+failures = []
+
+
+def check(cond, msg):
+    print(("ok   " if cond else "FAIL ") + msg)
+    if not cond:
+        failures.append(msg)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def exit_status(ok_line):
+    """After the checks: the failure count and exit 1, or ok_line and exit 0."""
+    if failures:
+        print("%d failure(s)" % len(failures))
+        sys.exit(1)
+    print(ok_line)
 
 
 def require_ort(ort):
@@ -43,3 +68,67 @@ def last_line(r):
     """The last line a finished command printed (stdout, then stderr)."""
     text = (r.stdout + r.stderr).strip()
     return text.splitlines()[-1] if text else ""
+
+
+def float_and_int8(t, model, imgs, n_img, name, fused, fused_int8, compare):
+    """The float model converted (its head fused: fused(log) -> (ok, message)), its inputs dumped,
+    compare(tag, onnx, yrt, dump_dir, n_img, int8); then yolort-quantize's QDQ ONNX, run by both,
+    the same (fused_int8(log) -> (ok, message)). t: the tools (CONVERT, QUANTIZE, DUMP); returns
+    the float .yrt, or None when it does not convert."""
+    work = os.path.dirname(model)
+    yrt = os.path.join(work, name + ".yrt")
+    r = run([t["CONVERT"], model, "-o", yrt])
+    ok, msg = fused(r.stdout + r.stderr)
+    check(r.returncode == 0 and ok, "float: " + msg)
+    if r.returncode:
+        return None
+    dump = os.path.join(work, "f32")
+    dump_inputs(t["DUMP"], yrt, imgs, n_img, dump)
+    compare("float", model, yrt, dump, n_img, False)
+    qdq = os.path.join(work, name + ".qdq.onnx")
+    q = run([t["QUANTIZE"], model, imgs, "-o", qdq, "-q"])
+    check(q.returncode == 0, "int8: yolort-quantize exits %d %s" % (q.returncode, q.stderr.strip()[-200:]))
+    if q.returncode == 0:
+        yq = os.path.join(work, name + ".i8.yrt")
+        r = run([t["CONVERT"], qdq, "-o", yq])
+        ok, msg = fused_int8(r.stdout + r.stderr)
+        check(r.returncode == 0 and ok, "int8: " + msg)
+        if r.returncode == 0:
+            dq = os.path.join(work, "i8")
+            dump_inputs(t["DUMP"], yq, imgs, n_img, dq)
+            compare("int8", qdq, yq, dq, n_img, True)
+    return yrt
+
+
+def ort_and_runner(tag, ort_js, ort, runner, onnx_path, yrt_path, dump_dir, n_img, size, first, what):
+    """onnxruntime's output0 and the C API runner's detections on the dumped inputs; True when the
+    runner ran and printed `first` first."""
+    r = run(["node", ort_js, ort, onnx_path, dump_dir, str(n_img), str(size), str(size)])
+    check(r.returncode == 0, "%s: onnxruntime runs the model (%s)" % (tag, r.stderr.strip()[:200]))
+    r = run([runner, yrt_path, dump_dir, str(n_img)])
+    check(r.returncode == 0 and r.stdout.startswith(first),
+          "%s: the C API gives %s (%s)" % (tag, what, (r.stdout + r.stderr).strip()[:200]))
+    return r.returncode == 0
+
+
+def whole_outputs(run_tool, yrt_path, dump_dir, n_img, rows):
+    """Per dumped image: onnxruntime's output0 [rows, N] and yolort's whole output0 (run_tool run)."""
+    for i in range(n_img):
+        ort_out = np.fromfile(os.path.join(dump_dir, "%d.ort.f32" % i), np.float32).reshape(rows, -1)
+        out = os.path.join(dump_dir, "%d.yrt.f32" % i)
+        subprocess.run([run_tool, "run", yrt_path, os.path.join(dump_dir, "%d.in.f32" % i), out], check=True,
+                       capture_output=True)
+        yield ort_out, np.fromfile(out, np.float32).reshape(ort_out.shape)
+
+
+def upside_down(runner, yrt, files):
+    """The runner's --frame on each image: (detections, worst deviation; inf where it failed or the
+    two frames' counts differ)."""
+    total, worst = 0, 0.0
+    for f in files:
+        r = run([runner, yrt, "--frame", f])
+        v = next((line.split() for line in r.stdout.splitlines() if line.startswith("oriented")), [])
+        ok = r.returncode == 0 and len(v) == 5 and v[1] == v[2]  # oriented N N dev D
+        total += int(v[1]) if ok else 0
+        worst = max(worst, float(v[4]) if ok else float("inf"))
+    return total, worst

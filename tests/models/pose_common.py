@@ -1,31 +1,10 @@
 """pose_common.py — what the pose checks (check_pose.py, check_yolo_pose.py) share: their check
-lines and failure list, the reference NMS of one-class pose rows [4 + 1 + nk 3, N] (cx, cy, w, h, score, keypoints; by score, IoU 0.45,
+lines and failure list (head_check.py's), the reference NMS of one-class pose rows [4 + 1 + nk 3, N] (cx, cy, w, h, score, keypoints; by score, IoU 0.45,
 at most 300), box IoU, pose_run's detection lines, and the match of yolort's detections against
 the reference's (recall and keypoint pixel distances)."""
-import subprocess
-import sys
-
 import numpy as np
 
-failures = []
-
-
-def check(cond, msg):
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        failures.append(msg)
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def exit_status(ok_line):
-    """After the checks: the failure count and exit 1, or ok_line and exit 0."""
-    if failures:
-        print("%d failure(s)" % len(failures))
-        sys.exit(1)
-    print(ok_line)
+from head_check import check, exit_status, failures, run  # noqa: F401  (the pose checks' through here)
 
 
 def nms(out, nk, conf=0.25, iou_thr=0.45):
