@@ -27,11 +27,9 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import (check, exit_status, float_and_int8, images, last_line, ort_and_runner,  # noqa: E402
+from head_check import (check, exit_status, float_and_int8, images, ort_and_runner, refusals,  # noqa: E402
                         require_ort, run, upside_down, whole_outputs)
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -179,22 +177,10 @@ def main():
     r = run([INSPECT, model])
     check("task obb (metadata)" in r.stdout, "yolort-inspect names the task")
 
-    # 4. a look-alike angle decode: refused, never decoded as rotated boxes
-    m = onnx.load(model)
-    for init in m.graph.initializer:
-        if init.name == "/model.23/obb_quarter":
-            init.CopyFrom(numpy_helper.from_array(np.array(0.3, np.float32), init.name))
-    bad = os.path.join(WORK, "obb_bad.onnx")
-    onnx.save(m, bad)
-    r = run([CONVERT, bad, "-o", os.path.join(WORK, "bad.yrt")])
-    msg = last_line(r)
-    check(r.returncode != 0 and "rotated-box decode was not fused" in msg,
-          "look-alike angle decode refused: %s" % msg[:260])
-    r = run([CONVERT, model, "-o", os.path.join(WORK, "nofuse.yrt"), "--no-fuse-head"])
-    msg = last_line(r)
-    check(r.returncode != 0 and "angle row would be read as a class" in msg,
-          "--no-fuse-head on an obb model refused: %s" % msg[:200])
-
+    # 4. a look-alike angle decode: refused, never decoded as rotated boxes; --no-fuse-head too
+    refusals(CONVERT, model, "/model.23/obb_quarter", lambda a: np.array(0.3, np.float32),
+             "rotated-box decode was not fused", "angle row would be read as a class",
+             ("look-alike angle decode refused", "--no-fuse-head on an obb model refused"))
 
 if __name__ == "__main__":
     main()

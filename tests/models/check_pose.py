@@ -25,12 +25,10 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import (float_and_int8, images, last_line, ort_and_runner, require_ort, upside_down,  # noqa: E402
+from head_check import (float_and_int8, images, ort_and_runner, refusals, require_ort, upside_down,  # noqa: E402
                         whole_outputs)
 from pose_common import check, nms_anchors, run  # noqa: E402
 import pose_common  # noqa: E402
@@ -134,23 +132,11 @@ def main():
     r = run([INSPECT, model])
     check("task pose (metadata; 17 keypoints x 3 values per box)" in r.stdout, "yolort-inspect names the task")
 
-    # 4. a look-alike keypoint decode: refused, never decoded as pose
-    m = onnx.load(model)
-    for init in m.graph.initializer:
-        if init.name == "/model.23/kpt_grid":
-            init.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(init) + np.float32(0.1), init.name))
-    bad = os.path.join(WORK, "pose_bad.onnx")
-    onnx.save(m, bad)
-    r = run([CONVERT, bad, "-o", os.path.join(WORK, "bad.yrt")])
-    msg = last_line(r)
-    check(r.returncode != 0 and "keypoint decode is not the Ultralytics Pose head's" in msg,
-          "look-alike keypoint decode refused: %s" % msg[:220])
-    # without the head fusion the keypoint rows would be read as classes: refused
-    r = run([CONVERT, model, "-o", os.path.join(WORK, "nofuse.yrt"), "--no-fuse-head"])
-    msg = last_line(r)
-    check(r.returncode != 0 and "keypoint rows would be read as classes" in msg,
-          "--no-fuse-head on a pose model refused: %s" % msg[:160])
-
+    # 4. a look-alike keypoint decode: refused, never decoded as pose; without the head fusion the
+    # keypoint rows would be read as classes: refused
+    refusals(CONVERT, model, "/model.23/kpt_grid", lambda a: a + np.float32(0.1),
+             "keypoint decode is not the Ultralytics Pose head's", "keypoint rows would be read as classes",
+             ("look-alike keypoint decode refused", "--no-fuse-head on a pose model refused"))
 
 if __name__ == "__main__":
     main()

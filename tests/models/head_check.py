@@ -132,3 +132,24 @@ def upside_down(runner, yrt, files):
         total += int(v[1]) if ok else 0
         worst = max(worst, float(v[4]) if ok else float("inf"))
     return total, worst
+
+
+def refusals(convert, model, init_name, edit, look_alike, no_fuse, what):
+    """Section 4 of a head check: the model with initializer init_name edited (edit(array) ->
+    array) converts to a refusal whose last line says look_alike, and the model itself with
+    --no-fuse-head to one that says no_fuse. what: (look-alike check line, --no-fuse-head line)."""
+    import onnx  # only here: the other helpers run without it
+    from onnx import numpy_helper
+    work = os.path.dirname(model)
+    m = onnx.load(model)
+    for init in m.graph.initializer:
+        if init.name == init_name:
+            init.CopyFrom(numpy_helper.from_array(edit(numpy_helper.to_array(init)), init.name))
+    bad = os.path.join(work, os.path.basename(model).replace(".onnx", "_bad.onnx"))
+    onnx.save(m, bad)
+    for src, extra, want, line, width in ((bad, [], look_alike, what[0], 260), (model, ["--no-fuse-head"], no_fuse,
+                                                                                 what[1], 200)):
+        out = os.path.join(work, "nofuse.yrt" if extra else "bad.yrt")
+        r = run([convert, src, "-o", out] + extra)
+        msg = last_line(r)
+        check(r.returncode != 0 and want in msg, "%s: %s" % (line, msg[:width]))
