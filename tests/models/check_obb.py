@@ -23,24 +23,19 @@ Without onnxruntime-node (bench/peers/ort/node_modules) it skips (77), or fails 
 import json
 import math
 import os
-import subprocess
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import (check, exit_status, float_and_int8, images, ort_and_runner, refusals,  # noqa: E402
-                        require_ort, run, upside_down, whole_outputs)
+from head_check import (check, exit_status, float_and_int8, generated, images, ort_and_runner,  # noqa: E402
+                        refusals, require_ort, run, tools, upside_down, whole_outputs)
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
-CONVERT, QUANTIZE, DETECT, INSPECT = T("tools", "yolort-convert"), T("tools", "yolort-quantize"), \
-    T("tools", "yolort-detect"), T("tools", "yolort-inspect")
-GEN_IMAGES, DUMP, OBB_RUN = T("tools", "yolort-gen-images"), T("tests", "models", "ort_vs_yolort"), \
-    T("tests", "models", "obb_run")
-RUN = T("tests", "models", "wild_accept")
-ORT = os.path.join(ROOT, "bench", "peers", "ort")
-ORT_JS = os.path.join(ROOT, "tests", "models", "ort_outputs.js")
+TOOLS = tools(BUILD, ROOT)
+CONVERT, QUANTIZE, DETECT, INSPECT, DUMP, RUN, ORT, ORT_JS = (
+    TOOLS[k] for k in ("CONVERT", "QUANTIZE", "DETECT", "INSPECT", "DUMP", "RUN", "ORT", "ORT_JS"))
+OBB_RUN = os.path.join(BUILD, "tests", "models", "obb_run")
 SIZE, NC = 320, 15
 
 
@@ -134,22 +129,15 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8):
 
 def main():
     require_ort(ORT)
-    os.makedirs(WORK, exist_ok=True)
-    model = os.path.join(WORK, "obb.onnx")
-    subprocess.run([sys.executable, os.path.join(ROOT, "models", "gen_yolo11.py"), "--task", "obb", "--nc", str(NC),
-                    "--size", str(SIZE), "--no-bn", "--seed", "1", "--out", model], check=True, stdout=subprocess.DEVNULL)
-    imgs, n_img = images(WORK, GEN_IMAGES, ROOT)
+    model = generated(ROOT, WORK, "obb", NC, SIZE)
+    imgs, n_img = images(WORK, TOOLS["GEN_IMAGES"], ROOT)
 
     # 1. float, 2. int8: yolort-quantize's QDQ ONNX, run by both
-    tools = {"CONVERT": CONVERT, "QUANTIZE": QUANTIZE, "DUMP": DUMP}
-    yrt = float_and_int8(
-        tools, model, imgs, n_img, "obb",
-        lambda log: ("-> detect_decode" in log and "obb_decode: rotated boxes" in log,
-                     "converts, head -> detect_decode + obb_decode (%s)"
-                     % ([line for line in log.splitlines() if line.startswith("detect head")][:1] or log[-300:])),
-        lambda log: ("obb_decode: rotated boxes" in log and "int8" in log,
-                     "the QDQ model converts, fuses the head, runs its convs int8"),
-        compare)
+    yrt = float_and_int8(TOOLS, model, imgs, n_img,
+                         (("-> detect_decode", "obb_decode: rotated boxes"),
+                          "converts, head -> detect_decode + obb_decode"),
+                         (("obb_decode: rotated boxes", "int8"), "the QDQ model converts, fuses the head, runs its convs int8"),
+                         compare)
     if not yrt:
         return
 

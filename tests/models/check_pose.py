@@ -21,27 +21,22 @@ Without onnxruntime-node (bench/peers/ort/node_modules) it skips (77), or fails 
 """
 import os
 import json
-import subprocess
 import sys
 
 import numpy as np
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from head_check import (float_and_int8, images, ort_and_runner, refusals, require_ort, upside_down,  # noqa: E402
-                        whole_outputs)
+from head_check import (float_and_int8, generated, images, ort_and_runner, refusals, require_ort,  # noqa: E402
+                        tools, upside_down, whole_outputs)
 from pose_common import check, nms_anchors, run  # noqa: E402
 import pose_common  # noqa: E402
 
 BUILD, ROOT, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
-T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
-CONVERT, QUANTIZE, DETECT, INSPECT = T("tools", "yolort-convert"), T("tools", "yolort-quantize"), \
-    T("tools", "yolort-detect"), T("tools", "yolort-inspect")
-GEN_IMAGES, DUMP, POSE_RUN = T("tools", "yolort-gen-images"), T("tests", "models", "ort_vs_yolort"), \
-    T("tests", "models", "pose_run")
-RUN = T("tests", "models", "wild_accept")
-ORT = os.path.join(ROOT, "bench", "peers", "ort")
-ORT_JS = os.path.join(ROOT, "tests", "models", "ort_outputs.js")
+TOOLS = tools(BUILD, ROOT)
+CONVERT, QUANTIZE, DETECT, INSPECT, DUMP, RUN, ORT, ORT_JS = (
+    TOOLS[k] for k in ("CONVERT", "QUANTIZE", "DETECT", "INSPECT", "DUMP", "RUN", "ORT", "ORT_JS"))
+POSE_RUN = os.path.join(BUILD, "tests", "models", "pose_run")
 SIZE, NK = 320, 17
 
 
@@ -90,22 +85,16 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8):
 
 def main():
     require_ort(ORT)
-    os.makedirs(WORK, exist_ok=True)
-    model = os.path.join(WORK, "pose.onnx")
-    subprocess.run([sys.executable, os.path.join(ROOT, "models", "gen_yolo11.py"), "--task", "pose", "--nc", "1",
-                    "--size", str(SIZE), "--no-bn", "--seed", "1", "--out", model], check=True, stdout=subprocess.DEVNULL)
-    imgs, n_img = images(WORK, GEN_IMAGES, ROOT)  # real photos too when there: people at every scale
+    model = generated(ROOT, WORK, "pose", 1, SIZE)
+    imgs, n_img = images(WORK, TOOLS["GEN_IMAGES"], ROOT)  # real photos too when there: people at every scale
 
     # 1. float, 2. int8: yolort-quantize's QDQ ONNX, run by both (its head convs int8)
-    tools = {"CONVERT": CONVERT, "QUANTIZE": QUANTIZE, "DUMP": DUMP}
-    yrt = float_and_int8(
-        tools, model, imgs, n_img, "pose",
-        lambda log: ("pose_decode (17 keypoints x 3, 3 scales)" in log and "-> detect_decode" in log,
-                     "converts, boxes -> detect_decode, keypoints -> pose_decode (%s)"
-                     % ([line for line in log.splitlines() if line.startswith("detect head")][:1] or log[-300:])),
-        lambda log: ("pose_decode (17 keypoints x 3" in log and "int8" in log,
-                     "the QDQ model converts, fuses both decodes, runs its convs int8"),
-        compare)
+    yrt = float_and_int8(TOOLS, model, imgs, n_img,
+                         (("pose_decode (17 keypoints x 3, 3 scales)", "-> detect_decode"),
+                          "converts, boxes -> detect_decode, keypoints -> pose_decode"),
+                         (("pose_decode (17 keypoints x 3", "int8"),
+                          "the QDQ model converts, fuses both decodes, runs its convs int8"),
+                         compare)
     if not yrt:
         return
 
