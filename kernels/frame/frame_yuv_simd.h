@@ -30,10 +30,8 @@ static inline FV FV_FN(weights)(const int16_t *wt) {
   return FV_OR(FV_SUB(FV_SET1(ONE), w), FV_SLLI(w, 16));
 }
 
-/* Horizontal pass of the taps at ofs (bytes lo, hi of each gathered dword) of one row. */
-static inline FV FV_FN(hpass)(const uint8_t *row, FV ofs, int lo, int hi, FV w) {
-  return FV_MADD16(FV_FN(pair)(FV_GATHER(row, ofs), lo, hi), w);
-}
+/* Horizontal pass of taps g (bytes lo, hi of each gathered dword). */
+static inline FV FV_FN(hpass)(FV g, int lo, int hi, FV w) { return FV_MADD16(FV_FN(pair)(g, lo, hi), w); }
 
 void FV_FN(yk_frame_row_yuv_)(const yk_frame_row *r, int x, int n, uint8_t *rgb) {
   const yk_frame_job *j = r->j;
@@ -45,20 +43,27 @@ void FV_FN(yk_frame_row_yuv_)(const yk_frame_row *r, int x, int n, uint8_t *rgb)
   for (; i + L <= n && j->x.ofs[x + i + L - 1] + 3 < j->src_w && j->cx.ofs[x + i + L - 1] < cmax; i += L) {
     const FV ofs = FV_LOAD(j->x.ofs + x + i);
     const FV w = FV_FN(weights)(j->x.wt + x + i);
-    const FV h0 = FV_FN(hpass)(r->p0, ofs, 0, 1, w);
-    /* wy = 0 (the row on a luma row: 1:1, integer downscales): (h0 * ONE + 2^21) >> 22 = (h0 + 2^10) >> 11 */
-    const FV y = r->wy == 0 ? FV_SRAI(FV_ADD(h0, FV_SET1(1 << (WB - 1))), WB)
-                            : FV_FN(vert)(h0, FV_FN(hpass)(r->p1, ofs, 0, 1, w), r->wy);
+    const FV h0 = FV_FN(hpass)(FV_GATHER(r->p0, ofs), 0, 1, w);
+    /* wy = 0 (the row on a luma row: 1:1, integer downscales): (h0 * ONE + 2^21) >> 22 = (h0 + 2^10) >> 11;
+     * a branch, not a select: the second row's gather is skipped */
+    FV y;
+    if (r->wy == 0)
+      y = FV_SRAI(FV_ADD(h0, FV_SET1(1 << (WB - 1))), WB);
+    else
+      y = FV_FN(vert)(h0, FV_FN(hpass)(FV_GATHER(r->p1, ofs), 0, 1, w), r->wy);
     const FV cofs = FV_LOAD(j->cx.ofs + x + i);
     const FV wc = FV_FN(weights)(j->cx.wt + x + i);
     FV u, v;
     if (i420) {
-      u = FV_FN(vert)(FV_FN(hpass)(r->u0, cofs, 0, 1, wc), FV_FN(hpass)(r->u1, cofs, 0, 1, wc), r->wcy);
-      v = FV_FN(vert)(FV_FN(hpass)(r->v0, cofs, 0, 1, wc), FV_FN(hpass)(r->v1, cofs, 0, 1, wc), r->wcy);
-    } else {
+      u = FV_FN(vert)(FV_FN(hpass)(FV_GATHER(r->u0, cofs), 0, 1, wc), FV_FN(hpass)(FV_GATHER(r->u1, cofs), 0, 1, wc),
+                      r->wcy);
+      v = FV_FN(vert)(FV_FN(hpass)(FV_GATHER(r->v0, cofs), 0, 1, wc), FV_FN(hpass)(FV_GATHER(r->v1, cofs), 0, 1, wc),
+                      r->wcy);
+    } else { /* one gather per row holds both chroma channels */
       const FV c2 = FV_ADD(cofs, cofs);
-      const FV first = FV_FN(vert)(FV_FN(hpass)(r->u0, c2, 0, 2, wc), FV_FN(hpass)(r->u1, c2, 0, 2, wc), r->wcy);
-      const FV second = FV_FN(vert)(FV_FN(hpass)(r->u0, c2, 1, 3, wc), FV_FN(hpass)(r->u1, c2, 1, 3, wc), r->wcy);
+      const FV a0 = FV_GATHER(r->u0, c2), a1 = FV_GATHER(r->u1, c2);
+      const FV first = FV_FN(vert)(FV_FN(hpass)(a0, 0, 2, wc), FV_FN(hpass)(a1, 0, 2, wc), r->wcy);
+      const FV second = FV_FN(vert)(FV_FN(hpass)(a0, 1, 3, wc), FV_FN(hpass)(a1, 1, 3, wc), r->wcy);
       u = fmt == YK_PIX_NV12 ? first : second;
       v = fmt == YK_PIX_NV12 ? second : first;
     }
