@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "mem.h"
+
 typedef struct pack_entry {
   void *mem;  /* NULL: not packed yet */
   yk_qconv q; /* the layout it was packed for (variant, blocking, segments, size) and w_sym */
@@ -11,26 +13,28 @@ typedef struct pack_entry {
 
 struct yrt_model_packs {
   pthread_mutex_t mu;
+  const yrt_allocator *alloc; /* the model's */
   uint32_t n;
   pack_entry e[];
 };
 
-yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes) {
-  yrt_model_packs *p = calloc(1, sizeof *p + (size_t)n_nodes * sizeof(pack_entry));
+yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes, const yrt_allocator *alloc) {
+  yrt_model_packs *p = yrt_zalloc(alloc, 1, sizeof *p + (size_t)n_nodes * sizeof(pack_entry));
   if (!p) return NULL;
   if (pthread_mutex_init(&p->mu, NULL) != 0) {
-    free(p);
+    yrt_free(p);
     return NULL;
   }
+  p->alloc = alloc;
   p->n = n_nodes;
   return p;
 }
 
 void yrt_model_packs_free(yrt_model_packs *p) {
   if (!p) return;
-  for (uint32_t i = 0; i < p->n; i++) free(p->e[i].mem);
+  for (uint32_t i = 0; i < p->n; i++) yrt_free(p->e[i].mem);
   pthread_mutex_destroy(&p->mu);
-  free(p);
+  yrt_free(p);
 }
 
 /* Same packed bytes: the packing reads the same node's weights and bias for the same layout. */
@@ -46,8 +50,8 @@ int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q) {
   pthread_mutex_lock(&p->mu);
   pack_entry *e = &p->e[node];
   if (!e->mem) {
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0) {
+    void *mem = yrt_alloc(p->alloc, q->packed_bytes ? q->packed_bytes : 64);
+    if (!mem) {
       r = -1;
     } else {
       yk_qconv_pack(q, mem);

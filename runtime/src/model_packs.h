@@ -12,7 +12,8 @@
 
 typedef struct yrt_model_packs yrt_model_packs;
 
-yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes);
+/* alloc: the model's allocator (mem.h), which must outlive the packs. */
+yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes, const yrt_allocator *alloc);
 void yrt_model_packs_free(yrt_model_packs *p);
 
 /* q initialised (yk_qconv_init / packed_bytes) for node `node`: q->packed points at the model's

@@ -92,6 +92,10 @@ struct yrt_session {
                                per-detection rows (pose keypoints) may skip anchors that cannot pass */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
+  /* where every block of the session comes from (mem.h): &alloc_copy (the caller's
+   * yrt_session_options.allocator, copied), or NULL for libc */
+  const yrt_allocator *alloc;
+  yrt_allocator alloc_copy;
 };
 
 /* The executor alone (session.c): the arena, the pool and every node prepared; yrt_session_create
@@ -103,8 +107,9 @@ void yrt_executor_free(yrt_session *s);
 /* Runs plan p (made for s): its input stage, its nodes (the cancel flag checked before each), its
  * output stage. Never allocates. */
 yrt_status yrt_session_run_plan(yrt_session *s, const yrt_plan *p, yrt_error *err);
-/* *out = base without node `node` (its stages kept; the list allocated, yrt_plan_free). */
-yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out, yrt_error *err);
+/* *out = base without node `node` (its stages kept; the list allocated from s's allocator, yrt_plan_free). */
+yrt_status yrt_plan_leave_out(const yrt_session *s, const yrt_plan *base, uint32_t node, yrt_plan *out,
+                              yrt_error *err);
 void yrt_plan_free(yrt_plan *p);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
  * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */

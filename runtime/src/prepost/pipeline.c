@@ -3,6 +3,7 @@
  * of a stage allocates. */
 #include <stdlib.h>
 
+#include "mem.h"
 #include "stages.h"
 
 void yrt_session_free(yrt_session *s) {
@@ -11,7 +12,7 @@ void yrt_session_free(yrt_session *s) {
   if (g) {
     yrt_detect_stage_free(g);
     yrt_frame_state_free(g->frame);
-    free(g);
+    yrt_free(g);
   }
   yrt_executor_free(s);
 }
@@ -21,7 +22,7 @@ yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options 
   yrt_status st = yrt_executor_create(model, opts, out, err); /* checks the arguments, *out = NULL */
   if (st != YRT_OK) return st;
   yrt_session *s = *out;
-  yrt_stages *g = calloc(1, sizeof *g);
+  yrt_stages *g = yrt_zalloc(s->alloc, 1, sizeof *g);
   if (!g) {
     yrt_executor_free(s);
     *out = NULL;
