@@ -58,14 +58,12 @@ struct yrt_model {
   struct yrt_model_packs *packs;
 
   /* Every block of the model comes from alloc (mem.h): a counting wrapper (user = this model)
-   * around the load's allocator (user_alloc; libc when its fns are NULL); live is what it holds. */
+   * around the load's allocator (user_alloc, libc's by default); live is what the model holds
+   * from it, its own struct included (model_load.c). */
   yrt_allocator alloc;
   yrt_allocator user_alloc;
   _Atomic size_t live;
 };
-
-/* m->alloc set up over the caller's allocator a (NULL: libc); m itself is a block of a. */
-void yrt_model_alloc_init(yrt_model *m, const yrt_allocator *a);
 
 /* Bytes of slack after the planned arena: SIMD kernels (XNNPACK) may read up to 16 bytes past a
  * tensor's end. */

@@ -257,7 +257,7 @@ void yrt_model_free(yrt_model *m) {
   yrt_free(m->class_name_buf);
   yrt_free((void *)m->class_names);
   yrt_model_packs_free(m->packs);
-  yrt_free(m); /* a block of the caller's allocator itself (yrt_model_alloc_init) */
+  yrt_free(m); /* a block of the caller's allocator itself (model_new) */
 }
 
 static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
@@ -307,7 +307,7 @@ static void model_count_free(void *user, void *p, size_t size) {
   m->user_alloc.free(m->user_alloc.user, p, size);
 }
 
-void yrt_model_alloc_init(yrt_model *m, const yrt_allocator *a) {
+static void model_alloc_init(yrt_model *m, const yrt_allocator *a) {
   m->user_alloc = a ? *a : yrt_mem_libc();
   m->alloc = (yrt_allocator){.alloc = model_count_alloc, .free = model_count_free, .user = m};
   atomic_init(&m->live, 0);
@@ -316,7 +316,9 @@ void yrt_model_alloc_init(yrt_model *m, const yrt_allocator *a) {
 /* A zeroed model struct from the caller's allocator a, its own allocator set up. */
 static yrt_model *model_new(const yrt_allocator *a) {
   yrt_model *m = yrt_zalloc(a, 1, sizeof *m);
-  if (m) yrt_model_alloc_init(m, a);
+  if (!m) return NULL;
+  model_alloc_init(m, a);
+  atomic_store(&m->live, yrt_mem_block_bytes(sizeof *m)); /* the struct itself: a block of a */
   return m;
 }
 

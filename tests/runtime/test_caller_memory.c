@@ -1,0 +1,328 @@
+/* test_caller_memory.c — issue 38 item 3: a model loaded from a read-only mapping and a session
+ * created with caller memory (yrt_allocator) call no libc allocator in load + create + 10 runs;
+ * yrt_session_memory_need's figures equal what the allocators were asked for (their high-water
+ * marks); the outputs are those of the default path; every allocation failure on the way is
+ * refused with YRT_ERR_NOMEM and leaves nothing allocated.
+ *
+ * libc's allocator is interposed here (malloc & co. forwarding to glibc's __libc_* entry points)
+ * and counted while `counting` is set. Under a sanitizer, which owns malloc, that count is left
+ * out and the rest still runs. */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "convert.h"
+#include "test_data.h"
+#include "yolort.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define YT_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define YT_SANITIZED 1
+#endif
+#if defined(__GLIBC__) && !defined(YT_SANITIZED)
+#define YT_COUNT_LIBC 1
+#endif
+
+/* ---------------------------------------------------------------- libc's allocator, counted */
+#if YT_COUNT_LIBC
+static atomic_int counting;     /* test-only: interposition has no other place for it */
+static atomic_long libc_calls;
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+static void seen(void) {
+  if (atomic_load(&counting)) atomic_fetch_add(&libc_calls, 1);
+}
+void *malloc(size_t n) {
+  seen();
+  return __libc_malloc(n);
+}
+void *calloc(size_t n, size_t k) {
+  seen();
+  return __libc_calloc(n, k);
+}
+void *realloc(void *p, size_t n) {
+  seen();
+  return __libc_realloc(p, n);
+}
+void *aligned_alloc(size_t a, size_t n) {
+  seen();
+  return __libc_memalign(a, n);
+}
+void *memalign(size_t a, size_t n) {
+  seen();
+  return __libc_memalign(a, n);
+}
+int posix_memalign(void **p, size_t a, size_t n) {
+  seen();
+  *p = __libc_memalign(a, n);
+  return *p ? 0 : 12; /* ENOMEM */
+}
+void free(void *p) { __libc_free(p); }
+static void count_libc(int on) {
+  if (on) atomic_store(&libc_calls, 0);
+  atomic_store(&counting, on);
+}
+static long libc_allocations(void) { return atomic_load(&libc_calls); }
+#else
+static void count_libc(int on) { (void)on; }
+static long libc_allocations(void) { return 0; }
+#endif
+
+/* ---------------------------------------------------------------- the caller's memory */
+/* A bump allocator over one region mapped before the counted part (no libc allocation behind it);
+ * free only counts. fail_at: the n-th alloc (1-based) returns NULL, 0 never. */
+typedef struct pool {
+  uint8_t *base;
+  size_t cap, used;
+  size_t live, high, blocks, calls, fail_at;
+} pool;
+
+static void *pool_alloc(void *user, size_t size, size_t align) {
+  pool *p = user;
+  if (++p->calls == p->fail_at) return NULL;
+  const size_t at = (p->used + align - 1) / align * align;
+  if (at > p->cap || size > p->cap - at) return NULL;
+  p->used = at + size;
+  p->live += size;
+  p->blocks++;
+  if (p->live > p->high) p->high = p->live;
+  return p->base + at;
+}
+
+static void pool_free(void *user, void *ptr, size_t size) {
+  pool *p = user;
+  assert_non_null(ptr);
+  assert_true(p->live >= size);
+  p->live -= size;
+  p->blocks--;
+}
+
+static void pool_reset(pool *p, size_t fail_at) {
+  p->used = p->live = p->high = p->blocks = p->calls = 0;
+  p->fail_at = fail_at;
+}
+
+enum { POOL_BYTES = 64 << 20, RUNS = 10 };
+
+typedef struct fixture {
+  void *yrt;       /* the portable .yrt image (the converter's) */
+  size_t yrt_size;
+  const void *map; /* the same bytes mapped PROT_READ from a file */
+  float *in;
+  size_t in_n;
+  float *ref;      /* output 0 of the default path */
+  size_t ref_n;
+  pool mp, sp;     /* the model's and the session's memory */
+} fixture;
+
+static void fill(float *x, size_t n) {
+  uint32_t v = 12345u;
+  for (size_t i = 0; i < n; i++) {
+    v = v * 1664525u + 1013904223u;
+    x[i] = (float)(v >> 24) / 255.0f;
+  }
+}
+
+static void run_out(yrt_session *s, const fixture *f, yrt_tensor_view *v) {
+  yrt_error err;
+  for (int r = 0; r < RUNS; r++) {
+    if (yrt_session_set_input(s, 0, f->in, f->in_n, &err) != YRT_OK) fail_msg("set_input: %s", err.msg);
+    if (yrt_session_run(s, &err) != YRT_OK) fail_msg("run: %s", err.msg);
+  }
+  if (yrt_session_output(s, 0, v, &err) != YRT_OK) fail_msg("output: %s", err.msg);
+}
+
+static const void *map_readonly(const void *bytes, size_t n) {
+  char path[] = "/tmp/yrt_caller_memXXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, bytes, n), (ssize_t)n);
+  void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  unlink(path);
+  assert_true(m != MAP_FAILED);
+  return m;
+}
+
+/* Group setup; without the data each test skips (or fails under CI=true: need_data). */
+static int setup(void **state) {
+  char path[4096];
+  *state = NULL;
+  if (!yt_data_path(path, sizeof path, "models/yolo11n-320.qdq.onnx")) return 0;
+  fixture *f = calloc(1, sizeof *f);
+  yrt_error err;
+  if (yrt_convert_onnx_file(path, NULL, &f->yrt, &f->yrt_size, NULL, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
+  f->map = map_readonly(f->yrt, f->yrt_size);
+  yrt_model *m = NULL;
+  if (yrt_model_load_memory(f->yrt, f->yrt_size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  yrt_model_info info;
+  assert_int_equal(yrt_model_get_info(m, &info), YRT_OK);
+  f->in_n = (size_t)3 * (size_t)info.input_w * (size_t)info.input_h;
+  f->in = malloc(f->in_n * sizeof *f->in);
+  fill(f->in, f->in_n);
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 1;
+  yrt_session *s = NULL;
+  if (yrt_session_create(m, &o, &s, &err) != YRT_OK) fail_msg("create: %s", err.msg);
+  yrt_tensor_view v;
+  run_out(s, f, &v);
+  f->ref_n = v.count;
+  f->ref = malloc(v.count * sizeof *f->ref);
+  memcpy(f->ref, v.data, v.count * sizeof *f->ref);
+  yrt_session_free(s);
+  yrt_model_free(m);
+  for (pool *p = &f->mp; p <= &f->sp; p++) {
+    p->base = mmap(NULL, POOL_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p->base != MAP_FAILED);
+    p->cap = POOL_BYTES;
+  }
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  if (!f) return 0;
+  munmap((void *)(uintptr_t)f->map, f->yrt_size);
+  munmap(f->mp.base, POOL_BYTES);
+  munmap(f->sp.base, POOL_BYTES);
+  free(f->yrt);
+  free(f->in);
+  free(f->ref);
+  free(f);
+  return 0;
+}
+
+/* Load + need + create + 10 runs from caller memory, the model bytes read-only in place. */
+static void check_budget(fixture *f, const void *image, size_t size) {
+  const yrt_allocator ma = {pool_alloc, pool_free, &f->mp}, sa = {pool_alloc, pool_free, &f->sp};
+  pool_reset(&f->mp, 0);
+  pool_reset(&f->sp, 0);
+  yrt_error err;
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 1;
+  o.allocator = &sa;
+  count_libc(1);
+  yrt_model *m = NULL;
+  yrt_status st = yrt_model_load_memory_with(image, size, 0, &ma, &m, &err);
+  const size_t model_after_load = f->mp.live;
+  yrt_session_memory need;
+  memset(&need, 0xff, sizeof need);
+  if (st == YRT_OK) st = yrt_session_memory_need(m, &o, &need, &err);
+  const size_t query_high = f->sp.high, query_live = f->sp.live;
+  pool_reset(&f->sp, 0);
+  yrt_session *s = NULL;
+  if (st == YRT_OK) st = yrt_session_create(m, &o, &s, &err);
+  yrt_tensor_view v = {0};
+  if (st == YRT_OK) run_out(s, f, &v);
+  count_libc(0);
+  if (st != YRT_OK) fail_msg("caller memory: %s", err.msg);
+  print_message("model: %zu bytes after load, %zu with packed weights (%zu shared); session: %zu bytes in %zu "
+                "blocks (arena %zu); libc allocations: %ld\n",
+                model_after_load, f->mp.live, need.shared_bytes, need.session_bytes, need.session_blocks,
+                need.arena_bytes, libc_allocations());
+  assert_int_equal(libc_allocations(), 0);
+  assert_int_equal(query_live, 0);                    /* the query's session freed every block */
+  assert_int_equal(query_high, need.session_bytes);   /* its figure is what it took */
+  assert_int_equal(f->sp.high, need.session_bytes);   /* and what the real session takes */
+  assert_int_equal(f->sp.live, need.session_bytes);   /* all kept: nothing is freed on the way */
+  assert_int_equal(f->sp.blocks, need.session_blocks);
+  assert_int_equal(f->mp.live, need.model_bytes);
+  assert_int_equal(need.model_bytes - need.shared_bytes, model_after_load);
+  assert_true(need.session_bytes >= need.arena_bytes);
+  assert_int_equal(v.count, f->ref_n);
+  assert_memory_equal(v.data, f->ref, f->ref_n * sizeof *f->ref);
+  /* a second session: its own bytes again, the packed weights shared */
+  yrt_session_memory again;
+  assert_int_equal(yrt_session_memory_need(m, &o, &again, &err), YRT_OK);
+  assert_int_equal(again.session_bytes, need.session_bytes);
+  assert_int_equal(again.shared_bytes, 0);
+  yrt_session_free(s);
+  assert_int_equal(f->sp.live, 0);
+  yrt_model_free(m);
+  assert_int_equal(f->mp.live, 0);
+  assert_int_equal(f->mp.blocks, 0);
+}
+
+static fixture *need_data(void **state) {
+  char path[4096];
+  YT_REQUIRE_DATA(path, "models/yolo11n-320.qdq.onnx");
+  assert_non_null(*state);
+  return *state;
+}
+
+static void test_portable_readonly(void **state) {
+  fixture *f = need_data(state);
+  check_budget(f, f->map, f->yrt_size);
+}
+
+/* The session's n-th allocation fails, for n over all of them (every 5th, and the last few): each
+ * is YRT_ERR_NOMEM with nothing left allocated; the model's packed weights failing likewise. */
+static void test_allocation_failures(void **state) {
+  fixture *f = need_data(state);
+  const yrt_allocator ma = {pool_alloc, pool_free, &f->mp}, sa = {pool_alloc, pool_free, &f->sp};
+  yrt_error err;
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 1;
+  o.allocator = &sa;
+  for (int model_fail = 0; model_fail < 2; model_fail++) {
+    pool_reset(&f->mp, 0);
+    yrt_model *m = NULL;
+    assert_int_equal(yrt_model_load_memory_with(f->map, f->yrt_size, 0, &ma, &m, &err), YRT_OK);
+    const size_t load_calls = f->mp.calls;
+    pool_reset(&f->sp, 0);
+    yrt_session *s = NULL;
+    if (model_fail) f->mp.fail_at = load_calls + 3; /* the third packed conv */
+    yrt_status st = yrt_session_create(m, &o, &s, &err);
+    if (model_fail) {
+      assert_int_equal(st, YRT_ERR_NOMEM);
+      assert_null(s);
+      assert_int_equal(f->sp.live, 0);
+      yrt_model_free(m);
+      assert_int_equal(f->mp.live, 0);
+      continue;
+    }
+    assert_int_equal(st, YRT_OK);
+    const size_t calls = f->sp.calls;
+    yrt_session_free(s);
+    for (size_t k = 1; k <= calls; k += (k + 4 < calls ? 5 : 1)) {
+      pool_reset(&f->sp, k);
+      s = NULL;
+      st = yrt_session_create(m, &o, &s, &err);
+      if (st != YRT_ERR_NOMEM) fail_msg("allocation %zu of %zu failing gave %d: %s", k, calls, (int)st, err.msg);
+      assert_null(s);
+      if (f->sp.live != 0) fail_msg("allocation %zu of %zu failing left %zu bytes allocated", k, calls, f->sp.live);
+    }
+    yrt_model_free(m);
+    assert_int_equal(f->mp.live, 0);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_portable_readonly),
+      cmocka_unit_test(test_allocation_failures),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
