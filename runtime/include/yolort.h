@@ -269,6 +269,9 @@ typedef struct yrt_session_memory {
   size_t shared_bytes;   /* of model_bytes, made by this query's session: the packed weights a
                             model's first session makes (0 when another session made them) */
   size_t arena_bytes;    /* info.arena_bytes (inside session_bytes unless opts.arena) */
+  size_t in_place_bytes; /* packed conv weights the session reads in place from the model's bytes
+                            (a .yrt packed for this CPU's kernels: yolort-convert --target), not
+                            copied nor counted above */
 } yrt_session_memory;
 
 /* Creates a session as yrt_session_create(model, opts) would, with a counting wrapper around

@@ -56,6 +56,10 @@ struct yrt_model {
   /* packed conv weights shared by the sessions (model_packs.h); the only part of a loaded model
    * that changes, under its own mutex */
   struct yrt_model_packs *packs;
+  /* the file's PACKED section (yolort_format.h), NULL when it has none: blocks used in place */
+  const yrt_packed_hdr *packed;
+  const yrt_packed_rec *packed_recs;
+  const uint8_t *packed_base;
 
   /* Every block of the model comes from alloc (mem.h): a counting wrapper (user = this model)
    * around the load's allocator (user_alloc, libc's by default); live is what the model holds

@@ -44,6 +44,13 @@ static yrt_status map_image(yrt_model *m, yrt_error *err) {
   m->plan_outputs = im.plan_outputs;
   m->meta = im.meta;
   m->meta_norm = im.meta_norm;
+  m->packed = im.packed;
+  m->packed_recs = im.packed_recs;
+  m->packed_base = im.packed_base;
+  for (uint32_t i = 0; m->packed && i < m->packed->n_entries; i++)
+    if (m->packed_recs[i].node >= m->n_nodes)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED record %u names node %u of %u", (unsigned)i,
+                           (unsigned)m->packed_recs[i].node, (unsigned)m->n_nodes);
   return YRT_OK;
 }
 
@@ -262,7 +269,7 @@ void yrt_model_free(yrt_model *m) {
 
 static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
   yrt_status st = validate(m, err);
-  if (st == YRT_OK && !(m->packs = yrt_model_packs_create(m->n_nodes, &m->alloc)))
+  if (st == YRT_OK && !(m->packs = yrt_model_packs_create(m, m->n_nodes, &m->alloc)))
     st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the packed-weight table of %u nodes",
                        (unsigned)m->n_nodes);
   if (st != YRT_OK) {

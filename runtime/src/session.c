@@ -84,8 +84,8 @@ static yrt_status read_options(const yrt_session_options *in, yrt_session_option
                          "yrt_session_create: options", err);
 }
 
-yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
-                               yrt_error *err) {
+yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                               yrt_session **out, yrt_error *err) {
   if (!model || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: NULL argument");
   *out = NULL;
   yrt_session_options known;
@@ -138,7 +138,8 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
   }
   s->model = model;
   s->detect_conf = NAN; /* no yrt_session_detect running: every anchor decoded */
-  yk_isa_detect(&s->isa);
+  if (isa) s->isa = *isa; /* a converter packing for a named target (model_prepack.c) */
+  else yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
   if (opts && opts->arena) {
     s->arena = opts->arena;

@@ -32,7 +32,7 @@ static void count_free(void *user, void *p, size_t size) {
 }
 
 /* yrt_session_memory as first published (yolort.h: growable). */
-#define YRT_SESSION_MEMORY_V1_SIZE (offsetof(yrt_session_memory, arena_bytes) + sizeof(size_t))
+#define YRT_SESSION_MEMORY_V1_SIZE (offsetof(yrt_session_memory, in_place_bytes) + sizeof(size_t))
 
 yrt_status yrt_session_memory_need_sized(const yrt_model *model, const yrt_session_options *opts,
                                          yrt_session_memory *mem, size_t mem_size, yrt_error *err) {
@@ -63,6 +63,7 @@ yrt_status yrt_session_memory_need_sized(const yrt_model *model, const yrt_sessi
   full.model_bytes = atomic_load(&model->live);
   full.shared_bytes = full.model_bytes - model_before;
   full.arena_bytes = yrt_model_arena_bytes(model);
+  full.in_place_bytes = s->packed_in_place;
   yrt_session_free(s);
   return yrt_struct_write(mem, mem_size, &full, sizeof full, YRT_SESSION_MEMORY_V1_SIZE, "yrt_session_memory_need",
                           err);

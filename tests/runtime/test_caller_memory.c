@@ -23,8 +23,10 @@
 #include <cmocka.h>
 
 #include "convert.h"
+#include "pack_target.h"
 #include "test_data.h"
 #include "yolort.h"
+#include "yolort_format.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -126,6 +128,9 @@ typedef struct fixture {
   void *yrt;       /* the portable .yrt image (the converter's) */
   size_t yrt_size;
   const void *map; /* the same bytes mapped PROT_READ from a file */
+  void *packed;    /* packed for this CPU (yolort-convert --target native) */
+  size_t packed_size;
+  const void *packed_map;
   float *in;
   size_t in_n;
   float *ref;      /* output 0 of the default path */
@@ -171,6 +176,11 @@ static int setup(void **state) {
   yrt_error err;
   if (yrt_convert_onnx_file(path, NULL, &f->yrt, &f->yrt_size, NULL, &err) != YRT_OK) fail_msg("convert: %s", err.msg);
   f->map = map_readonly(f->yrt, f->yrt_size);
+  f->packed = malloc(f->yrt_size);
+  memcpy(f->packed, f->yrt, f->yrt_size);
+  f->packed_size = f->yrt_size;
+  if (pack_target_apply("native", &f->packed, &f->packed_size, &err) != YRT_OK) fail_msg("--target native: %s", err.msg);
+  f->packed_map = map_readonly(f->packed, f->packed_size);
   yrt_model *m = NULL;
   if (yrt_model_load_memory(f->yrt, f->yrt_size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
   yrt_model_info info;
@@ -203,6 +213,8 @@ static int teardown(void **state) {
   fixture *f = *state;
   if (!f) return 0;
   munmap((void *)(uintptr_t)f->map, f->yrt_size);
+  munmap((void *)(uintptr_t)f->packed_map, f->packed_size);
+  free(f->packed);
   munmap(f->mp.base, POOL_BYTES);
   munmap(f->sp.base, POOL_BYTES);
   free(f->yrt);
@@ -212,8 +224,9 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Load + need + create + 10 runs from caller memory, the model bytes read-only in place. */
-static void check_budget(fixture *f, const void *image, size_t size) {
+/* Load + need + create + 10 runs from caller memory, the model bytes read-only in place; packed:
+ * the file's conv weights are used in place (none packed into the model's memory). */
+static void check_budget(fixture *f, const void *image, size_t size, int packed) {
   const yrt_allocator ma = {pool_alloc, pool_free, &f->mp}, sa = {pool_alloc, pool_free, &f->sp};
   pool_reset(&f->mp, 0);
   pool_reset(&f->sp, 0);
@@ -237,10 +250,17 @@ static void check_budget(fixture *f, const void *image, size_t size) {
   if (st == YRT_OK) run_out(s, f, &v);
   count_libc(0);
   if (st != YRT_OK) fail_msg("caller memory: %s", err.msg);
-  print_message("model: %zu bytes after load, %zu with packed weights (%zu shared); session: %zu bytes in %zu "
-                "blocks (arena %zu); libc allocations: %ld\n",
-                model_after_load, f->mp.live, need.shared_bytes, need.session_bytes, need.session_blocks,
-                need.arena_bytes, libc_allocations());
+  print_message("%s (%zu bytes): model %zu bytes after load, %zu with packed weights (%zu shared); session: "
+                "%zu bytes in %zu blocks (arena %zu), %zu bytes of weights in place; libc allocations: %ld\n",
+                packed ? "packed" : "portable", size, model_after_load, f->mp.live, need.shared_bytes,
+                need.session_bytes, need.session_blocks, need.arena_bytes, need.in_place_bytes, libc_allocations());
+  if (packed) {
+    assert_true(need.in_place_bytes > 0);
+    assert_int_equal(need.shared_bytes, 0);
+  } else {
+    assert_int_equal(need.in_place_bytes, 0);
+    assert_true(need.shared_bytes > 0);
+  }
   assert_int_equal(libc_allocations(), 0);
   assert_int_equal(query_live, 0);                    /* the query's session freed every block */
   assert_int_equal(query_high, need.session_bytes);   /* its figure is what it took */
@@ -273,7 +293,136 @@ static fixture *need_data(void **state) {
 
 static void test_portable_readonly(void **state) {
   fixture *f = need_data(state);
-  check_budget(f, f->map, f->yrt_size);
+  check_budget(f, f->map, f->yrt_size, 0);
+}
+
+static void test_packed_readonly(void **state) {
+  fixture *f = need_data(state);
+  check_budget(f, f->packed_map, f->packed_size, 1);
+}
+
+/* A copy of the packed image (64-aligned) and its PACKED section's header and records. */
+typedef struct packed_copy {
+  uint8_t *img;
+  yrt_packed_hdr *h;
+  yrt_packed_rec *r;
+} packed_copy;
+
+static packed_copy copy_packed(const fixture *f) {
+  packed_copy c;
+  c.img = aligned_alloc(64, (f->packed_size + 63) / 64 * 64);
+  memcpy(c.img, f->packed, f->packed_size);
+  yrt_file_view im;
+  assert_int_equal(yrt_file_open(c.img, f->packed_size, &im, NULL), YRT_OK);
+  assert_non_null(im.packed);
+  assert_true(im.packed->n_entries > 2);
+  c.h = (yrt_packed_hdr *)(uintptr_t)im.packed;
+  c.r = (yrt_packed_rec *)(uintptr_t)im.packed_recs;
+  return c;
+}
+
+/* Loads the edited copy (resealed); returns its status, the message in err. */
+static yrt_status load_edited(const fixture *f, packed_copy *c, size_t size, yrt_error *err) {
+  yrt_file_seal(c->img, size);
+  yrt_model *m = NULL;
+  const yrt_status st = yrt_model_load_memory(c->img, size, 0, &m, err);
+  yrt_model_free(m);
+  (void)f;
+  return st;
+}
+
+/* Hostile PACKED sections: refused naming what is wrong, never read out of bounds. */
+static void test_packed_hostile(void **state) {
+  fixture *f = need_data(state);
+  yrt_error err;
+  packed_copy c = copy_packed(f);
+  const uint32_t n = c.h->n_entries;
+  c.h->target = 99;
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "PACKED target 99"));
+  free(c.img);
+
+  c = copy_packed(f);
+  c.h->n_entries = 0x7fffffffu; /* more records than the section holds */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "records but its"));
+  free(c.img);
+
+  c = copy_packed(f);
+  c.r[1].offset += 8; /* a misaligned block */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "PACKED record 1"));
+  free(c.img);
+
+  c = copy_packed(f);
+  c.r[n - 1].size = (uint64_t)1 << 40; /* a block past the section */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "outside the section"));
+  free(c.img);
+
+  c = copy_packed(f);
+  c.r[n - 1].node = 1u << 20; /* a node the model does not have */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "names node"));
+  free(c.img);
+
+  c = copy_packed(f);
+  c.r[1].node = c.r[0].node; /* records out of order */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "strictly increasing"));
+  free(c.img);
+
+  c = copy_packed(f);
+  ((yrt_file_header *)(void *)c.img)->flags &= ~(uint32_t)YRT_FLAG_PACKED; /* section without its flag */
+  assert_int_equal(load_edited(f, &c, f->packed_size, &err), YRT_ERR_FORMAT);
+  assert_non_null(strstr(err.msg, "flag PACKED"));
+  free(c.img);
+
+  c = copy_packed(f); /* truncated: the header's size no longer the buffer's */
+  yrt_model *m = NULL;
+  assert_int_equal(yrt_model_load_memory(c.img, f->packed_size - 64, 0, &m, &err), YRT_ERR_FORMAT);
+  free(c.img);
+}
+
+/* Blocks that do not fit this CPU's kernels are not used: one record with another layout, or the
+ * whole file for another target: packed again as for a portable file, outputs unchanged. */
+static void test_packed_mismatch(void **state) {
+  fixture *f = need_data(state);
+  const yrt_allocator sa = {pool_alloc, pool_free, &f->sp};
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 1;
+  o.allocator = &sa;
+  yrt_error err;
+  for (int whole = 0; whole < 2; whole++) {
+    packed_copy c = copy_packed(f);
+    const uint32_t target = c.h->target;
+    if (whole) c.h->target = target == YRT_PACK_X86_AVX2 ? YRT_PACK_X86_AVX512VNNI : YRT_PACK_X86_AVX2;
+    else c.r[0].mr += 1;
+    yrt_file_seal(c.img, f->packed_size);
+    yrt_model *m = NULL;
+    if (yrt_model_load_memory(c.img, f->packed_size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+    yrt_session_memory need;
+    assert_int_equal(yrt_session_memory_need(m, &o, &need, &err), YRT_OK);
+    print_message("%s: %zu bytes in place, %zu packed again\n", whole ? "another target" : "one record's layout",
+                  need.in_place_bytes, need.shared_bytes);
+    if (whole) {
+      assert_int_equal(need.in_place_bytes, 0);
+    } else {
+      assert_true(need.in_place_bytes > 0);
+      assert_int_equal(need.shared_bytes, c.r[0].size + 64); /* one block and its header (mem.h) */
+    }
+    pool_reset(&f->sp, 0);
+    yrt_session *s = NULL;
+    if (yrt_session_create(m, &o, &s, &err) != YRT_OK) fail_msg("create: %s", err.msg);
+    yrt_tensor_view v;
+    run_out(s, f, &v);
+    assert_int_equal(v.count, f->ref_n);
+    assert_memory_equal(v.data, f->ref, f->ref_n * sizeof *f->ref);
+    yrt_session_free(s);
+    yrt_model_free(m);
+    free(c.img);
+  }
 }
 
 /* The session's n-th allocation fails, for n over all of them (every 5th, and the last few): each
@@ -322,6 +471,9 @@ static void test_allocation_failures(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_portable_readonly),
+      cmocka_unit_test(test_packed_readonly),
+      cmocka_unit_test(test_packed_hostile),
+      cmocka_unit_test(test_packed_mismatch),
       cmocka_unit_test(test_allocation_failures),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

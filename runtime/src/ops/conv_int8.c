@@ -187,7 +187,7 @@ yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_err
   yk_qconv *q = &c->qc;
   /* the model's copy, packed by its first session */
   const int shared =
-      shareable ? yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q) : 0;
+      shareable ? yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q, &s->isa) : 0;
   if (shared == 0) { /* the model's copy has another layout: a private one */
     void *mem = yrt_alloc(s->alloc, q->packed_bytes ? q->packed_bytes : 64);
     if (mem) {
@@ -198,7 +198,8 @@ yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_err
   if (shared < 0 || !q->packed)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
                          yrt_model_string(s->model, e->node->name));
-  c->packed_shared = shared == 1;
+  c->packed_shared = shared >= 1;
+  if (shared == 2) s->packed_in_place += q->packed_bytes; /* the file's bytes (yrt_session_memory) */
   c->rows_per_task = yrt_par_conv_rows(&s->par, (size_t)(c->g.n * c->g.oh), (size_t)c->g.ow,
                                        q->variant == YK_QCONV_AMX ? (size_t)q->mr : 0);
   c->own = 1;

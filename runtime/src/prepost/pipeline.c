@@ -19,7 +19,12 @@ void yrt_session_free(yrt_session *s) {
 
 yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
                               yrt_error *err) {
-  yrt_status st = yrt_executor_create(model, opts, out, err); /* checks the arguments, *out = NULL */
+  return yrt_session_create_isa(model, opts, NULL, out, err);
+}
+
+yrt_status yrt_session_create_isa(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                                  yrt_session **out, yrt_error *err) {
+  yrt_status st = yrt_executor_create(model, opts, isa, out, err); /* checks the arguments, *out = NULL */
   if (st != YRT_OK) return st;
   yrt_session *s = *out;
   yrt_stages *g = yrt_zalloc(s->alloc, 1, sizeof *g);
