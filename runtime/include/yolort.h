@@ -97,8 +97,9 @@ YRT_API yrt_status yrt_model_load_memory(const void *data, size_t size, int copy
  * create calls no libc allocator at all: the model's blocks (its copy of the file, class names,
  * the packed weights its first session makes and shares) come from the load's allocator, the
  * session's (its struct, per-node state, tables, stage buffers, the arena unless opts.arena)
- * from the session's. Not covered: the stacks of a session's worker threads (num_threads > 1:
- * pthread_create maps them) — use num_threads = 1 for a budget with no other memory. A session
+ * from the session's. Not covered: a session's worker threads (num_threads > 1: pthread_create
+ * maps their stacks and the C library keeps per-thread records) — use num_threads = 1 for a
+ * budget with no other memory. A session
  * given an allocator never uses XNNPACK (its operators allocate on their own): its convs run on
  * our kernels or the portable reference. */
 typedef struct yrt_allocator {
