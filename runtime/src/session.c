@@ -121,10 +121,6 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
   if (ua && (!ua->alloc || !ua->free))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: options.allocator without %s function",
                          ua->alloc ? "a free" : "an alloc");
-  if (ua && opts->thread_pool) /* XNNPACK's pool: its memory is its own */
-    return yrt_set_error(err, YRT_ERR_INVALID_ARG,
-                         "yrt_session_create: allocator and thread_pool both given (a caller's pthreadpool is for "
-                         "XNNPACK, which a session with an allocator does not use)");
   if (!ua) { /* a session with an allocator never uses XNNPACK (yolort.h): no xnn_initialize either */
     const int xs = yrt_xnn_init();
     if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);

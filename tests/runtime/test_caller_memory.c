@@ -425,6 +425,35 @@ static void test_packed_mismatch(void **state) {
   }
 }
 
+/* Two threads: the pool's records come from the allocator too and are in the need (the threads'
+ * stacks are the C library's, yolort.h); outputs unchanged. */
+static void test_two_threads(void **state) {
+  fixture *f = need_data(state);
+  const yrt_allocator sa = {pool_alloc, pool_free, &f->sp};
+  yrt_error err;
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.num_threads = 2;
+  o.oversubscribe = 1; /* two even on a one-CPU runner */
+  o.allocator = &sa;
+  yrt_model *m = NULL;
+  if (yrt_model_load_memory(f->map, f->yrt_size, 0, &m, &err) != YRT_OK) fail_msg("load: %s", err.msg);
+  yrt_session_memory need;
+  pool_reset(&f->sp, 0);
+  assert_int_equal(yrt_session_memory_need(m, &o, &need, &err), YRT_OK);
+  pool_reset(&f->sp, 0);
+  yrt_session *s = NULL;
+  if (yrt_session_create(m, &o, &s, &err) != YRT_OK) fail_msg("create: %s", err.msg);
+  assert_int_equal(yrt_session_num_threads(s), 2);
+  assert_int_equal(f->sp.high, need.session_bytes);
+  yrt_tensor_view v;
+  run_out(s, f, &v);
+  assert_memory_equal(v.data, f->ref, f->ref_n * sizeof *f->ref);
+  yrt_session_free(s);
+  assert_int_equal(f->sp.live, 0);
+  yrt_model_free(m);
+}
+
 /* The session's n-th allocation fails, for n over all of them (every 5th, and the last few): each
  * is YRT_ERR_NOMEM with nothing left allocated; the model's packed weights failing likewise. */
 static void test_allocation_failures(void **state) {
@@ -474,6 +503,7 @@ int main(void) {
       cmocka_unit_test(test_packed_readonly),
       cmocka_unit_test(test_packed_hostile),
       cmocka_unit_test(test_packed_mismatch),
+      cmocka_unit_test(test_two_threads),
       cmocka_unit_test(test_allocation_failures),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
