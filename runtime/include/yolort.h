@@ -280,7 +280,8 @@ typedef struct yrt_session_memory {
  * opts it measures the session as if given one (no XNNPACK: see yrt_allocator). The first session of a
  * model makes the model's packed weights (through the model's allocator): this query may be that
  * session, then they stay for the next ones (shared_bytes says so). Give an allocator of exactly
- * session_bytes to yrt_session_create with the same options and it is enough. */
+ * session_bytes to yrt_session_create with the same options and it is enough. With opts->arena the
+ * query's session zeroes that arena as any session does: do not run it while a session uses it. */
 YRT_API yrt_status yrt_session_memory_need_sized(const yrt_model *model, const yrt_session_options *opts,
                                          yrt_session_memory *mem, size_t mem_size, yrt_error *err);
 static inline yrt_status yrt_session_memory_need(const yrt_model *model, const yrt_session_options *opts,
