@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mem.h"
 #include "model_internal.h"
@@ -81,6 +82,9 @@ int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q, const
     if (!mem) {
       r = -1;
     } else {
+      /* zeroed first: the packer leaves its padding unwritten, and these bytes may be written to a
+       * file (yolort-convert --target), which must not depend on what the memory held */
+      memset(mem, 0, q->packed_bytes ? q->packed_bytes : 64);
       yk_qconv_pack(q, mem);
       e->mem = mem;
       e->q = *q;
