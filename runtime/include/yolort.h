@@ -89,6 +89,32 @@ YRT_API yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out,
 YRT_API yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
                                  yrt_error *err);
 
+/* Caller memory for everything the runtime allocates (docs/embedding.md, "Memory budget"). alloc
+ * returns size bytes aligned to align (a power of two, 64 today) or NULL; free gets a block of
+ * alloc back with the size it was asked for. user is passed to both. The runtime copies the struct;
+ * user must stay valid until the last block is freed (yrt_model_free / yrt_session_free). Given
+ * to a model load and to yrt_session_create (yrt_session_options.allocator), a model load + session
+ * create calls no libc allocator at all: the model's blocks (its copy of the file, class names,
+ * the packed weights its first session makes and shares) come from the load's allocator, the
+ * session's (its struct, per-node state, tables, stage buffers, the arena unless opts.arena)
+ * from the session's. Not covered: a session's worker threads (num_threads > 1: pthread_create
+ * maps their stacks and the C library keeps per-thread records) — use num_threads = 1 for a
+ * budget with no other memory. A session
+ * given an allocator never uses XNNPACK (its operators allocate on their own): its convs run on
+ * our kernels or the portable reference. */
+typedef struct yrt_allocator {
+  void *(*alloc)(void *user, size_t size, size_t align);
+  void (*free)(void *user, void *ptr, size_t size);
+  void *user;
+} yrt_allocator;
+
+/* yrt_model_load_memory with the model's blocks from alloc (NULL: libc, as yrt_model_load_memory).
+ * With copy == 0 and an allocator the model allocates only its own small records (see
+ * yrt_session_memory.model_bytes): the weights stay in data, which may be read-only (a PROT_READ
+ * mapping, flash). */
+YRT_API yrt_status yrt_model_load_memory_with(const void *data, size_t size, int copy, const yrt_allocator *alloc,
+                                      yrt_model **out, yrt_error *err);
+
 YRT_API void yrt_model_free(yrt_model *model);
 
 /* Growable (fields only ever added at the end): see yrt_model_get_info_sized. */
@@ -215,6 +241,8 @@ typedef struct yrt_session_options {
   /* 1: take num_threads as given even above the online CPUs (e.g. a scheduler that will pin the
    * threads itself); 0 (default): capped at the online CPUs. */
   int oversubscribe;
+  /* Every block of the session from this allocator (yrt_allocator above; copied), NULL: libc. */
+  const yrt_allocator *allocator;
 } yrt_session_options;
 
 /* Zeroes o (defaults: one thread per online CPU, own arena, no cap) and sets o->struct_size. Inline so
@@ -230,6 +258,36 @@ static inline void yrt_session_options_init(yrt_session_options *o) {
 YRT_API yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts,
                               yrt_session **out, yrt_error *err);
 YRT_API void yrt_session_free(yrt_session *s);
+
+/* Every byte a session takes, measured (growable: see yrt_model_get_info_sized). */
+typedef struct yrt_session_memory {
+  size_t session_bytes;  /* the most the session's allocator holds at once during yrt_session_create
+                            (its high-water mark: block headers, per-node state, tables, stage
+                            buffers, the thread pool's records, the arena unless opts.arena) */
+  size_t session_blocks; /* blocks it holds after create */
+  size_t model_bytes;    /* what the model's allocator holds once a session exists: the model's
+                            own records (and its copy of the file, if it made one) + packed weights */
+  size_t shared_bytes;   /* of model_bytes, made by this query's session: the packed weights a
+                            model's first session makes (0 when another session made them) */
+  size_t arena_bytes;    /* info.arena_bytes (inside session_bytes unless opts.arena) */
+  size_t in_place_bytes; /* packed conv weights the session reads in place from the model's bytes
+                            (a .yrt packed for this CPU's kernels: yolort-convert --target), not
+                            copied nor counted above */
+} yrt_session_memory;
+
+/* Creates a session as yrt_session_create(model, opts) would, with a counting wrapper around
+ * opts->allocator (libc when none), reports what it took and frees it. Without an allocator in
+ * opts it measures the session as if given one (no XNNPACK: see yrt_allocator). The first session of a
+ * model makes the model's packed weights (through the model's allocator): this query may be that
+ * session, then they stay for the next ones (shared_bytes says so). Give an allocator of exactly
+ * session_bytes to yrt_session_create with the same options and it is enough. With opts->arena the
+ * query's session zeroes that arena as any session does: do not run it while a session uses it. */
+YRT_API yrt_status yrt_session_memory_need_sized(const yrt_model *model, const yrt_session_options *opts,
+                                         yrt_session_memory *mem, size_t mem_size, yrt_error *err);
+static inline yrt_status yrt_session_memory_need(const yrt_model *model, const yrt_session_options *opts,
+                                                 yrt_session_memory *mem, yrt_error *err) {
+  return yrt_session_memory_need_sized(model, opts, mem, sizeof *mem, err);
+}
 
 /* Threads the session's parallel nodes run on, the calling thread included (1: no pool; with a
  * caller's thread_pool, that pool's count). 0 for s NULL. */

@@ -15,6 +15,8 @@
  *     YRT_SEC_WEIGHTS   constant data; every constant tensor 64-byte aligned
  *     YRT_SEC_PLAN      yrt_plan_rec + uint32 input ids + uint32 output ids
  *     YRT_SEC_META      yrt_meta_rec
+ *     YRT_SEC_PACKED    optional (header flag PACKED): conv weights already packed for a named
+ *                       target, yrt_packed_hdr + yrt_packed_rec[n] + the blocks
  *   crc32 (IEEE, zlib polynomial) covers bytes [64, file_size).
  *
  * The one .yrt format module (gguf style): these records, and below them the functions that
@@ -66,7 +68,9 @@ enum yrt_file_flags {
   YRT_FLAG_CLASS_LOGITS = 1u << 3, /* task "classify": output 0 holds logits (the graph ends in no
                                       Softmax), yrt_session_classify applies one; without it the
                                       output already holds probabilities */
-  YRT_FLAG_KNOWN_ = 0xFu,          /* every bit above: others are refused on load (UNSUPPORTED) */
+  YRT_FLAG_PACKED = 1u << 4,       /* the file has a PACKED section (yolort-convert --target): a
+                                      runtime before it refuses the flag, naming it unknown */
+  YRT_FLAG_KNOWN_ = 0x1Fu,         /* every bit above: others are refused on load (UNSUPPORTED) */
 };
 
 enum yrt_section_kind {
@@ -76,8 +80,38 @@ enum yrt_section_kind {
   YRT_SEC_WEIGHTS = 4,
   YRT_SEC_PLAN = 5,
   YRT_SEC_META = 6,
-  YRT_SEC_COUNT_ /* kinds are 1..YRT_SEC_COUNT_-1, each present exactly once */
+  YRT_SEC_PACKED = 7, /* optional: present exactly when the header has YRT_FLAG_PACKED */
+  YRT_SEC_COUNT_ /* kinds are 1..YRT_SEC_COUNT_-1, each present exactly once (PACKED: at most once) */
 };
+
+/* PACKED: weights of int8 convs in the layout our kernel for one target packs them into (the
+ * runtime's own packer wrote them: yolort-convert --target), used in place by a session whose
+ * kernel choice for the node has exactly that layout, else ignored (the weights are packed from
+ * WEIGHTS as without the section). Targets by the CPU features they assume: */
+enum yrt_pack_target {
+  YRT_PACK_X86_AVX2 = 1,       /* "x86-avx2": AVX2 + FMA */
+  YRT_PACK_X86_AVXVNNI = 2,    /* "x86-avxvnni": + AVX-VNNI (256-bit) */
+  YRT_PACK_X86_AVX512VNNI = 3, /* "x86-avx512vnni": AVX-512 F/BW/VL + VNNI + VBMI */
+  YRT_PACK_X86_AMX = 4,        /* "x86-amx": the above + AMX-INT8 */
+  YRT_PACK_AARCH64_NEON = 5,   /* "aarch64-neon": ARMv8.0 */
+  YRT_PACK_AARCH64_SDOT = 6,   /* "aarch64-sdot": ARMv8.2 dot product */
+  YRT_PACK_TARGET_COUNT_
+};
+
+typedef struct yrt_packed_hdr {
+  uint32_t target;    /* yrt_pack_target */
+  uint32_t n_entries; /* records after this header, by strictly increasing node */
+  uint32_t reserved[6];
+} yrt_packed_hdr; /* 32 bytes */
+
+/* One conv's packed weights: the layout fields of yk_qconv (kernels/include/yk_qconv.h) its
+ * packing was made for, and where the block lies (offset from the section start, YRT_ALIGN-aligned). */
+typedef struct yrt_packed_rec {
+  uint32_t node;
+  int32_t variant, mr, nz, seg_span, nseg, seg_bytes, w_sym, out_f32;
+  uint32_t reserved[3];
+  uint64_t offset, size;
+} yrt_packed_rec; /* 64 bytes */
 #define YRT_MAX_SECTIONS 16u
 
 typedef struct yrt_section_rec {
@@ -427,7 +461,15 @@ typedef struct yrt_file_view {
   const uint32_t *plan_inputs, *plan_outputs;
   const yrt_meta_rec *meta;
   const yrt_meta_norm_rec *meta_norm; /* after META when META is 96 bytes, else NULL */
+  const yrt_packed_hdr *packed;       /* PACKED's header, or NULL (no such section) */
+  const yrt_packed_rec *packed_recs;  /* [packed->n_entries] */
+  const uint8_t *packed_base;         /* the section's first byte (records' offsets from here) */
 } yrt_file_view;
+
+/* "x86-avx2", ... for a yrt_pack_target, NULL for another value. */
+const char *yrt_pack_target_name(uint32_t target);
+/* The target named name, 0 for none ("portable" is 0 too: no PACKED section). */
+uint32_t yrt_pack_target_parse(const char *name);
 
 /* The header: size, magic, version, file_size == size, CRC. data 8-byte aligned. */
 yrt_status yrt_file_check_header(const void *data, size_t size, yrt_error *err);
@@ -452,7 +494,8 @@ typedef struct yrt_file_layout {
 } yrt_file_layout;
 void yrt_file_plan(const uint64_t size[YRT_SEC_COUNT_], yrt_file_layout *l);
 /* With the sections written into image (total bytes, zero elsewhere): writes the section table
- * and the header (flags = YRT_FLAG_*) and seals the CRC. */
+ * and the header (flags = YRT_FLAG_*, PACKED added when that section has bytes; a PACKED of size 0
+ * is left out) and seals the CRC. */
 void yrt_file_finish(void *image, const yrt_file_layout *l, uint32_t flags);
 
 #endif /* YOLORT_FORMAT_H */

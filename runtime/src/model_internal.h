@@ -4,6 +4,7 @@
 #define YOLORT_MODEL_INTERNAL_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -55,6 +56,17 @@ struct yrt_model {
   /* packed conv weights shared by the sessions (model_packs.h); the only part of a loaded model
    * that changes, under its own mutex */
   struct yrt_model_packs *packs;
+  /* the file's PACKED section (yolort_format.h), NULL when it has none: blocks used in place */
+  const yrt_packed_hdr *packed;
+  const yrt_packed_rec *packed_recs;
+  const uint8_t *packed_base;
+
+  /* Every block of the model comes from alloc (mem.h): a counting wrapper (user = this model)
+   * around the load's allocator (user_alloc, libc's by default); live is what the model holds
+   * from it, its own struct included (model_load.c). */
+  yrt_allocator alloc;
+  yrt_allocator user_alloc;
+  _Atomic size_t live;
 };
 
 /* Bytes of slack after the planned arena: SIMD kernels (XNNPACK) may read up to 16 bytes past a

@@ -14,6 +14,7 @@
 #include "struct_growth.h"
 #include "open_regular.h"
 #include "model_packs.h"
+#include "mem.h"
 #include "letterbox_geometry.h"
 #include "op_table.h"
 
@@ -28,7 +29,7 @@ static yrt_status map_image(yrt_model *m, yrt_error *err) {
   m->tensors = im.tensors;
   m->n_tensors = im.n_tensors;
   if (!im.tensors) { /* an older version's records, widened once (docs/compatibility.md) */
-    if (!(m->tensors_upgraded = malloc(sizeof(yrt_tensor_rec) * (im.n_tensors ? im.n_tensors : 1u))))
+    if (!(m->tensors_upgraded = yrt_alloc(&m->alloc, sizeof(yrt_tensor_rec) * (im.n_tensors ? im.n_tensors : 1u))))
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %u version-%u tensor records",
                            (unsigned)im.n_tensors, (unsigned)im.hdr->version);
     yrt_file_upgrade_tensors(&im, m->tensors_upgraded);
@@ -43,6 +44,13 @@ static yrt_status map_image(yrt_model *m, yrt_error *err) {
   m->plan_outputs = im.plan_outputs;
   m->meta = im.meta;
   m->meta_norm = im.meta_norm;
+  m->packed = im.packed;
+  m->packed_recs = im.packed_recs;
+  m->packed_base = im.packed_base;
+  for (uint32_t i = 0; m->packed && i < m->packed->n_entries; i++)
+    if (m->packed_recs[i].node >= m->n_nodes)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED record %u names node %u of %u", (unsigned)i,
+                           (unsigned)m->packed_recs[i].node, (unsigned)m->n_nodes);
   return YRT_OK;
 }
 
@@ -120,8 +128,8 @@ static yrt_status load_meta(yrt_model *m, yrt_error *err) {
   if (count != mt->num_classes)
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: META lists %zu class names for %u classes", count,
                          (unsigned)mt->num_classes);
-  m->class_name_buf = malloc(len + 1);
-  m->class_names = malloc(count * sizeof(*m->class_names));
+  m->class_name_buf = yrt_alloc(&m->alloc, len + 1);
+  m->class_names = yrt_alloc(&m->alloc, count * sizeof(*m->class_names));
   if (!m->class_name_buf || !m->class_names)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %zu class names", count);
   memcpy(m->class_name_buf, names, len);
@@ -251,17 +259,17 @@ static yrt_status validate(yrt_model *m, yrt_error *err) {
 void yrt_model_free(yrt_model *m) {
   if (!m) return;
   if (m->map) munmap(m->map, m->map_len);
-  free(m->owned);
-  free(m->tensors_upgraded);
-  free(m->class_name_buf);
-  free((void *)m->class_names);
+  yrt_free(m->owned);
+  yrt_free(m->tensors_upgraded);
+  yrt_free(m->class_name_buf);
+  yrt_free((void *)m->class_names);
   yrt_model_packs_free(m->packs);
-  free(m);
+  yrt_free(m); /* a block of the caller's allocator itself (model_new) */
 }
 
 static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
   yrt_status st = validate(m, err);
-  if (st == YRT_OK && !(m->packs = yrt_model_packs_create(m->n_nodes)))
+  if (st == YRT_OK && !(m->packs = yrt_model_packs_create(m, m->n_nodes, &m->alloc)))
     st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the packed-weight table of %u nodes",
                        (unsigned)m->n_nodes);
   if (st != YRT_OK) {
@@ -272,13 +280,57 @@ static yrt_status finish_load(yrt_model *m, yrt_model **out, yrt_error *err) {
   return YRT_OK;
 }
 
+static yrt_status load_memory(const void *data, size_t size, int copy, const yrt_op_table *ops,
+                              const yrt_allocator *alloc, yrt_model **out, yrt_error *err);
+
+yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
+                                     yrt_model **out, yrt_error *err) {
+  return load_memory(data, size, copy, ops, NULL, out, err);
+}
+
 yrt_status yrt_model_load_memory(const void *data, size_t size, int copy, yrt_model **out,
                                  yrt_error *err) {
   return yrt_model_load_memory_ops(data, size, copy, yrt_builtin_ops(), out, err);
 }
 
-yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, const yrt_op_table *ops,
-                                     yrt_model **out, yrt_error *err) {
+yrt_status yrt_model_load_memory_with(const void *data, size_t size, int copy, const yrt_allocator *alloc,
+                                      yrt_model **out, yrt_error *err) {
+  if (alloc && (!alloc->alloc || !alloc->free))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory_with: allocator without %s function",
+                         alloc->alloc ? "a free" : "an alloc");
+  return load_memory(data, size, copy, yrt_builtin_ops(), alloc, out, err);
+}
+
+static void *model_count_alloc(void *user, size_t size, size_t align) {
+  yrt_model *m = user;
+  void *p = m->user_alloc.alloc(m->user_alloc.user, size, align);
+  if (p) atomic_fetch_add(&m->live, size);
+  return p;
+}
+
+static void model_count_free(void *user, void *p, size_t size) {
+  yrt_model *m = user;
+  atomic_fetch_sub(&m->live, size);
+  m->user_alloc.free(m->user_alloc.user, p, size);
+}
+
+static void model_alloc_init(yrt_model *m, const yrt_allocator *a) {
+  m->user_alloc = a ? *a : yrt_mem_libc();
+  m->alloc = (yrt_allocator){.alloc = model_count_alloc, .free = model_count_free, .user = m};
+  atomic_init(&m->live, 0);
+}
+
+/* A zeroed model struct from the caller's allocator a, its own allocator set up. */
+static yrt_model *model_new(const yrt_allocator *a) {
+  yrt_model *m = yrt_zalloc(a, 1, sizeof *m);
+  if (!m) return NULL;
+  model_alloc_init(m, a);
+  atomic_store(&m->live, yrt_mem_block_bytes(sizeof *m)); /* the struct itself: a block of a */
+  return m;
+}
+
+static yrt_status load_memory(const void *data, size_t size, int copy, const yrt_op_table *ops,
+                              const yrt_allocator *alloc, yrt_model **out, yrt_error *err) {
   if (!out || !ops) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_model_load_memory: out is NULL");
   *out = NULL;
   if (!data && size > 0)
@@ -288,19 +340,19 @@ yrt_status yrt_model_load_memory_ops(const void *data, size_t size, int copy, co
   if (!copy && (uintptr_t)data % YRT_ALIGN != 0)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG,
                          "yrt_model_load_memory: in-place buffer %p is not %u-byte aligned", data, YRT_ALIGN);
-  yrt_model *m = calloc(1, sizeof *m);
+  yrt_model *m = model_new(alloc);
   if (!m) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");
   m->ops = ops;
   if (copy) {
     if (size > SIZE_MAX - 2 * YRT_ALIGN) {
-      free(m);
+      yrt_free(m);
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: %zu-byte model is too large to copy", size);
     }
     /* + YRT_ALIGN: slack for SIMD code that reads a few bytes past a constant's end. */
     size_t cap = (size + 2 * YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN;
-    m->owned = aligned_alloc(YRT_ALIGN, cap);
+    m->owned = yrt_alloc(&m->alloc, cap);
     if (!m->owned) {
-      free(m);
+      yrt_free(m);
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory copying a %zu-byte model", size);
     }
     memcpy(m->owned, data, size);
@@ -354,13 +406,13 @@ yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err
   size_t len = 0;
   yrt_status st = open_model_file(path, &fd, &len, err);
   if (st != YRT_OK) return st;
-  yrt_model *m = calloc(1, sizeof *m);
+  yrt_model *m = model_new(NULL);
   /* + YRT_ALIGN: slack for SIMD code that reads a few bytes past a constant's end (as a copy) */
   const size_t cap = (len + 2 * YRT_ALIGN - 1) / YRT_ALIGN * YRT_ALIGN;
-  uint8_t *buf = m ? aligned_alloc(YRT_ALIGN, cap) : NULL;
+  uint8_t *buf = m ? yrt_alloc(&m->alloc, cap) : NULL;
   if (!m || !buf) {
     close(fd);
-    free(m);
+    yrt_free(m);
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory reading the %zu-byte model %s", len, path);
   }
   size_t got = 0;
@@ -381,8 +433,8 @@ yrt_status yrt_model_load_file(const char *path, yrt_model **out, yrt_error *err
   }
   close(fd);
   if (st != YRT_OK) {
-    free(buf);
-    free(m);
+    yrt_free(buf);
+    yrt_free(m);
     return st;
   }
   memset(buf + len, 0, cap - len);
@@ -405,7 +457,7 @@ yrt_status yrt_model_load_file_mapped(const char *path, yrt_model **out, yrt_err
   close(fd);
   if (map == MAP_FAILED)
     return yrt_set_error(err, YRT_ERR_IO, "yrt: cannot map %s: %s", path, strerror(map_errno));
-  yrt_model *m = calloc(1, sizeof *m);
+  yrt_model *m = model_new(NULL);
   if (!m) {
     munmap(map, len);
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the model");

@@ -3,6 +3,11 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "model_internal.h"
+#include "model_prepack.h"
 
 typedef struct pack_entry {
   void *mem;  /* NULL: not packed yet */
@@ -10,27 +15,31 @@ typedef struct pack_entry {
 } pack_entry;
 
 struct yrt_model_packs {
+  const yrt_model *m;         /* its PACKED records, used in place before packing */
   pthread_mutex_t mu;
+  const yrt_allocator *alloc; /* the model's */
   uint32_t n;
   pack_entry e[];
 };
 
-yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes) {
-  yrt_model_packs *p = calloc(1, sizeof *p + (size_t)n_nodes * sizeof(pack_entry));
+yrt_model_packs *yrt_model_packs_create(const yrt_model *m, uint32_t n_nodes, const yrt_allocator *alloc) {
+  yrt_model_packs *p = yrt_zalloc(alloc, 1, sizeof *p + (size_t)n_nodes * sizeof(pack_entry));
   if (!p) return NULL;
   if (pthread_mutex_init(&p->mu, NULL) != 0) {
-    free(p);
+    yrt_free(p);
     return NULL;
   }
+  p->alloc = alloc;
+  p->m = m;
   p->n = n_nodes;
   return p;
 }
 
 void yrt_model_packs_free(yrt_model_packs *p) {
   if (!p) return;
-  for (uint32_t i = 0; i < p->n; i++) free(p->e[i].mem);
+  for (uint32_t i = 0; i < p->n; i++) yrt_free(p->e[i].mem);
   pthread_mutex_destroy(&p->mu);
-  free(p);
+  yrt_free(p);
 }
 
 /* Same packed bytes: the packing reads the same node's weights and bias for the same layout. */
@@ -40,16 +49,42 @@ static int same_layout(const yk_qconv *a, const yk_qconv *b) {
          a->out_f32 == b->out_f32;
 }
 
-int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q) {
+/* The file's block for node when the file is packed for isa's target and its record has q's
+ * layout (init chose what the converter's target chose) and q's size, else NULL (records by strictly increasing node: yrt_format.c). */
+static const yrt_packed_rec *file_block(const yrt_model *m, uint32_t node, const yk_qconv *q, const yk_isa *isa) {
+  if (!m || !m->packed || m->packed->target != yrt_pack_target_of(isa)) return NULL; /* another CPU's */
+  uint32_t lo = 0, hi = m->packed->n_entries;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (m->packed_recs[mid].node < node) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == m->packed->n_entries) return NULL;
+  const yrt_packed_rec *r = &m->packed_recs[lo];
+  const yk_qconv f = {.variant = r->variant, .mr = r->mr, .nz = r->nz, .seg_span = r->seg_span, .nseg = r->nseg,
+                      .seg_bytes = r->seg_bytes, .packed_bytes = (size_t)r->size, .out_f32 = r->out_f32};
+  return r->node == node && r->size && same_layout(&f, q) ? r : NULL;
+}
+
+int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q, const yk_isa *isa) {
   if (!p || node >= p->n) return 0;
+  const yrt_packed_rec *fr = file_block(p->m, node, q, isa);
+  if (fr) { /* in place: read-only bytes of the model (no copy, nothing allocated) */
+    q->packed = (void *)(uintptr_t)(p->m->packed_base + fr->offset);
+    q->w_sym = fr->w_sym;
+    return 2;
+  }
   int r = 1;
   pthread_mutex_lock(&p->mu);
   pack_entry *e = &p->e[node];
   if (!e->mem) {
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) != 0) {
+    void *mem = yrt_alloc(p->alloc, q->packed_bytes ? q->packed_bytes : 64);
+    if (!mem) {
       r = -1;
     } else {
+      /* zeroed first: the packer leaves its padding unwritten, and these bytes may be written to a
+       * file (yolort-convert --target), which must not depend on what the memory held */
+      memset(mem, 0, q->packed_bytes ? q->packed_bytes : 64);
       yk_qconv_pack(q, mem);
       e->mem = mem;
       e->q = *q;
@@ -63,4 +98,14 @@ int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q) {
   }
   pthread_mutex_unlock(&p->mu);
   return r;
+}
+
+uint32_t yrt_model_packs_each(const yrt_model_packs *p, yrt_model_pack_fn fn, void *ctx) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; p && i < p->n; i++)
+    if (p->e[i].mem) {
+      if (fn) fn(ctx, i, &p->e[i].q, p->e[i].mem);
+      n++;
+    }
+  return n;
 }

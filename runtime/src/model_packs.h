@@ -12,13 +12,21 @@
 
 typedef struct yrt_model_packs yrt_model_packs;
 
-yrt_model_packs *yrt_model_packs_create(uint32_t n_nodes);
+/* alloc: the model's allocator (mem.h), which must outlive the packs; m: the model whose PACKED
+ * section (if any) is used in place. */
+struct yrt_model;
+yrt_model_packs *yrt_model_packs_create(const struct yrt_model *m, uint32_t n_nodes, const yrt_allocator *alloc);
 void yrt_model_packs_free(yrt_model_packs *p);
 
-/* q initialised (yk_qconv_init / packed_bytes) for node `node`: q->packed points at the model's
+/* q initialised (yk_qconv_init / packed_bytes, for isa) for node `node`: q->packed points at the model's
  * packed copy (made now by yk_qconv_pack if this is the first session), q->w_sym as packing set
- * it. Returns 1 when shared (never free q->packed), 0 when the cached copy was packed with
- * another layout (then the caller packs its own), -1 out of memory. */
-int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q);
+ * it. Returns 2 when the model file, packed for isa's target, holds the block in q's layout (its PACKED section: used in
+ * place, nothing packed or allocated), 1 when shared (never free q->packed either), 0 when the
+ * cached copy was packed with another layout (then the caller packs its own), -1 out of memory. */
+int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q, const yk_isa *isa);
+
+/* fn(ctx, node, layout, bytes) for every node packed so far (node order); returns how many. */
+typedef void (*yrt_model_pack_fn)(void *ctx, uint32_t node, const yk_qconv *q, const void *packed);
+uint32_t yrt_model_packs_each(const yrt_model_packs *p, yrt_model_pack_fn fn, void *ctx);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "model_internal.h"
+#include "mem.h"
 #include "op_def.h"
 
 static int in_arena(const yrt_tensor_rec *t) { return t->kind != YRT_TENSOR_CONST; }
@@ -196,19 +197,19 @@ static yrt_status check_memory_plan(const yrt_model *m, const int32_t *def, cons
 
 yrt_status yrt_validate_plan(const yrt_model *m, yrt_error *err) {
   const size_t n = m->n_tensors ? m->n_tensors : 1;
-  int32_t *def = malloc(n * sizeof *def);
-  int32_t *last = malloc(n * sizeof *last);
-  int32_t *scratch = malloc((3 * n + 2 * ((size_t)m->n_nodes + 1)) * sizeof *scratch);
-  uint8_t *mark = calloc(n, 1);
+  int32_t *def = yrt_alloc(&m->alloc, n * sizeof *def);
+  int32_t *last = yrt_alloc(&m->alloc, n * sizeof *last);
+  int32_t *scratch = yrt_alloc(&m->alloc, (3 * n + 2 * ((size_t)m->n_nodes + 1)) * sizeof *scratch);
+  uint8_t *mark = yrt_zalloc(&m->alloc, n, 1);
   yrt_status st = YRT_OK;
   if (!def || !last || !scratch || !mark)
     st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory checking %u tensors", (unsigned)m->n_tensors);
   if (st == YRT_OK) st = check_io_lists(m, mark, err);
   if (st == YRT_OK) st = check_dataflow(m, def, last, err);
   if (st == YRT_OK) st = check_memory_plan(m, def, last, scratch, err);
-  free(def);
-  free(last);
-  free(scratch);
-  free(mark);
+  yrt_free(def);
+  yrt_free(last);
+  yrt_free(scratch);
+  yrt_free(mark);
   return st;
 }

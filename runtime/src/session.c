@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cpu_count.h"
+#include "mem.h"
 #include "op_def.h"
 #include "session_internal.h"
 #include "session_par.h"
@@ -45,12 +46,12 @@ static yrt_status prepare_node(yrt_session *s, uint32_t i, yrt_error *err) {
 /* Outputs that are not plain f32 get a per-session buffer for their logical float copy. */
 static yrt_status alloc_outputs(yrt_session *s, yrt_error *err) {
   const yrt_model *m = s->model;
-  s->out_buf = calloc(m->plan->n_outputs, sizeof *s->out_buf);
+  s->out_buf = yrt_zalloc(s->alloc, m->plan->n_outputs, sizeof *s->out_buf);
   if (!s->out_buf) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for output table");
   for (uint32_t k = 0; k < m->plan->n_outputs; k++) {
     const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[k]];
     if (t->dtype == YRT_F32 && t->layout == YRT_LAYOUT_PLAIN) continue;
-    s->out_buf[k] = malloc(yrt_tensor_numel(t) * sizeof(float));
+    s->out_buf[k] = yrt_alloc(s->alloc, yrt_tensor_numel(t) * sizeof(float));
     if (!s->out_buf[k]) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for output %u", (unsigned)k);
   }
   return YRT_OK;
@@ -64,17 +65,17 @@ void yrt_executor_free(yrt_session *s) {
       const yrt_op_def *d = e->node ? yrt_op_lookup(s->model->ops, e->node->op) : NULL;
       if (d && d->release) d->release(e);
     }
-  free(s->exec);
+  yrt_free(s->exec);
   if (s->out_buf)
-    for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) free(s->out_buf[k]);
-  free(s->out_buf);
-  free(s->times);
+    for (uint32_t k = 0; k < s->model->plan->n_outputs; k++) yrt_free(s->out_buf[k]);
+  yrt_free(s->out_buf);
+  yrt_free(s->times);
   yrt_plan_free(&s->every);
-  free(s->dynq);
+  yrt_free(s->dynq);
   if (s->pool && s->pool_owned) pthreadpool_destroy(s->pool);
   yrt_thread_pool_destroy(s->par.own);
-  free(s->arena_owned);
-  free(s);
+  yrt_free(s->arena_owned);
+  yrt_free(s); /* last: a block of the caller's allocator (its header holds a copy of it) */
 }
 
 /* Copies the fields of the caller's options that its struct_size covers; the rest stay zero. */
@@ -83,8 +84,8 @@ static yrt_status read_options(const yrt_session_options *in, yrt_session_option
                          "yrt_session_create: options", err);
 }
 
-yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
-                               yrt_error *err) {
+yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                               yrt_session **out, yrt_error *err) {
   if (!model || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: NULL argument");
   *out = NULL;
   yrt_session_options known;
@@ -116,20 +117,31 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
                          "yrt_session_create: thread_pool given, but this build has no pthreadpool "
                          "(YOLORT_PTHREADPOOL=OFF); use num_threads");
 #endif
-  const int xs = yrt_xnn_init();
-  if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);
+  const yrt_allocator *ua = opts ? opts->allocator : NULL;
+  if (ua && (!ua->alloc || !ua->free))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_create: options.allocator without %s function",
+                         ua->alloc ? "a free" : "an alloc");
+  if (!ua) { /* a session with an allocator never uses XNNPACK (yolort.h): no xnn_initialize either */
+    const int xs = yrt_xnn_init();
+    if (xs != 0) return yrt_set_error(err, YRT_ERR_BACKEND, "yrt: xnn_initialize failed (%d)", xs);
+  }
 
-  yrt_session *s = calloc(1, sizeof *s);
+  yrt_session *s = yrt_zalloc(ua, 1, sizeof *s);
   if (!s) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the session");
+  if (ua) {
+    s->alloc_copy = *ua;
+    s->alloc = &s->alloc_copy;
+  }
   s->model = model;
   s->detect_conf = NAN; /* no yrt_session_detect running: every anchor decoded */
-  yk_isa_detect(&s->isa);
+  if (isa) s->isa = *isa; /* a converter packing for a named target (model_prepack.c) */
+  else yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
   if (opts && opts->arena) {
     s->arena = opts->arena;
     memset(s->arena, 0, need); /* see below */
   } else {
-    s->arena_owned = aligned_alloc(YRT_ALIGN, need);
+    s->arena_owned = yrt_alloc(s->alloc, need);
     if (!s->arena_owned) {
       st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: cannot allocate a %zu-byte arena", need);
       goto fail;
@@ -148,16 +160,16 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
     const int cpus = yrt_cpu_count();
     s->threads = opts && opts->num_threads > 0 ? opts->num_threads : cpus;
     if (s->threads > cpus && !(opts && opts->oversubscribe)) s->threads = cpus;
-    if (s->threads > 1 && !(s->par.own = yrt_thread_pool_create(s->threads))) {
+    if (s->threads > 1 && !(s->par.own = yrt_thread_pool_create(s->threads, s->alloc))) {
       st = yrt_set_error(err, YRT_ERR_BACKEND, "yrt: cannot create a pool of %d threads", s->threads);
       goto fail;
     }
     if (s->threads < 1) s->threads = 1;
   }
   const size_t nn = model->n_nodes ? model->n_nodes : 1;
-  s->exec = calloc(nn, sizeof *s->exec);
-  s->times = calloc(nn, sizeof *s->times);
-  s->every.owned = malloc(nn * sizeof *s->every.owned);
+  s->exec = yrt_zalloc(s->alloc, nn, sizeof *s->exec);
+  s->times = yrt_zalloc(s->alloc, nn, sizeof *s->times);
+  s->every.owned = yrt_alloc(s->alloc, nn * sizeof *s->every.owned);
   if (!s->exec || !s->times || !s->every.owned) {
     st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for %u nodes", (unsigned)model->n_nodes);
     goto fail;
@@ -174,7 +186,7 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
       const size_t k = d && d->dynq ? d->dynq(model, &model->nodes[i]) : 0;
       dyn = k > dyn ? k : dyn;
     }
-    if (dyn && !(s->dynq = aligned_alloc(YRT_ALIGN, (dyn + 2 * YRT_ALIGN) & ~(size_t)(YRT_ALIGN - 1)))) {
+    if (dyn && !(s->dynq = yrt_alloc(s->alloc, (dyn + 2 * YRT_ALIGN) & ~(size_t)(YRT_ALIGN - 1)))) {
       st = yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for dynamic quantization");
       goto fail;
     }
@@ -219,9 +231,10 @@ yrt_status yrt_session_run_plan(yrt_session *s, const yrt_plan *p, yrt_error *er
   return p->output ? p->output(s, p->output_ctx, err) : YRT_OK;
 }
 
-yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out, yrt_error *err) {
+yrt_status yrt_plan_leave_out(const yrt_session *s, const yrt_plan *base, uint32_t node, yrt_plan *out,
+                              yrt_error *err) {
   *out = *base;
-  out->owned = malloc((base->n_nodes ? base->n_nodes : 1) * sizeof *out->owned);
+  out->owned = yrt_alloc(s->alloc, (base->n_nodes ? base->n_nodes : 1) * sizeof *out->owned);
   if (!out->owned) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for a plan of %u nodes",
                                         (unsigned)base->n_nodes);
   uint32_t n = 0;
@@ -233,7 +246,7 @@ yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out
 }
 
 void yrt_plan_free(yrt_plan *p) {
-  free(p->owned);
+  yrt_free(p->owned);
   p->owned = NULL;
   p->nodes = NULL;
   p->n_nodes = 0;
@@ -242,7 +255,7 @@ void yrt_plan_free(yrt_plan *p) {
 int yrt_session_num_threads(const yrt_session *s) { return s ? s->threads : 0; }
 
 pthreadpool_t yrt_session_xnn_pool(yrt_session *s) {
-  if (!s->pool && s->par.own && (s->pool = pthreadpool_create((size_t)s->threads))) {
+  if (!s->pool && !s->alloc && s->par.own && (s->pool = pthreadpool_create((size_t)s->threads))) {
     s->pool_owned = 1;
     yrt_par_rest(s->pool); /* new workers start spinning: let them sleep until XNNPACK needs them */
   }

@@ -92,19 +92,29 @@ struct yrt_session {
                                per-detection rows (pose keypoints) may skip anchors that cannot pass */
   atomic_int cancel;        /* yrt_session_cancel: checked between nodes */
   int8_t *dynq;             /* input of the dynamically quantized conv running now (owned) */
+  /* where every block of the session comes from (mem.h): &alloc_copy (the caller's
+   * yrt_session_options.allocator, copied), or NULL for libc */
+  const yrt_allocator *alloc;
+  yrt_allocator alloc_copy;
+  size_t packed_in_place;   /* conv weight bytes used in place from the model's PACKED section */
 };
 
-/* The executor alone (session.c): the arena, the pool and every node prepared; yrt_session_create
+/* The executor alone (session.c), for isa (NULL: this CPU's): the arena, the pool and every node prepared; yrt_session_create
  * (prepost/pipeline.c) adds the stages. On failure nothing is left allocated and *out is NULL. */
-yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
-                               yrt_error *err);
+yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                               yrt_session **out, yrt_error *err);
+/* yrt_session_create with the kernels chosen for isa instead of this CPU's (NULL: this CPU's): the
+ * converter's packing for a named target (model_prepack.c); such a session is never run. */
+yrt_status yrt_session_create_isa(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                                  yrt_session **out, yrt_error *err);
 /* Releases every node and frees what yrt_executor_create made (the stages are freed before). */
 void yrt_executor_free(yrt_session *s);
 /* Runs plan p (made for s): its input stage, its nodes (the cancel flag checked before each), its
  * output stage. Never allocates. */
 yrt_status yrt_session_run_plan(yrt_session *s, const yrt_plan *p, yrt_error *err);
-/* *out = base without node `node` (its stages kept; the list allocated, yrt_plan_free). */
-yrt_status yrt_plan_leave_out(const yrt_plan *base, uint32_t node, yrt_plan *out, yrt_error *err);
+/* *out = base without node `node` (its stages kept; the list allocated from s's allocator, yrt_plan_free). */
+yrt_status yrt_plan_leave_out(const yrt_session *s, const yrt_plan *base, uint32_t node, yrt_plan *out,
+                              yrt_error *err);
 void yrt_plan_free(yrt_plan *p);
 /* The pthreadpool XNNPACK operators of this session use: the caller's thread_pool, or for a
  * session with its own threads one made here on first use (NULL: XNNPACK runs single-threaded). */

@@ -16,6 +16,7 @@
  * never missed. The fences are explicit, not left to seq_cst store + load: qemu-user runs an
  * AArch64 STLR + LDAR pair on an x86 host without a barrier between them, so the load may pass
  * the store there (the aarch64 suite under qemu hung on exactly that). */
+#include "mem.h"
 #include "thread_pool.h"
 
 #include <pthread.h>
@@ -118,28 +119,28 @@ static void *worker(void *arg) {
   }
 }
 
-yrt_thread_pool *yrt_thread_pool_create(int threads) {
+yrt_thread_pool *yrt_thread_pool_create(int threads, const yrt_allocator *alloc) {
   if (threads < 2) return NULL;
-  yrt_thread_pool *p = calloc(1, sizeof *p);
+  yrt_thread_pool *p = yrt_zalloc(alloc, 1, sizeof *p);
   if (!p) return NULL;
   p->threads = threads;
-  p->tid = calloc((size_t)threads - 1, sizeof *p->tid);
+  p->tid = yrt_zalloc(alloc, (size_t)threads - 1, sizeof *p->tid);
   if (!p->tid || pthread_mutex_init(&p->mu, NULL)) {
-    free(p->tid);
-    free(p);
+    yrt_free(p->tid);
+    yrt_free(p);
     return NULL;
   }
   if (pthread_cond_init(&p->wake, NULL)) {
     pthread_mutex_destroy(&p->mu);
-    free(p->tid);
-    free(p);
+    yrt_free(p->tid);
+    yrt_free(p);
     return NULL;
   }
   if (pthread_cond_init(&p->idle, NULL)) {
     pthread_cond_destroy(&p->wake);
     pthread_mutex_destroy(&p->mu);
-    free(p->tid);
-    free(p);
+    yrt_free(p->tid);
+    yrt_free(p);
     return NULL;
   }
   for (; p->started < threads - 1; p->started++)
@@ -160,8 +161,8 @@ void yrt_thread_pool_destroy(yrt_thread_pool *p) {
   pthread_cond_destroy(&p->idle);
   pthread_cond_destroy(&p->wake);
   pthread_mutex_destroy(&p->mu);
-  free(p->tid);
-  free(p);
+  yrt_free(p->tid);
+  yrt_free(p);
 }
 
 int yrt_thread_pool_threads(const yrt_thread_pool *p) { return p ? p->threads : 1; }

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "yolort.h"
+
 typedef struct yrt_thread_pool yrt_thread_pool;
 
 /* Does item i of a run. */
@@ -18,7 +20,7 @@ typedef void (*yrt_pool_fn)(void *ctx, size_t i);
 
 /* A pool of threads - 1 workers (the caller of yrt_thread_pool_run is the other one); NULL when
  * threads < 2 or a thread or the memory could not be had. */
-yrt_thread_pool *yrt_thread_pool_create(int threads);
+yrt_thread_pool *yrt_thread_pool_create(int threads, const yrt_allocator *alloc);
 void yrt_thread_pool_destroy(yrt_thread_pool *p);
 /* Threads including the caller (1 for NULL). */
 int yrt_thread_pool_threads(const yrt_thread_pool *p);

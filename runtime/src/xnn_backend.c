@@ -2,6 +2,7 @@
  * snapshot (*_qc8, setup binds pointers and the pool), 2 = 2023 (*_qs8_qc8w, code + weights
  * caches, reshape reports workspace size and alignment), 3 = 2024+ (weights cache only, reshape
  * reports the size). 0 = built without XNNPACK. */
+#include "mem.h"
 #include "xnn_backend.h"
 
 #include <stdlib.h>
@@ -56,7 +57,7 @@ int yrt_xnn_init(void) { return (int)xnn_initialize(NULL); }
 static yrt_xnn_conv *finish(xnn_operator_t op, enum xnn_status xs, const yrt_xnn_conv_desc *d, const void *x,
                             void *y, pthreadpool_t pool, int is_f32) {
   if (xs != xnn_status_success) return NULL;
-  yrt_xnn_conv *c = calloc(1, sizeof *c);
+  yrt_xnn_conv *c = yrt_zalloc(NULL, 1, sizeof *c);
   if (!c) {
     xnn_delete_operator(op);
     return NULL;
@@ -78,7 +79,7 @@ static yrt_xnn_conv *finish(xnn_operator_t op, enum xnn_status xs, const yrt_xnn
               : xnn_reshape_convolution2d_nhwc_qs8_qc8w(op, d->n, d->h, d->w, &ws, NULL, NULL, pool);
 #endif
   if (xs == xnn_status_success && ws) {
-    c->workspace = aligned_alloc(align, (ws + align - 1) / align * align);
+    c->workspace = aligned_alloc(align, (ws + align - 1) / align * align); /* XNNPACK only: never with a caller allocator */
     if (!c->workspace) xs = xnn_status_out_of_memory;
   }
   if (xs == xnn_status_success)
@@ -122,7 +123,7 @@ void yrt_xnn_conv_free(yrt_xnn_conv *c) {
   if (!c) return;
   if (c->op) xnn_delete_operator(c->op);
   free(c->workspace);
-  free(c);
+  yrt_free(c);
 }
 
 #endif

@@ -9,8 +9,66 @@ _Static_assert(sizeof(yrt_file_header) == 64, "header layout");
 _Static_assert(sizeof(yrt_section_rec) == 24, "section record layout");
 
 const char *yrt_section_name(uint32_t kind) {
-  static const char *const names[YRT_SEC_COUNT_] = {"?", "STRINGS", "TENSORS", "NODES", "WEIGHTS", "PLAN", "META"};
+  static const char *const names[YRT_SEC_COUNT_] = {"?", "STRINGS", "TENSORS", "NODES", "WEIGHTS", "PLAN", "META",
+                                                    "PACKED"};
   return kind < YRT_SEC_COUNT_ ? names[kind] : "?";
+}
+
+_Static_assert(sizeof(yrt_packed_hdr) == 32, "packed header layout");
+_Static_assert(sizeof(yrt_packed_rec) == 64, "packed record layout");
+
+static const char *const pack_targets[YRT_PACK_TARGET_COUNT_] = {
+    NULL, "x86-avx2", "x86-avxvnni", "x86-avx512vnni", "x86-amx", "aarch64-neon", "aarch64-sdot"};
+
+const char *yrt_pack_target_name(uint32_t target) {
+  return target < YRT_PACK_TARGET_COUNT_ ? pack_targets[target] : NULL;
+}
+
+uint32_t yrt_pack_target_parse(const char *name) {
+  for (uint32_t t = 1; name && t < YRT_PACK_TARGET_COUNT_; t++)
+    if (strcmp(name, pack_targets[t]) == 0) return t;
+  return 0;
+}
+
+/* PACKED's framing: the header, the records inside the section, each block YRT_ALIGN-aligned inside
+ * it, nodes strictly increasing, reserved words 0. What a record's layout means for its node is the
+ * runtime's to check (model_packs.c), as for every other record. */
+static yrt_status map_packed(const uint8_t *base, const yrt_section_rec *s, yrt_file_view *im, yrt_error *err) {
+  if (s->size < sizeof(yrt_packed_hdr))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED section is %llu bytes, smaller than its header",
+                         (unsigned long long)s->size);
+  const yrt_packed_hdr *h = (const yrt_packed_hdr *)(const void *)(base + s->offset);
+  if (!yrt_pack_target_name(h->target))
+    return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "yrt: PACKED target %u is none this runtime knows (1..%u)",
+                         (unsigned)h->target, (unsigned)YRT_PACK_TARGET_COUNT_ - 1);
+  for (int i = 0; i < 6; i++)
+    if (h->reserved[i])
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED reserved[%d] = 0x%x (must be 0)", i,
+                           (unsigned)h->reserved[i]);
+  if (h->n_entries > (s->size - sizeof *h) / sizeof(yrt_packed_rec))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED lists %u records but its %llu bytes hold %llu",
+                         (unsigned)h->n_entries, (unsigned long long)s->size,
+                         (unsigned long long)((s->size - sizeof *h) / sizeof(yrt_packed_rec)));
+  const yrt_packed_rec *r = (const yrt_packed_rec *)(const void *)(base + s->offset + sizeof *h);
+  const uint64_t recs_end = sizeof *h + (uint64_t)h->n_entries * sizeof *r;
+  for (uint32_t i = 0; i < h->n_entries; i++) {
+    if (r[i].reserved[0] || r[i].reserved[1] || r[i].reserved[2])
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED record %u: reserved words must be 0", (unsigned)i);
+    if (i > 0 && r[i].node <= r[i - 1].node)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED record %u: node %u after node %u (strictly increasing)",
+                           (unsigned)i, (unsigned)r[i].node, (unsigned)r[i - 1].node);
+    if (r[i].offset % YRT_ALIGN != 0 || r[i].offset < recs_end || r[i].offset > s->size ||
+        r[i].size > s->size - r[i].offset)
+      return yrt_set_error(err, YRT_ERR_FORMAT,
+                           "yrt: PACKED record %u (node %u): block [%llu, +%llu) is not %u-aligned or outside the "
+                           "section's %llu bytes after its records",
+                           (unsigned)i, (unsigned)r[i].node, (unsigned long long)r[i].offset,
+                           (unsigned long long)r[i].size, YRT_ALIGN, (unsigned long long)s->size);
+  }
+  im->packed = h;
+  im->packed_recs = r;
+  im->packed_base = base + s->offset;
+  return YRT_OK;
 }
 
 /* Table-driven; the table is built on the stack per call (1 KiB, a few microseconds) so there
@@ -120,7 +178,15 @@ yrt_status yrt_file_map(const void *data, size_t size, yrt_file_view *im, yrt_er
     by_kind[s->kind] = s;
   }
   for (uint32_t k = 1; k < YRT_SEC_COUNT_; k++)
-    if (by_kind[k] == NULL) return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s is missing", yrt_section_name(k));
+    if (by_kind[k] == NULL && k != YRT_SEC_PACKED)
+      return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: section %s is missing", yrt_section_name(k));
+  if (!by_kind[YRT_SEC_PACKED] != !(h->flags & YRT_FLAG_PACKED))
+    return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: header flag PACKED is %d but the file %s a PACKED section",
+                         !!(h->flags & YRT_FLAG_PACKED), by_kind[YRT_SEC_PACKED] ? "has" : "lacks");
+  if (by_kind[YRT_SEC_PACKED]) {
+    yrt_status pst = map_packed(base, by_kind[YRT_SEC_PACKED], im, err);
+    if (pst != YRT_OK) return pst;
+  }
 
   const yrt_section_rec *s;
   s = by_kind[YRT_SEC_STRINGS];
@@ -211,20 +277,24 @@ void yrt_file_plan(const uint64_t size[YRT_SEC_COUNT_], yrt_file_layout *l) {
 
 void yrt_file_finish(void *image, const yrt_file_layout *l, uint32_t flags) {
   uint8_t *img = image;
+  uint32_t n = 0;
+  flags &= ~(uint32_t)YRT_FLAG_PACKED;
   for (uint32_t k = 1; k < YRT_SEC_COUNT_; k++) {
+    if (k == YRT_SEC_PACKED && !l->size[k]) continue; /* optional: left out when empty */
+    if (k == YRT_SEC_PACKED) flags |= YRT_FLAG_PACKED;
     yrt_section_rec r;
     memset(&r, 0, sizeof r);
     r.kind = k;
     r.offset = l->offset[k];
     r.size = l->size[k];
-    memcpy(img + sizeof(yrt_file_header) + (k - 1) * sizeof r, &r, sizeof r);
+    memcpy(img + sizeof(yrt_file_header) + (size_t)n++ * sizeof r, &r, sizeof r);
   }
   yrt_file_header h;
   memset(&h, 0, sizeof h);
   h.magic = YRT_MAGIC;
   h.version = YRT_VERSION;
   h.file_size = l->total;
-  h.n_sections = YRT_SEC_COUNT_ - 1;
+  h.n_sections = n;
   h.section_table_offset = sizeof(yrt_file_header);
   h.flags = flags;
   memcpy(img, &h, sizeof h);

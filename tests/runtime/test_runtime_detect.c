@@ -154,7 +154,7 @@ static void test_decode_over_threshold(void **state) {
   static float full[(4 + NC) * N];
   memcpy(full, v.data, sizeof full);
   yrt_plan without; /* the graph without the decode node, as yrt_session_detect's plan */
-  assert_int_equal(yrt_plan_leave_out(&l.s->every, node, &without, &err), YRT_OK);
+  assert_int_equal(yrt_plan_leave_out(l.s, &l.s->every, node, &without, &err), YRT_OK);
   const float confs[] = {0.0f, 0.2f, 0.5f, 0.8f, 0.95f, 1.0f};
   for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
     for (size_t i = 0; i < v.count; i++) v.data[i] = NAN;

@@ -209,7 +209,7 @@ static void over_threshold(int na, int split, int mode) {
   assert_non_null(d);
   assert_non_null(d->detect_over);
   yrt_plan without; /* the graph without the decode node, as yrt_session_detect's plan */
-  assert_int_equal(yrt_plan_leave_out(&l.s->every, node, &without, &err), YRT_OK);
+  assert_int_equal(yrt_plan_leave_out(l.s, &l.s->every, node, &without, &err), YRT_OK);
   const float confs[] = {0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
   for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
     assert_int_equal(yrt_session_run_plan(l.s, &without, &err), YRT_OK);

@@ -136,10 +136,10 @@ static void test_own_pool_items(void **state) {
   enum { MAXN = 97 };
   _Atomic int hits[MAXN];
   count_ctx c = {hits};
-  assert_null(yrt_thread_pool_create(1));
+  assert_null(yrt_thread_pool_create(1, NULL));
   assert_int_equal(yrt_thread_pool_threads(NULL), 1);
   for (int threads = 2; threads <= 5; threads += 3) {
-    yrt_thread_pool *p = yrt_thread_pool_create(threads);
+    yrt_thread_pool *p = yrt_thread_pool_create(threads, NULL);
     assert_non_null(p);
     assert_int_equal(yrt_thread_pool_threads(p), threads);
     for (int r = 0; r < 3000; r++) {

@@ -2,7 +2,7 @@
  *   yolort-convert in.onnx -o model.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]
  *                  [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]
  *                  [--no-qat-propagate] [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D]
- *                  [--names FILE|coco] [-v]
+ *                  [--names FILE|coco] [--target NAME] [-v]
  * Prints what the model became: ops by kind int8/fp32, float nodes and why, weight and peak
  * arena bytes. Errors: message on stderr, exit 1; usage errors (naming the argument) exit 2. */
 #include <stdio.h>
@@ -17,13 +17,14 @@
 #include "class_names.h"
 #include "file_write.h"
 #include "ir_preprocess.h"
+#include "pack_target.h"
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: yolort-convert IN.onnx -o OUT.yrt [--keep-fp32 NODE]... [--synthetic] [--exact-qdq]\n"
           "                      [--no-fuse-head] [--no-views] [--no-ties] [--float-add] [--size N|HxW]\n"
           "                      [--preprocess SPEC] [--anchors W,H,...] [--kpt-shape N,D]\n"
-          "                      [--names FILE|coco]\n"
+          "                      [--names FILE|coco] [--target NAME]\n"
           "                      [--no-qat-propagate] [-v]\n"
           "  --keep-fp32 NODE  run this ONNX node in float (repeatable)\n"
           "  --synthetic       mark the model as having generated weights\n"
@@ -57,13 +58,16 @@ static void usage(FILE *f) {
           "  --names FILE|coco class names stored in the .yrt, one per line in FILE, or the 80 COCO\n"
           "                    names (for exports without names: YOLOv5-Lite, YOLOX, legacy files);\n"
           "                    replaces the metadata's; their count must be the model's classes\n"
+          "  --target NAME     store the int8 conv weights already packed for NAME's kernels, used in\n"
+          "                    place (no copy) by a CPU whose kernels match, else packed at load as\n"
+          "                    usual: " YRT_PACK_TARGET_NAMES "\n"
           "  -v                list every lowered node\n" CLI_HELP_TAIL);
 }
 
 int main(int argc, char **argv) {
   cli_stdout_guard(); /* results never lost with exit 0 */
   if (cli_version_requested(argc, argv, "yolort-convert")) return 0;
-  const char *in = NULL, *out = NULL;
+  const char *in = NULL, *out = NULL, *target = "portable";
   const char **keep = calloc((size_t)argc + 1, sizeof(char *));
   int n_keep = 0;
   yrt_convert_options opt;
@@ -162,6 +166,14 @@ int main(int argc, char **argv) {
         return 1;
       }
       opt.class_names = names;
+    } else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
+      target = argv[++i];
+      if (!pack_target_known(target)) {
+        fprintf(stderr, "yolort-convert: --target %s: not one of " YRT_PACK_TARGET_NAMES "\n", target);
+        free(keep);
+        free(names);
+        return CLI_EXIT_USAGE;
+      }
     } else if (strcmp(argv[i], "--no-qat-propagate") == 0) {
       opt.no_qat_propagate = 1;
     } else if (strcmp(argv[i], "-v") == 0) {
@@ -201,6 +213,7 @@ int main(int argc, char **argv) {
   yrt_error err;
   err.msg[0] = '\0';
   yrt_status st = yrt_convert_onnx_file(in, &opt, &buf, &size, &rep, &err);
+  if (st == YRT_OK) st = pack_target_apply(target, &buf, &size, &err);
   if (st == YRT_OK) st = yrt_write_file_atomic(out, buf, size, &err);
   if (st != YRT_OK) {
     fprintf(stderr, "yolort-convert: %s: %s\n", yrt_status_name(st), err.msg);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "binary.h"
 #include "kernel_kinds.h"
 #include "op_check.h"
@@ -159,7 +160,7 @@ static yrt_status prepare_silu(yrt_session *s, yrt_exec *e, yrt_error *err) {
     return YRT_OK;
   const uint8_t *x = dq->in[0], *y = e->out; /* the Mul reads x after the DQ's slot: not overwritten */
   if (x < y + 4 * e->numel && y < x + e->numel) return YRT_OK;
-  float *lut = malloc(256 * sizeof(float));
+  float *lut = yrt_alloc(s->alloc, 256 * sizeof(float));
   if (!lut)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing node '%s'", yrt_model_string(m, n->name));
   yk_lut_build_silu_f32(dq->q[0], lut);
@@ -202,7 +203,7 @@ yrt_status yrt_prepare_binary(yrt_session *s, yrt_exec *e, yrt_error *err) {
 }
 
 void yrt_release_binary(yrt_exec *e) {
-  if (e->run == run_silu_lut) free(st_of(e)->silu.lut);
+  if (e->run == run_silu_lut) yrt_free(st_of(e)->silu.lut);
   st_of(e)->silu.lut = NULL;
 }
 

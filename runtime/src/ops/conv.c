@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "conv_paths.h"
 #include "kernel_kinds.h"
 #include "op_check.h"
@@ -159,12 +160,12 @@ yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
 void yrt_release_conv(yrt_exec *e) {
   yrt_exec_conv *c = yrt_conv_state(e);
   yrt_xnn_conv_free(c->op);
-  free(c->requant);
-  free(c->kscale);
-  free(c->zero_bias);
-  if (c->own == 1 && !c->packed_shared) free(c->qc.packed);
-  free(c->dw_w);
-  free(c->wsum);
+  yrt_free(c->requant);
+  yrt_free(c->kscale);
+  yrt_free(c->zero_bias);
+  if (c->own == 1 && !c->packed_shared) yrt_free(c->qc.packed);
+  yrt_free(c->dw_w);
+  yrt_free(c->wsum);
   yrt_conv_dyn_release(c);
   c->wsum = NULL;
   c->dw_w = NULL;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "conv_paths.h"
 #include "kernel_kinds.h"
 
@@ -124,30 +125,30 @@ static void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y,
 void yrt_conv_dyn_release(yrt_exec_conv *c) {
   yrt_conv_woff *o = c->woff;
   if (!o) return;
-  free(o->ch);
-  free(o->exact);
-  free(o->scale);
-  free(o->wsum);
-  free(o);
+  yrt_free(o->ch);
+  yrt_free(o->exact);
+  yrt_free(o->scale);
+  yrt_free(o->wsum);
+  yrt_free(o);
   c->woff = NULL;
 }
 
 /* The channels with a weight offset (input 3), their exactness and the window-sum buffer.
  * 0 ok, -1 out of memory. */
-static int prepare_woff(yrt_exec_conv *c, const int32_t *k, const int8_t *w, size_t pixels) {
+static int prepare_woff(const yrt_session *s, yrt_exec_conv *c, const int32_t *k, const int8_t *w, size_t pixels) {
   const yrt_conv_geom *g = &c->g;
   const size_t per = (size_t)g->kh * g->kw * g->cin;
   int n = 0;
   for (int oc = 0; oc < g->cout; oc++) n += k[oc] != 0;
   if (!n) return 0;
-  yrt_conv_woff *o = calloc(1, sizeof *o);
+  yrt_conv_woff *o = yrt_zalloc(s->alloc, 1, sizeof *o);
   if (!o) return -1;
   c->woff = o;
   o->k = k;
-  o->ch = malloc((size_t)n * sizeof(int));
-  o->exact = malloc((size_t)n);
-  o->scale = malloc((size_t)n * sizeof(float));
-  o->wsum = malloc(pixels * sizeof(int32_t));
+  o->ch = yrt_alloc(s->alloc, (size_t)n * sizeof(int));
+  o->exact = yrt_alloc(s->alloc, (size_t)n);
+  o->scale = yrt_alloc(s->alloc, (size_t)n * sizeof(float));
+  o->wsum = yrt_alloc(s->alloc, pixels * sizeof(int32_t));
   if (!o->ch || !o->exact || !o->scale || !o->wsum) return -1;
   for (int oc = 0; oc < g->cout; oc++) {
     if (!k[oc]) continue;
@@ -185,10 +186,10 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->fbias = e->in[2];
   c->x_numel = yrt_tensor_numel(x);
   c->x_src = range_producer(s, e);
-  c->requant = malloc((size_t)g->cout * sizeof(float));
-  c->kscale = malloc((size_t)g->cout * sizeof(float));
-  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
-  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
+  c->requant = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(float));
+  c->kscale = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(float));
+  c->zero_bias = yrt_zalloc(s->alloc, (size_t)g->cout, sizeof(int32_t));
+  c->wsum = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(int32_t));
   if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   const float *ws = yrt_tensor_scales(m, w);
@@ -208,7 +209,7 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
                          yrt_model_string(m, n->name));
   yk_qconv_weight_sums(q, c->wsum);
   const int32_t *k = n->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
-  if (k && prepare_woff(c, k, e->in[1], (size_t)g->n * g->oh * g->ow) != 0)
+  if (k && prepare_woff(s, c, k, e->in[1], (size_t)g->n * g->oh * g->ow) != 0)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   return yrt_conv_pack_own(s, e, 0, err);
 }

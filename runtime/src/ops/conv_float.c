@@ -79,7 +79,8 @@ yrt_status yrt_conv_prepare_f32(yrt_session *s, yrt_exec *e) {
   else if (act != YRT_UNARY_NONE && act != YRT_UNARY_IDENTITY) c->act = act;
   const yrt_conv_geom *g = &c->g;
   const yrt_xnn_conv_desc d = yrt_conv_xnn_desc(n, g, (size_t)g->cin, (size_t)g->cout);
-  c->op = yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, yrt_session_xnn_pool(s));
+  /* a session with a caller allocator takes no XNNPACK operator (its memory is XNNPACK's) */
+  c->op = s->alloc ? NULL : yrt_xnn_conv_f32(&d, e->in[1], e->in[2], c->f_min, c->f_max, e->in[0], e->out, yrt_session_xnn_pool(s));
   if (c->op) return YRT_OK;
   c->op = NULL; /* the reference handles any validated shape */
   return YRT_OK;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "conv_paths.h"
 #include "kernel_kinds.h"
 #include "model_packs.h"
@@ -186,10 +187,10 @@ yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_err
   yk_qconv *q = &c->qc;
   /* the model's copy, packed by its first session */
   const int shared =
-      shareable ? yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q) : 0;
+      shareable ? yrt_model_packed_qconv(s->model->packs, (uint32_t)(e->node - s->model->nodes), q, &s->isa) : 0;
   if (shared == 0) { /* the model's copy has another layout: a private one */
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, q->packed_bytes ? q->packed_bytes : 64) == 0) {
+    void *mem = yrt_alloc(s->alloc, q->packed_bytes ? q->packed_bytes : 64);
+    if (mem) {
       yk_qconv_pack(q, mem);
       q->packed = mem;
     }
@@ -197,7 +198,8 @@ yrt_status yrt_conv_pack_own(yrt_session *s, yrt_exec *e, int shareable, yrt_err
   if (shared < 0 || !q->packed)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory packing conv '%s'",
                          yrt_model_string(s->model, e->node->name));
-  c->packed_shared = shared == 1;
+  c->packed_shared = shared >= 1;
+  if (shared == 2) s->packed_in_place += q->packed_bytes; /* the file's bytes (yrt_session_memory) */
   c->rows_per_task = yrt_par_conv_rows(&s->par, (size_t)(c->g.n * c->g.oh), (size_t)c->g.ow,
                                        q->variant == YK_QCONV_AMX ? (size_t)q->mr : 0);
   c->own = 1;
@@ -242,7 +244,9 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
     q->lut = c->lut;
     q->x_stride = g->xs;
     q->y_stride = g->ys;
-    if (yk_qconv_init(q, &s->isa) != 0 || !own_qconv_wins(&s->isa, q)) return YRT_OK;
+    if (yk_qconv_init(q, &s->isa) != 0) return YRT_OK;
+    /* with a caller allocator XNNPACK is out (yolort.h): any SIMD variant of ours wins */
+    if (!own_qconv_wins(&s->isa, q) && !(s->alloc && q->variant != YK_QCONV_SCALAR)) return YRT_OK;
     return yrt_conv_pack_own(s, e, 1, err);
   }
   if (allow_dw && g->groups == g->cin && g->cin == g->cout && g->kh == 3 && g->kw == 3 && g->dh == 1 &&
@@ -257,8 +261,8 @@ static yrt_status prepare_own_i8(yrt_session *s, yrt_exec *e, const int32_t *bia
     if (yk_dwconv_init(d, &s->isa) != 0) return YRT_OK;
     /* one block: the [3][3][C] weights (read by the scalar/NEON variants), then the packing */
     const size_t wbytes = (9 * C + 63) / 64 * 64;
-    void *mem = NULL;
-    if (posix_memalign(&mem, 64, wbytes + d->packed_bytes) != 0)
+    void *mem = yrt_alloc(s->alloc, wbytes + d->packed_bytes);
+    if (!mem)
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv '%s'",
                            yrt_model_string(s->model, n->name));
     c->dw_w = mem;
@@ -293,9 +297,9 @@ yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     y = &m->tensors[n->p[YRT_CONV_P_LUT]];
     c->y_zp = y->zero_point;
   }
-  c->requant = malloc(cout * sizeof(float));
-  c->kscale = malloc(cout * sizeof(float));
-  c->zero_bias = calloc(cout, sizeof(int32_t));
+  c->requant = yrt_alloc(s->alloc, cout * sizeof(float));
+  c->kscale = yrt_alloc(s->alloc, cout * sizeof(float));
+  c->zero_bias = yrt_zalloc(s->alloc, cout, sizeof(int32_t));
   if (!c->requant || !c->kscale || !c->zero_bias)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'",
                          yrt_model_string(m, n->name));
@@ -310,7 +314,8 @@ yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err) {
     if (st != YRT_OK || c->own) return st;
   }
   const yrt_xnn_conv_desc d = yrt_conv_xnn_desc(n, g, (size_t)g->xs, (size_t)g->ys);
-  c->op = yrt_xnn_conv_qs8(&d, (int8_t)c->x_zp, x->scale, c->kscale, e->in[1], bias, (int8_t)c->y_zp, y->scale,
+  /* a session with a caller allocator takes no XNNPACK operator (its memory is XNNPACK's) */
+  c->op = s->alloc ? NULL : yrt_xnn_conv_qs8(&d, (int8_t)c->x_zp, x->scale, c->kscale, e->in[1], bias, (int8_t)c->y_zp, y->scale,
                            c->i_min, c->i_max, e->in[0], e->out, yrt_session_xnn_pool(s));
   if (c->op) return YRT_OK;
   c->op = NULL;
@@ -331,8 +336,8 @@ yrt_status yrt_conv_prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const int act = n->p[YRT_CONV_P_ACT];
   c->act = act == YRT_UNARY_IDENTITY ? YRT_UNARY_NONE : act;
   c->x_zp = x->zero_point;
-  c->requant = malloc((size_t)g->cout * sizeof(float));
-  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
+  c->requant = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(float));
+  c->zero_bias = yrt_zalloc(s->alloc, (size_t)g->cout, sizeof(int32_t));
   if (!c->requant || !c->zero_bias)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   const float *ws = yrt_tensor_scales(m, w);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "conv_transpose.h"
 #include "op_check.h"
 #include "op_run.h"
@@ -91,18 +92,18 @@ yrt_status yrt_run_conv_transpose(const yrt_session *s, const yrt_exec *e, yrt_e
 yrt_status yrt_prepare_conv_transpose(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
-  yrt_exec_convt *c = calloc(1, sizeof *c);
+  yrt_exec_convt *c = yrt_zalloc(s->alloc, 1, sizeof *c);
   if (!c) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose node");
   *slot(e) = c;
   convt_params(n, &m->tensors[n->in[0]], &m->tensors[n->out[0]], &c->p);
-  c->packed = malloc(yk_conv_transpose_packed_floats(&c->p) * sizeof *c->packed);
+  c->packed = yrt_alloc(s->alloc, yk_conv_transpose_packed_floats(&c->p) * sizeof *c->packed);
   if (!c->packed) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose weights");
   yk_conv_transpose_pack(&c->p, e->in[1], c->packed);
   return YRT_OK;
 }
 
 void yrt_release_conv_transpose(yrt_exec *e) {
-  if (*slot(e)) free((*slot(e))->packed);
-  free(*slot(e));
+  if (*slot(e)) yrt_free((*slot(e))->packed);
+  yrt_free(*slot(e));
   *slot(e) = NULL;
 }

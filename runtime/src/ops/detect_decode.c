@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "detect_decode.h"
 #include "op_check.h"
 #include "session_internal.h"
@@ -97,7 +98,7 @@ yrt_status yrt_run_detect(const yrt_session *s, const yrt_exec *e, yrt_error *er
 yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
-  yrt_exec_detect *d = calloc(1, sizeof *d);
+  yrt_exec_detect *d = yrt_zalloc(s->alloc, 1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for detect_decode node");
   *slot(e) = d;
   const int ns = n->p[YRT_DETECT_P_SCALES]; /* all validated on load */
@@ -139,7 +140,7 @@ yrt_status yrt_prepare_detect(yrt_session *s, yrt_exec *e, yrt_error *err) {
   /* the scan: one range per thread (a range's list starts at its first anchor, then compacted) */
   d->scan_chunk = yrt_par_threads(&s->par) < 2 ? first : yrt_par_chunk(first, yrt_par_threads(&s->par), 2048, 64);
   if (!d->scan_chunk) d->scan_chunk = 1;
-  d->scan_counts = calloc(first / d->scan_chunk + 1, sizeof *d->scan_counts);
+  d->scan_counts = yrt_zalloc(s->alloc, first / d->scan_chunk + 1, sizeof *d->scan_counts);
   if (!d->scan_counts) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for detect_decode node");
   return YRT_OK;
 }
@@ -233,7 +234,7 @@ size_t yrt_detect_decode_over(const yrt_session *s, const yrt_exec *e, float con
 }
 
 void yrt_release_detect(yrt_exec *e) {
-  if (*slot(e)) free((*slot(e))->scan_counts);
-  free(*slot(e));
+  if (*slot(e)) yrt_free((*slot(e))->scan_counts);
+  yrt_free(*slot(e));
   *slot(e) = NULL;
 }

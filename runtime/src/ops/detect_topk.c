@@ -3,6 +3,7 @@
  * kernel's scratch once (the selection itself never allocates). */
 #include <stdlib.h>
 
+#include "mem.h"
 #include "detect_topk.h"
 #include "op_check.h"
 #include "session_internal.h"
@@ -36,7 +37,7 @@ yrt_status yrt_prepare_topk(yrt_session *s, yrt_exec *e, yrt_error *err) {
   st_of(e)->nc = n->p[0];
   st_of(e)->k = n->p[1];
   st_of(e)->n = (int)m->tensors[n->in[0]].dims[2];
-  st_of(e)->scratch = malloc(yk_topk_scratch_bytes(st_of(e)->nc, st_of(e)->n, st_of(e)->k));
+  st_of(e)->scratch = yrt_alloc(s->alloc, yk_topk_scratch_bytes(st_of(e)->nc, st_of(e)->n, st_of(e)->k));
   if (!st_of(e)->scratch)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the top-k of node '%s'",
                          yrt_model_string(m, n->name));
@@ -50,6 +51,6 @@ yrt_status yrt_run_topk(const yrt_session *s, const yrt_exec *e, yrt_error *err)
 }
 
 void yrt_release_topk(yrt_exec *e) {
-  free(st_of(e)->scratch);
+  yrt_free(st_of(e)->scratch);
   st_of(e)->scratch = NULL;
 }

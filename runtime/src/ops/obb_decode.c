@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "obb_decode.h"
 #include "op_check.h"
 #include "pose_decode.h"
@@ -63,7 +64,7 @@ yrt_status yrt_run_obb_decode(const yrt_session *s, const yrt_exec *e, yrt_error
 
 yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_node_rec *n = e->node;
-  yrt_exec_obb *d = calloc(1, sizeof *d);
+  yrt_exec_obb *d = yrt_zalloc(s->alloc, 1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for obb_decode node");
   *slot(e) = d;
   yk_obb_params *p = &d->p; /* all validated on load */
@@ -75,6 +76,6 @@ yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
 }
 
 void yrt_release_obb_decode(yrt_exec *e) {
-  free(*slot(e));
+  yrt_free(*slot(e));
   *slot(e) = NULL;
 }

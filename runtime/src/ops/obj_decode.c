@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "obj_decode.h"
 #include "op_check.h"
 #include "yk_obj_decode.h"
@@ -96,7 +97,7 @@ yrt_status yrt_run_obj_decode(const yrt_session *s, const yrt_exec *e, yrt_error
 yrt_status yrt_prepare_obj_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_model *m = s->model;
   const yrt_node_rec *n = e->node;
-  yrt_exec_obj *d = calloc(1, sizeof *d);
+  yrt_exec_obj *d = yrt_zalloc(s->alloc, 1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for obj_decode node");
   *slot(e) = d;
   yk_obj_params *p = &d->p;
@@ -147,6 +148,6 @@ size_t yrt_obj_decode_over(const yrt_session *s, const yrt_exec *e, float conf, 
 }
 
 void yrt_release_obj_decode(yrt_exec *e) {
-  free(*slot(e));
+  yrt_free(*slot(e));
   *slot(e) = NULL;
 }

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "mem.h"
 #include "op_check.h"
 #include "pose_decode.h"
 #include "session_internal.h"
@@ -91,7 +92,7 @@ yrt_status yrt_run_pose_decode(const yrt_session *s, const yrt_exec *e, yrt_erro
 
 yrt_status yrt_prepare_pose_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   const yrt_node_rec *n = e->node;
-  yrt_exec_pose *d = calloc(1, sizeof *d);
+  yrt_exec_pose *d = yrt_zalloc(s->alloc, 1, sizeof *d);
   if (!d) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for pose_decode node");
   *slot(e) = d;
   yk_pose_params *p = &d->p; /* all validated on load */
@@ -160,7 +161,7 @@ yrt_status yrt_check_detection_rows(const yrt_node_check *v, int32_t at, int64_t
 }
 
 void yrt_release_pose_decode(yrt_exec *e) {
-  free(*slot(e));
+  yrt_free(*slot(e));
   *slot(e) = NULL;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mem.h"
 #include "keypoints.h"
 #include "op_def.h"
 #include "postprocess_internal.h"
@@ -79,26 +80,26 @@ yrt_status yrt_detect_stage_create(yrt_session *s, yrt_error *err) {
   yrt_stages *g = yrt_stages_of(s);
   g->detect_node = YRT_NONE;
   if (is_end2end(s->model) || is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
-  g->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
-  g->detect_list = malloc((size_t)anchors * sizeof *g->detect_list);
+  g->pp_scratch = yrt_alloc(s->alloc, yrt_postprocess_scratch_bytes(anchors, 0));
+  g->detect_list = yrt_alloc(s->alloc, (size_t)anchors * sizeof *g->detect_list);
   if (!g->pp_scratch || !g->detect_list)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the NMS scratch");
   g->detect_node = output_decode_node(s);
   if (g->detect_node != YRT_NONE) {
-    const yrt_status pst = yrt_plan_leave_out(yrt_frame_plan(s), g->detect_node, &g->detect_plan, err);
+    const yrt_status pst = yrt_plan_leave_out(s, yrt_frame_plan(s), g->detect_node, &g->detect_plan, err);
     if (pst != YRT_OK) return pst;
     g->detect_plan.output = decode_over;
     g->detect_plan.output_ctx = g;
   }
-  const yrt_status st = yrt_segment_create(s->model, anchors, &g->segment, err);
+  const yrt_status st = yrt_segment_create(s->model, s->alloc, anchors, &g->segment, err);
   return st != YRT_OK ? st : yrt_keypoints_state_create(s, anchors, err);
 }
 
 void yrt_detect_stage_free(yrt_stages *g) {
   yrt_plan_free(&g->detect_plan);
-  free(g->pp_scratch);
+  yrt_free(g->pp_scratch);
   yrt_segment_free(g->segment);
-  free(g->detect_list);
+  yrt_free(g->detect_list);
   yrt_keypoints_state_free(g->kpt);
 }
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "frame_orient.h"
 #include "letterbox_geometry.h"
 #include "op_def.h"
@@ -93,13 +94,13 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
   if (t->layout != YRT_LAYOUT_NHWC || t->rank != 4 || t->dims[0] != 1 || t->dims[3] != 3 ||
       (t->dtype != YRT_F32 && t->dtype != YRT_I8))
     return YRT_OK;
-  struct yrt_frame_state *f = calloc(1, sizeof *f);
+  struct yrt_frame_state *f = yrt_zalloc(s->alloc, 1, sizeof *f);
   if (!f) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
   f->dst_h = (int)t->dims[1];
   f->dst_w = (int)t->dims[2];
   const size_t n = 2 * ((size_t)f->dst_w + (size_t)f->dst_h);
-  f->ofs = malloc(n * sizeof *f->ofs);
-  f->wt = malloc(n * sizeof *f->wt);
+  f->ofs = yrt_alloc(s->alloc, n * sizeof *f->ofs);
+  f->wt = yrt_alloc(s->alloc, n * sizeof *f->wt);
   yrt_stages_of(s)->frame = f;
   if (!f->ofs || !f->wt) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the frame tables");
   f->out_i8 = t->dtype == YRT_I8;
@@ -120,9 +121,9 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
       f->dst = s->arena + o->offset;
       f->dst_bytes = yrt_tensor_numel(o);
       q = o;
-      if (reused_by_run(m, m->nodes[qn].out[0]) && !(f->keep = malloc(f->dst_bytes)))
+      if (reused_by_run(m, m->nodes[qn].out[0]) && !(f->keep = yrt_alloc(s->alloc, f->dst_bytes)))
         return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the %zu-byte frame copy", f->dst_bytes);
-      const yrt_status st = yrt_plan_leave_out(&s->every, qn, &f->plan, err);
+      const yrt_status st = yrt_plan_leave_out(s, &s->every, qn, &f->plan, err);
       if (st != YRT_OK) return st;
       f->plan.input = f->keep ? restore_frame : NULL;
       f->plan.input_ctx = f;
@@ -139,10 +140,10 @@ yrt_status yrt_frame_state_create(yrt_session *s, yrt_error *err) {
 void yrt_frame_state_free(struct yrt_frame_state *f) {
   if (!f) return;
   yrt_plan_free(&f->plan);
-  free(f->ofs);
-  free(f->wt);
-  free(f->keep);
-  free(f);
+  yrt_free(f->ofs);
+  yrt_free(f->wt);
+  yrt_free(f->keep);
+  yrt_free(f);
 }
 
 const yrt_plan *yrt_frame_plan(const yrt_session *s) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "frame_orient.h"
 #include "keypoints.h"
 #include "model_heads.h"
@@ -34,8 +35,8 @@ yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *er
   int kd = 0;
   const int nk = yrt_model_keypoints(s->model, &kd), rotated = yrt_model_rotated(s->model);
   if ((nk < 1 && !rotated) || anchors < 1) return YRT_OK;
-  struct yrt_kpt_state *k = calloc(1, sizeof *k);
-  if (k) k->anchor_of = malloc(sizeof *k->anchor_of * (size_t)anchors);
+  struct yrt_kpt_state *k = yrt_zalloc(s->alloc, 1, sizeof *k);
+  if (k) k->anchor_of = yrt_alloc(s->alloc, sizeof *k->anchor_of * (size_t)anchors);
   if (!k || !k->anchor_of) {
     yrt_keypoints_state_free(k);
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the keypoint columns");
@@ -49,8 +50,8 @@ yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *er
 }
 
 void yrt_keypoints_state_free(struct yrt_kpt_state *k) {
-  if (k) free(k->anchor_of);
-  free(k);
+  if (k) yrt_free(k->anchor_of);
+  yrt_free(k);
 }
 
 void yrt_keypoints_record(yrt_session *s, const yrt_letterbox *lb, int n_dets, const int *anchors) {

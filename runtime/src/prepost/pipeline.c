@@ -3,6 +3,7 @@
  * of a stage allocates. */
 #include <stdlib.h>
 
+#include "mem.h"
 #include "stages.h"
 
 void yrt_session_free(yrt_session *s) {
@@ -11,17 +12,22 @@ void yrt_session_free(yrt_session *s) {
   if (g) {
     yrt_detect_stage_free(g);
     yrt_frame_state_free(g->frame);
-    free(g);
+    yrt_free(g);
   }
   yrt_executor_free(s);
 }
 
 yrt_status yrt_session_create(const yrt_model *model, const yrt_session_options *opts, yrt_session **out,
                               yrt_error *err) {
-  yrt_status st = yrt_executor_create(model, opts, out, err); /* checks the arguments, *out = NULL */
+  return yrt_session_create_isa(model, opts, NULL, out, err);
+}
+
+yrt_status yrt_session_create_isa(const yrt_model *model, const yrt_session_options *opts, const yk_isa *isa,
+                                  yrt_session **out, yrt_error *err) {
+  yrt_status st = yrt_executor_create(model, opts, isa, out, err); /* checks the arguments, *out = NULL */
   if (st != YRT_OK) return st;
   yrt_session *s = *out;
-  yrt_stages *g = calloc(1, sizeof *g);
+  yrt_stages *g = yrt_zalloc(s->alloc, 1, sizeof *g);
   if (!g) {
     yrt_executor_free(s);
     *out = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "model_heads.h"
 #include "segment.h"
 #include "stages.h"
@@ -29,11 +30,11 @@ static void input_dims(const yrt_model *m, int *w, int *h) {
   *w = info.input_w, *h = info.input_h;
 }
 
-yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **out, yrt_error *err) {
+yrt_status yrt_segment_create(const yrt_model *m, const yrt_allocator *alloc, int n_anchors, yrt_segment **out, yrt_error *err) {
   *out = NULL;
   const int nm = yrt_segment_channels(m);
   if (!nm || n_anchors < 1) return YRT_OK;
-  yrt_segment *g = calloc(1, sizeof *g);
+  yrt_segment *g = yrt_zalloc(alloc, 1, sizeof *g);
   if (!g) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the segment state");
   *out = g;
   g->nm = nm;
@@ -43,9 +44,9 @@ yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **o
   yrt_segment_proto_dims(&m->tensors[m->plan_outputs[1]], &nm2, &g->ph, &g->pw);
   input_dims(m, &g->in_w, &g->in_h);
   const size_t cells = (size_t)g->ph * (size_t)g->pw;
-  g->anchor = malloc((size_t)n_anchors * sizeof *g->anchor);
-  g->box = malloc((size_t)n_anchors * 4 * sizeof *g->box);
-  g->logit = malloc(cells * sizeof *g->logit);
+  g->anchor = yrt_alloc(alloc, (size_t)n_anchors * sizeof *g->anchor);
+  g->box = yrt_alloc(alloc, (size_t)n_anchors * 4 * sizeof *g->box);
+  g->logit = yrt_alloc(alloc, cells * sizeof *g->logit);
   if (!g->anchor || !g->box || !g->logit)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the segment state (%d anchors, %dx%d prototypes)",
                          n_anchors, g->pw, g->ph);
@@ -54,10 +55,10 @@ yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **o
 
 void yrt_segment_free(yrt_segment *g) {
   if (!g) return;
-  free(g->anchor);
-  free(g->box);
-  free(g->logit);
-  free(g);
+  yrt_free(g->anchor);
+  yrt_free(g->box);
+  yrt_free(g->logit);
+  yrt_free(g);
 }
 
 void yrt_segment_forget(yrt_segment *g) {

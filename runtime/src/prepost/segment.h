@@ -13,7 +13,7 @@ typedef struct yrt_segment yrt_segment;
 
 /* Made by yrt_detect_stage_create when the model has masks (NULL otherwise, and then
  * yrt_session_mask says why); all its memory is allocated here. */
-yrt_status yrt_segment_create(const yrt_model *m, int n_anchors, yrt_segment **out, yrt_error *err);
+yrt_status yrt_segment_create(const yrt_model *m, const yrt_allocator *alloc, int n_anchors, yrt_segment **out, yrt_error *err);
 void yrt_segment_free(yrt_segment *g);
 
 /* At the start of yrt_session_detect: no masks until it records its detections (a failed call

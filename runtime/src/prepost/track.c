@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "struct_growth.h"
 #include "yolort_track.h"
 
@@ -228,7 +229,7 @@ yrt_status yrt_tracker_create(const yrt_tracker_params *params, int capacity, vo
                          "yrt_tracker_create: caller memory of %zu bytes at %p: %zu bytes, 16-byte aligned, needed "
                          "for capacity %d",
                          memory_bytes, memory, need, capacity);
-  unsigned char *m = memory ? memory : malloc(need);
+  unsigned char *m = memory ? memory : yrt_alloc(NULL, need);
   if (!m) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt_tracker_create: out of memory for %zu bytes", need);
   memset(m, 0, need);
   const size_t c = (size_t)capacity;
@@ -252,7 +253,7 @@ yrt_status yrt_tracker_create(const yrt_tracker_params *params, int capacity, vo
 }
 
 void yrt_tracker_free(yrt_tracker *t) {
-  if (t && t->owned) free(t);
+  if (t && t->owned) yrt_free(t);
 }
 
 void yrt_tracker_reset(yrt_tracker *t) {
