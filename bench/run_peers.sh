@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run_peers.sh MODEL_STEM [--threads N] [--warmup N] [--runs N] [--image JPG] [--json]
+# run_peers.sh MODEL_STEM [--threads N] [--warmup N] [--runs N] [--image JPG] [--isa NAME] [--json]
 #
 # One run, one machine state: yolort-bench on the .yrt, onnxruntime on the FP32 ONNX, the QDQ
 # int8 and the QDQ uint8 ONNX, and XNNPACK operator by operator; then a ratio table (yolort / peer).
@@ -11,6 +11,8 @@
 #                MODEL_STEM.yrt, else the QDQ ONNX converted in memory by yolort-bench, whose
 #                peak RSS then includes the converter)
 #   OUT          where the JSON of each runner is kept (default: a temp dir, removed)
+# --isa NAME caps yolort's kernels (yolort-bench --isa, e.g. avx2 on a VNNI CPU); the peers keep
+# the CPU's best.
 # The onnxruntime peer needs `npm install --ignore-scripts` in bench/peers/ort once.
 # Each runner is a separate process, run one after the other, so peak RSS is per runtime.
 set -euo pipefail
@@ -18,15 +20,16 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
 stem="${1:-}"
-[[ -n "$stem" && "$stem" != -* ]] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[[ -n "$stem" && "$stem" != -* ]] || { sed -n '2,18p' "$0" >&2; exit 2; }
 shift
-threads=2 warmup=10 runs=50 image="" json=0
+threads=2 warmup=10 runs=50 image="" json=0 isa=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --image) image="$2"; shift 2 ;;
+    --isa) isa="$2"; shift 2 ;;
     --json) json=1; shift ;;
     *) echo "run_peers: unknown option $1" >&2; exit 2 ;;
   esac
@@ -59,6 +62,7 @@ log "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 yargs=(--threads "$threads" --warmup "$warmup" --runs "$runs" --json)
 [[ -n "$image" ]] && yargs+=(--image "$image")
+[[ -n "$isa" ]] && yargs+=(--isa "$isa")
 if [[ -x "$build/yolort-bench" || -x "$build/bench/yolort-bench" ]]; then
   ybin="$build/bench/yolort-bench"; [[ -x "$ybin" ]] || ybin="$build/yolort-bench"
   log "yolort-bench $yrt"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_wild.sh [--threads N] [--rounds N] [--runs N] [--warmup N] [--only SUBSTRING]
-#             [--calib N] [--quant-opts "OPTS"] [--no-float]
+#             [--calib N] [--quant-opts "OPTS"] [--no-float] [--isa NAME]
 #
 # Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
 # onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). An FP32
@@ -21,7 +21,9 @@
 # peak and the load average before and after: paste it into docs/performance.md. Two columns say
 # what the machine allows: the file's conv work (GMAC, from yolort-bench --dump-convs) and the
 # floor ratio, the time of those convs at 100% of cpu_peak's best int8 rate on every thread over
-# onnxruntime's median: no int8 runtime can go below it on this CPU.
+# onnxruntime's median: no int8 runtime can go below it on this CPU. --isa NAME caps yolort's
+# kernels (yolort-bench --isa, e.g. avx2 on a VNNI CPU) and takes the floor from cpu_peak's line of
+# that ISA, its exact one where it has two (avx2-exact).
 # Environment: YOLORT_DATA (default <repo>/../shared), BUILD (default <repo>/build: yolort-convert,
 # yolort-bench, cpu_peak), OUT (kept .yrt and JSON; default a temp dir, removed).
 # Needs bench/peers/ort/node_modules (npm ci --ignore-scripts there).
@@ -29,7 +31,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1
+threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1 isa=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
@@ -40,7 +42,8 @@ while [[ $# -gt 0 ]]; do
     --calib) calib_n="$2"; shift 2 ;;
     --quant-opts) quant_opts="$2"; shift 2 ;;
     --no-float) with_float=0; shift ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    --isa) isa="$2"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "run_wild: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -105,14 +108,17 @@ cpu="$(lscpu | sed -n 's/^Model name:[[:space:]]*//p')"
 # The floor uses the machine's best int8 rate (AMX where Linux grants it, else AVX-512 VNNI, ...):
 # the bound for any int8 runtime on this CPU, not only for the kernels yolort has.
 read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
-  awk '$1 == "int8" && $NF ~ /^[0-9.]+$/ { isa = $2; if ($NF + 0 > best) { best = $NF + 0; b = isa } }
+  awk -v cap="$isa" '$1 == "int8" && $NF ~ /^[0-9.]+$/ {
+         isa = $2; if (cap == "" && $NF + 0 > best) { best = $NF + 0; b = isa }
+         if (cap != "" && (isa == cap "-exact" || (isa == cap && b != cap "-exact"))) { best = $NF + 0; b = isa } }
        END { if (best > 0) print b, best; else print "? 0" }' || echo "? 0")
+ycap=(); [[ -n "$isa" ]] && ycap=(--isa "$isa")
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   for k in "${stems[@]}"; do
     log "round $r: $k"
     t="$(tag "$k")"
-    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" --json > "$out/$t.y$r.json" ||
+    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" ${ycap[@]+"${ycap[@]}"} --json > "$out/$t.y$r.json" ||
       log "yolort-bench failed on $k"
     "${ort[@]}" "${src[$k]}" > "$out/$t.o$r.json" || log "onnxruntime failed on $k"
     "${ort[@]}" --config session.x64quantprecision=1 "${src[$k]}" > "$out/$t.x$r.json" ||
@@ -121,7 +127,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
 
-echo "cpu: $cpu ($(nproc) online), cpu_peak best int8 $pkisa ${pk:-?} GMAC/s per core; $threads threads,"
+echo "cpu: $cpu ($(nproc) online), cpu_peak ${isa:+(yolort --isa $isa) }int8 $pkisa ${pk:-?} GMAC/s per core; $threads threads,"
 echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1"
 echo
 echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"

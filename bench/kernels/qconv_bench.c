@@ -158,19 +158,9 @@ int main(int argc, char **argv) {
   }
   yk_isa isa;
   yk_isa_detect(&isa);
-  if (isa_name) { /* a yk_isa copy with the better ISAs cleared: init then picks the one asked */
-    const int lvl = !strcmp(isa_name, "amx") ? 4 : !strcmp(isa_name, "avx512vnni") ? 3
-                    : !strcmp(isa_name, "avxvnni") ? 2 : !strcmp(isa_name, "avx2") ? 1
-                    : !strcmp(isa_name, "scalar") ? 0 : -1;
-    if (lvl < 0) {
-      fprintf(stderr, "qconv_bench: --isa must be amx, avx512vnni, avxvnni, avx2 or scalar\n");
-      return 2;
-    }
-    if (lvl < 4) isa.amx = 0;
-    if (lvl < 3) isa.avx512 = isa.avx512vnni = 0;
-    if (lvl < 2) isa.avxvnni = 0;
-    if (lvl < 1) isa.avx2 = 0;
-    yk_isa_select(&isa); /* the other entries' variants follow the cleared flags */
+  if (isa_name && yk_isa_cap(&isa, isa_name) != 0) { /* the better ISAs cleared: init picks the one asked */
+    fprintf(stderr, "qconv_bench: --isa must be amx, avx512vnni, avx512, avxvnni, avx2 or scalar\n");
+    return 2;
   }
   uint64_t seed = 1;
   double total_s = 0, total_mac = 0;

@@ -259,14 +259,19 @@ int main(int argc, char **argv) {
   if (o.json) {
     printf("{\"tool\":\"yolort-bench\",\"cpu\":{\"model\":");
     bench_print_json_string(stdout, cpu.model);
-    printf(",\"cpus\":%d,\"avx2\":%d,\"avx512f\":%d,\"avx512_vnni\":%d,\"avx_vnni\":%d,\"amx_int8\":%d},\"image\":",
+    printf(",\"cpus\":%d,\"avx2\":%d,\"avx512f\":%d,\"avx512_vnni\":%d,\"avx_vnni\":%d,\"amx_int8\":%d}",
            cpu.online, cpu.avx2, cpu.avx512f, cpu.avx512_vnni, cpu.avx_vnni, cpu.amx_int8);
+    printf(",\"isa_cap\":");
+    if (o.isa) bench_print_json_string(stdout, o.isa);
+    else printf("null");
+    printf(",\"image\":");
     if (o.image) bench_print_json_string(stdout, o.image);
     else printf("null");
     printf(",\"models\":[");
   } else if (!o.dump_convs) {
     printf("yolort-bench  cpu: %s (%d online; avx2 %d avx512f %d avx512_vnni %d avx_vnni %d amx_int8 %d)\n",
            cpu.model, cpu.online, cpu.avx2, cpu.avx512f, cpu.avx512_vnni, cpu.avx_vnni, cpu.amx_int8);
+    if (o.isa) printf("isa cap: %s (our kernels; XNNPACK keeps the CPU's best)\n", o.isa);
   }
   int rc = 0;
   int n_sizes = o.n_size > 0 ? o.n_size : 1;

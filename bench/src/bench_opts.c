@@ -16,6 +16,8 @@ void bench_usage(FILE *f, const char *argv0) {
           "  --threads L       thread counts, e.g. 2 or 1,2 (" CLI_THREADS_DEFAULT_HELP "); the runtime caps them\n"
           "                    at the online CPUs (the report shows the count used)\n"
           "  --oversubscribe   keep thread counts above the online CPUs (measuring them)\n"
+          "  --isa NAME        our kernels' ISA capped at NAME (avx2, avxvnni, avx512, avx512vnni, amx;\n"
+          "                    neon, neondot; scalar): e.g. the AVX2 path on a VNNI CPU\n"
           "  --batch L         images per iteration, e.g. 1,4,8 (default 1): the batch-1 model\n"
           "                    is run B times; per-batch and per-image times are reported\n"
           "  --size L          input sizes; MODEL may contain {S} (yolo11n-{S}.yrt), else the\n"
@@ -109,6 +111,9 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, char *msg, size_t cap
     } else if (!strcmp(a, "--dump-convs")) {
       NEED_VAL();
       o->dump_convs = val;
+    } else if (!strcmp(a, "--isa")) {
+      NEED_VAL();
+      o->isa = val;
     } else if (!strcmp(a, "--oversubscribe")) {
       o->oversubscribe = 1;
     } else if (!strcmp(a, "--json")) {

@@ -18,6 +18,7 @@ typedef struct bench_opts {
   int size[BENCH_MAX_LIST], n_size; /* 0 entries: the model's own size */
   int json, profile, convs;
   int oversubscribe;      /* --oversubscribe: thread counts above the online CPUs as given */
+  const char *isa;        /* --isa NAME: yrt_session_options.isa_cap (NULL: the CPU's best) */
   int top;                /* --top N: the N slowest nodes by name (implies --profile) */
   int streams[BENCH_MAX_LIST], n_streams; /* --streams L: N sessions, one thread each (frames/s) */
 } bench_opts;

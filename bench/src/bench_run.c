@@ -253,6 +253,7 @@ yrt_status bench_run_config(const yrt_model *model, const bench_opts *o, const b
   yrt_session_options_init(&so);
   so.num_threads = threads;
   so.oversubscribe = o->oversubscribe;
+  so.isa_cap = o->isa;
   double t0 = bench_now_ms();
   st = yrt_session_create(model, &so, &c.s, err);
   r->session_ms = bench_now_ms() - t0;

@@ -94,6 +94,7 @@ yrt_status bench_run_streams(const yrt_model *model, const bench_opts *o, int st
     yrt_session_options_init(&so);
     so.thread_pool = pool;
     so.num_threads = pool ? 0 : 1; /* 0 alone would be one thread per online CPU */
+    so.isa_cap = o->isa;
     st = yrt_session_create(model, &so, &m[i].s, err);
     if (st == YRT_OK) st = fill_grey(m[i].s, err);
     m[i].o = o;

@@ -48,6 +48,11 @@ void yk_isa_detect(yk_isa *isa);
 /* Choose isa->k, each entry's best variant for the flags (the variant lists' order), once: call
  * it again after changing a flag (tests and benchmarks that hide an ISA). */
 void yk_isa_select(yk_isa *isa);
+/* Hide the ISAs above name, a level of this architecture: x86-64 "avx2" < "avxvnni" < "avx512"
+ * (AVX-512 without VNNI) < "avx512vnni" < "amx"; ARM "neon" < "neondot"; "scalar" anywhere (the
+ * references only). Flags are only cleared, never set, and the variants re-selected. 0, or -1
+ * for a name that is no level here (isa unchanged). */
+int yk_isa_cap(yk_isa *isa, const char *name);
 
 /* The kernels' own operator kinds. The runtime maps its .yrt enums onto these (it keeps the
  * values equal and checks that at compile time, runtime/src/kernel_kinds.h); the kernels never

@@ -243,6 +243,12 @@ typedef struct yrt_session_options {
   int oversubscribe;
   /* Every block of the session from this allocator (yrt_allocator above; copied), NULL: libc. */
   const yrt_allocator *allocator;
+  /* Hide the CPU's ISAs above this level from our kernels, read once here: x86-64 "avx2" <
+   * "avxvnni" < "avx512" (no VNNI) < "avx512vnni" < "amx", ARM "neon" < "neondot", or "scalar".
+   * E.g. "avx2" runs an AVX2-only CPU's variants on a VNNI one, to measure that path against the
+   * AVX2 floor of the same machine (yolort-bench --isa). XNNPACK's operators keep the CPU's best.
+   * NULL (default): everything the CPU has. Another name: YRT_ERR_INVALID_ARG. */
+  const char *isa_cap;
 } yrt_session_options;
 
 /* Zeroes o (defaults: one thread per online CPU, own arena, no cap) and sets o->struct_size. Inline so

@@ -137,6 +137,13 @@ yrt_status yrt_executor_create(const yrt_model *model, const yrt_session_options
   if (isa) s->isa = *isa; /* a converter packing for a named target (model_prepack.c) */
   else yk_isa_detect(&s->isa);
   yrt_status st = YRT_OK;
+  if (opts && opts->isa_cap && yk_isa_cap(&s->isa, opts->isa_cap) != 0) {
+    st = yrt_set_error(err, YRT_ERR_INVALID_ARG,
+                       "yrt_session_create: isa_cap \"%s\" is no ISA level of this CPU's architecture "
+                       "(x86-64: avx2, avxvnni, avx512, avx512vnni, amx; ARM: neon, neondot; scalar)",
+                       opts->isa_cap);
+    goto fail;
+  }
   if (opts && opts->arena) {
     s->arena = opts->arena;
     memset(s->arena, 0, need); /* see below */

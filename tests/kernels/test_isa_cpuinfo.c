@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 #include <cpuinfo.h>
@@ -54,10 +55,37 @@ static void test_isa_detect_stable(void **state) {
   yk_isa_detect(NULL); /* tolerated */
 }
 
+/* yk_isa_cap clears the flags above its level and re-selects: the same table as clearing them by
+ * hand; a name that is no level leaves the yk_isa as it was; "scalar" leaves nothing. */
+static void test_isa_cap(void **state) {
+  (void)state;
+  yk_isa a, b, c;
+  yk_isa_detect(&a);
+  b = a;
+  c = a;
+  assert_int_equal(yk_isa_cap(&c, "sse9"), -1);
+  assert_memory_equal(&a, &c, sizeof a);
+#if YK_ARCH_X86_64
+  assert_int_equal(yk_isa_cap(&a, "avx2"), 0);
+  b.amx = b.avx512 = b.avx512vnni = b.avx512vbmi = b.avxvnni = 0;
+  assert_int_equal(yk_isa_cap(&c, "neon"), -1);
+#elif YK_ARCH_AARCH64 || YK_ARCH_ARMV7
+  assert_int_equal(yk_isa_cap(&a, "neon"), 0);
+  b.neon_dot = 0;
+#endif
+  yk_isa_select(&b);
+  assert_memory_equal(&a, &b, sizeof a);
+  assert_int_equal(yk_isa_cap(&a, "scalar"), 0);
+  yk_isa zero;
+  memset(&zero, 0, sizeof zero);
+  assert_memory_equal(&a, &zero, sizeof a);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_isa_equals_cpuinfo),
       cmocka_unit_test(test_isa_detect_stable),
+      cmocka_unit_test(test_isa_cap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -152,6 +152,42 @@ static void check_packs_shared(ytb_loaded *l, const float *x, size_t nx, const y
   free(y1);
 }
 
+/* yrt_session_options.isa_cap: a session with the better ISAs hidden runs the smaller ones'
+ * variants (another packed layout: its own copy) and computes the same bytes as the session of
+ * the CPU's best (v), every variant being bit-exact; a name that is no level is refused. */
+static void check_isa_caps(const ytb_loaded *l, const float *x, size_t nx, const yrt_tensor_view *v) {
+#if defined(__x86_64__)
+  static const char *const caps[] = {"avx2", "avxvnni", "scalar"};
+#elif defined(__aarch64__) || defined(__arm__)
+  static const char *const caps[] = {"neon", "scalar"};
+#else
+  static const char *const caps[] = {"scalar"};
+#endif
+  for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+    yrt_session_options o;
+    yrt_session_options_init(&o);
+    o.isa_cap = caps[i];
+    yrt_error err = {{0}};
+    yrt_session *s = NULL;
+    if (yrt_session_create(l->m, &o, &s, &err) != YRT_OK) fail_msg("isa_cap %s: %s", caps[i], err.msg);
+    memcpy(yrt_session_input_nhwc(s, 0), x, nx * 4);
+    assert_int_equal(yrt_session_run(s, &err), YRT_OK);
+    yrt_tensor_view v2;
+    assert_int_equal(yrt_session_output(s, 0, &v2, &err), YRT_OK);
+    assert_int_equal(v2.count, v->count);
+    if (memcmp(v2.data, v->data, v->count * sizeof(float)) != 0) fail_msg("isa_cap %s: other output bytes", caps[i]);
+    yrt_session_free(s);
+  }
+  yrt_session_options o;
+  yrt_session_options_init(&o);
+  o.isa_cap = "sse9";
+  yrt_error err = {{0}};
+  yrt_session *s = NULL;
+  assert_int_equal(yrt_session_create(l->m, &o, &s, &err), YRT_ERR_INVALID_ARG);
+  assert_null(s);
+  assert_non_null(strstr(err.msg, "isa_cap \"sse9\""));
+}
+
 static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_override) {
   yrt_conv_geom g;
   geom_of(c, &g);
@@ -223,6 +259,7 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
                      c->groups, use_lut, act, bb, yy, xx, cc, got, r);
         }
   check_packs_shared(&l, xf, nx, &v);
+  check_isa_caps(&l, xf, nx, &v);
   ytb_unload(&l);
   free(xf), free(sw), free(requant), free(xq), free(w), free(ref), free(bias);
 }

@@ -4,6 +4,8 @@
  *   avx512-vnni  VPDPBUSD zmm: 64 u8*s8 MAC per instruction
  *   avx-vnni     VPDPBUSD ymm (VEX): 32 MAC
  *   avx2 int8    VPMADDUBSW + VPMADDWD + VPADDD ymm: 32 MAC per 3 instructions (no VNNI)
+ *   avx2-exact   VPMADDWD + VPADDD ymm on int16: 16 MAC per 2 instructions, the exact s8 x s8
+ *                path our AVX2 conv takes (vpmaddubsw's int16 pair sums saturate): its floor
  *   fma fp32     VFMADD231PS zmm: 16 MAC
  *   amx int8     TDPBSSD: 16x16 int32 += 16x64 s8 * 64x16 s8, 16384 MAC per instruction (4
  *                independent C tiles; Linux must grant the tile state: arch_prctl)
@@ -78,6 +80,14 @@ __attribute__((target("avx2"))) static double peak_avx2_int8(void) {
 #undef OP
 }
 
+__attribute__((target("avx2"))) static double peak_avx2_exact(void) {
+  __m256i x = _mm256_set1_epi16(3), w = _mm256_set1_epi16(-2);
+/* the accumulator feeds vpmaddwd so the 12 chains cannot be merged by the compiler */
+#define OP(a) _mm256_add_epi32(a, _mm256_madd_epi16(a, w))
+  TIMED_PEAK(__m256i, _mm256_setzero_si256(), _mm256_add_epi32, int, EXTRACT0_EPI32, 16.0);
+#undef OP
+}
+
 __attribute__((target("avx512f"))) static double peak_fma512(void) {
   __m512 x = _mm512_set1_ps(1.0001f), w = _mm512_set1_ps(0.9999f);
 #define OP(a) _mm512_fmadd_ps(x, w, a)
@@ -141,6 +151,7 @@ int main(void) {
   if (a & (1u << 4)) printf("  int8 avx-vnni     %8.1f\n", peak_avx_vnni());
   else printf("  int8 avx-vnni     (not supported)\n");
   if (__builtin_cpu_supports("avx2")) printf("  int8 avx2 (no vnni) %6.1f\n", peak_avx2_int8());
+  if (__builtin_cpu_supports("avx2")) printf("  int8 avx2-exact    %8.1f\n", peak_avx2_exact());
   if (__builtin_cpu_supports("avx512f")) printf("  fp32 avx512 fma   %8.1f\n", peak_fma512());
 #if defined(__linux__)
   if (amx_usable()) printf("  int8 amx          %8.1f\n", peak_amx());
