@@ -66,6 +66,10 @@ void yk_conv16_pack(yk_conv16 *c, void *mem);
 /* Output rows [row0, row1) of the flattened n * oh rows. */
 void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1);
 
+/* The quantize that feeds it: y = clamp(round_half_even(x / scale), -32767, 32767) (symmetric,
+ * NaN -> -32767; IEEE division as yk_quantize_f32_i8). Portable: the image is 3 channels. */
+void yk_quantize_f32_i16(const float *x, int16_t *y, size_t n, float scale);
+
 /* Variants, exposed for tests. */
 #define YK_CONV16_VARIANT(E, v, s, on, lanes, kr, cond) \
   on(void yk_conv16_rows__##s(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1);)
