@@ -90,8 +90,35 @@ void yk_conv16_patch(const yk_conv16 *c, const int16_t *x, int r, int ox, int k0
   if ((k1 - k0) & 1) *p = 0;
 }
 
+/* The whole patch (k <= YK_CONV16_KBLK) of pixel (r, ox) a kernel row at a time: with dilation 1
+ * a row inside the image is kw * cin contiguous values (the stem: 9). */
+static void patch_rows(const yk_conv16 *c, const int16_t *x, int r, int ox, int16_t *p) {
+  const int b = r / c->oh, oy = r % c->oh, cin = c->cin, kw = c->kw;
+  const int iy0 = oy * c->sh - c->pad_t, ix0 = ox * c->sw - c->pad_l;
+  const int row_inside = c->dw == 1 && ix0 >= 0 && ix0 + kw <= c->w;
+  const size_t run = (size_t)kw * (size_t)cin;
+  for (int ky = 0; ky < c->kh; ky++, p += run) {
+    const int iy = iy0 + ky * c->dh;
+    if (iy < 0 || iy >= c->h) {
+      memset(p, 0, run * sizeof(int16_t));
+      continue;
+    }
+    const int16_t *xr = x + ((size_t)b * (size_t)c->h + (size_t)iy) * (size_t)c->w * (size_t)cin;
+    if (row_inside) {
+      memcpy(p, xr + (size_t)ix0 * (size_t)cin, run * sizeof(int16_t));
+      continue;
+    }
+    for (int kx = 0; kx < kw; kx++) {
+      const int ix = ix0 + kx * c->dw;
+      if (ix < 0 || ix >= c->w) memset(p + (size_t)kx * (size_t)cin, 0, (size_t)cin * sizeof(int16_t));
+      else memcpy(p + (size_t)kx * (size_t)cin, xr + (size_t)ix * (size_t)cin, (size_t)cin * sizeof(int16_t));
+    }
+  }
+  if (c->k & 1) *p = 0;
+}
+
 void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1,
-                     yk_conv16_ukernel uk) {
+                     yk_conv16_ukernel uk, yk_conv16_outfn out) {
   /* the MR pixels' patches of one K block; the float block sums [col][MR][lanes] of the tile */
   int16_t patch[YK_CONV16_MR * YK_CONV16_KBLK];
   float f[YK_CONV16_MR * (YK_CONV16_MAX_COUT + 16)];
@@ -103,8 +130,11 @@ void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, 
       for (int k0 = 0; k0 < c->k; k0 += YK_CONV16_KBLK) {
         const int k1 = c->k - k0 < YK_CONV16_KBLK ? c->k : k0 + YK_CONV16_KBLK;
         /* missing pixels of a short tile repeat the last one (computed, not stored) */
-        for (int m = 0; m < YK_CONV16_MR; m++)
-          yk_conv16_patch(c, x, r, ox0 + (m < mr ? m : mr - 1), k0, k1, patch + m * YK_CONV16_KBLK);
+        for (int m = 0; m < YK_CONV16_MR; m++) {
+          const int ox = ox0 + (m < mr ? m : mr - 1);
+          if (c->k <= YK_CONV16_KBLK) patch_rows(c, x, r, ox, patch + m * YK_CONV16_KBLK);
+          else yk_conv16_patch(c, x, r, ox, k0, k1, patch + m * YK_CONV16_KBLK);
+        }
         for (int j = 0; j < cols; j++) {
           const uint8_t *col = (const uint8_t *)c->packed + (size_t)j * col_bytes;
           const int16_t *w = (const int16_t *)(const void *)(col + (size_t)L * 8u) + (size_t)k0 * (size_t)L;
@@ -114,9 +144,13 @@ void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, 
       }
       for (int m = 0; m < mr; m++) {
         int8_t *yp = y + ((size_t)r * (size_t)c->ow + (size_t)(ox0 + m)) * (size_t)c->cout;
-        for (int co = 0; co < c->cout; co++)
-          yp[co] = yk_conv16_out(f[((size_t)(co / L) * YK_CONV16_MR + (size_t)m) * (size_t)L + (size_t)(co % L)],
-                                 c->scale[co], c->y_zp, c->lut);
+        for (int j = 0; j < cols; j++) {
+          const float *scale = (const float *)(const void *)((const uint8_t *)c->packed + (size_t)j * col_bytes + (size_t)L * 4u);
+          out(f + ((size_t)j * YK_CONV16_MR + (size_t)m) * (size_t)L, scale, c->y_zp, yp + (size_t)j * (size_t)L,
+              c->cout - j * L < L ? c->cout - j * L : L);
+        }
+        if (c->lut)
+          for (int co = 0; co < c->cout; co++) yp[co] = c->lut[yp[co] + 128];
       }
     }
 }

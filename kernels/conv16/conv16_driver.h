@@ -10,8 +10,13 @@
  * bias: the column's int32 bias on block 0 (f[m][l] = (float)(bias + sum)), NULL on the later
  * blocks (f[m][l] = f[m][l] + (float)sum). */
 typedef void (*yk_conv16_ukernel)(const int16_t *patch, const int16_t *w, int kn, const int32_t *bias, float *f);
+/* The output stage of one pixel's column (yk_conv16_out without the LUT) on its n <= lanes
+ * valid channels: f[lanes] sums, scale[lanes] (the packed column's), into y[0, n). */
+typedef void (*yk_conv16_outfn)(const float *f, const float *scale, int32_t y_zp, int8_t *y, int n);
 
-/* Rows [row0, row1): patches gathered per block, uk per column, the scalar output stage. */
-void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1, yk_conv16_ukernel uk);
+/* Rows [row0, row1): patches gathered per block, uk per column, out per pixel and column, the
+ * LUT last. */
+void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1, yk_conv16_ukernel uk,
+                     yk_conv16_outfn out);
 
 #endif /* YOLORT_CONV16_DRIVER_H */

@@ -24,6 +24,23 @@ static void uk_neon(const int16_t *patch, const int16_t *w, int kn, const int32_
   }
 }
 
+/* yk_conv16_out's clamp and round (FCVTNS: half to even) on 8 lanes */
+static void out_neon(const float *f, const float *scale, int32_t y_zp, int8_t *y, int n) {
+  const float32x4_t lo = vdupq_n_f32((float)(-128 - y_zp)), hi = vdupq_n_f32((float)(127 - y_zp));
+  const float32x4_t v0 = vminq_f32(vmaxq_f32(vmulq_f32(vld1q_f32(f), vld1q_f32(scale)), lo), hi);
+  const float32x4_t v1 = vminq_f32(vmaxq_f32(vmulq_f32(vld1q_f32(f + 4), vld1q_f32(scale + 4)), lo), hi);
+  const int32x4_t zp = vdupq_n_s32(y_zp);
+  const int16x8_t w16 = vcombine_s16(vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(v0), zp)), vqmovn_s32(vaddq_s32(vcvtnq_s32_f32(v1), zp)));
+  const int8x8_t b8 = vqmovn_s16(w16);
+  if (n == 8) {
+    vst1_s8(y, b8);
+    return;
+  }
+  int8_t t[8];
+  vst1_s8(t, b8);
+  for (int i = 0; i < n; i++) y[i] = t[i];
+}
+
 void yk_conv16_rows__neon(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
-  yk_conv16_drive(c, x, y, row0, row1, uk_neon);
+  yk_conv16_drive(c, x, y, row0, row1, uk_neon, out_neon);
 }

@@ -18,7 +18,7 @@
  * Use: fill the shape fields, yk_conv16_init() checks them and picks a variant for the yk_isa,
  * yk_conv16_pack() fills c->packed_bytes of memory (once), yk_conv16_rows() computes any range of
  * the n * oh output rows (from several threads on disjoint ranges). No allocation inside: the
- * patches of YK_CONV16_MR pixels x one K block live on the stack (2 KB).
+ * patches of YK_CONV16_MR pixels x one K block (4 KB) and their float sums (17 KB) live on the stack.
  */
 #ifndef YOLORT_YK_CONV16_H
 #define YOLORT_YK_CONV16_H
@@ -29,8 +29,8 @@
 #include "yk.h"
 
 #define YK_CONV16_KBLK 256      /* K values per exact int32 block (even: pairs never straddle) */
-#define YK_CONV16_MR 4          /* output pixels per tile */
-#define YK_CONV16_MAX_COUT 1024 /* the float block sums of a tile live on the stack */
+#define YK_CONV16_MR 8          /* output pixels per tile */
+#define YK_CONV16_MAX_COUT 512  /* the float block sums of a tile live on the stack (17 KB) */
 #define YK_CONV16_BIAS_MAX 1073741823 /* |bias| < 2^30: bias + one block stays in int32 */
 
 enum yk_conv16_variant {
