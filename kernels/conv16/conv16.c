@@ -90,6 +90,15 @@ void yk_conv16_patch(const yk_conv16 *c, const int16_t *x, int r, int ox, int k0
   if ((k1 - k0) & 1) *p = 0;
 }
 
+/* Short runs (the stem's kernel row: 9 values) copied inline: a libc call per run cost more than
+ * the multiply-adds it feeds. */
+static inline void copy16(int16_t *restrict d, const int16_t *restrict s, size_t n) {
+  for (size_t i = 0; i < n; i++) d[i] = s[i];
+}
+static inline void zero16(int16_t *d, size_t n) {
+  for (size_t i = 0; i < n; i++) d[i] = 0;
+}
+
 /* The whole patch (k <= YK_CONV16_KBLK) of pixel (r, ox) a kernel row at a time: with dilation 1
  * a row inside the image is kw * cin contiguous values (the stem: 9). */
 static void patch_rows(const yk_conv16 *c, const int16_t *x, int r, int ox, int16_t *p) {
@@ -100,18 +109,18 @@ static void patch_rows(const yk_conv16 *c, const int16_t *x, int r, int ox, int1
   for (int ky = 0; ky < c->kh; ky++, p += run) {
     const int iy = iy0 + ky * c->dh;
     if (iy < 0 || iy >= c->h) {
-      memset(p, 0, run * sizeof(int16_t));
+      zero16(p, run);
       continue;
     }
     const int16_t *xr = x + ((size_t)b * (size_t)c->h + (size_t)iy) * (size_t)c->w * (size_t)cin;
     if (row_inside) {
-      memcpy(p, xr + (size_t)ix0 * (size_t)cin, run * sizeof(int16_t));
+      copy16(p, xr + (size_t)ix0 * (size_t)cin, run);
       continue;
     }
     for (int kx = 0; kx < kw; kx++) {
       const int ix = ix0 + kx * c->dw;
-      if (ix < 0 || ix >= c->w) memset(p + (size_t)kx * (size_t)cin, 0, (size_t)cin * sizeof(int16_t));
-      else memcpy(p + (size_t)kx * (size_t)cin, xr + (size_t)ix * (size_t)cin, (size_t)cin * sizeof(int16_t));
+      if (ix < 0 || ix >= c->w) zero16(p + (size_t)kx * (size_t)cin, (size_t)cin);
+      else copy16(p + (size_t)kx * (size_t)cin, xr + (size_t)ix * (size_t)cin, (size_t)cin);
     }
   }
   if (c->k & 1) *p = 0;

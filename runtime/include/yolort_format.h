@@ -31,7 +31,7 @@
 #include "yolort.h"
 
 #define YRT_MAGIC 0x31545259u /* "YRT1" read as little-endian uint32 */
-#define YRT_VERSION 3u /* 2: tensor views (yrt_tensor_rec grew to 96 bytes); 3: YRT_I16 activations */
+#define YRT_VERSION 2u /* 2: tensor views (yrt_tensor_rec grew to 96 bytes) */
 /* Oldest version this runtime loads (docs/compatibility.md). A version 1 file is version 2
  * without views: its 88-byte tensor records are widened on load (yrt_file_upgrade_tensors). */
 #define YRT_VERSION_MIN 1u
@@ -91,8 +91,10 @@ enum yrt_dtype {
   YRT_F32 = 1,
   YRT_I8 = 2,  /* activations and weights; uint8 models are shifted by -128 at conversion */
   YRT_I32 = 3, /* conv bias (scale = s_x * s_w[c]), gather indices */
-  YRT_I16 = 4, /* (version 3) symmetric int16 activations (zero point 0, one scale, ACT only): the
-                  output of a QUANTIZE, the input of a CONV2D with i8 weights and i8 output (W8A16) */
+  YRT_I16 = 4, /* symmetric int16 activations (zero point 0, one scale, ACT only): the
+                  output of a QUANTIZE, the input of a CONV2D with i8 weights and i8 output (W8A16).
+                  YRT_VERSION unchanged: only files using it need it, and older runtimes refuse
+                  those by the dtype ("unknown dtype 4") */
 };
 
 enum yrt_tensor_kind {

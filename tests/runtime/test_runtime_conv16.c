@@ -1,4 +1,4 @@
-/* test_runtime_conv16.c — the int16 activation path (W8A16, .yrt version 3): an f32 input
+/* test_runtime_conv16.c — the int16 activation path (W8A16, YRT_I16): an f32 input
  * QUANTIZEd to a symmetric int16 tensor, then a CONV2D reading it (i8 weights per channel, i32
  * bias, i8 output, optional LUT), through a session, against a reference written here (int16
  * quantize, then yk_conv16.h's arithmetic); and the hostile records the loader must refuse
