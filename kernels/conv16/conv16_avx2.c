@@ -5,22 +5,19 @@
 
 #include "conv16_driver.h"
 
-static void uk_avx2(const int16_t *patch, const int16_t *w, int kn, const int32_t *bias, float *f) {
-  __m256i a[YK_CONV16_MR];
-  const __m256i b = bias ? _mm256_loadu_si256((const __m256i *)(const void *)bias) : _mm256_setzero_si256();
-  for (int m = 0; m < YK_CONV16_MR; m++) a[m] = b;
-  const int32_t *p = (const int32_t *)(const void *)patch;
-  for (int s = 0; s < kn / 2; s++) {
-    const __m256i wv = _mm256_loadu_si256((const __m256i *)(const void *)(w + (size_t)s * 16u));
-    for (int m = 0; m < YK_CONV16_MR; m++)
-      a[m] = _mm256_add_epi32(a[m], _mm256_madd_epi16(_mm256_set1_epi32(p[m * (YK_CONV16_KBLK / 2) + s]), wv));
-  }
-  for (int m = 0; m < YK_CONV16_MR; m++) {
-    __m256 v = _mm256_cvtepi32_ps(a[m]);
-    if (!bias) v = _mm256_add_ps(_mm256_loadu_ps(f + m * 8), v);
-    _mm256_storeu_ps(f + m * 8, v);
-  }
-}
+#define C16_UK uk_avx2
+#define C16_VI __m256i
+#define C16_VF __m256
+#define C16_LANES 8
+#define C16_LOADI(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
+#define C16_ZEROI() _mm256_setzero_si256()
+#define C16_LOADW(q) _mm256_loadu_si256((const __m256i *)(const void *)(q))
+#define C16_DOT(acc, pair, wv) _mm256_add_epi32((acc), _mm256_madd_epi16(_mm256_set1_epi32(pair), (wv)))
+#define C16_CVT(v) _mm256_cvtepi32_ps(v)
+#define C16_LOADF(q) _mm256_loadu_ps(q)
+#define C16_ADDF(x, y) _mm256_add_ps((x), (y))
+#define C16_STOREF(q, v) _mm256_storeu_ps((q), (v))
+#include "conv16_uk_x86.h"
 
 /* yk_conv16_out's clamp and round (vcvtps2dq: half to even in the default MXCSR) on 8 lanes */
 static void out_avx2(const float *f, const float *scale, int32_t y_zp, int8_t *y, int n) {

@@ -4,22 +4,19 @@
 
 #include "conv16_driver.h"
 
-static void uk_avx512vnni(const int16_t *patch, const int16_t *w, int kn, const int32_t *bias, float *f) {
-  __m512i a[YK_CONV16_MR];
-  const __m512i b = bias ? _mm512_loadu_si512(bias) : _mm512_setzero_si512();
-  for (int m = 0; m < YK_CONV16_MR; m++) a[m] = b;
-  const int32_t *p = (const int32_t *)(const void *)patch;
-  for (int s = 0; s < kn / 2; s++) {
-    const __m512i wv = _mm512_loadu_si512(w + (size_t)s * 32u);
-    for (int m = 0; m < YK_CONV16_MR; m++)
-      a[m] = _mm512_dpwssd_epi32(a[m], _mm512_set1_epi32(p[m * (YK_CONV16_KBLK / 2) + s]), wv);
-  }
-  for (int m = 0; m < YK_CONV16_MR; m++) {
-    __m512 v = _mm512_cvtepi32_ps(a[m]);
-    if (!bias) v = _mm512_add_ps(_mm512_loadu_ps(f + m * 16), v);
-    _mm512_storeu_ps(f + m * 16, v);
-  }
-}
+#define C16_UK uk_avx512vnni
+#define C16_VI __m512i
+#define C16_VF __m512
+#define C16_LANES 16
+#define C16_LOADI(q) _mm512_loadu_si512(q)
+#define C16_ZEROI() _mm512_setzero_si512()
+#define C16_LOADW(q) _mm512_loadu_si512(q)
+#define C16_DOT(acc, pair, wv) _mm512_dpwssd_epi32((acc), _mm512_set1_epi32(pair), (wv))
+#define C16_CVT(v) _mm512_cvtepi32_ps(v)
+#define C16_LOADF(q) _mm512_loadu_ps(q)
+#define C16_ADDF(x, y) _mm512_add_ps((x), (y))
+#define C16_STOREF(q, v) _mm512_storeu_ps((q), (v))
+#include "conv16_uk_x86.h"
 
 /* yk_conv16_out's clamp and round (vcvtps2dq: half to even) on 16 lanes, a masked store */
 static void out_avx512(const float *f, const float *scale, int32_t y_zp, int8_t *y, int n) {
