@@ -101,8 +101,8 @@ static inline void zero16(int16_t *d, size_t n) {
 
 /* The whole patch (k <= YK_CONV16_KBLK) of pixel (r, ox) a kernel row at a time: with dilation 1
  * a row inside the image is kw * cin contiguous values (the stem: 9). */
-static void patch_rows(const yk_conv16 *c, const int16_t *x, int r, int ox, int16_t *p) {
-  const int b = r / c->oh, oy = r % c->oh, cin = c->cin, kw = c->kw;
+static void patch_rows(const yk_conv16 *c, const int16_t *x, int b, int oy, int ox, int16_t *p) {
+  const int cin = c->cin, kw = c->kw;
   const int iy0 = oy * c->sh - c->pad_t, ix0 = ox * c->sw - c->pad_l;
   const int row_inside = c->dw == 1 && ix0 >= 0 && ix0 + kw <= c->w;
   const size_t run = (size_t)kw * (size_t)cin;
@@ -141,7 +141,7 @@ void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, 
         /* missing pixels of a short tile repeat the last one (computed, not stored) */
         for (int m = 0; m < YK_CONV16_MR; m++) {
           const int ox = ox0 + (m < mr ? m : mr - 1);
-          if (c->k <= YK_CONV16_KBLK) patch_rows(c, x, r, ox, patch + m * YK_CONV16_KBLK);
+          if (c->k <= YK_CONV16_KBLK) patch_rows(c, x, r / c->oh, r % c->oh, ox, patch + m * YK_CONV16_KBLK);
           else yk_conv16_patch(c, x, r, ox, k0, k1, patch + m * YK_CONV16_KBLK);
         }
         for (int j = 0; j < cols; j++) {
