@@ -1,5 +1,9 @@
 /* conv16_neon.c — yk_conv16 on AArch64 NEON: 8 channels a column (two int32x4), one activation
- * broadcast per K value, SMLAL / SMLAL2 by the 8 int16-widened weights of that K. */
+ * broadcast per K value, SMLAL / SMLAL2 by the 8 int16-widened weights of that K. ARMv7 keeps the
+ * scalar kernel (its NEON float is not IEEE and has no SMLAL2 / FCVTNS, see yk_variants.h). */
+#include "yk.h"
+
+#if YK_ARCH_AARCH64
 #include <arm_neon.h>
 
 #include "conv16_driver.h"
@@ -44,3 +48,5 @@ static void out_neon(const float *f, const float *scale, int32_t y_zp, int8_t *y
 void yk_conv16_rows__neon(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
   yk_conv16_drive(c, x, y, row0, row1, uk_neon, out_neon);
 }
+
+#endif
