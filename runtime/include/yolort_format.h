@@ -125,6 +125,10 @@ enum yrt_dtype {
   YRT_F32 = 1,
   YRT_I8 = 2,  /* activations and weights; uint8 models are shifted by -128 at conversion */
   YRT_I32 = 3, /* conv bias (scale = s_x * s_w[c]), gather indices */
+  YRT_I16 = 4, /* symmetric int16 activations (zero point 0, one scale, ACT only): the
+                  output of a QUANTIZE, the input of a CONV2D with i8 weights and i8 output (W8A16).
+                  YRT_VERSION unchanged: only files using it need it, and older runtimes refuse
+                  those by the dtype ("unknown dtype 4") */
 };
 
 enum yrt_tensor_kind {
@@ -425,6 +429,7 @@ static inline size_t yrt_dtype_size(uint32_t dtype) {
     case YRT_F32: return 4;
     case YRT_I8: return 1;
     case YRT_I32: return 4;
+    case YRT_I16: return 2;
     default: return 0;
   }
 }

@@ -88,6 +88,13 @@ static yrt_status check_one(const yrt_model *m, uint32_t i, const yrt_tensor_rec
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: tensor %u '%s': int8 scale %g is not a positive number",
                          (unsigned)i, name, (double)t->scale);
   }
+  /* int16 activations: symmetric, one scale, inside the arena between a QUANTIZE and its convs */
+  if (t->dtype == YRT_I16 && (t->kind != YRT_TENSOR_ACT || t->n_scales > 1 || t->zero_point != 0 || !scale_ok(t->scale)))
+    return yrt_set_error(err, YRT_ERR_FORMAT,
+                         "yrt: tensor %u '%s': int16 tensors are activations with one positive scale and zero "
+                         "point 0 (kind %u, %u scales, scale %g, zp %d)",
+                         (unsigned)i, name, (unsigned)t->kind, (unsigned)t->n_scales, (double)t->scale,
+                         (int)t->zero_point);
   if (t->dtype == YRT_I8 && (t->zero_point < -128 || t->zero_point > 127))
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: tensor %u '%s': int8 zero point %d", (unsigned)i, name,
                          (int)t->zero_point);

@@ -67,7 +67,7 @@ uint32_t ytb_string(ytb *b, const char *s) {
   return off;
 }
 
-static size_t dsize(uint32_t dtype) { return dtype == YRT_I8 ? 1 : 4; }
+static size_t dsize(uint32_t dtype) { return yrt_dtype_size(dtype) ? yrt_dtype_size(dtype) : 4; }
 
 static uint32_t add_tensor(ytb *b, const char *name, uint32_t dtype, uint32_t kind, uint32_t layout, int rank,
                            const int32_t *dims) {

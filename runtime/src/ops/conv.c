@@ -2,7 +2,8 @@
  * through the row), the choice of path (prepare), release, profile name and the row columns
  * publish_range and dynq; the paths in conv_float.c (f32: XNNPACK or the reference),
  * conv_int8.c (our kernels, XNNPACK qc8, the reference; int8 to float; absorb_next) and
- * conv_dynamic.c (f32 input quantized on each run), sharing conv_paths.h. */
+ * conv_dynamic.c (f32 input quantized on each run), conv_int16.c (int16 input), sharing
+ * conv_paths.h. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,7 +25,10 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
   /* int8 arithmetic (i8 x and w, i32 bias), output int8 or, groups 1 only, float (the float
    * head's last convs: (float)acc * s_x * s_w[c]) */
   const int is_i8 = x->dtype == YRT_I8;
-  if (n->n_in > YRT_CONV_IN_WOFFSET && !(y->dtype == YRT_F32 && x->dtype == YRT_F32 && w->dtype == YRT_I8))
+  if (x->dtype == YRT_I16) {
+    const yrt_status st = yrt_conv_check_i16(v);
+    if (st != YRT_OK) return st;
+  } else if (n->n_in > YRT_CONV_IN_WOFFSET && !(y->dtype == YRT_F32 && x->dtype == YRT_F32 && w->dtype == YRT_I8))
     return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight offsets (input 3) only on a dynamically quantized conv");
   if (is_i8) {
     if (w->dtype != YRT_I8 || (b && b->dtype != YRT_I32) || (y->dtype != YRT_I8 && y->dtype != YRT_F32))
@@ -53,6 +57,8 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
           return yrt_node_fail(v, YRT_ERR_FORMAT, "weight offset[%d] = %d is outside +-%d", (int)c, (int)od[c],
                                YRT_CONV_WOFFSET_MAX);
     }
+  } else if (x->dtype == YRT_I16) {
+    /* checked above (conv_int16.c); the window and shape checks below apply */
   } else if (y->dtype == YRT_F32) {
     if (x->dtype != YRT_F32 || w->dtype != YRT_F32 || (b && b->dtype != YRT_F32))
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "float conv needs f32 x/w/bias/y");
@@ -149,6 +155,10 @@ yrt_status yrt_prepare_conv(yrt_session *s, yrt_exec *e, yrt_error *err) {
     e->run = yrt_conv_run_i8f32;
     return yrt_conv_prepare_i8f32(s, e, err);
   }
+  if (s->model->tensors[e->node->in[0]].dtype == YRT_I16) {
+    e->run = yrt_conv_run_i16;
+    return yrt_conv_prepare_i16(s, e, err);
+  }
   if (s->model->tensors[e->node->out[0]].dtype == YRT_I8) {
     e->run = yrt_conv_run_i8;
     return yrt_conv_prepare_i8(s, e, err);
@@ -164,6 +174,7 @@ void yrt_release_conv(yrt_exec *e) {
   yrt_free(c->kscale);
   yrt_free(c->zero_bias);
   if (c->own == 1 && !c->packed_shared) yrt_free(c->qc.packed);
+  if (c->own == 3) yrt_free(c->c16); /* its packed weights are in the same block */
   yrt_free(c->dw_w);
   yrt_free(c->wsum);
   yrt_conv_dyn_release(c);
@@ -178,6 +189,7 @@ void yrt_release_conv(yrt_exec *e) {
 /* An int8 conv with float output (the head's last convs) is its own kind in profiles. */
 const char *yrt_kind_conv(const yrt_model *m, const yrt_node_rec *n) {
   const int i8f32 = m->tensors[n->out[0]].dtype == YRT_F32 && m->tensors[n->in[0]].dtype == YRT_I8;
+  if (m->tensors[n->in[0]].dtype == YRT_I16) return "conv2d.i16";
   return i8f32 ? "conv2d.i8f32" : NULL;
 }
 
@@ -199,7 +211,9 @@ size_t yrt_conv_dynq_bytes(const yrt_model *m, const yrt_node_rec *n) {
 /* ---- views (the row's view_in, view_out): an int8-output conv of groups 1 reads its input and
  * writes its output with pixel strides (yk_qconv, XNNPACK and the reference alike). */
 static int conv_takes_views(const yrt_model *m, const yrt_node_rec *n) {
-  return m->tensors[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
+  /* not an int16-input conv: yk_conv16 reads and writes dense tensors */
+  return m->tensors[n->out[0]].dtype == YRT_I8 && m->tensors[n->in[0]].dtype != YRT_I16 &&
+         n->p[YRT_CONV_P_GROUPS] == 1;
 }
 
 int yrt_conv_view_in(const yrt_model *m, const yrt_node_rec *n, uint32_t k) {

@@ -1,7 +1,7 @@
 /* conv_paths.h — what the files of YRT_OP_CONV2D share (private to them): conv.c checks and
  * dispatches to a path, conv_float.c (XNNPACK f32 / reference, the activation pass),
  * conv_int8.c (our kernels, XNNPACK qc8, reference, int8 to float), conv_dynamic.c (f32 input
- * quantized per run). */
+ * quantized per run), conv_int16.c (int16 input, W8A16). */
 #ifndef YOLORT_OPS_CONV_PATHS_H
 #define YOLORT_OPS_CONV_PATHS_H
 
@@ -9,6 +9,7 @@
 #include "op_def.h"
 #include "op_run.h"
 #include "xnn_backend.h"
+#include "yk_conv16.h"
 #include "yk_dwconv.h"
 #include "yk_qconv.h"
 
@@ -26,10 +27,13 @@ typedef struct yrt_exec_conv {
   const int8_t *lut;        /* i8: table applied after requantization, or NULL */
   size_t out_numel;
   /* i8, our own kernels (chosen over XNNPACK when available): */
-  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3) */
+  int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3), 3: yk_conv16 */
   yk_qconv qc;              /* packed weights in qc.packed (owned unless packed_shared) */
   int packed_shared;        /* 1: qc.packed is the model's copy (model_packs.h), not freed here */
-  yk_dwconv dw;             /* dw.packed points inside the dw_w block */
+  union {                   /* own 2 and 3 exclude each other (yrt_exec's state is small) */
+    yk_dwconv dw;           /* dw.packed points inside the dw_w block */
+    yk_conv16 *c16;         /* int16 input: one owned block, the struct then its packed weights */
+  };
   int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
   size_t rows_per_task;     /* output rows per thread-pool task */
   const struct yrt_exec *post_add; /* the node after this conv, reading its output, run on each
@@ -78,6 +82,11 @@ yrt_status yrt_conv_prepare_f32(yrt_session *s, yrt_exec *e);
 int yrt_conv_absorb_next(const yrt_session *s, yrt_exec *e, const yrt_exec *next, yrt_op_pixels_fn fn);
 
 yrt_status yrt_conv_prepare_i8(yrt_session *s, yrt_exec *e, yrt_error *err);
+
+/* ---- conv_int16.c: int16 x (symmetric), int8 w, int32 bias, int8 y (+ LUT), groups 1 */
+yrt_status yrt_conv_check_i16(const yrt_node_check *v);
+yrt_status yrt_conv_prepare_i16(yrt_session *s, yrt_exec *e, yrt_error *err);
+yrt_status yrt_conv_run_i16(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_run_i8(const yrt_session *s, const yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_prepare_i8f32(yrt_session *s, yrt_exec *e, yrt_error *err);
 yrt_status yrt_conv_run_i8f32(const yrt_session *s, const yrt_exec *e, yrt_error *err);
