@@ -4,7 +4,9 @@
  * conv kernel in its float-output mode, f32 bias and output. onnxruntime's arithmetic
  * (ConvInteger, Cast, Mul by x_scale * w_scale, Add bias): the exact integer sum, one float
  * multiply, then the float bias; channels whose export weights do not fit int8 are stored
- * minus an offset k (CONV2D input 3) and get k * sum(x - x_zp) added back in integers. */
+ * minus an offset k (CONV2D input 3) and get k * sum(x - x_zp) added back in integers.
+ * A grouped conv (the attention's depthwise position conv) runs the scalar reference
+ * yrt_conv_ref_dyn on the quantized input: the same arithmetic, small layers. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -88,6 +90,13 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   float sx;
   int32_t zp;
   dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
+  if (c->g.groups != 1) {
+    for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
+    const int32_t *k = e->node->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
+    yrt_conv_ref_dyn(&c->g, s->dynq, zp, e->in[1], k, c->requant, c->fbias, e->out);
+    if (c->act != YRT_UNARY_NONE) yrt_conv_act_pass(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
+    return YRT_OK;
+  }
   /* the bias is added in float after the kernel (yrt_conv_dyn_rows): zero_bias stays 0 */
   for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
   yrt_conv_woff *o = c->woff;
@@ -187,15 +196,18 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->x_src = range_producer(s, e);
   c->requant = malloc((size_t)g->cout * sizeof(float));
   c->kscale = malloc((size_t)g->cout * sizeof(float));
-  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
-  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
-  if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
+  if (!c->requant || !c->kscale)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   const float *ws = yrt_tensor_scales(m, w);
   for (int oc = 0; oc < g->cout; oc++) {
     c->kscale[oc] = ws ? ws[oc] : w->scale;
     c->requant[oc] = c->kscale[oc];
   }
+  if (g->groups != 1) return YRT_OK; /* the reference on each run: nothing packed */
+  c->zero_bias = calloc((size_t)g->cout, sizeof(int32_t));
+  c->wsum = malloc((size_t)g->cout * sizeof(int32_t));
+  if (!c->zero_bias || !c->wsum)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   yk_qconv *q = &c->qc;
   *q = yrt_conv_qconv_of_geom(g); /* x_zp 0 until each run sets the measured one (yk_qconv_set_input) */
   q->weights = e->in[1];
