@@ -70,10 +70,48 @@ static int is_channel_detour(const ir_graph *g, const ir_node *seed) {
   return 0;
 }
 
+/* y is x [N, C, H, W] with s x s pixel blocks moved into channels or back, s >= 2:
+ * [N, C s^2, H / s, W / s] or [N, C / s^2, H s, W s]. */
+static int is_block_shuffle_of(const ir_tensor *x, const ir_tensor *y) {
+  if (y->rank != 4 || y->dims[0] != x->dims[0]) return 0;
+  for (int64_t s = 2; s <= 8; s++) {
+    if (x->dims[2] % s == 0 && x->dims[3] % s == 0 && y->dims[1] == x->dims[1] * s * s &&
+        y->dims[2] == x->dims[2] / s && y->dims[3] == x->dims[3] / s)
+      return 1;
+    if (x->dims[1] % (s * s) == 0 && y->dims[1] == x->dims[1] / (s * s) && y->dims[2] == x->dims[2] * s &&
+        y->dims[3] == x->dims[3] * s)
+      return 1;
+  }
+  return 0;
+}
+
+/* A flatten that is a space-to-depth (or depth-to-space) done with Reshapes and Transposes:
+ * YOLOv5's Focus as TI's YOLO-Pose exports it ("contract": Reshape [N, C, H/2, 2, W/2, 2],
+ * Transpose, Reshape [N, 4C, H/2, W/2]). Each node the only reader of the one before, none a
+ * graph output, the last writes the seed input moved in pixel blocks: data movement at the
+ * stem, not a head (which would take the whole network into float). */
+static int is_block_shuffle(const ir_graph *g, const ir_node *seed) {
+  const ir_tensor *x = &g->tensors[seed->in[0]];
+  const ir_node *nd = seed;
+  for (int step = 0; step < 8; step++) {
+    if (!(ir_node_is_op(nd, ONNX_OP_RESHAPE) || ir_node_is_op(nd, ONNX_OP_TRANSPOSE)) || nd->n_out != 1 ||
+        nd->out[0] < 0)
+      return 0;
+    const ir_tensor *y = &g->tensors[nd->out[0]];
+    if (y->is_output) return 0;
+    if (step > 0 && y->rank == 4) return is_block_shuffle_of(x, y);
+    int next[2];
+    if (ir_consumers(g, nd->out[0], next, 2) != 1) return 0;
+    nd = &g->nodes[next[0]];
+    if (nd->n_in < 1 || nd->in[0] != y - g->tensors) return 0;
+  }
+  return 0;
+}
+
 static int is_seed(const ir_graph *g, const ir_node *n) {
   if (n->n_in < 1 || n->n_out < 1 || !is_activation(g, n->in[0])) return 0;
   int ri = g->tensors[n->in[0]].rank, ro = g->tensors[n->out[0]].rank;
-  if (ri == 4 && ro != 4) return !is_channel_detour(g, n);
+  if (ri == 4 && ro != 4) return !is_channel_detour(g, n) && !is_block_shuffle(g, n);
   const onnx_op_row *row = ir_node_op(n);
   return ri != 4 && row && (row->flags & ONNX_F_HEAD_SEED);
 }
