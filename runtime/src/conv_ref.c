@@ -71,3 +71,25 @@ void yrt_conv_ref_i8(const yrt_conv_geom *g, const int8_t *x, int32_t x_zp, cons
           y[y_index(g, b, oy, ox, oc)] = (int8_t)(lrintf(v) + y_zp);
         }
 }
+
+void yrt_conv_ref_dyn(const yrt_conv_geom *g, const int8_t *x, int32_t x_zp, const int8_t *w,
+                      const int32_t *woff, const float *scale, const float *bias, float *y) {
+  const int cig = g->cin / g->groups, cog = g->cout / g->groups;
+  for (int b = 0; b < g->n; b++)
+    for (int oy = 0; oy < g->oh; oy++)
+      for (int ox = 0; ox < g->ow; ox++)
+        for (int oc = 0; oc < g->cout; oc++) {
+          const int32_t k = woff ? woff[oc] : 0;
+          int64_t acc = 0; /* |(x - zp) * (w + k)| <= 255 * 255 per product: int64 never wraps */
+          for (int ky = 0; ky < g->kh; ky++)
+            for (int kx = 0; kx < g->kw; kx++) {
+              const ptrdiff_t xo = tap_x(g, b, oy, ox, ky, kx, oc / cog);
+              if (xo < 0) continue;
+              const int8_t *xp = x + xo, *wp = w + tap_w(g, oc, ky, kx);
+              for (int ic = 0; ic < cig; ic++) acc += (int64_t)(xp[ic] - x_zp) * (wp[ic] + k);
+            }
+          /* two statements: no compiler may fuse them into one FMA (onnxruntime rounds twice) */
+          const float v = (float)acc * scale[oc];
+          y[y_index(g, b, oy, ox, oc)] = bias ? v + bias[oc] : v;
+        }
+}

@@ -23,4 +23,10 @@ void yrt_conv_ref_i8(const yrt_conv_geom *g, const int8_t *x, int32_t x_zp, cons
                      const int32_t *bias, const float *requant_scale, int32_t y_zp, int8_t out_min,
                      int8_t out_max, int8_t *y);
 
+/* onnxruntime's ConvInteger, Cast, Mul, Add (a dynamically quantized conv, any groups):
+ * acc = sum (x - x_zp) * (w + woff[c]) exactly in integers (woff may be NULL: 0),
+ * y = (float)acc * scale[c] + bias[c] (bias may be NULL). No clamp, no activation. */
+void yrt_conv_ref_dyn(const yrt_conv_geom *g, const int8_t *x, int32_t x_zp, const int8_t *w,
+                      const int32_t *woff, const float *scale, const float *bias, float *y);
+
 #endif

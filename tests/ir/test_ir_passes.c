@@ -893,6 +893,32 @@ static void test_fp32_region_channel_shuffle(void **state) {
   ir_graph_free(g);
 }
 
+/* A space-to-depth stem made of Reshapes and a Transpose (TI YOLO-Pose's Focus, "contract"):
+ * [1, 4, 4, 6] -> [1, 4, 2, 2, 3, 2] -> (0, 3, 5, 1, 2, 4) -> [1, 16, 2, 3], then a conv: data
+ * movement, not a head (it took the whole network into float). The same chain ending off the
+ * block shape ([1, 8, 4, 3]: not s x s blocks) is float. */
+static void test_fp32_region_space_to_depth(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "x", IR_F32, 4, (int64_t[]){1, 4, 4, 6});
+  onnx_model_add_initializer(m, "b6", IR_I64, 1, (int64_t[]){6}, (int64_t[]){1, 4, 2, 2, 3, 2});
+  onnx_model_add_initializer(m, "c4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 16, 2, 3});
+  onnx_model_add_initializer(m, "o4", IR_I64, 1, (int64_t[]){4}, (int64_t[]){1, 8, 4, 3});
+  onnx_model_add_initializer(m, "w", IR_F32, 4, (int64_t[]){4, 16, 1, 1}, (float[64]){1, 0, 0, 0, 1});
+  onnx_model_add_initializer(m, "w8", IR_F32, 4, (int64_t[]){4, 8, 1, 1}, (float[32]){1, 0, 0, 1});
+  N(m, "Reshape", "s2d_split", "x,b6", "b");
+  onnx_node_attr_ints(N(m, "Transpose", "s2d_tr", "b", "bt"), "perm", (int64_t[]){0, 3, 5, 1, 2, 4}, 6);
+  N(m, "Reshape", "s2d_join", "bt,c4", "s2d");
+  N(m, "Conv", "conv", "s2d,w", "y");
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  N(m, "Reshape", "odd_split", "x,b6", "ob");
+  onnx_node_attr_ints(N(m, "Transpose", "odd_tr", "ob", "obt"), "perm", (int64_t[]){0, 3, 5, 1, 2, 4}, 6);
+  N(m, "Reshape", "odd_join", "obt,o4", "odd");
+  N(m, "Conv", "odd_conv", "odd,w8", "y2");
+  onnx_model_add_output(m, "y2", IR_F32, -1, NULL);
+  ir_graph_free(region_marked(m, "odd_", "odd_"));
+}
+
 /* Attention that flattens (YOLO12 AAttn): the region a flatten starts ends at the first node
  * back on its [N, ., H, W] grid; a head (two grids concatenated) never ends, even when it is
  * rank 4 again. */
@@ -1196,6 +1222,7 @@ int main(void) {
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_fp32_region_attention),
       cmocka_unit_test(test_fp32_region_channel_shuffle),
+      cmocka_unit_test(test_fp32_region_space_to_depth),
            cmocka_unit_test(test_name_matches),
       cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops), cmocka_unit_test(test_recover_integer_bad_scales),
   };

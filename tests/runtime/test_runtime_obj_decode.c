@@ -210,7 +210,11 @@ static void over_threshold(int na, int split, int mode) {
   assert_non_null(d->detect_over);
   yrt_plan without; /* the graph without the decode node, as yrt_session_detect's plan */
   assert_int_equal(yrt_plan_leave_out(l.s, &l.s->every, node, &without, &err), YRT_OK);
-  const float confs[] = {0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f};
+  /* edges too: conf exactly an anchor's best score (it must not pass: a score passes when
+   * > conf) and the float just below it (it must) */
+  float edge = full[4 * N + N / 2];
+  for (int k = 1; k < NC; k++) edge = fmaxf(edge, full[(4 + k) * N + N / 2]);
+  const float confs[] = {0.0f, 0.1f, 0.3f, 0.5f, 0.9f, 1.0f, edge, nextafterf(edge, 0.0f)};
   for (size_t c = 0; c < sizeof confs / sizeof *confs; c++) {
     assert_int_equal(yrt_session_run_plan(l.s, &without, &err), YRT_OK);
     int32_t list[2 * (H0 * H0 + H1 * H1)];
@@ -228,6 +232,11 @@ static void over_threshold(int na, int split, int mode) {
     }
     assert_int_equal(li, n);
     if (confs[c] >= 0.9f) assert_true(n < (size_t)N);
+    if (c + 1 == sizeof confs / sizeof *confs) { /* the last: just below the middle anchor's best score */
+      int found = 0;
+      for (size_t i = 0; i < n; i++) found |= list[i] == N / 2;
+      assert_true(found);
+    }
   }
   yrt_plan_free(&without);
   ytb_unload(&l);

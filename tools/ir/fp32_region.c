@@ -37,14 +37,32 @@ static int back_on_grid(const ir_graph *g, const ir_node *nd, grid gr) {
   return y->rank == 4 && y->dims[0] == gr.n && y->dims[2] == gr.h && y->dims[3] == gr.w;
 }
 
-/* A flatten that only permutes channels and comes straight back onto its grid: the seed and
- * the nodes after it (each the only reader of the one before) are Reshapes and Transposes that
- * keep the spatial axes last and in place, and the last writes the seed input's own shape
- * [N, C, H, W]. ShuffleNetV2's channel shuffle (YOLOv5-Lite, ...: Reshape [N, g, C/g, H, W],
- * Transpose (0, 2, 1, 3, 4), Reshape [N, C, H, W]) is data movement inside the network, not a
- * head: its values are the conv outputs it reads, reordered, so it stays int8. A head's reshape
- * never returns to [N, C, H, W] (its rows end in a graph output). */
-static int is_channel_detour(const ir_graph *g, const ir_node *seed) {
+/* y is x [N, C, H, W] with s x s pixel blocks moved into channels or back, s >= 2:
+ * [N, C s^2, H / s, W / s] or [N, C / s^2, H s, W s]. */
+static int is_block_shuffle_of(const ir_tensor *x, const ir_tensor *y) {
+  if (y->rank != 4 || y->dims[0] != x->dims[0]) return 0;
+  for (int64_t s = 2; s <= 8; s++) {
+    if (x->dims[2] % s == 0 && x->dims[3] % s == 0 && y->dims[1] == x->dims[1] * s * s &&
+        y->dims[2] == x->dims[2] / s && y->dims[3] == x->dims[3] / s)
+      return 1;
+    if (x->dims[1] % (s * s) == 0 && y->dims[1] == x->dims[1] / (s * s) && y->dims[2] == x->dims[2] * s &&
+        y->dims[3] == x->dims[3] * s)
+      return 1;
+  }
+  return 0;
+}
+
+/* A flatten that is data movement inside the network, not a head: the seed and the nodes after
+ * it (each the only reader of the one before, none a graph output) are Reshapes and Transposes
+ * that come back to an image. blocks 0, a channel permutation: every step keeps the spatial axes
+ * last and in place and the chain ends in the seed input's own [N, C, H, W] (ShuffleNetV2's
+ * channel shuffle, YOLOv5-Lite: Reshape [N, g, C/g, H, W], Transpose (0, 2, 1, 3, 4), Reshape
+ * [N, C, H, W]). blocks 1, a space-to-depth (or back): the first rank-4 tensor is the seed input
+ * moved in s x s pixel blocks (YOLOv5's Focus as TI's YOLO-Pose exports it, "contract": Reshape
+ * [N, C, H/2, 2, W/2, 2], Transpose, Reshape [N, 4C, H/2, W/2]; as a head seed it took the whole
+ * network into float). Their values are the tensor they read, reordered: they stay int8. A head's
+ * reshape never returns to an image (its rows end in a graph output). */
+static int is_detour(const ir_graph *g, const ir_node *seed, int blocks) {
   const ir_tensor *x = &g->tensors[seed->in[0]];
   const ir_node *nd = seed;
   for (int step = 0; step < 8; step++) {
@@ -52,16 +70,20 @@ static int is_channel_detour(const ir_graph *g, const ir_node *seed) {
         nd->out[0] < 0)
       return 0;
     const ir_tensor *y = &g->tensors[nd->out[0]];
-    if (y->is_output || y->rank < 3 || y->dims[y->rank - 2] != x->dims[2] || y->dims[y->rank - 1] != x->dims[3] ||
-        y->dims[0] != x->dims[0])
+    if (y->is_output) return 0;
+    if (!blocks && (y->rank < 3 || y->dims[y->rank - 2] != x->dims[2] || y->dims[y->rank - 1] != x->dims[3] ||
+                    y->dims[0] != x->dims[0]))
       return 0;
-    if (ir_node_is_op(nd, ONNX_OP_TRANSPOSE)) {
+    if (!blocks && ir_node_is_op(nd, ONNX_OP_TRANSPOSE)) {
       const ir_attr *perm = ir_attr_get(nd, "perm");
       if (!perm || perm->n_ints != y->rank || perm->ints[0] != 0 || perm->ints[y->rank - 2] != y->rank - 2 ||
           perm->ints[y->rank - 1] != y->rank - 1)
         return 0;
     }
-    if (step > 0 && y->rank == 4 && y->dims[1] == x->dims[1]) return 1; /* back: [N, C, H, W] */
+    if (step > 0 && y->rank == 4) {
+      if (blocks) return is_block_shuffle_of(x, y);
+      if (y->dims[1] == x->dims[1]) return 1; /* back: [N, C, H, W] */
+    }
     int next[2];
     if (ir_consumers(g, nd->out[0], next, 2) != 1) return 0;
     nd = &g->nodes[next[0]];
@@ -73,7 +95,7 @@ static int is_channel_detour(const ir_graph *g, const ir_node *seed) {
 static int is_seed(const ir_graph *g, const ir_node *n) {
   if (n->n_in < 1 || n->n_out < 1 || !is_activation(g, n->in[0])) return 0;
   int ri = g->tensors[n->in[0]].rank, ro = g->tensors[n->out[0]].rank;
-  if (ri == 4 && ro != 4) return !is_channel_detour(g, n);
+  if (ri == 4 && ro != 4) return !is_detour(g, n, 0) && !is_detour(g, n, 1);
   const onnx_op_row *row = ir_node_op(n);
   return ri != 4 && row && (row->flags & ONNX_F_HEAD_SEED);
 }

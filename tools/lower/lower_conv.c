@@ -301,10 +301,10 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   /* int8 input and weights, float output (no activation): int8 arithmetic, float result */
   const int i8f32 = !i8 && mul < 0 && lw_conv_i8_float_out(c, ni);
   /* onnxruntime quantize_dynamic: int8 with the input's range measured on every run (float in,
-   * float out; the runtime quantizes x) unless kept in float or grouped (depthwise: float) */
+   * float out; the runtime quantizes x; grouped too, as onnxruntime's ConvInteger) unless kept
+   * in float */
   const int dyn = !i8 && !i8f32 && ir_attr_int(n, "yolort.dynamic_quant", 0) == 1 && !n->fp32 &&
-                  !X->q.on && ir_attr_int(n, "group", 1) == 1 &&
-                  W->dims[1] * W->dims[2] * W->dims[3] * 255 * 128 <= INT32_MAX / 2;
+                  !X->q.on && W->dims[1] * W->dims[2] * W->dims[3] * 255 * 128 <= INT32_MAX / 2;
   if (i8f32 && c->rep) c->rep->n_i8f32++;
   else if (dyn && c->rep) c->rep->n_dynconv++;
   else if (!i8) lw_note_fp32(c, n, why);

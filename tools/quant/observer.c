@@ -46,6 +46,17 @@ yrt_status observer_open(observer *o, const Onnx__ModelProto *m, char *const *na
   /* observed tensors become outputs: the head may stay unfused, its output read as it is */
   yrt_convert_options co = {.keep_fp32 = keep_fp32, .source = "observer", .raw_outputs = 1};
   if (!st) st = yrt_convert_graph(g, &co, &yrt, &ysize, NULL, err);
+  /* the .yrt's outputs are the converted graph's, in order; a fused head may have merged the
+   * file's own outputs (YOLO-Pose's three raw maps become one decode): found again by name */
+  if (!st) n_out = g->n_outputs;
+  for (int i = 0; !st && i < n; i++) {
+    o->index[i] = -1;
+    for (int j = 0; j < g->n_outputs && o->index[i] < 0; j++)
+      if (g->tensors[g->outputs[j]].name && strcmp(g->tensors[g->outputs[j]].name, names[i]) == 0) o->index[i] = j;
+    if (o->index[i] < 0)
+      st = yrt_set_error(err, YRT_ERR_UNSUPPORTED, "observer: tensor '%.200s' is no output of the converted model (a "
+                         "fused head took it)", names[i]);
+  }
   ir_graph_free(g);
   if (!st) st = yrt_model_load_memory(yrt, ysize, 1, &o->model, err);
   free(yrt);

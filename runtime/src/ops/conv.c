@@ -39,12 +39,14 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
     if (w->n_scales > 1 && w->q_axis != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
   } else if (y->dtype == YRT_F32 && x->dtype == YRT_F32 && w->dtype == YRT_I8) {
     /* dynamic quantization: x quantized on every run with its measured range, int8 weights,
-     * f32 bias and output (groups 1: our conv kernel's float-output mode) */
-    if ((b && b->dtype != YRT_F32) || p[YRT_CONV_P_GROUPS] != 1)
-      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "a dynamically quantized conv needs an f32 bias and groups 1");
+     * f32 bias and output (groups 1: our conv kernel's float-output mode; grouped: the
+     * reference, conv_dynamic.c) */
+    if (b && b->dtype != YRT_F32)
+      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "a dynamically quantized conv needs an f32 bias");
     if (w->zero_point != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
     if (w->n_scales > 1 && w->q_axis != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
-    const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * x->dims[3] * 255 * 128;
+    const int64_t groups = p[YRT_CONV_P_GROUPS] > 0 ? p[YRT_CONV_P_GROUPS] : 1; /* checked below */
+    const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * (x->dims[3] / groups) * 255 * 128;
     if (span > INT32_MAX / 2)
       return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32", (long long)(span / (255 * 128)));
     if (n->n_in > YRT_CONV_IN_WOFFSET) {

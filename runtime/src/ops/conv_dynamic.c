@@ -4,7 +4,11 @@
  * conv kernel in its float-output mode, f32 bias and output. onnxruntime's arithmetic
  * (ConvInteger, Cast, Mul by x_scale * w_scale, Add bias): the exact integer sum, one float
  * multiply, then the float bias; channels whose export weights do not fit int8 are stored
- * minus an offset k (CONV2D input 3) and get k * sum(x - x_zp) added back in integers. */
+ * minus an offset k (CONV2D input 3) and get k * sum(x - x_zp) added back in integers.
+ * A depthwise conv (one input channel per output channel: YOLO11's head DWConvs, the attention's
+ * position conv) runs the same arithmetic in its own loop over channel blocks (dw16: weights plus
+ * offsets, tap-major, so the channel loop is contiguous and vectorises); any other grouping the
+ * scalar reference yrt_conv_ref_dyn. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,6 +85,52 @@ static void dyn_quantize(const yrt_session *s, const yrt_exec_conv *c, const flo
   *zp = t.zp;
 }
 
+#define DW_BLOCK 64 /* channels accumulated at a time (int32 on the stack) */
+
+typedef struct dw_ctx {
+  const yrt_exec_conv *c;
+  const int8_t *x;
+  int32_t zp;
+  float *y;
+} dw_ctx;
+
+/* Output rows [r0, r1) of a dynamically quantized depthwise conv: the exact integer sum of
+ * (x - zp) * (w + woff) per channel (int32: prepare checks the window's bound), then
+ * (float)acc * scale, then the bias (two statements: never one FMA). */
+static void dw_rows(const void *ctx, size_t r0, size_t r1) {
+  const dw_ctx *t = ctx;
+  const yrt_exec_conv *c = t->c;
+  const yrt_conv_geom *g = &c->g;
+  const size_t cout = (size_t)g->cout, ys = (size_t)(g->ys ? g->ys : g->cout);
+  for (size_t r = r0; r < r1; r++) {
+    const int b = (int)(r / (size_t)g->oh), oy = (int)(r % (size_t)g->oh);
+    for (int ox = 0; ox < g->ow; ox++) {
+      float *yp = t->y + (r * (size_t)g->ow + (size_t)ox) * ys;
+      for (size_t c0 = 0; c0 < cout; c0 += DW_BLOCK) {
+        const size_t nc = cout - c0 < DW_BLOCK ? cout - c0 : DW_BLOCK;
+        int32_t acc[DW_BLOCK] = {0};
+        for (int ky = 0; ky < g->kh; ky++) {
+          const int iy = oy * g->sh - g->pad_t + ky * g->dh;
+          if (iy < 0 || iy >= g->h) continue;
+          for (int kx = 0; kx < g->kw; kx++) {
+            const int ix = ox * g->sw - g->pad_l + kx * g->dw;
+            if (ix < 0 || ix >= g->w) continue;
+            const int8_t *xp = t->x + (((size_t)b * g->h + iy) * g->w + ix) * cout + c0;
+            const int16_t *wp = c->dw16 + ((size_t)ky * g->kw + kx) * cout + c0;
+            if (nc == DW_BLOCK) /* a constant trip count: the compiler vectorises it */
+              for (size_t j = 0; j < DW_BLOCK; j++) acc[j] += (xp[j] - t->zp) * wp[j];
+            else
+              for (size_t j = 0; j < nc; j++) acc[j] += (xp[j] - t->zp) * wp[j];
+          }
+        }
+        for (size_t j = 0; j < nc; j++) yp[c0 + j] = (float)acc[j] * c->requant[c0 + j];
+        if (c->fbias)
+          for (size_t j = 0; j < nc; j++) yp[c0 + j] += c->fbias[c0 + j];
+      }
+    }
+  }
+}
+
 yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
   (void)err;
   /* the per-run input quantization is state of this prepared node (a session runs one frame at
@@ -89,6 +139,19 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   float sx;
   int32_t zp;
   dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
+  if (c->g.groups != 1) {
+    for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
+    const int32_t *k = e->node->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
+    if (c->dw16) {
+      const dw_ctx t = {c, s->dynq, zp, e->out};
+      const size_t rows = (size_t)c->g.n * (size_t)c->g.oh;
+      yrt_par_ranges(&s->par, rows, c->rows_per_task, dw_rows, &t);
+    } else {
+      yrt_conv_ref_dyn(&c->g, s->dynq, zp, e->in[1], k, c->requant, c->fbias, e->out);
+    }
+    if (c->act != YRT_UNARY_NONE) yrt_conv_act_pass(s, (yrt_exec *)e, e->out, c->out_numel); /* its range: run state */
+    return YRT_OK;
+  }
   /* the bias is added in float after the kernel (yrt_conv_dyn_rows): zero_bias stays 0 */
   for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
   yrt_conv_woff *o = c->woff;
@@ -123,6 +186,8 @@ static void yrt_conv_dyn_rows(const yrt_exec_conv *c, const int8_t *x, float *y,
 }
 
 void yrt_conv_dyn_release(yrt_exec_conv *c) {
+  yrt_free(c->dw16);
+  c->dw16 = NULL;
   yrt_conv_woff *o = c->woff;
   if (!o) return;
   yrt_free(o->ch);
@@ -131,6 +196,19 @@ void yrt_conv_dyn_release(yrt_exec_conv *c) {
   yrt_free(o->wsum);
   yrt_free(o);
   c->woff = NULL;
+}
+
+/* The depthwise loop's weights (dw_rows): w + woff, tap-major. 0 ok, -1 out of memory. */
+static int prepare_dw16(yrt_session *s, yrt_exec_conv *c, const int8_t *w, const int32_t *k) {
+  const yrt_conv_geom *g = &c->g;
+  const size_t taps = (size_t)g->kh * g->kw, cout = (size_t)g->cout;
+  c->dw16 = yrt_alloc(s->alloc, taps * cout * sizeof(int16_t));
+  if (!c->dw16) return -1;
+  for (size_t oc = 0; oc < cout; oc++)
+    for (size_t t = 0; t < taps; t++) c->dw16[t * cout + oc] = (int16_t)(w[oc * taps + t] + (k ? k[oc] : 0));
+  const size_t rows = (size_t)g->n * (size_t)g->oh;
+  c->rows_per_task = yrt_par_chunk(rows, 4 * yrt_par_threads(&s->par), 1, 1);
+  return 0;
 }
 
 /* The channels with a weight offset (input 3), their exactness and the window-sum buffer.
@@ -188,15 +266,26 @@ yrt_status yrt_conv_prepare_dyn(yrt_session *s, yrt_exec *e, yrt_error *err) {
   c->x_src = range_producer(s, e);
   c->requant = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(float));
   c->kscale = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(float));
-  c->zero_bias = yrt_zalloc(s->alloc, (size_t)g->cout, sizeof(int32_t));
-  c->wsum = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(int32_t));
-  if (!c->requant || !c->kscale || !c->zero_bias || !c->wsum)
+  if (!c->requant || !c->kscale)
     return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   const float *ws = yrt_tensor_scales(m, w);
   for (int oc = 0; oc < g->cout; oc++) {
     c->kscale[oc] = ws ? ws[oc] : w->scale;
     c->requant[oc] = c->kscale[oc];
   }
+  if (g->groups != 1) { /* depthwise: its own loop (dw_rows); other groupings the reference */
+    const int32_t *k = n->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
+    /* int32 sums: |x - zp| <= 255, |w + woff| <= 128 + 255 per tap */
+    const int dw = g->groups == g->cin && g->cin == g->cout && (!g->xs || g->xs == g->cin) &&
+                   (int64_t)g->kh * g->kw * 255 * 383 <= INT32_MAX;
+    if (dw && prepare_dw16(s, c, e->in[1], k))
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
+    return YRT_OK;
+  }
+  c->zero_bias = yrt_zalloc(s->alloc, (size_t)g->cout, sizeof(int32_t));
+  c->wsum = yrt_alloc(s->alloc, (size_t)g->cout * sizeof(int32_t));
+  if (!c->zero_bias || !c->wsum)
+    return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory preparing conv node '%s'", yrt_model_string(m, n->name));
   yk_qconv *q = &c->qc;
   *q = yrt_conv_qconv_of_geom(g); /* x_zp 0 until each run sets the measured one (yk_qconv_set_input) */
   q->weights = e->in[1];

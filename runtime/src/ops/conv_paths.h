@@ -49,6 +49,7 @@ typedef struct yrt_exec_conv {
   size_t x_numel;
   const struct yrt_exec *x_src; /* dyn: the node whose published range is x's, or NULL */
   struct yrt_conv_woff *woff; /* dyn with weight offsets (CONV2D input 3), or NULL (owned) */
+  int16_t *dw16;            /* dyn depthwise: w + woff as [kh][kw][cout] (owned), or NULL */
 } yrt_exec_conv;
 
 YRT_EXEC_STATE_FITS(yrt_exec_conv);
