@@ -56,11 +56,35 @@ int yrt_model_keypoints(const yrt_model *m, int *dims) {
   return 0;
 }
 
+/* The decoded rows [1, 4 + nc (+ extra), N]: output0, or on an end-to-end model the input of the
+ * selection that writes output0 (its rows are those rows' columns). */
+static uint32_t decoded_rows(const yrt_model *m) {
+  const uint32_t out0 = m->plan_outputs[0];
+  if (!(m->hdr->flags & YRT_FLAG_END2END)) return out0;
+  for (uint32_t i = 0; i < m->n_nodes; i++)
+    if (m->nodes[i].n_out >= 1 && m->nodes[i].out[0] == out0 && m->nodes[i].n_in >= 1) return m->nodes[i].in[0];
+  return out0;
+}
+
 int yrt_model_rotated(const yrt_model *m) {
   if (!m || m->plan->n_outputs < 1) return 0;
+  const uint32_t rows = decoded_rows(m);
   for (uint32_t i = 0; i < m->n_nodes; i++) {
     const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
-    if (d && d->rotated && m->nodes[i].out[0] == m->plan_outputs[0]) return 1;
+    if (d && d->rotated && m->nodes[i].out[0] == rows) return 1;
   }
   return 0;
+}
+
+yrt_status yrt_e2e_check_columns(const yrt_model *m, int64_t cols, yrt_error *err) {
+  int kd = 0;
+  const int nk = yrt_model_keypoints(m, &kd), rotated = yrt_model_rotated(m);
+  const char *task = yrt_model_string(m, m->meta->task);
+  if (strcmp(task, "segment") == 0 && cols > 6) return yrt_segment_check_model(m, cols - 6, err);
+  const int64_t want = 6 + (rotated ? 1 : nk > 0 ? (int64_t)nk * kd : 0);
+  if (cols == want && rotated == (strcmp(task, "obb") == 0) && (nk > 0) == (strcmp(task, "pose") == 0)) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_FORMAT,
+                       "yrt: end-to-end model of task '%.32s': output0 has %lld columns per detection, its decode "
+                       "(%s) gives %lld (6: box, score, class, then an obb angle or a pose model's keypoints)",
+                       task, (long long)cols, rotated ? "rotated" : nk > 0 ? "keypoints" : "boxes", (long long)want);
 }
