@@ -35,12 +35,13 @@ yrt_status yrt_segment_check_model(const yrt_model *m, int64_t extra_rows, yrt_e
 }
 
 int yrt_segment_channels(const yrt_model *m) {
-  if (!m || !is_segment(m) || m->plan->n_outputs < 2 || (m->hdr->flags & YRT_FLAG_END2END)) return 0;
+  if (!m || !is_segment(m) || m->plan->n_outputs < 2) return 0;
   const yrt_tensor_rec *o = &m->tensors[m->plan_outputs[0]], *p = &m->tensors[m->plan_outputs[1]];
   const int64_t nc = m->meta->num_classes;
   if (o->rank != 3 || o->dims[0] != 1 || o->layout == YRT_LAYOUT_NHWC || o->dtype != YRT_F32 || p->rank != 4) return 0;
   int nm, ph, pw;
   yrt_segment_proto_dims(p, &nm, &ph, &pw);
+  if (m->hdr->flags & YRT_FLAG_END2END) return nm >= 1 && o->dims[2] == 6 + nm ? nm : 0; /* [1, K, 6 + nm] rows */
   return nm >= 1 && o->dims[1] == 4 + nc + nm ? nm : 0; /* checked at load (yrt_segment_check_model) */
 }
 

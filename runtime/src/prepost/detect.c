@@ -82,7 +82,8 @@ yrt_status yrt_detect_stage_create(yrt_session *s, yrt_error *err) {
   if (is_end2end(s->model)) { /* no NMS: the kept rows (detect_list) and what they carry (keypoints, rbox) */
     if (!(g->detect_list = malloc((size_t)anchors * sizeof *g->detect_list)))
       return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the end-to-end rows");
-    return yrt_keypoints_state_create(s, anchors, err);
+    const yrt_status sst = yrt_segment_create(s->model, anchors, &g->segment, err);
+    return sst != YRT_OK ? sst : yrt_keypoints_state_create(s, anchors, err);
   }
   g->pp_scratch = malloc(yrt_postprocess_scratch_bytes(anchors, 0));
   g->detect_list = malloc((size_t)anchors * sizeof *g->detect_list);
@@ -169,6 +170,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (g->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
     yrt_segment_record(g->segment, dets, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, sparse ? (int)n_list : anchors), &lb,
                        !sparse);
+  if (g->segment && e2e) /* an end-to-end model's: the kept rows carry the coefficients */
+    yrt_segment_record(g->segment, dets, *n_dets, g->detect_list, &lb, 1);
   if (!e2e && !sparse) /* keypoint rows too (a pose model's output0 is a Concat: never packed) */
     yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, anchors));
   if (e2e) /* an end-to-end model's: the rows each detection came from */
