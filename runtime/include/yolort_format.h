@@ -62,7 +62,7 @@ typedef struct yrt_file_header {
 enum yrt_file_flags {
   YRT_FLAG_SYNTHETIC = 1u << 0, /* weights are generated: detections meaningless */
   YRT_FLAG_INT8 = 1u << 1,      /* at least one int8 node */
-  YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6] final detections (DETECT_TOPK): no NMS */
+  YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6 (+ extra)] final detections (DETECT_TOPK): no NMS */
   YRT_FLAG_CLASS_LOGITS = 1u << 3, /* task "classify": output 0 holds logits (the graph ends in no
                                       Softmax), yrt_session_classify applies one; without it the
                                       output already holds probabilities */
