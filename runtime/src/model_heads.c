@@ -85,7 +85,9 @@ yrt_status yrt_e2e_check_columns(const yrt_model *m, int64_t cols, yrt_error *er
   const int64_t want = 6 + (rotated ? 1 : nk > 0 ? (int64_t)nk * kd : 0);
   if (cols == want && rotated == (strcmp(task, "obb") == 0) && (nk > 0) == (strcmp(task, "pose") == 0)) return YRT_OK;
   return yrt_set_error(err, YRT_ERR_FORMAT,
-                       "yrt: end-to-end model of task '%.32s': output0 has %lld columns per detection, its decode "
-                       "(%s) gives %lld (6: box, score, class, then an obb angle or a pose model's keypoints)",
-                       task, (long long)cols, rotated ? "rotated" : nk > 0 ? "keypoints" : "boxes", (long long)want);
+                       "yrt: end-to-end flag set, but output0 is not [1, K, %lld]: task '%.32s', its decode (%s) gives "
+                       "6 columns per detection (box, score, class) + %lld (an obb angle, a pose model's keypoints), "
+                       "output0 has %lld",
+                       (long long)want, task, rotated ? "rotated" : nk > 0 ? "keypoints" : "boxes", (long long)(want - 6),
+                       (long long)cols);
 }
