@@ -44,6 +44,9 @@ KPT = (0, 0)
 KPT_BAD = False
 # OBB head (--task obb): one angle per box (Ultralytics OBB, ne = 1), decoded by dist2rbox.
 OBB = False
+# End-to-end pose (--task pose --end2end): YOLO26's Detect decodes corners (dist2bbox xywh=False
+# when end2end), the keypoints follow in the same rows.
+XYXY = False
 DOTA_NAMES = ["plane", "ship", "storage tank", "baseball diamond", "tennis court", "basketball court",
               "ground track field", "harbor", "bridge", "large vehicle", "small vehicle", "helicopter",
               "roundabout", "soccer ball field", "swimming pool"]
@@ -453,7 +456,7 @@ class Builder:
         cxy = self.node("Div", "/model.23/Div_1",
                         [cxy, self.const("/model.23/Constant_14_output_0", np.array(2.0, np.float32))])
         wh = self.node("Sub", "/model.23/Sub_1", [x2y2, x1y1])
-        xywh = self.node("Concat", cats[0], [cxy, wh], axis=1)
+        xywh = self.node("Concat", cats[0], [x1y1, x2y2] if XYXY else [cxy, wh], axis=1)
         xywh = self.node("Mul", "/model.23/Mul_2",
                          [xywh, self.const("/model.23/Constant_15_output_0", strides)])
         sc = self.node("Sigmoid", "/model.23/Sigmoid", [cls])
@@ -560,13 +563,16 @@ def build(params, scale, size, head="slice"):
     return b, n_anchor
 
 
-def add_end2end(b, n_anchor, k):
+def add_end2end(b, n_anchor, k, extra=0, tile_extra=True):
     """Ultralytics' end-to-end (NMS-free) postprocess after the decode, as YOLOv10 / YOLO26 /
-    end2end exports write it: output0 [1, 4 + nc, N] -> Transpose -> Split [4, nc] -> ReduceMax
-    over classes -> TopK(k) anchors -> GatherElements of their scores (Tile) -> Flatten -> TopK(k)
-    pairs -> anchor = pair / nc (Gather of the anchors) and class = pair % nc -> boxes by
-    GatherElements -> Concat [1, k, 6] (4 box rows, score, class). The box rows are the decode's
-    (xywh here; YOLO26 writes xyxy)."""
+    end2end exports write it (head.py Detect.postprocess / get_topk_index): output0
+    [1, 4 + nc (+ extra), N] -> Transpose -> Split [4, nc (, extra)] -> ReduceMax over classes ->
+    TopK(k) anchors -> GatherElements of their scores (Tile) -> Flatten -> TopK(k) pairs ->
+    anchor = pair / nc (Gather of the anchors) and class = pair % nc -> boxes by GatherElements
+    -> Concat [1, k, 6 (+ extra)] (4 box rows, score, class, then the extra rows gathered by the
+    same anchor index: Pose / Segment / OBB.postprocess's keypoints, mask coefficients, angle;
+    tile_extra False gathers them with the bare index, as newer exports do for ne = 1). The box
+    rows are the decode's (YOLO26 detect / pose write xyxy, OBB xywh)."""
     assert 1 <= k <= n_anchor
     dec = "/model.23/decode_output_0"
     for n in b.nodes:
@@ -577,8 +583,10 @@ def add_end2end(b, n_anchor, k):
     last = b.const("/model.23/e2e_last_axis", np.array([-1], np.int64))
     two = b.const("/model.23/e2e_axis2", np.array([2], np.int64))
     t = b.node("Transpose", "/model.23/Transpose", [dec], perm=[0, 2, 1])
-    boxes, scores = b.node("Split", "/model.23/Split_e2e",
-                           [t, b.const("onnx::Split_e2e", np.array([4, NC], np.int64))], n_out=2, axis=-1)
+    sizes = [4, NC] + ([extra] if extra else [])
+    parts = b.node("Split", "/model.23/Split_e2e",
+                   [t, b.const("onnx::Split_e2e", np.array(sizes, np.int64))], n_out=len(sizes), axis=-1)
+    boxes, scores = parts[0], parts[1]
     best = b.node("ReduceMax", "/model.23/ReduceMax", [scores], axes=[-1], keepdims=0)
     _, anchors = b.node("TopK", "/model.23/TopK", [best, kk], n_out=2, axis=-1, largest=1, sorted=1)
     idx = b.node("Unsqueeze", "/model.23/Unsqueeze", [anchors, last])
@@ -594,10 +602,15 @@ def add_end2end(b, n_anchor, k):
     cls = b.node("Mod", "/model.23/Mod", [pair, ncc], fmod=0)
     sel = b.node("Gather", "/model.23/Gather_3", [flat_idx, a], axis=0)
     cls = b.node("Unsqueeze", "/model.23/Unsqueeze_2", [cls, two])
-    sel = b.node("Tile", "/model.23/Tile_1", [sel, b.const("onnx::Tile_e2e", np.array([1, 1, 4], np.int64))])
+    sel4 = b.node("Tile", "/model.23/Tile_1", [sel, b.const("onnx::Tile_e2e", np.array([1, 1, 4], np.int64))])
     cls = b.node("Cast", "/model.23/Cast_2", [cls], to=TensorProto.FLOAT)
-    bx = b.node("GatherElements", "/model.23/GatherElements_1", [boxes, sel], axis=1)
-    b.nodes.append(helper.make_node("Concat", [bx, score, cls], ["output0"], name="/model.23/Concat_6", axis=-1))
+    bx = b.node("GatherElements", "/model.23/GatherElements_1", [boxes, sel4], axis=1)
+    cat = [bx, score, cls]
+    if extra:
+        sel_e = sel if not tile_extra else b.node(
+            "Tile", "/model.23/Tile_2", [sel, b.const("onnx::Tile_e2e_extra", np.array([1, 1, extra], np.int64))])
+        cat.append(b.node("GatherElements", "/model.23/GatherElements_2", [parts[2], sel_e], axis=1))
+    b.nodes.append(helper.make_node("Concat", cat, ["output0"], name="/model.23/Concat_6", axis=-1))
 
 
 def _round_half(a):
@@ -792,7 +805,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
         nodes, "main_graph",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT,
-                                       [1, end2end, 6] if end2end else
+                                       [1, end2end, 6 + KPT[0] * KPT[1] + OBB] if end2end else
                                        [1, 4 + NC + KPT[0] * KPT[1] + OBB, n_anchor])],
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
@@ -867,7 +880,9 @@ def main(argv):
                     help="Detect head export style: slice (Ultralytics 8.4, opset 13) or split (8.3)")
     ap.add_argument("--end2end", type=int, default=0, metavar="K",
                     help="end-to-end (NMS-free) head: output0 [1, K, 6] from Ultralytics' TopK "
-                         "postprocess after the decode (YOLOv10 / YOLO26 style); 0: none (default)")
+                         "postprocess after the decode (YOLOv10 / YOLO26 style); with --task pose "
+                         "[1, K, 6 + K D] (xyxy boxes, then the keypoints), obb [1, K, 7] (xywh, "
+                         "score, class, angle); 0: none (default)")
     ap.add_argument("--task", choices=("detect", "pose", "obb"), default="detect",
                     help="pose: Ultralytics Pose head (cv4 keypoint branch, keypoints decoded in the "
                          "graph, output0 [1, 4 + nc + K D, N], metadata kpt_shape); obb: Ultralytics "
@@ -895,7 +910,7 @@ def main(argv):
     if len(hw) != 2 or any(v % 32 or v < 64 for v in hw):
         ap.error("--size must be N or HxW, multiples of 32, at least 64")
     size = hw[0] if hw[0] == hw[1] else hw
-    global NC, KPT, KPT_BAD, OBB
+    global NC, KPT, KPT_BAD, OBB, XYXY
     NC = args.nc
     if args.task == "pose":
         try:
@@ -905,12 +920,9 @@ def main(argv):
         if len(KPT) != 2 or KPT[0] < 1 or KPT[1] not in (2, 3):
             ap.error("--kpt-shape must be K,D with K >= 1 and D 2 or 3")
         KPT_BAD = args.kpt_bad
-        if args.end2end:
-            ap.error("--task pose has no --end2end form here")
+        XYXY = args.end2end > 0
     if args.task == "obb":
         OBB = True
-        if args.end2end:
-            ap.error("--task obb has no --end2end form here")
     if NC < 1:
         ap.error("--nc must be at least 1")
     params = Params(args.seed)
@@ -919,7 +931,9 @@ def main(argv):
     if args.end2end < 0 or args.end2end > n_anchor:
         ap.error("--end2end K must be 0..%d (the anchor count)" % n_anchor)
     if args.end2end:
-        add_end2end(b, n_anchor, args.end2end)
+        # OBB.postprocess gathers its one angle row with the bare index (ne = 1), the keypoints
+        # with the index tiled
+        add_end2end(b, n_anchor, args.end2end, KPT[0] * KPT[1] + OBB, tile_extra=not OBB)
     outputs = [(args.out, args.bn)] + ([(args.also_no_bn, False)] if args.also_no_bn else [])
     for path, bn in outputs:
         model = to_model(b, params, args.scale, size, n_anchor, bn, args.seed, args.end2end)

@@ -57,7 +57,7 @@ size_t yk_topk_scratch_bytes(int nc, int n, int k) {
   return ((size_t)n > pairs ? (size_t)n : pairs) * sizeof(topk_item) + (size_t)n * sizeof(float);
 }
 
-void yk_detect_topk(const float *x, int nc, int n, int k, float *y, void *scratch) {
+void yk_detect_topk_rows(const float *x, int nc, int ne, int n, int k, float *y, void *scratch) {
   topk_item *it = scratch;
   float *best = (float *)((char *)scratch + yk_topk_scratch_bytes(nc, n, k) - (size_t)n * sizeof(float));
   const float *cls = x + 4 * (size_t)n;
@@ -79,9 +79,14 @@ void yk_detect_topk(const float *x, int nc, int n, int k, float *y, void *scratc
   sort_items(it, k);
   for (int j = 0; j < k; j++) {
     const int a = anchor[it[j].i / nc];
-    float *o = y + (size_t)j * 6;
+    float *o = y + (size_t)j * (size_t)(6 + ne);
     for (int d = 0; d < 4; d++) o[d] = x[(size_t)d * n + a];
     o[4] = it[j].v;
     o[5] = (float)(it[j].i % nc);
+    for (int d = 0; d < ne; d++) o[6 + d] = x[(size_t)(4 + nc + d) * n + a];
   }
+}
+
+void yk_detect_topk(const float *x, int nc, int n, int k, float *y, void *scratch) {
+  yk_detect_topk_rows(x, nc, 0, n, k, y, scratch);
 }

@@ -125,7 +125,7 @@ typedef struct yrt_model_info {
   int num_nodes, num_tensors;
   int num_int8_nodes;       /* nodes with int8 output */
   int synthetic;            /* 1: generated weights, detections are meaningless */
-  int end2end;              /* 1: output 0 is [1, K, 6] final detections (yrt_postprocess_e2e) */
+  int end2end;              /* 1: output 0 is [1, K, 6 (+ extra)] final detections (yrt_postprocess_e2e) */
   size_t arena_bytes;       /* activation memory a session needs */
   size_t weight_bytes;
   size_t file_bytes;

@@ -64,7 +64,7 @@ typedef struct yrt_file_header {
 enum yrt_file_flags {
   YRT_FLAG_SYNTHETIC = 1u << 0, /* weights are generated: detections meaningless */
   YRT_FLAG_INT8 = 1u << 1,      /* at least one int8 node */
-  YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6] final detections (DETECT_TOPK): no NMS */
+  YRT_FLAG_END2END = 1u << 2,   /* output 0 is [1, K, 6 (+ extra)] final detections (DETECT_TOPK): no NMS */
   YRT_FLAG_CLASS_LOGITS = 1u << 3, /* task "classify": output 0 holds logits (the graph ends in no
                                       Softmax), yrt_session_classify applies one; without it the
                                       output already holds probabilities */
@@ -230,7 +230,9 @@ enum yrt_op {
    * in[0] f32 PLAIN [1, 4+nc, N] (4 box rows, then class scores); out f32 PLAIN [1, K, 6]:
    * x1, y1, x2, y2, score, class of the K best (anchor, class) pairs among the K anchors with
    * the best class score, by score (ties: lower index first). p[0] = nc, p[1] = K (<= N).
-   * See kernels/include/yk_topk.h. */
+   * p[2] = ne (0..YRT_TOPK_MAX_EXTRA; 0 in older files): in[0] has ne more rows after the scores
+   * (keypoints, mask coefficients, angle), out is [1, K, 6 + ne], those rows of the chosen anchor
+   * after the class (Ultralytics Pose / Segment / OBB end2end). See kernels/include/yk_topk.h. */
   YRT_OP_DETECT_TOPK = 17,
   /* The decode of objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) into the rows
    * DETECT_DECODE writes: out f32 PLAIN [1, 4 + nc, N], cx, cy, w, h (pixels), then
@@ -369,6 +371,7 @@ typedef struct yrt_plan_rec {
 } yrt_plan_rec;
 
 #define YRT_MAX_CLASSES 1024
+#define YRT_TOPK_MAX_EXTRA 1024 /* DETECT_TOPK p[2]: extra rows carried per detection */
 typedef struct yrt_meta_rec {
   uint32_t input_w, input_h; /* letterbox target */
   uint32_t num_classes;

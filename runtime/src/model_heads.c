@@ -35,12 +35,13 @@ yrt_status yrt_segment_check_model(const yrt_model *m, int64_t extra_rows, yrt_e
 }
 
 int yrt_segment_channels(const yrt_model *m) {
-  if (!m || !is_segment(m) || m->plan->n_outputs < 2 || (m->hdr->flags & YRT_FLAG_END2END)) return 0;
+  if (!m || !is_segment(m) || m->plan->n_outputs < 2) return 0;
   const yrt_tensor_rec *o = &m->tensors[m->plan_outputs[0]], *p = &m->tensors[m->plan_outputs[1]];
   const int64_t nc = m->meta->num_classes;
   if (o->rank != 3 || o->dims[0] != 1 || o->layout == YRT_LAYOUT_NHWC || o->dtype != YRT_F32 || p->rank != 4) return 0;
   int nm, ph, pw;
   yrt_segment_proto_dims(p, &nm, &ph, &pw);
+  if (m->hdr->flags & YRT_FLAG_END2END) return nm >= 1 && o->dims[2] == 6 + nm ? nm : 0; /* [1, K, 6 + nm] rows */
   return nm >= 1 && o->dims[1] == 4 + nc + nm ? nm : 0; /* checked at load (yrt_segment_check_model) */
 }
 
@@ -56,11 +57,37 @@ int yrt_model_keypoints(const yrt_model *m, int *dims) {
   return 0;
 }
 
+/* The decoded rows [1, 4 + nc (+ extra), N]: output0, or on an end-to-end model the input of the
+ * selection that writes output0 (its rows are those rows' columns). */
+static uint32_t decoded_rows(const yrt_model *m) {
+  const uint32_t out0 = m->plan_outputs[0];
+  if (!(m->hdr->flags & YRT_FLAG_END2END)) return out0;
+  for (uint32_t i = 0; i < m->n_nodes; i++)
+    if (m->nodes[i].n_out >= 1 && m->nodes[i].out[0] == out0 && m->nodes[i].n_in >= 1) return m->nodes[i].in[0];
+  return out0;
+}
+
 int yrt_model_rotated(const yrt_model *m) {
   if (!m || m->plan->n_outputs < 1) return 0;
+  const uint32_t rows = decoded_rows(m);
   for (uint32_t i = 0; i < m->n_nodes; i++) {
     const yrt_op_def *d = yrt_op_lookup(m->ops, m->nodes[i].op);
-    if (d && d->rotated && m->nodes[i].out[0] == m->plan_outputs[0]) return 1;
+    if (d && d->rotated && m->nodes[i].out[0] == rows) return 1;
   }
   return 0;
+}
+
+yrt_status yrt_e2e_check_columns(const yrt_model *m, int64_t cols, yrt_error *err) {
+  int kd = 0;
+  const int nk = yrt_model_keypoints(m, &kd), rotated = yrt_model_rotated(m);
+  const char *task = yrt_model_string(m, m->meta->task);
+  if (strcmp(task, "segment") == 0 && cols > 6) return yrt_segment_check_model(m, cols - 6, err);
+  const int64_t want = 6 + (rotated ? 1 : nk > 0 ? (int64_t)nk * kd : 0);
+  if (cols == want && rotated == (strcmp(task, "obb") == 0) && (nk > 0) == (strcmp(task, "pose") == 0)) return YRT_OK;
+  return yrt_set_error(err, YRT_ERR_FORMAT,
+                       "yrt: end-to-end flag set, but output0 is not [1, K, %lld]: task '%.32s', its decode (%s) gives "
+                       "6 columns per detection (box, score, class) + %lld (an obb angle, a pose model's keypoints), "
+                       "output0 has %lld",
+                       (long long)want, task, rotated ? "rotated" : nk > 0 ? "keypoints" : "boxes", (long long)(want - 6),
+                       (long long)cols);
 }

@@ -18,6 +18,11 @@ yrt_status yrt_segment_check_model(const yrt_model *m, int64_t extra_rows, yrt_e
 /* nm of a model whose masks yrt_session_mask can compute, else 0 (also yrt_model_mask_channels). */
 int yrt_segment_channels(const yrt_model *m);
 
+/* At load, an end-to-end model's output0 [1, K, cols]: cols is 6 (box, score, class) plus what
+ * its decode wrote past the scores (an obb angle, a pose model's keypoints, a segment model's
+ * coefficients, checked against output1), and the task says so; else refused naming both. */
+yrt_status yrt_e2e_check_columns(const yrt_model *m, int64_t cols, yrt_error *err);
+
 /* A prototype tensor's dims as logical [nm, ph, pw] (NCHW or NHWC). */
 void yrt_segment_proto_dims(const yrt_tensor_rec *p, int *nm, int *ph, int *pw);
 

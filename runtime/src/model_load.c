@@ -199,12 +199,12 @@ static yrt_status check_meta_classes(const yrt_model *m, yrt_error *err) {
   const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
   const int64_t nc = m->meta->num_classes;
   if (m->hdr->flags & YRT_FLAG_END2END) {
-    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] != 6 || t->layout == YRT_LAYOUT_NHWC || nc < 1)
+    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] < 6 || t->layout == YRT_LAYOUT_NHWC || nc < 1)
       return yrt_set_error(err, YRT_ERR_FORMAT,
-                           "yrt: end-to-end flag set, but output0 is not [1, K, 6] of %lld classes (rank %u, dims %d x %d x %d)",
+                           "yrt: end-to-end flag set, but output0 is not [1, K, 6 (+ extra)] of %lld classes (rank %u, dims %d x %d x %d)",
                            (long long)nc, (unsigned)t->rank, t->dims[0], t->rank > 1 ? t->dims[1] : 0,
                            t->rank > 2 ? t->dims[2] : 0);
-    return YRT_OK;
+    return yrt_e2e_check_columns(m, t->dims[2], err);
   }
   /* [1, R <= 4, A]: no score rows, never decoded as detections */
   if (nc == 0 || t->rank != 3 || t->dims[0] != 1 || t->dims[1] <= 4 || t->layout == YRT_LAYOUT_NHWC) return YRT_OK;

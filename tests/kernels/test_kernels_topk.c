@@ -1,5 +1,6 @@
-/* test_kernels_topk — the end-to-end head's selection (yk_detect_topk) against Ultralytics'
- * postprocess written naively here (full stable sorts), with ties, k == n, one class. */
+/* test_kernels_topk — the end-to-end head's selection (yk_detect_topk, and yk_detect_topk_rows with
+ * extra rows: keypoints, mask coefficients, an angle) against Ultralytics' postprocess written
+ * naively here (full stable sorts), with ties, k == n, one class. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +23,8 @@ static int cmp_item(const void *a, const void *b) {
 }
 
 /* torch: best = scores.amax(-1); idx = best.topk(k); pairs = scores[idx].flatten().topk(k) */
-static void reference(const float *x, int nc, int n, int k, float *y) {
+static void reference(const float *x, int nc, int ne, int n, int k, float *y) {
+  const int cols = 6 + ne;
   item *a = malloc(sizeof(item) * (size_t)n), *p = malloc(sizeof(item) * (size_t)k * nc);
   assert_non_null(a);
   assert_non_null(p);
@@ -37,9 +39,10 @@ static void reference(const float *x, int nc, int n, int k, float *y) {
   qsort(p, (size_t)k * nc, sizeof(item), cmp_item);
   for (int j = 0; j < k; j++) {
     const int an = a[p[j].i / nc].i;
-    for (int d = 0; d < 4; d++) y[j * 6 + d] = x[(size_t)d * n + an];
-    y[j * 6 + 4] = p[j].v;
-    y[j * 6 + 5] = (float)(p[j].i % nc);
+    for (int d = 0; d < 4; d++) y[j * cols + d] = x[(size_t)d * n + an];
+    y[j * cols + 4] = p[j].v;
+    y[j * cols + 5] = (float)(p[j].i % nc);
+    for (int d = 0; d < ne; d++) y[j * cols + 6 + d] = x[(size_t)(4 + nc + d) * n + an]; /* gathered by idx */
   }
   free(a);
   free(p);
@@ -47,25 +50,33 @@ static void reference(const float *x, int nc, int n, int k, float *y) {
 
 static void topk_matches_reference(void **state) {
   (void)state;
-  static const int cases[][3] = {{80, 2100, 300}, {1, 50, 50}, {3, 37, 5}, {14, 400, 100}, {2, 7, 7}, {5, 1, 1}};
+  /* nc, n, k, ne (extra rows: pose 51, segment 32, obb 1) */
+  static const int cases[][4] = {{80, 2100, 300, 0}, {1, 50, 50, 51}, {3, 37, 5, 1}, {14, 400, 100, 32}, {2, 7, 7, 0},
+                                 {5, 1, 1, 3}};
   uint32_t s = 12345;
   for (int t = 0; t < (int)(sizeof cases / sizeof cases[0]); t++) {
-    const int nc = cases[t][0], n = cases[t][1], k = cases[t][2];
-    float *x = malloc(sizeof(float) * (size_t)(4 + nc) * n), *y0 = malloc(sizeof(float) * 6 * (size_t)k),
-          *y1 = malloc(sizeof(float) * 6 * (size_t)k);
+    const int nc = cases[t][0], n = cases[t][1], k = cases[t][2], ne = cases[t][3], cols = 6 + ne;
+    float *x = malloc(sizeof(float) * (size_t)(4 + nc + ne) * n), *y0 = malloc(sizeof(float) * cols * (size_t)k),
+          *y1 = malloc(sizeof(float) * cols * (size_t)k);
     void *scratch = malloc(yk_topk_scratch_bytes(nc, n, k));
     assert_non_null(x);
     assert_non_null(y0);
     assert_non_null(y1);
     assert_non_null(scratch);
-    for (size_t i = 0; i < (size_t)(4 + nc) * n; i++) {
+    for (size_t i = 0; i < (size_t)(4 + nc + ne) * n; i++) {
       s = s * 1664525u + 1013904223u;
-      /* few distinct score values: many ties, which must order as onnxruntime's TopK */
-      x[i] = i < 4 * (size_t)n ? (float)(s >> 8) / 65536.0f : (float)((s >> 24) % (t % 2 ? 5 : 200)) / 200.0f;
+      /* few distinct score values: many ties, which must order as onnxruntime's TopK; the box
+       * and extra rows distinct, so a wrong anchor shows */
+      const int score_row = i >= 4 * (size_t)n && i < (size_t)(4 + nc) * n;
+      x[i] = !score_row ? (float)(s >> 8) / 65536.0f : (float)((s >> 24) % (t % 2 ? 5 : 200)) / 200.0f;
     }
-    reference(x, nc, n, k, y0);
-    yk_detect_topk(x, nc, n, k, y1, scratch);
-    if (memcmp(y0, y1, sizeof(float) * 6 * (size_t)k) != 0) fail_msg("case %d (nc %d n %d k %d) differs", t, nc, n, k);
+    reference(x, nc, ne, n, k, y0);
+    if (ne)
+      yk_detect_topk_rows(x, nc, ne, n, k, y1, scratch);
+    else
+      yk_detect_topk(x, nc, n, k, y1, scratch);
+    if (memcmp(y0, y1, sizeof(float) * cols * (size_t)k) != 0)
+      fail_msg("case %d (nc %d n %d k %d ne %d) differs", t, nc, n, k, ne);
     free(x);
     free(y0);
     free(y1);

@@ -12,7 +12,9 @@
  *     decoded by the same postprocess, and each kept detection's mask computed here by a
  *     transcription of Ultralytics' process_mask_native in double (independent of segment.c):
  *     prints "recall R mask_iou_mean M mask_iou_min m matched K ort_dets N yrt_dets Y" (same
- *     class, box IoU >= 0.5; mask IoU of the matched pairs).
+ *     class, box IoU >= 0.5; mask IoU of the matched pairs; the share of them >= 0.90). On an end-to-end model (output0
+ *     [1, K, 6 + nm]: Segment.postprocess) onnxruntime's rows over conf are its detections (no NMS),
+ *     their coefficients columns 6.. of the row.
  * Exit 0 on success, 1 on any error. */
 #include <math.h>
 #include <stdio.h>
@@ -189,9 +191,10 @@ static int compare(const char *model_path, const char *dir, int n_img) {
   if (yrt_model_load_file(model_path, &m, &err)) return fail("load", err.msg);
   yrt_model_info info;
   yrt_model_get_info(m, &info);
-  const int nc = info.num_classes, nm = yrt_model_mask_channels(m);
+  const int nc = info.num_classes, nm = yrt_model_mask_channels(m), e2e = info.end2end;
   int ort_total = 0, yrt_total = 0, matched = 0;
   double iou_sum = 0, iou_min = 1;
+  int n_ge90 = 0; /* matched masks of IoU >= 0.90 */
   for (int k = 0; k < n_img; k++) {
     char path[4096];
     size_t n0, n1;
@@ -200,9 +203,9 @@ static int compare(const char *model_path, const char *dir, int n_img) {
     snprintf(path, sizeof path, "%s/ort_%d.1.f32", dir, k);
     float *proto = read_all(path, &n1);
     if (!y0 || !proto) return fail(path, "missing onnxruntime output");
-    const int rows = 4 + nc + nm, n_anchors = (int)(n0 / 4 / (size_t)rows);
+    const int rows = e2e ? 6 + nm : 4 + nc + nm, n_anchors = (int)(n0 / 4 / (size_t)rows);
     const int side = (int)lround(sqrt((double)(n1 / 4 / (size_t)nm)));
-    if ((size_t)rows * (size_t)n_anchors * 4 != n0 || (size_t)side * (size_t)side * (size_t)nm * 4 != n1)
+    if (nm < 1 || (size_t)rows * (size_t)n_anchors * 4 != n0 || (size_t)side * (size_t)side * (size_t)nm * 4 != n1)
       return fail("compare", "onnxruntime's outputs are not [1, 4 + nc + nm, N] and [1, nm, S, S]");
     int w, h, in_w, in_h;
     double ratio, ratio_y, pl, pt;
@@ -220,9 +223,20 @@ static int compare(const char *model_path, const char *dir, int n_img) {
     static yrt_detection od[MAXD];
     int on = 0;
     const yrt_letterbox lb = {(float)ratio, (float)pl, (float)pt, w, h, in_w, in_h, 0, 0, (float)ratio_y};
-    if (!scratch || yrt_postprocess(y0, nc, n_anchors, &lb, &pp, scratch, od, MAXD, &on, &err))
+    int32_t kept[MAXD];
+    if (e2e) { /* the rows over conf, their coefficients moved into the column layout ref_mask reads */
+      if (n_anchors > MAXD) return fail("compare", "more end-to-end rows than MAXD");
+      float *cols = calloc((size_t)(4 + nc + nm) * (size_t)n_anchors, sizeof *cols);
+      if (!cols || yrt_postprocess_e2e_rows(y0, n_anchors, rows, 0, nc, &lb, &pp, od, MAXD, &on, kept, &err))
+        return fail("postprocess", cols ? err.msg : "out of memory");
+      for (int a = 0; a < n_anchors; a++)
+        for (int c = 0; c < nm; c++) cols[(size_t)(4 + nc + c) * n_anchors + a] = y0[(size_t)a * rows + 6 + c];
+      free(y0);
+      y0 = cols;
+    } else if (!scratch || yrt_postprocess(y0, nc, n_anchors, &lb, &pp, scratch, od, MAXD, &on, &err)) {
       return fail("postprocess", err.msg);
-    const int *anchors = yrt_postprocess_kept_anchors(scratch, n_anchors);
+    }
+    const int *anchors = e2e ? kept : yrt_postprocess_kept_anchors(scratch, n_anchors);
     /* yolort's */
     static det yd[MAXD];
     int yn = 0;
@@ -243,11 +257,15 @@ static int compare(const char *model_path, const char *dir, int n_img) {
     for (int i = 0; i < on; i++) {
       const float ob[4] = {od[i].x0, od[i].y0, od[i].x1, od[i].y1};
       int best = -1;
-      float best_iou = 0.5f;
+      float best_iou = 0.5f, best_key = -1e30f;
       for (int j = 0; j < yn; j++) {
         const float v = box_iou(ob, yd[j].b);
-        if (!used[j] && yd[j].cls == od[i].class_id && v >= best_iou) best = j, best_iou = v;
+        /* end-to-end rows keep the near-duplicates NMS would drop (neighbouring anchors: like boxes,
+         * other coefficients): the one of the same anchor is also the one of the nearest score */
+        const float key = e2e ? v - fabsf(yd[j].score - od[i].score) : v;
+        if (!used[j] && yd[j].cls == od[i].class_id && v >= 0.5f && key > best_key) best = j, best_iou = v, best_key = key;
       }
+      (void)best_iou;
       if (best < 0) continue;
       used[best] = 1;
       matched++;
@@ -259,6 +277,7 @@ static int compare(const char *model_path, const char *dir, int n_img) {
         uni += omask[p] || ym[p];
       }
       const double iou = uni ? (double)inter / (double)uni : 1.0;
+      n_ge90 += iou >= 0.90;
       iou_sum += iou;
       if (iou < iou_min) iou_min = iou;
     }
@@ -271,9 +290,9 @@ static int compare(const char *model_path, const char *dir, int n_img) {
     free(y0);
     free(proto);
   }
-  printf("recall %.4f mask_iou_mean %.4f mask_iou_min %.4f matched %d ort_dets %d yrt_dets %d\n",
+  printf("recall %.4f mask_iou_mean %.4f mask_iou_min %.4f matched %d ort_dets %d yrt_dets %d mask_iou_ge90 %.4f\n",
          ort_total ? (double)matched / ort_total : 1.0, matched ? iou_sum / matched : 1.0, matched ? iou_min : 1.0,
-         matched, ort_total, yrt_total);
+         matched, ort_total, yrt_total, matched ? (double)n_ge90 / matched : 1.0);
   yrt_model_free(m);
   return 0;
 }

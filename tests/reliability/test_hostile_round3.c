@@ -281,7 +281,7 @@ static void test_class_rows(void **state) {
   h.flags |= YRT_FLAG_END2END;
   memcpy(b, &h, sizeof h);
   reseal(b, n);
-  expect_refused(b, n, "end-to-end flag set, but output0 is not [1, K, 6]");
+  expect_refused(b, n, "end-to-end flag set, but output0 is not [1, K, 6]"); /* a detect model: 6 columns */
   h.flags &= ~(uint32_t)YRT_FLAG_END2END;
   memcpy(b, &h, sizeof h);
   reseal(b, n);

@@ -96,15 +96,18 @@ yrt_status detector_run(detector *d, const yrt_image *img, const yrt_postprocess
   if (!st) st = yrt_session_output(d->session, 0, &out, err);
   if (st) return st;
   if (d->info.end2end) { /* final detections: no decode, no NMS */
-    if (out.rank != 3 || out.dims[0] != 1 || out.dims[2] != 6)
-      return yrt_set_error(err, YRT_ERR_SHAPE, "detector: end-to-end output0 is not [1, K, 6]");
+    if (out.rank != 3 || out.dims[0] != 1 || out.dims[2] < 6)
+      return yrt_set_error(err, YRT_ERR_SHAPE, "detector: end-to-end output0 is not [1, K, 6 (+ extra)]");
     if (d->dets_cap < pp->max_detections) {
       yrt_detection *p = realloc(d->dets, sizeof(yrt_detection) * (size_t)(pp->max_detections ? pp->max_detections : 1));
       if (!p) return yrt_set_error(err, YRT_ERR_NOMEM, "detector: out of memory");
       d->dets = p;
       d->dets_cap = pp->max_detections;
     }
-    st = yrt_postprocess_e2e(out.data, out.dims[1], d->info.num_classes, &lb, pp, d->dets, d->dets_cap, n, err);
+    /* pose / obb: through the session, which keeps each detection's row (keypoints, rotated box) */
+    st = yrt_model_keypoints(d->model, NULL) > 0 || yrt_model_rotated(d->model)
+             ? yrt_session_postprocess(d->session, &lb, pp, d->dets, d->dets_cap, n, err)
+             : yrt_postprocess_e2e(out.data, out.dims[1], d->info.num_classes, &lb, pp, d->dets, d->dets_cap, n, err);
     *dets = d->dets;
     if (!st) name_detections(d, *n);
     return st;

@@ -170,13 +170,13 @@ int ir_get_axes(const ir_graph *g, const ir_node *n, int k, int64_t *axes) {
 yrt_status ir_infer_node(ir_graph *g, int node, yrt_error *err) {
   const ir_node *n = &g->nodes[node];
   if (n->domain && strcmp(n->domain, "yolort") == 0 && strcmp(n->op_type, "DetectTopK") == 0 &&
-      n->n_in == 1 && n->n_out == 1 && n->in[0] >= 0) { /* tools/lower/fuse_e2e_head.c: [1, 4+nc, N] -> [1, k, 6] */
+      n->n_in == 1 && n->n_out == 1 && n->in[0] >= 0) { /* tools/lower/fuse_e2e_head.c: [1, 4+nc+ne, N] -> [1, k, 6+ne] */
     const ir_tensor *x = &g->tensors[n->in[0]];
-    const int64_t k = ir_attr_int(n, "k", 0), nc = ir_attr_int(n, "nc", 0);
-    if (x->rank != 3 || x->dims[0] != 1 || x->dims[1] != 4 + nc || k < 1 || x->dims[2] < k)
+    const int64_t k = ir_attr_int(n, "k", 0), nc = ir_attr_int(n, "nc", 0), ne = ir_attr_int(n, "ne", 0);
+    if (x->rank != 3 || x->dims[0] != 1 || x->dims[1] != 4 + nc + ne || k < 1 || ne < 0 || x->dims[2] < k)
       return SERR("shape: node '%s' (end-to-end top-k): input is not [1, %lld, >= %lld]", n->name,
-                  (long long)(4 + nc), (long long)k);
-    ir_set_out(g, n, 0, IR_F32, 3, (int64_t[]){1, k, 6});
+                  (long long)(4 + nc + ne), (long long)k);
+    ir_set_out(g, n, 0, IR_F32, 3, (int64_t[]){1, k, 6 + ne});
     return YRT_OK;
   }
   if (n->domain && *n->domain) return onnx_op_unsupported(n, err);

@@ -84,6 +84,7 @@ yrt_status lw_lower_e2e(lw_ctx *c, int ni) {
   if (!nd) return c->status;
   nd->p[0] = (int32_t)ir_attr_int(n, "nc", 0);
   nd->p[1] = (int32_t)ir_attr_int(n, "k", 0);
+  nd->p[2] = (int32_t)ir_attr_int(n, "ne", 0); /* extra rows carried (pose / segment / obb); 0 in older files */
   return YRT_OK;
 }
 

@@ -19,14 +19,14 @@ static int is_end2end(const yrt_model *m) { return (m->hdr->flags & YRT_FLAG_END
 static int is_classifier(const yrt_model *m) { return strcmp(yrt_model_task(m), "classify") == 0; }
 
 /* output0's logical shape when it is a detection tensor [1, 4 + classes (+ masks), anchors], else 0. An
- * end-to-end model's [1, k, 6] final rows: *anchors = k, *classes from META. */
+ * end-to-end model's [1, k, 6 (+ extra)] final rows: *anchors = k, *classes from META. */
 static int detect_shape(const yrt_model *m, int *classes, int *anchors) {
   if (m->plan->n_outputs < 1) return 0;
   const yrt_tensor_rec *t = &m->tensors[m->plan_outputs[0]];
   if (is_end2end(m)) {
     yrt_model_info info;
     yrt_model_get_info(m, &info);
-    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] != 6 || info.num_classes < 1) return 0;
+    if (t->rank != 3 || t->dims[0] != 1 || t->dims[2] < 6 || info.num_classes < 1) return 0; /* columns checked at load */
     *classes = info.num_classes;
     *anchors = (int)t->dims[1];
     return 1;
@@ -79,7 +79,13 @@ yrt_status yrt_detect_stage_create(yrt_session *s, yrt_error *err) {
   int classes, anchors;
   yrt_stages *g = yrt_stages_of(s);
   g->detect_node = YRT_NONE;
-  if (is_end2end(s->model) || is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK; /* no NMS */
+  if (is_classifier(s->model) || !detect_shape(s->model, &classes, &anchors)) return YRT_OK;
+  if (is_end2end(s->model)) { /* no NMS: the kept rows (detect_list) and what they carry (keypoints, rbox) */
+    if (!(g->detect_list = yrt_alloc(s->alloc, (size_t)anchors * sizeof *g->detect_list)))
+      return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for the end-to-end rows");
+    const yrt_status sst = yrt_segment_create(s->model, s->alloc, anchors, &g->segment, err);
+    return sst != YRT_OK ? sst : yrt_keypoints_state_create(s, anchors, err);
+  }
   g->pp_scratch = yrt_alloc(s->alloc, yrt_postprocess_scratch_bytes(anchors, 0));
   g->detect_list = yrt_alloc(s->alloc, (size_t)anchors * sizeof *g->detect_list);
   if (!g->pp_scratch || !g->detect_list)
@@ -151,7 +157,8 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   const size_t n_list = sparse ? g->over_n : 0;
   const uint64_t t0 = sparse ? g->over_t0 : 0;
   if (st == YRT_OK && e2e)
-    st = yrt_postprocess_e2e(out.data, anchors, classes, &lb, params, dets, cap, n_dets, err);
+    st = yrt_postprocess_e2e_rows(out.data, anchors, (int)out.dims[2], yrt_model_rotated(s->model), classes, &lb, params,
+                                  dets, cap, n_dets, g->detect_list, err);
   else if (st == YRT_OK && yrt_stages_of(s)->kpt && yrt_model_rotated(s->model)) /* obb: rotated NMS (never sparse) */
     st = yrt_postprocess_rotated_known(out.data, classes, anchors, &lb, params, g->pp_scratch, dets, cap, n_dets, err);
   else if (st == YRT_OK)
@@ -164,8 +171,12 @@ yrt_status yrt_session_detect(yrt_session *s, const yrt_frame *frame, const yrt_
   if (g->segment && !e2e) /* masks read output0's coefficient rows: only there when decoded in full */
     yrt_segment_record(g->segment, dets, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, sparse ? (int)n_list : anchors), &lb,
                        !sparse);
+  if (g->segment && e2e) /* an end-to-end model's: the kept rows carry the coefficients */
+    yrt_segment_record(g->segment, dets, *n_dets, g->detect_list, &lb, 1);
   if (!e2e && !sparse) /* keypoint rows too (a pose model's output0 is a Concat: never packed) */
     yrt_keypoints_record(s, &lb, *n_dets, yrt_postprocess_kept_anchors(g->pp_scratch, anchors));
+  if (e2e) /* an end-to-end model's: the rows each detection came from */
+    yrt_keypoints_record(s, &lb, *n_dets, g->detect_list);
   if ((st = yrt_keypoints_record_frame(s, frame, err)) != YRT_OK) return st; /* an oriented frame's keypoints */
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
   return YRT_OK;

@@ -7,7 +7,9 @@
  * (yrt_postprocess_kept_anchors, as masks read theirs), copied into this file's own storage (one
  * per anchor, made at session creation). Also yrt_session_postprocess: the decode + NMS of a run
  * whose input the caller wrote, with the detect stage's scratch. The state lives with the
- * stages (stages.h); the model's keypoint count and rotation are the model's (model_heads.c). */
+ * stages (stages.h); the model's keypoint count and rotation are the model's (model_heads.c).
+ * An end-to-end model's output0 is [K, 6 + extra] instead (DETECT_TOPK carried the rows past the
+ * scores): a detection is a row, its extra values columns 6.. of it (row_stride / col_stride). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,8 @@
 struct yrt_kpt_state {
   int nk, kd;          /* keypoints per detection, values each (0: none) */
   int rotated;         /* an obb model: output0 has the angle row after the scores */
-  int row0;            /* output0's first keypoint row: 4 + classes */
+  int row0;            /* output0's first keypoint row: 4 + classes (end-to-end: column 6) */
+  int e2e;             /* output0 is [K, 6 + extra] rows, one per detection */
   int n_dets;          /* detections of the last decode (0: none, or unknown columns) */
   int has_lb;
   yrt_letterbox lb;    /* how that decode mapped boxes */
@@ -44,7 +47,8 @@ yrt_status yrt_keypoints_state_create(yrt_session *s, int anchors, yrt_error *er
   k->nk = nk > 0 ? nk : 0;
   k->kd = nk > 0 ? kd : 0;
   k->rotated = rotated;
-  k->row0 = 4 + (int)s->model->meta->num_classes; /* rows checked at load (model_load.c) */
+  k->e2e = (s->model->hdr->flags & YRT_FLAG_END2END) != 0;
+  k->row0 = k->e2e ? 6 : 4 + (int)s->model->meta->num_classes; /* rows checked at load (model_load.c) */
   yrt_stages_of(s)->kpt = k;
   return YRT_OK;
 }
@@ -82,8 +86,11 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
   if ((st = yrt_session_output(s, 0, &out, err)) != YRT_OK) return st;
   const int nc = (int)s->model->meta->num_classes;
   if ((st = yrt_postprocess_check_class_conf(&known, nc, "yrt_session_postprocess", err)) != YRT_OK) return st;
-  if ((s->model->hdr->flags & YRT_FLAG_END2END) != 0 && out.rank == 3 && out.dims[2] == 6)
-    st = yrt_postprocess_e2e(out.data, out.dims[1], nc, lb, &known, dets, cap, n_dets, err);
+  const int e2e = (s->model->hdr->flags & YRT_FLAG_END2END) != 0;
+  int32_t *rows = yrt_stages_of(s)->detect_list; /* an end-to-end session's kept rows (detect.c) */
+  if (e2e && out.rank == 3 && out.dims[2] >= 6 && rows)
+    st = yrt_postprocess_e2e_rows(out.data, out.dims[1], out.dims[2], yrt_model_rotated(s->model), nc, lb, &known, dets,
+                                  cap, n_dets, rows, err);
   else if (!yrt_stages_of(s)->pp_scratch || out.rank != 3 || out.dims[0] != 1 || nc < 1 || out.dims[1] < 4 + nc)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                          "yrt_session_postprocess: output0 is not a detection tensor [1, 4 + classes, anchors]");
@@ -95,9 +102,15 @@ yrt_status yrt_session_postprocess(yrt_session *s, const yrt_letterbox *lb, cons
                                err);
   if (st != YRT_OK) return st;
   for (int i = 0; i < *n_dets; i++) dets[i].name = yrt_model_class_name(s->model, dets[i].class_id);
-  if (!(s->model->hdr->flags & YRT_FLAG_END2END))
-    yrt_keypoints_record(s, lb, *n_dets, yrt_postprocess_kept_anchors(yrt_stages_of(s)->pp_scratch, out.dims[2]));
+  yrt_keypoints_record(s, lb, *n_dets,
+                       e2e ? rows : yrt_postprocess_kept_anchors(yrt_stages_of(s)->pp_scratch, out.dims[2]));
   return YRT_OK;
+}
+
+/* Where detection column a's value r is in output0 v: v[r * rs + a * cs]. */
+static void strides_of(const struct yrt_kpt_state *k, const yrt_tensor_view *v, size_t *rs, size_t *cs) {
+  *rs = k->e2e ? 1 : (size_t)v->dims[2];
+  *cs = k->e2e ? (size_t)v->dims[2] : 1;
 }
 
 /* Input pixels -> source-image pixels, as the boxes (postprocess.c: scale_boxes + clip). */
@@ -123,8 +136,10 @@ yrt_status yrt_session_keypoints(yrt_session *s, int det_index, yrt_keypoint *ou
   yrt_tensor_view v;
   const yrt_status st = yrt_session_output(s, 0, &v, err);
   if (st != YRT_OK) return st;
-  const size_t n = (size_t)v.dims[2], a = (size_t)k->anchor_of[det_index];
-  const float *rows = v.data + (size_t)k->row0 * n + a;
+  size_t n, cs;
+  strides_of(k, &v, &n, &cs);
+  const size_t a = (size_t)k->anchor_of[det_index];
+  const float *rows = v.data + (size_t)k->row0 * n + a * cs;
   const yrt_letterbox *lb = k->has_lb ? &k->lb : NULL;
   const float ry = lb && lb->ratio_y > 0.0f ? lb->ratio_y : lb ? lb->ratio : 1.0f;
   for (int i = 0; i < k->nk; i++) {
@@ -168,8 +183,9 @@ yrt_status yrt_session_rbox(yrt_session *s, int det_index, yrt_rbox *out, size_t
   yrt_tensor_view v;
   const yrt_status st = yrt_session_output(s, 0, &v, err);
   if (st != YRT_OK) return st;
-  const size_t n = (size_t)v.dims[2], a = (size_t)k->anchor_of[det_index];
-  const float *col = v.data + a;
+  size_t n, cs;
+  strides_of(k, &v, &n, &cs);
+  const float *col = v.data + (size_t)k->anchor_of[det_index] * cs;
   const float angle_row = col[(size_t)k->row0 * n];
   /* the corners mapped one by one (exact for any letterbox, turn or mirror), the box read back
    * off them: centre, the sides from corner 0 to 1 (w) and 1 to 2 (h), w's direction */

@@ -334,8 +334,14 @@ static yrt_status pp_run(const float *output0, int num_classes, int num_anchors,
 yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const yrt_letterbox *lb,
                                const yrt_postprocess_params *params, yrt_detection *dets, int cap,
                                int *n_dets, yrt_error *err) {
+  return yrt_postprocess_e2e_rows(dets6, k, 6, 0, num_classes, lb, params, dets, cap, n_dets, NULL, err);
+}
+
+yrt_status yrt_postprocess_e2e_rows(const float *dets6, int k, int cols, int rotated, int num_classes,
+                                    const yrt_letterbox *lb, const yrt_postprocess_params *params, yrt_detection *dets,
+                                    int cap, int *n_dets, int32_t *kept_rows, yrt_error *err) {
   if (n_dets) *n_dets = 0;
-  if (!dets6 || !params || !n_dets || (!dets && cap > 0))
+  if (!dets6 || !params || !n_dets || (!dets && cap > 0) || cols < 6 + rotated)
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_postprocess_e2e: NULL argument");
   yrt_postprocess_params known;
   const yrt_status st = yrt_postprocess_params_read(params, &known, "yrt_postprocess_e2e: params", err);
@@ -352,12 +358,20 @@ yrt_status yrt_postprocess_e2e(const float *dets6, int k, int num_classes, const
   int n = 0;
   const int limit = params->max_detections < cap ? params->max_detections : cap;
   for (int i = 0; i < k && n < limit; i++) {
-    const float *r = dets6 + (size_t)i * 6;
+    const float *r = dets6 + (size_t)i * (size_t)cols;
     /* a class outside the model's range or a non-finite row is dropped, never reported */
     if (!(r[5] >= 0.0f && r[5] < (float)num_classes) || !(r[4] > pp_conf(params, (int)r[5]))) continue;
     if (!isfinite(r[0]) || !isfinite(r[1]) || !isfinite(r[2]) || !isfinite(r[3])) continue;
+    if (rotated && !isfinite(r[6])) continue;
+    if (kept_rows) kept_rows[n] = i;
     yrt_detection *d = &dets[n++];
-    d->x0 = r[0]; d->y0 = r[1]; d->x1 = r[2]; d->y1 = r[3];
+    if (rotated) { /* cx, cy, w, h and the angle at column 6: the enclosing box, as the rotated NMS gives */
+      pp_cand c;
+      pp_rotated(&c, r[0], r[1], r[2], r[3], r[6]);
+      d->x0 = c.x0; d->y0 = c.y0; d->x1 = c.x1; d->y1 = c.y1;
+    } else {
+      d->x0 = r[0]; d->y0 = r[1]; d->x1 = r[2]; d->y1 = r[3];
+    }
     d->score = r[4];
     d->class_id = (int)r[5];
     d->name = NULL;

@@ -20,6 +20,13 @@ yrt_status yrt_postprocess_rotated_known(const float *output0, int num_classes, 
                                          const yrt_letterbox *lb, const yrt_postprocess_params *params,
                                          void *scratch, yrt_detection *dets, int cap, int *n_dets, yrt_error *err);
 
+/* yrt_postprocess_e2e over rows of cols >= 6 floats (x1 y1 x2 y2 score class, then the extra
+ * columns DETECT_TOPK carried); rotated: the box is cx cy w h with the angle at column 6 (obb),
+ * detections get its enclosing box. kept_rows (NULL, or room for k) gets each detection's row. */
+yrt_status yrt_postprocess_e2e_rows(const float *rows, int k, int cols, int rotated, int num_classes,
+                                    const yrt_letterbox *lb, const yrt_postprocess_params *params, yrt_detection *dets,
+                                    int cap, int *n_dets, int32_t *kept_rows, yrt_error *err);
+
 /* The caller's params as this library knows them (struct_size; struct_growth.h), fn naming the
  * function in the error. */
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,

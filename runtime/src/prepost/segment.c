@@ -81,7 +81,7 @@ void yrt_segment_record(yrt_segment *g, const yrt_detection *dets, int n, const 
 }
 
 /* The mask logit of prototype cell (y, x): coefficients . prototypes[:, y, x]. */
-static float cell_logit(const yrt_tensor_rec *p, const void *data, const float *coef, size_t n_anchors, int nm, int ph,
+static float cell_logit(const yrt_tensor_rec *p, const void *data, const float *coef, size_t coef_step, int nm, int ph,
                         int pw, int y, int x) {
   const int nhwc = p->layout == YRT_LAYOUT_NHWC;
   const size_t cell = (size_t)y * (size_t)pw + (size_t)x;
@@ -89,11 +89,11 @@ static float cell_logit(const yrt_tensor_rec *p, const void *data, const float *
   float acc = 0.0f;
   if (p->dtype == YRT_F32) {
     const float *v = (const float *)data + first;
-    for (int k = 0; k < nm; k++) acc += coef[(size_t)k * n_anchors] * v[(size_t)k * step];
+    for (int k = 0; k < nm; k++) acc += coef[(size_t)k * coef_step] * v[(size_t)k * step];
   } else {
     const int8_t *q = (const int8_t *)data + first;
     for (int k = 0; k < nm; k++)
-      acc += coef[(size_t)k * n_anchors] * (((float)q[(size_t)k * step] - (float)p->zero_point) * p->scale);
+      acc += coef[(size_t)k * coef_step] * (((float)q[(size_t)k * step] - (float)p->zero_point) * p->scale);
   }
   return acc;
 }
@@ -131,9 +131,13 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
                          width, height, stride, g->lb.src_w, g->lb.src_h);
   const yrt_model *m = s->model;
   const yrt_tensor_rec *o = &m->tensors[m->plan_outputs[0]], *p = &m->tensors[m->plan_outputs[1]];
-  const size_t n_anchors = (size_t)o->dims[2];
-  const float *coef = (const float *)(const void *)(s->arena + o->offset) + (size_t)(4 + g->nc) * n_anchors +
-                      (size_t)g->anchor[det_index];
+  /* the detection's coefficients: rows 4 + nc.. of its output0 column, or on an end-to-end model
+   * columns 6.. of its row ([K, 6 + nm]) */
+  const int e2e = (m->hdr->flags & YRT_FLAG_END2END) != 0;
+  const size_t n_anchors = (size_t)o->dims[2], a = (size_t)g->anchor[det_index];
+  const float *o0 = (const float *)(const void *)(s->arena + o->offset);
+  const float *coef = e2e ? o0 + a * n_anchors + 6 : o0 + (size_t)(4 + g->nc) * n_anchors + a;
+  const size_t coef_step = e2e ? 1 : n_anchors;
   const void *proto = s->arena + p->offset;
   /* the letterboxed image on the prototype grid (the padding cut off, as scale_masks) */
   const float sx = (float)g->pw / (float)g->in_w, sy = (float)g->ph / (float)g->in_h;
@@ -166,7 +170,7 @@ yrt_status yrt_session_mask(yrt_session *s, int det_index, uint8_t *out, int wid
   for (int cy = cy0; cy <= cy1; cy++)
     for (int cx = cx0; cx <= cx1; cx++)
       g->logit[(size_t)cy * (size_t)cw + (size_t)cx] =
-          cell_logit(p, proto, coef, n_anchors, g->nm, g->ph, g->pw, top + cy, left + cx);
+          cell_logit(p, proto, coef, coef_step, g->nm, g->ph, g->pw, top + cy, left + cx);
   for (int y = ya; y < yb; y++) {
     int y0, y1;
     float ly;
