@@ -28,7 +28,7 @@ typedef struct yrt_exec_conv {
   /* i8, our own kernels (chosen over XNNPACK when available): */
   int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3) */
   yk_qconv qc;              /* packed weights in qc.packed (owned unless packed_shared) */
-  int packed_shared;        /* 1: qc.packed is the model's copy (model_packs.h), not freed here */
+  int packed_shared;        /* 1: qc.packed is the model's copy (packed_weight_cache.h), not freed here */
   yk_dwconv dw;             /* dw.packed points inside the dw_w block */
   int8_t *dw_w;             /* depthwise weights re-laid as [3][3][C], then dw.packed (owned) */
   size_t rows_per_task;     /* output rows per thread-pool task */

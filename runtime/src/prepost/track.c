@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "struct_growth.h"
+#include "caller_struct.h"
 #include "yolort_track.h"
 
 #define WP (1.0f / 20)  /* ByteTrack's _std_weight_position */
