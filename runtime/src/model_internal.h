@@ -53,7 +53,7 @@ struct yrt_model {
   const char **class_names;
   int n_class_names;
 
-  /* packed conv weights shared by the sessions (model_packs.h); the only part of a loaded model
+  /* packed conv weights shared by the sessions (packed_weight_cache.h); the only part of a loaded model
    * that changes, under its own mutex */
   struct yrt_model_packs *packs;
   /* the file's PACKED section (yolort_format.h), NULL when it has none: blocks used in place */

@@ -11,9 +11,9 @@
 
 #include "model_internal.h"
 #include "model_heads.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 #include "open_regular.h"
-#include "model_packs.h"
+#include "packed_weight_cache.h"
 #include "mem.h"
 #include "letterbox_geometry.h"
 #include "op_table.h"

@@ -1,5 +1,5 @@
 /* model_prepack.c — yrt_model_prepack (model_prepack.h): a session made for the target's ISA packs
- * the model's convs into the model's shared cache (model_packs.c, the same code every session
+ * the model's convs into the model's shared cache (packed_weight_cache.c, the same code every session
  * runs); those blocks, with their layouts, become the PACKED section of a copy of the image. */
 #include "model_prepack.h"
 
@@ -8,7 +8,7 @@
 
 #include "mem.h"
 #include "model_internal.h"
-#include "model_packs.h"
+#include "packed_weight_cache.h"
 #include "session_internal.h"
 
 #if YK_ARCH_X86_64

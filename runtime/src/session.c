@@ -13,7 +13,7 @@
 #include "op_def.h"
 #include "session_internal.h"
 #include "session_par.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 
 static void *tensor_ptr(const yrt_session *s, uint32_t t) {
   const yrt_tensor_rec *r = &s->model->tensors[t];
@@ -359,7 +359,7 @@ static yrt_status output_view(yrt_session *s, int index, yrt_tensor_view *view, 
   return YRT_OK;
 }
 
-/* yrt_tensor_view is growable: the caller's size says how much of it to write (struct_growth.h). */
+/* yrt_tensor_view is growable: the caller's size says how much of it to write (caller_struct.h). */
 yrt_status yrt_session_output_sized(yrt_session *s, int index, yrt_tensor_view *out, size_t out_size, yrt_error *err) {
   if (!s || !out) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "yrt_session_output: NULL argument");
   yrt_tensor_view v;

@@ -6,7 +6,7 @@
 
 #include "mem.h"
 #include "session_internal.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 
 typedef struct counting {
   yrt_allocator inner; /* the caller's, or libc's */

@@ -32,7 +32,7 @@ uint32_t yrt_pack_target_parse(const char *name) {
 
 /* PACKED's framing: the header, the records inside the section, each block YRT_ALIGN-aligned inside
  * it, nodes strictly increasing, reserved words 0. What a record's layout means for its node is the
- * runtime's to check (model_packs.c), as for every other record. */
+ * runtime's to check (packed_weight_cache.c), as for every other record. */
 static yrt_status map_packed(const uint8_t *base, const yrt_section_rec *s, yrt_file_view *im, yrt_error *err) {
   if (s->size < sizeof(yrt_packed_hdr))
     return yrt_set_error(err, YRT_ERR_FORMAT, "yrt: PACKED section is %llu bytes, smaller than its header",

@@ -1,4 +1,4 @@
-/* test_class_names.c — yolort-convert --names' reader (tools/common/class_names.c): "coco", a file
+/* test_class_names.c — yolort-convert --names' reader (tools/app/class_names.c): "coco", a file
  * of one name per line (CRLF, a BOM, blanks around names and at the end accepted), and the
  * refusals naming the file and line (a blank name inside, more names than allowed, no names, a
  * missing file). */

@@ -1,5 +1,5 @@
 /* fuzz_yrt_detect.c — libFuzzer target: the whole-image path on a hostile .yrt, what yolort-detect
- * does (tools/common/detector.c): load, session, letterbox an image into input 0 at META's size,
+ * does (tools/app/detector.c): load, session, letterbox an image into input 0 at META's size,
  * run, decode + NMS output 0. Input layout: 2 bytes image width, 2 bytes height (each taken mod
  * 256, plus 1), then the .yrt (file_size and CRC patched as in fuzz_yrt_load). fuzz_yrt_load runs
  * on zeros and never letterboxes: this target would have found issue 19's heap overflow (a

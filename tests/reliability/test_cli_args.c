@@ -1,6 +1,6 @@
 /* test_cli_args.c — the command-line tools on hostile arguments and outputs (issue 19 items 3, 7,
- * 8): strict number parsing (tools/common/cli_num.h) as a unit and through the programs, --threads
- * bounds, and output files written through a temporary file + rename() (tools/common/file_write.h):
+ * 8): strict number parsing (tools/app/cli_num.h) as a unit and through the programs, --threads
+ * bounds, and output files written through a temporary file + rename() (tools/io/file_write.h):
  * never interleaved by concurrent writers, never removing a device node. Models and images are
  * generated here (rel_models.c, yrt_image_save_jpeg). */
 #include <setjmp.h>

@@ -3,7 +3,7 @@
  * on different image sets) concatenated into one evaluation, and two such lists paired image by
  * image (yolort-eval --from-dets ... --compare-dets ..., tests/accuracy/measure.sh).
  *
- * Format (tools/common/eval_run.c writes it), one record per line, fields separated by one space:
+ * Format (tools/app/eval_run.c writes it), one record per line, fields separated by one space:
  *   I <image> <width> <height>                     an image starts (its boxes and detections follow)
  *   G <image> <class> <x0> <y0> <x1> <y1>          a ground-truth box, image pixels
  *   D <image> <class> <score> <x0> <y0> <x1> <y1>  a detection

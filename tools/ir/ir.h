@@ -268,7 +268,7 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err);
  * QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearAveragePool) rewritten as QDQ: each becomes
  * DequantizeLinear of its inputs -> the float op -> QuantizeLinear of its output, for
  * ir_qdq_annotate (QLinearConv's int32 bias: a DQ at x_scale * w_scale). Run first. *n_lowered
- * (may be NULL) counts the rewritten nodes (tools/ir/qop_lower.c). */
+ * (may be NULL) counts the rewritten nodes (tools/ir/qoperator_to_qdq.c). */
 yrt_status ir_lower_qoperators(ir_graph *g, int *n_lowered, yrt_error *err);
 /* QAT / TensorRT-style layout (Q/DQ on conv inputs only, float between convs; detected as: most
  * convs with a quantized input have a float output): conv outputs take the quantization their

@@ -11,7 +11,10 @@
 /* columns: op_type, id, shape, fold, quant class, int8 data inputs (0 = all), flags,
  *          lowering family, its kind (YRT_UNARY_* / YRT_BIN_*), default 'alpha' */
 #define ROW(name, ID, shape, fold, qc, qin, flags, lower, kind, alpha) \
-  [ONNX_OP_##ID] = {name, ONNX_OP_##ID, shape, fold, qc, qin, flags, lower, kind, alpha}
+  [ONNX_OP_##ID] = {name, ONNX_OP_##ID, shape, fold, qc, qin, flags, lower, kind, alpha, NULL}
+/* a node of domain "yolort" a head fusion makes: lowered whole by its family */
+#define YOLORT_ROW(name, ID, lower) \
+  [ONNX_OP_YOLORT_##ID] = {name, ONNX_OP_YOLORT_##ID, NULL, NULL, ONNX_Q_FLOAT, 0, 0, lower, 0, 0, "yolort"}
 #define FLOAT ONNX_Q_FLOAT
 #define INT8 ONNX_Q_INT8
 #define MOVE ONNX_Q_MOVE
@@ -58,6 +61,8 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Min", MIN, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Mul", MUL, ir_shape_binary, ir_fold_binary, INT8, 0, PTQ, L(BINARY), YRT_BIN_MUL, 0),
   ROW("Neg", NEG, ir_shape_unary, ir_fold_unary, FLOAT, 0, 0, L(NONE), 0, 0),
+  /* never lowered: cut away before the passes (lower/cut_graph_nms.c), else refused */
+  ROW("NonMaxSuppression", NON_MAX_SUPPRESSION, NULL, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Pow", POW, ir_shape_binary, ir_fold_binary, FLOAT, 0, 0, L(POW), 0, 0),
   ROW("QuantizeLinear", QUANTIZE_LINEAR, ir_shape_qdq, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Range", RANGE, ir_shape_range, ir_fold_range, FLOAT, 0, 0, L(NONE), 0, 0),
@@ -80,6 +85,11 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Unsqueeze", UNSQUEEZE, ir_shape_squeeze, ir_fold_copy, MOVE, 1, SHARE, L(RESHAPE), 0, 0),
   /* Upsample (opset < 10): not quantized by yolort-quantize, which writes opset 13+ Resize */
   ROW("Upsample", UPSAMPLE, ir_shape_resize, NULL, MOVE, 1, 0, L(RESIZE), 0, 0),
+  YOLORT_ROW("DetectDecode", DETECT_DECODE, L(DETECT_DECODE)), /* fuse_detect_head.c */
+  YOLORT_ROW("ObjDecode", OBJ_DECODE, L(OBJ_DECODE)),          /* fuse_obj_head.c */
+  YOLORT_ROW("DetectTopK", DETECT_TOPK, L(DETECT_TOPK)),       /* fuse_e2e_head.c */
+  YOLORT_ROW("PoseDecode", POSE_DECODE, L(POSE_DECODE)),       /* fuse_pose_head.c */
+  YOLORT_ROW("ObbDecode", OBB_DECODE, L(OBB_DECODE)),          /* fuse_obb_head.c */
 };
 
 const onnx_op_row *onnx_op_row_of(onnx_op id) {
@@ -103,13 +113,24 @@ static int default_domain(const char *d) { return !d || !d[0] || strcmp(d, "ai.o
 
 const onnx_op_row *ir_node_op(const ir_node *n) {
   if (!n || !default_domain(n->domain)) return NULL;
-  return onnx_op_row_of((onnx_op)n->op);
+  const onnx_op_row *row = onnx_op_row_of((onnx_op)n->op);
+  return row && !row->domain ? row : NULL;
+}
+
+const onnx_op_row *ir_node_row(const ir_node *n) {
+  if (!n) return NULL;
+  const onnx_op_row *row = onnx_op_row_of((onnx_op)n->op);
+  if (!row) return NULL;
+  if (!row->domain) return default_domain(n->domain) ? row : NULL;
+  return n->domain && strcmp(n->domain, row->domain) == 0 ? row : NULL;
 }
 
 int ir_node_is_op(const ir_node *n, onnx_op id) {
-  const onnx_op_row *row = ir_node_op(n);
+  const onnx_op_row *row = ir_node_row(n);
   return row && row->id == id;
 }
+
+int ir_node_is_live_op(const ir_node *n, onnx_op id) { return n && !n->dead && ir_node_is_op(n, id); }
 
 yrt_status onnx_op_unsupported(const ir_node *n, yrt_error *err) {
   if (n->domain && n->domain[0])

@@ -4,7 +4,8 @@
  * nodes, and whether it runs in int8. Every pass asks this table (ir_node_op) instead of
  * comparing op_type strings; adding an op is adding an enum value and a row (onnx_ops.c).
  * The table is data only and lives with the IR (tools/ir): the lowering (tools/lower) maps
- * `lower` families to its functions, so the table never points up into the lowering.
+ * `lower` families to its functions, so the table never points up into the lowering. The nodes
+ * the head fusions make (domain "yolort") have rows too, so the lowering has one dispatch.
  */
 #ifndef YOLORT_ONNX_OPS_H
 #define YOLORT_ONNX_OPS_H
@@ -50,6 +51,7 @@ typedef enum onnx_op {
   ONNX_OP_MIN,
   ONNX_OP_MUL,
   ONNX_OP_NEG,
+  ONNX_OP_NON_MAX_SUPPRESSION,
   ONNX_OP_POW,
   ONNX_OP_QUANTIZE_LINEAR,
   ONNX_OP_RANGE,
@@ -71,6 +73,12 @@ typedef enum onnx_op {
   ONNX_OP_TRANSPOSE,
   ONNX_OP_UNSQUEEZE,
   ONNX_OP_UPSAMPLE,
+  /* domain "yolort": the nodes the head fusions make (tools/ir/fuse_*_head.c) */
+  ONNX_OP_YOLORT_DETECT_DECODE,
+  ONNX_OP_YOLORT_OBJ_DECODE,
+  ONNX_OP_YOLORT_DETECT_TOPK,
+  ONNX_OP_YOLORT_POSE_DECODE,
+  ONNX_OP_YOLORT_OBB_DECODE,
   ONNX_OP_COUNT
 } onnx_op;
 
@@ -99,6 +107,11 @@ typedef enum onnx_lower {
   ONNX_LOWER_GATHER,
   ONNX_LOWER_POW,      /* x^2 (a constant exponent 2) as x * x, float: YOLOv5's box size */
   ONNX_LOWER_CONV_TRANSPOSE, /* YRT_OP_CONV_TRANSPOSE, float (lower_conv_transpose.c) */
+  ONNX_LOWER_DETECT_DECODE,  /* the fused head nodes (domain "yolort", lower_detect.c) */
+  ONNX_LOWER_OBJ_DECODE,
+  ONNX_LOWER_DETECT_TOPK,
+  ONNX_LOWER_POSE_DECODE,
+  ONNX_LOWER_OBB_DECODE,
   ONNX_LOWER_COUNT
 } onnx_lower;
 
@@ -129,6 +142,8 @@ struct onnx_op_row {
   onnx_lower lower;
   int32_t lower_kind;   /* unary / binary families: YRT_UNARY_* / YRT_BIN_* */
   float alpha;          /* unary family: default of the node's 'alpha' attribute (0: it has none) */
+  const char *domain;   /* NULL: the default domain; "yolort": a node a head fusion makes (its
+                           shapes set by the fusion, lowered whole: no shape or fold function) */
 };
 
 /* Row of an ONNX op_type, NULL when the converter does not know it. */
@@ -139,8 +154,14 @@ const onnx_op_row *onnx_op_row_of(onnx_op id);
 onnx_op onnx_op_id(const char *op_type);
 /* Row of a node of the default domain ("" or "ai.onnx"), NULL otherwise or when unknown. */
 const onnx_op_row *ir_node_op(const ir_node *n);
-/* 1 if n is a default-domain node with this table id. */
+/* Row of a node of the default domain or of domain "yolort" (a fused head node), NULL when its
+ * (domain, op_type) has no row. */
+const onnx_op_row *ir_node_row(const ir_node *n);
+/* 1 if n is a node with this table id (of the row's domain). */
 int ir_node_is_op(const ir_node *n, onnx_op id);
+/* 1 for a live node with this id: the head fusions' nodes (ONNX_OP_YOLORT_*), looked for after
+ * the fusion marked what it replaced dead. */
+int ir_node_is_live_op(const ir_node *n, onnx_op id);
 /* The one error for an op the converter does not take: "unsupported op 'X' at node 'Y'"
  * (with the domain when it is not the default one). Returns YRT_ERR_UNSUPPORTED. */
 yrt_status onnx_op_unsupported(const ir_node *n, yrt_error *err);

@@ -169,8 +169,8 @@ int ir_get_axes(const ir_graph *g, const ir_node *n, int k, int64_t *axes) {
 
 yrt_status ir_infer_node(ir_graph *g, int node, yrt_error *err) {
   const ir_node *n = &g->nodes[node];
-  if (n->domain && strcmp(n->domain, "yolort") == 0 && strcmp(n->op_type, "DetectTopK") == 0 &&
-      n->n_in == 1 && n->n_out == 1 && n->in[0] >= 0) { /* tools/lower/fuse_e2e_head.c: [1, 4+nc+ne, N] -> [1, k, 6+ne] */
+  if (ir_node_is_op(n, ONNX_OP_YOLORT_DETECT_TOPK) &&
+      n->n_in == 1 && n->n_out == 1 && n->in[0] >= 0) { /* fuse_e2e_head.c: [1, 4+nc+ne, N] -> [1, k, 6+ne] */
     const ir_tensor *x = &g->tensors[n->in[0]];
     const int64_t k = ir_attr_int(n, "k", 0), nc = ir_attr_int(n, "nc", 0), ne = ir_attr_int(n, "ne", 0);
     if (x->rank != 3 || x->dims[0] != 1 || x->dims[1] != 4 + nc + ne || k < 1 || ne < 0 || x->dims[2] < k)

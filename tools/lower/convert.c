@@ -53,18 +53,24 @@ static yrt_status fix_input_size(ir_graph *g, const yrt_convert_options *o, yrt_
   return YRT_OK;
 }
 
-/* The fused nodes of domain "yolort", one row each; every other node goes through the ONNX op
- * table (lw_lower_node). */
-static const struct {
-  int (*is)(const ir_node *n);
-  yrt_status (*lower)(lw_ctx *c, int ni);
-} k_yolort_nodes[] = {{lw_is_detect_node, lw_lower_detect}, {lw_is_obj_node, lw_lower_obj}, {lw_is_e2e_node, lw_lower_e2e},
-                     {lw_is_pose_node, lw_lower_pose}, {lw_is_obb_node, lw_lower_obb}};
+static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void **yrt, size_t *size,
+                                yrt_convert_report *rep, yrt_error *err);
 
-static yrt_status lower_any(lw_ctx *c, int ni) {
-  for (size_t k = 0; k < sizeof k_yolort_nodes / sizeof k_yolort_nodes[0]; k++)
-    if (k_yolort_nodes[k].is(&c->g->nodes[ni])) return k_yolort_nodes[k].lower(c, ni);
-  return lw_lower_node(c, ni);
+/* The head fusions' float evaluator (lw_head_lower_fn): a head subgraph lowered on its own, in
+ * float, with its outputs as they are. The passes receive it as a parameter, so they never
+ * include the converter that runs them. */
+static yrt_status lower_head_subgraph(ir_graph *sub, void **yrt, size_t *size, yrt_error *err) {
+  yrt_convert_report *rep = malloc(sizeof *rep);
+  if (!rep) return yrt_set_error(err, YRT_ERR_NOMEM, "fuse head: out of memory");
+  yrt_convert_options o;
+  memset(&o, 0, sizeof o);
+  o.no_fuse_head = 1;
+  o.no_views = 1;
+  o.raw_outputs = 1;
+  o.source = "head";
+  const yrt_status st = convert_graph(sub, &o, yrt, size, rep, err);
+  free(rep);
+  return st;
 }
 
 /* After the Detect fusion: a pose head's keypoint decode as one node too. A model whose
@@ -73,7 +79,7 @@ static yrt_status lower_any(lw_ctx *c, int ni) {
 static yrt_status fuse_keypoints(ir_graph *g, yrt_convert_report *rep, yrt_error *err) {
   int fused = 0, removed = 0;
   char note[320];
-  yrt_status st = lw_fuse_pose_head(g, &fused, &removed, note, sizeof note, err);
+  yrt_status st = lw_fuse_pose_head(g, lower_head_subgraph, &fused, &removed, note, sizeof note, err);
   if (st != YRT_OK) return st;
   const int pose = (g->task && strcmp(g->task, "pose") == 0) || g->kpt_shape[0] > 0;
   if (!fused && pose)
@@ -91,13 +97,13 @@ static yrt_status fuse_keypoints(ir_graph *g, yrt_convert_report *rep, yrt_error
 /* The head's decode as one node: the Ultralytics Detect head, else an objectness head (YOLOv5 /
  * v7 / YOLOX). When neither fits, the note says why each was not taken. */
 static yrt_status fuse_head(ir_graph *g, const yrt_convert_options *o, yrt_convert_report *rep, yrt_error *err) {
-  yrt_status st = lw_fuse_detect_head(g, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
+  yrt_status st = lw_fuse_detect_head(g, lower_head_subgraph, &rep->head_fused, &rep->head_fused_nodes, rep->head_note,
                                       sizeof rep->head_note, err);
   if (st == YRT_OK && rep->head_fused) st = fuse_keypoints(g, rep, err);
   if (st != YRT_OK || rep->head_fused) return st;
   char detect_why[sizeof rep->head_note];
   snprintf(detect_why, sizeof detect_why, "%s", rep->head_note);
-  st = lw_fuse_obj_head(g, o ? o->anchors : NULL, o ? o->n_anchors : 0, &rep->head_fused, &rep->head_fused_nodes,
+  st = lw_fuse_obj_head(g, lower_head_subgraph, o ? o->anchors : NULL, o ? o->n_anchors : 0, &rep->head_fused, &rep->head_fused_nodes,
                         rep->head_note, sizeof rep->head_note, err);
   if (st != YRT_OK || rep->head_fused) return st;
   char obj_why[sizeof rep->head_note];
@@ -338,7 +344,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
   if ((st = ir_topo_order(g, &order, &n_order, err)) != YRT_OK) goto done;
   for (int i = 0; i < n_order; i++)
-    if ((st = lower_any(&c, order[i])) != YRT_OK) goto done;
+    if ((st = lw_lower_node(&c, order[i])) != YRT_OK) goto done;
   if ((st = add_outputs(&c)) != YRT_OK) goto done;
   if (c.nn > YRT_MAX_NODES || c.nt > YRT_MAX_TENSORS) { /* before the planners, which are not linear */
     st = yrt_set_error(err, YRT_ERR_UNSUPPORTED, "convert: %d nodes and %d tensors, more than a .yrt holds (%d, %d)",

@@ -13,7 +13,7 @@
 
 static int find_nms(const ir_graph *g) {
   for (int i = 0; i < g->n_nodes; i++)
-    if (!g->nodes[i].dead && ir_node_is(&g->nodes[i], "NonMaxSuppression")) return i;
+    if (!g->nodes[i].dead && ir_node_is_op(&g->nodes[i], ONNX_OP_NON_MAX_SUPPRESSION)) return i;
   return -1;
 }
 

@@ -94,25 +94,3 @@ yrt_status lw_fuse_token_matmul(lw_ctx *c) {
   }
   return YRT_OK;
 }
-
-yrt_status lw_lower_token_matmul(lw_ctx *c, int mi, const lw_token_matmul *m) {
-  /* R2 may come after the MatMul in the topological order: lower it here, once */
-  const int *f = &c->form[m->v_tokens * 4];
-  if (f[0] < 0 && f[1] < 0 && f[2] < 0 && f[3] < 0) {
-    yrt_status st = lw_lower_node(c, m->reshape_v);
-    if (st != YRT_OK) return st;
-    c->absorbed[m->reshape_v] = 1;
-    c->cur = c->g->nodes[mi].name ? c->g->nodes[mi].name : "?";
-  }
-  int ab[2];
-  ab[0] = lw_get(c, m->p, 1, YRT_LAYOUT_PLAIN);
-  if (ab[0] < 0) return c->status;
-  ab[1] = lw_get(c, m->v_tokens, 1, YRT_LAYOUT_NHWC);
-  if (ab[1] < 0) return c->status;
-  const int to = lw_def(c, m->out, 1, YRT_LAYOUT_NHWC);
-  if (to < 0) return c->status;
-  lw_node *n = lw_add_node(c, YRT_OP_MATMUL, ab, 2, &to, 1);
-  if (!n) return c->status;
-  n->p[0] = YRT_MATMUL_TOKENS;
-  return YRT_OK;
-}

@@ -1,4 +1,5 @@
-/* lower_detect.c — the fused head nodes of domain "yolort": DetectDecode (fuse_detect_head.c)
+/* lower_detect.c — the fused head nodes of domain "yolort" (rows of the op table, made by the IR
+ * passes tools/ir/fuse_*_head.c): DetectDecode (fuse_detect_head.c)
  * -> YRT_OP_DETECT_DECODE, ObjDecode (fuse_obj_head.c) -> YRT_OP_OBJ_DECODE, DetectTopK
  * (fuse_e2e_head.c) -> YRT_OP_DETECT_TOPK, PoseDecode (fuse_pose_head.c) -> YRT_OP_POSE_DECODE,
  * ObbDecode (fuse_obb_head.c) -> YRT_OP_OBB_DECODE.
@@ -6,11 +7,7 @@
  * through tables), float NHWC stays float; nothing is dequantized or transposed first. */
 #include <string.h>
 
-#include "fuse_detect_head.h"
-#include "fuse_e2e_head.h"
-#include "fuse_obb_head.h"
-#include "fuse_obj_head.h"
-#include "fuse_pose_head.h"
+#include "lower_internal.h"
 
 /* A logits tensor in the form its conv wrote it: int8 NHWC stays int8, float stays float. */
 static int head_input(lw_ctx *c, int irt) {

@@ -7,15 +7,6 @@
 #include "lower_internal.h"
 #include "yk.h"
 
-int lw_q_ok(const ir_graph *g, int t) {
-  if (t < 0 || t >= g->n_tensors) return 0;
-  const ir_tensor *x = &g->tensors[t];
-  if (!x->q.on || x->q.dtype != IR_I8 || (x->q.scales && x->q.n_scales > 1)) return 0;
-  if (!(x->q.scale > 0.0f)) return 0;
-  if (x->data && !x->qdata) return 0;
-  return 1;
-}
-
 static int is_excluded(const lw_ctx *c, const ir_node *n) {
   if (!c->opt || !c->opt->keep_fp32 || !n->name) return 0;
   for (const char *const *k = c->opt->keep_fp32; *k; k++)

@@ -118,7 +118,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why);
  * head's last convs so): it lowers to an int8 CONV2D with a float output. Not under
  * --exact-qdq (onnxruntime runs such a conv in float), --keep-fp32, or with groups > 1. */
 int lw_conv_i8_float_out(const lw_ctx *c, int ni);
-/* 1 when IR tensor t is an int8-quantized (per-tensor) activation or constant. */
+/* 1 when IR tensor t is an int8-quantized (per-tensor) activation or constant (lw_graph.c). */
 int lw_q_ok(const ir_graph *g, int t);
 /* Int8 data movement into IR output irt: returns the tensor the op must write (out itself or
  * a temp carrying the input's q); lw_requant_end emits the LUT when they differ. */
@@ -159,9 +159,8 @@ typedef struct lw_token_matmul {
   int p, v_tokens, out;
 } lw_token_matmul;
 int lw_token_matmul_match(const lw_ctx *c, int mi, lw_token_matmul *m);
-/* Mark the Transpose and Reshape of every match absorbed (lowered by the MatMul). */
+/* Mark the Transpose and Reshape of every match absorbed (lowered by the MatMul, lower_ops.c). */
 yrt_status lw_fuse_token_matmul(lw_ctx *c);
-yrt_status lw_lower_token_matmul(lw_ctx *c, int mi, const lw_token_matmul *m);
 
 /* ---- fuse_softmax_lut.c: the int8 Softmax taking the table of the scalar op before it (op its
  * IR node, lowered as lower_binary_scalar would: x op k, k first when xj == 1). */
@@ -205,9 +204,13 @@ yrt_status lw_write(lw_ctx *c, const char *source, uint32_t flags, void **out, s
 int lw_ir_const_i64(const ir_tensor *t, int64_t i, int64_t *v);
 char *lw_strdup(const char *s);
 
-/* 1 for a live node of domain "yolort" of this op type (the nodes the head fusions make). */
-static inline int lw_is_yolort_node(const ir_node *n, const char *op_type) {
-  return !n->dead && n->op_type && n->domain && strcmp(n->op_type, op_type) == 0 && strcmp(n->domain, "yolort") == 0;
-}
+/* ---- the fused head nodes (domain "yolort", made by tools/ir/fuse_*_head.c; lower_detect.c),
+ * rows of the op table lowered whole: they read the logits in the form their convs wrote (int8 or
+ * float NHWC) and count themselves in the report */
+yrt_status lw_lower_detect(lw_ctx *c, int ni); /* DetectDecode -> YRT_OP_DETECT_DECODE */
+yrt_status lw_lower_obj(lw_ctx *c, int ni);    /* ObjDecode -> YRT_OP_OBJ_DECODE */
+yrt_status lw_lower_e2e(lw_ctx *c, int ni);    /* DetectTopK -> YRT_OP_DETECT_TOPK */
+yrt_status lw_lower_pose(lw_ctx *c, int ni);   /* PoseDecode -> YRT_OP_POSE_DECODE */
+yrt_status lw_lower_obb(lw_ctx *c, int ni);    /* ObbDecode -> YRT_OP_OBB_DECODE (angle maps + rows) */
 
 #endif

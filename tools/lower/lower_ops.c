@@ -434,6 +434,29 @@ static yrt_status lower_resize(lw_ctx *c, int ni) {
   return YRT_OK;
 }
 
+/* The match as one token-major int8 MATMUL (fuse_token_matmul.c matched it). */
+static yrt_status lower_token_matmul(lw_ctx *c, int mi, const lw_token_matmul *m) {
+  /* R2 may come after the MatMul in the topological order: lower it here, once */
+  const int *f = &c->form[m->v_tokens * 4];
+  if (f[0] < 0 && f[1] < 0 && f[2] < 0 && f[3] < 0) {
+    yrt_status st = lw_lower_node(c, m->reshape_v);
+    if (st != YRT_OK) return st;
+    c->absorbed[m->reshape_v] = 1;
+    c->cur = c->g->nodes[mi].name ? c->g->nodes[mi].name : "?";
+  }
+  int ab[2];
+  ab[0] = lw_get(c, m->p, 1, YRT_LAYOUT_PLAIN);
+  if (ab[0] < 0) return c->status;
+  ab[1] = lw_get(c, m->v_tokens, 1, YRT_LAYOUT_NHWC);
+  if (ab[1] < 0) return c->status;
+  const int to = lw_def(c, m->out, 1, YRT_LAYOUT_NHWC);
+  if (to < 0) return c->status;
+  lw_node *n = lw_add_node(c, YRT_OP_MATMUL, ab, 2, &to, 1);
+  if (!n) return c->status;
+  n->p[0] = YRT_MATMUL_TOKENS;
+  return YRT_OK;
+}
+
 static yrt_status lower_matmul(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
   yrt_status st = need_io(c, n, 2, 1);
@@ -442,7 +465,7 @@ static yrt_status lower_matmul(lw_ctx *c, int ni) {
   if (orank < 2 || T(c, n->in[0])->rank < 2 || T(c, n->in[1])->rank < 2)
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'MatMul' with a 1-D operand", n->name);
   lw_token_matmul tm; /* the attention's P x V^T in NHWC (fuse_token_matmul.c) */
-  if (lw_token_matmul_match(c, ni, &tm)) return lw_lower_token_matmul(c, ni, &tm);
+  if (lw_token_matmul_match(c, ni, &tm)) return lower_token_matmul(c, ni, &tm);
   /* DQ -> MatMul -> Q with per-tensor int8 operands: one int8 MATMUL (QLinearMatMul), else float */
   const int i8 = decide(c, ni);
   int ab[2];
@@ -562,11 +585,15 @@ static yrt_status lower_gather(lw_ctx *c, int ni) {
 }
 
 static yrt_status lower_dispatch(lw_ctx *c, int ni);
+static yrt_status lower_fused_head(lw_ctx *c, int ni, const onnx_op_row *row);
 
 yrt_status lw_lower_node(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
   c->cur = n->name ? n->name : "?";
-  if (n->dead || c->absorbed[ni]) return YRT_OK;
+  if (n->dead) return YRT_OK;
+  const onnx_op_row *fused = ir_node_row(n);
+  if (fused && fused->domain) return lower_fused_head(c, ni, fused); /* whole: no fake-quant step */
+  if (c->absorbed[ni]) return YRT_OK;
   yrt_status st = lower_dispatch(c, ni);
   if (st != YRT_OK) return st;
   c->cur = n->name ? n->name : "?";
@@ -607,6 +634,11 @@ LOWER_NODE_ONLY(lower_matmul)
 LOWER_NODE_ONLY(lower_softmax)
 LOWER_NODE_ONLY(lower_gather)
 LOWER_NODE_ONLY(lower_pow)
+LOWER_NODE_ONLY(lw_lower_detect)
+LOWER_NODE_ONLY(lw_lower_obj)
+LOWER_NODE_ONLY(lw_lower_e2e)
+LOWER_NODE_ONLY(lw_lower_pose)
+LOWER_NODE_ONLY(lw_lower_obb)
 
 static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
     [ONNX_LOWER_CONV] = lower_conv_row,         [ONNX_LOWER_BINARY] = lower_binary_row,
@@ -617,7 +649,16 @@ static const lower_fn k_lower[ONNX_LOWER_COUNT] = {
     [ONNX_LOWER_MATMUL] = lower_matmul_row,     [ONNX_LOWER_SOFTMAX] = lower_softmax_row,
     [ONNX_LOWER_GATHER] = lower_gather_row,     [ONNX_LOWER_POW] = lower_pow_row,
     [ONNX_LOWER_CONV_TRANSPOSE] = lower_conv_transpose_row,
+    [ONNX_LOWER_DETECT_DECODE] = lw_lower_detect_row, [ONNX_LOWER_OBJ_DECODE] = lw_lower_obj_row,
+    [ONNX_LOWER_DETECT_TOPK] = lw_lower_e2e_row,  [ONNX_LOWER_POSE_DECODE] = lw_lower_pose_row,
+    [ONNX_LOWER_OBB_DECODE] = lw_lower_obb_row,
 };
+
+static yrt_status lower_fused_head(lw_ctx *c, int ni, const onnx_op_row *row) {
+  if (row->lower <= ONNX_LOWER_NONE || row->lower >= ONNX_LOWER_COUNT || !k_lower[row->lower])
+    return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': fused op '%s' has no lowering", c->cur, row->op_type);
+  return k_lower[row->lower](c, ni, row);
+}
 
 static yrt_status lower_dispatch(lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];

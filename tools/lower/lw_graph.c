@@ -5,6 +5,15 @@
 
 #include "lower_internal.h"
 
+int lw_q_ok(const ir_graph *g, int t) {
+  if (t < 0 || t >= g->n_tensors) return 0;
+  const ir_tensor *x = &g->tensors[t];
+  if (!x->q.on || x->q.dtype != IR_I8 || (x->q.scales && x->q.n_scales > 1)) return 0;
+  if (!(x->q.scale > 0.0f)) return 0;
+  if (x->data && !x->qdata) return 0;
+  return 1;
+}
+
 char *lw_strdup(const char *s) {
   if (!s) s = "";
   size_t n = strlen(s) + 1;

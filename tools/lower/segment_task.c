@@ -12,7 +12,7 @@ yrt_status lw_segment_recognise(ir_graph *g, char *note, size_t note_cap, yrt_er
   if ((g->task && g->task[0]) || g->n_outputs != 2 || g->n_inputs < 1) return YRT_OK;
   int64_t nc = -1;
   for (int i = 0; i < g->n_nodes; i++)
-    if (!g->nodes[i].dead && lw_is_yolort_node(&g->nodes[i], "DetectDecode"))
+    if (!g->nodes[i].dead && ir_node_is_live_op(&g->nodes[i], ONNX_OP_YOLORT_DETECT_DECODE))
       nc = ir_attr_int(&g->nodes[i], "num_classes", -1);
   const ir_tensor *x = &g->tensors[g->inputs[0]], *o = &g->tensors[g->outputs[0]], *p = &g->tensors[g->outputs[1]];
   if (nc < 1 || x->rank != 4 || o->rank != 3 || p->rank != 4 || o->dims[0] != 1 || p->dims[0] != 1) return YRT_OK;

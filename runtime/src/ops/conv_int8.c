@@ -9,7 +9,7 @@
 #include "mem.h"
 #include "conv_paths.h"
 #include "kernel_kinds.h"
-#include "model_packs.h"
+#include "packed_weight_cache.h"
 
 typedef struct own_conv_ctx {
   const yrt_exec_conv *c;

@@ -29,7 +29,7 @@ typedef struct yrt_exec_conv {
   /* i8, our own kernels (chosen over XNNPACK when available): */
   int own;                  /* 1: yk_qconv (groups 1), 2: yk_dwconv (depthwise 3x3), 3: yk_conv16 */
   yk_qconv qc;              /* packed weights in qc.packed (owned unless packed_shared) */
-  int packed_shared;        /* 1: qc.packed is the model's copy (model_packs.h), not freed here */
+  int packed_shared;        /* 1: qc.packed is the model's copy (packed_weight_cache.h), not freed here */
   union {                   /* own 2 and 3 exclude each other (yrt_exec's state is small) */
     yk_dwconv dw;           /* dw.packed points inside the dw_w block */
     yk_conv16 *c16;         /* int16 input: one owned block, the struct then its packed weights */

@@ -25,7 +25,7 @@
 #include "letterbox_geometry.h"
 #include "op_def.h"
 #include "stages.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 #include "yk_frame.h"
 #include "yk_inline.h"
 

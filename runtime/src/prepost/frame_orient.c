@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "struct_growth.h"
+#include "caller_struct.h"
 
 int yrt_orient_split(int orientation, int *rot, int *mir) {
   if (orientation < 0 || orientation > (YRT_ORIENT_270 | YRT_ORIENT_MIRROR)) return -1;

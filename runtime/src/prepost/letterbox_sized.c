@@ -1,8 +1,8 @@
 /* letterbox_sized.c — the *_sized forms of the calls that fill or read a yrt_letterbox (yolort.h):
  * the caller's struct may be of an older or newer header than this library's, so each goes
- * through this library's own struct and struct_growth.h copies what the caller's size covers.
+ * through this library's own struct and caller_struct.h copies what the caller's size covers.
  * A wrong size is refused before any work (nothing written, no input consumed). */
-#include "struct_growth.h"
+#include "caller_struct.h"
 
 #define LB_WHAT "yrt_letterbox"
 

@@ -14,7 +14,7 @@
 #include "model_internal.h"
 #include "postprocess_internal.h"
 #include "probiou.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -27,7 +27,7 @@ yrt_status yrt_postprocess_e2e_rows(const float *rows, int k, int cols, int rota
                                     const yrt_letterbox *lb, const yrt_postprocess_params *params, yrt_detection *dets,
                                     int cap, int *n_dets, int32_t *kept_rows, yrt_error *err);
 
-/* The caller's params as this library knows them (struct_size; struct_growth.h), fn naming the
+/* The caller's params as this library knows them (struct_size; caller_struct.h), fn naming the
  * function in the error. */
 yrt_status yrt_postprocess_params_read(const yrt_postprocess_params *in, yrt_postprocess_params *out,
                                        const char *fn, yrt_error *err);

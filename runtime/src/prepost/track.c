@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mem.h"
-#include "struct_growth.h"
+#include "caller_struct.h"
 #include "yolort_track.h"
 
 #define WP (1.0f / 20)  /* ByteTrack's _std_weight_position */

@@ -1,8 +1,8 @@
 /* fuse_obb_head.h — the Ultralytics OBB head (rotated boxes, issue 36 item 4): recognised and
  * verified by the Detect fusion (fuse_detect_head.c: one 1-channel pass-through per scale, the
  * angle logit, and rows that are dist2rbox boxes), rewritten here into DetectDecode (axis-aligned
- * rows) followed by one ObbDecode node (domain "yolort"), lowered to YRT_OP_OBB_DECODE. Private
- * to tools/lower. */
+ * rows) followed by one ObbDecode node (domain "yolort"), lowered to YRT_OP_OBB_DECODE. An IR pass
+ * (tools/ir). */
 #ifndef YOLORT_FUSE_OBB_HEAD_H
 #define YOLORT_FUSE_OBB_HEAD_H
 
@@ -15,9 +15,5 @@ int lw_obb_rewrite(ir_graph *g, const lw_head *h, int dec, const char *base);
 
 /* 1 for the node lw_obb_rewrite makes. */
 int lw_is_obb_node(const ir_node *n);
-
-/* Lower that node (lower_detect.c): YRT_OP_OBB_DECODE reading the angle maps in the form their
- * convs wrote (int8 or float NHWC) and the detection rows (float). */
-yrt_status lw_lower_obb(lw_ctx *c, int ni);
 
 #endif

@@ -6,7 +6,8 @@
 #include <stddef.h>
 
 #include "ir.h"
-#include "lower_internal.h"
+#include "onnx_ops.h"
+#include "yolort_format.h"
 
 /* Replace an output's Ultralytics end-to-end postprocess (ReduceMax -> TopK -> gathers -> TopK
  * -> Concat [1,k,6]) by DetectTopK(X) (domain "yolort", attributes k, nc), X = [1, 4+nc, N].
@@ -14,7 +15,5 @@
 yrt_status lw_fuse_e2e_head(ir_graph *g, int *fused, char *note, size_t cap, yrt_error *err);
 /* 1 if n is a live DetectTopK node of domain "yolort". */
 int lw_is_e2e_node(const ir_node *n);
-/* DetectTopK -> YRT_OP_DETECT_TOPK (lower_detect.c). */
-yrt_status lw_lower_e2e(lw_ctx *c, int ni);
 
 #endif

@@ -27,4 +27,4 @@ int lw_obb_rewrite(ir_graph *g, const lw_head *h, int dec, const char *base) {
   return 0;
 }
 
-int lw_is_obb_node(const ir_node *n) { return lw_is_yolort_node(n, "ObbDecode"); }
+int lw_is_obb_node(const ir_node *n) { return ir_node_is_live_op(n, ONNX_OP_YOLORT_OBB_DECODE); }

@@ -261,5 +261,5 @@ yrt_status lw_fuse_e2e_head(ir_graph *g, int *fused, char *note, size_t cap, yrt
 }
 
 int lw_is_e2e_node(const ir_node *n) {
-  return lw_is_yolort_node(n, "DetectTopK");
+  return ir_node_is_live_op(n, ONNX_OP_YOLORT_DETECT_TOPK);
 }

@@ -1,12 +1,14 @@
 /* fuse_pose_head.h — the Ultralytics Pose head's keypoint decode -> one PoseDecode node (domain
- * "yolort"), lowered to YRT_OP_POSE_DECODE. Private to tools/lower. */
+ * "yolort"), lowered to YRT_OP_POSE_DECODE. An IR pass (tools/ir). */
 #ifndef YOLORT_FUSE_POSE_HEAD_H
 #define YOLORT_FUSE_POSE_HEAD_H
 
 #include <stddef.h>
 
+#include "fuse_detect_head.h"
 #include "ir.h"
-#include "lower_internal.h"
+#include "onnx_ops.h"
+#include "yolort_format.h"
 
 /* Runs after lw_fuse_detect_head fused the boxes (a DetectDecode node d). Recognises the
  * keypoint branch by what it computes: a Concat(axis 1) reading d's rows and then a tensor
@@ -17,13 +19,9 @@
  * "pose" when the export did not record it); otherwise *fused = 0 and note says why (for a
  * model whose metadata says pose, convert refuses with it). Only allocation failures return an
  * error. */
-yrt_status lw_fuse_pose_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t cap, yrt_error *err);
+yrt_status lw_fuse_pose_head(ir_graph *g, lw_head_lower_fn lower, int *fused, int *n_removed, char *note, size_t cap, yrt_error *err);
 
 /* 1 for the node lw_fuse_pose_head makes. */
 int lw_is_pose_node(const ir_node *n);
-
-/* Lower that node (lower_detect.c): YRT_OP_POSE_DECODE reading the keypoint maps in the form
- * their convs wrote (int8 or float NHWC). */
-yrt_status lw_lower_pose(lw_ctx *c, int ni);
 
 #endif

@@ -1,9 +1,9 @@
-/* model_packs.h — packed conv weights made once per model and shared by all its sessions (each
+/* packed_weight_cache.h — packed conv weights made once per model and shared by all its sessions (each
  * session used to repack ~3 MB for YOLO11n). The model stays immutable to its readers: the
  * cache is filled under a mutex the first time a session prepares a conv, and freed with the
  * model (sessions must be freed first, as documented for the model itself). */
-#ifndef YOLORT_MODEL_PACKS_H
-#define YOLORT_MODEL_PACKS_H
+#ifndef YOLORT_PACKED_WEIGHT_CACHE_H
+#define YOLORT_PACKED_WEIGHT_CACHE_H
 
 #include <stdint.h>
 

@@ -1,12 +1,14 @@
 /* fuse_obj_head.h — objectness heads (YOLOv5 / YOLOv7 anchor heads, YOLOX) -> one ObjDecode node
- * (domain "yolort"), lowered to YRT_OP_OBJ_DECODE. Private to tools/lower. */
+ * (domain "yolort"), lowered to YRT_OP_OBJ_DECODE. An IR pass (tools/ir). */
 #ifndef YOLORT_FUSE_OBJ_HEAD_H
 #define YOLORT_FUSE_OBJ_HEAD_H
 
 #include <stddef.h>
 
+#include "fuse_detect_head.h"
 #include "ir.h"
-#include "lower_internal.h"
+#include "onnx_ops.h"
+#include "yolort_format.h"
 
 /* Runs where lw_fuse_detect_head runs, when that one left the graph alone. A graph output
  * [1, N, 5 + nc] (box 4, objectness, classes per row) is walked back to its per-grid conv
@@ -18,13 +20,10 @@
  * defaults, said in the note; a YOLOX head sets g->pre to its export's preprocessing unless it
  * is set. *fused = 0 with note saying why when nothing fits; only allocation failures return an
  * error. */
-yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, int *fused, int *n_removed, char *note,
+yrt_status lw_fuse_obj_head(ir_graph *g, lw_head_lower_fn lower, const float *anchors, int n_anchors, int *fused, int *n_removed, char *note,
                             size_t note_cap, yrt_error *err);
 
 /* 1 for the node lw_fuse_obj_head makes. */
 int lw_is_obj_node(const ir_node *n);
-
-/* Lower it (lower_detect.c): YRT_OP_OBJ_DECODE reading the conv outputs as they were written. */
-yrt_status lw_lower_obj(lw_ctx *c, int ni);
 
 #endif

@@ -160,7 +160,7 @@ static yrt_status rewrite(ir_graph *g, const lw_head *h, const pose_cand *pc, in
   return YRT_OK;
 }
 
-yrt_status lw_fuse_pose_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t cap, yrt_error *err) {
+yrt_status lw_fuse_pose_head(ir_graph *g, lw_head_lower_fn lower, int *fused, int *n_removed, char *note, size_t cap, yrt_error *err) {
   *fused = 0;
   *n_removed = 0;
   if (cap) note[0] = 0;
@@ -176,7 +176,7 @@ yrt_status lw_fuse_pose_head(ir_graph *g, int *fused, int *n_removed, char *note
   lw_head_runner r;
   int opened = 0;
   if (lw_head_walk(g, pc.k, in_h, in_w, 0, h, note, cap) || match_maps(g, h, &pc, note, cap)) goto done;
-  if ((st = lw_head_runner_open(g, h, &r, &opened, note, cap, err)) != YRT_OK || !opened) goto done;
+  if ((st = lw_head_runner_open(g, lower, h, &r, &opened, note, cap, err)) != YRT_OK || !opened) goto done;
   uint32_t seed = 0x2545F491u;
   for (int i = 0; i < h->n_in; i++) {
     const size_t cnt = (size_t)ir_numel(&g->tensors[h->in[i]]);
@@ -219,4 +219,4 @@ done:
   return st;
 }
 
-int lw_is_pose_node(const ir_node *n) { return lw_is_yolort_node(n, "PoseDecode"); }
+int lw_is_pose_node(const ir_node *n) { return ir_node_is_live_op(n, ONNX_OP_YOLORT_POSE_DECODE); }

@@ -1,5 +1,5 @@
-/* model_packs.c — the per-model cache of packed conv weights (model_packs.h). */
-#include "model_packs.h"
+/* packed_weight_cache.c — the per-model cache of packed conv weights (packed_weight_cache.h). */
+#include "packed_weight_cache.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -1,12 +1,18 @@
 /* fuse_detect_head.h — the Ultralytics Detect head's decode subgraph -> one DetectDecode node
- * (domain "yolort"), lowered to YRT_OP_DETECT_DECODE. Private to tools/lower. */
+ * (domain "yolort"), lowered to YRT_OP_DETECT_DECODE. An IR pass (tools/ir). */
 #ifndef YOLORT_FUSE_DETECT_HEAD_H
 #define YOLORT_FUSE_DETECT_HEAD_H
 
 #include <stddef.h>
 
 #include "ir.h"
-#include "lower_internal.h"
+#include "onnx_ops.h"
+#include "yolort_format.h"
+
+/* How the head check runs a float subgraph: lowered to a loadable .yrt (*yrt malloc'ed, *size
+ * bytes), err saying why not. The converter passes its own lowering in (convert.c): the head
+ * fusions are IR passes, below the converter that runs them, and never call up into it. */
+typedef yrt_status (*lw_head_lower_fn)(ir_graph *sub, void **yrt, size_t *size, yrt_error *err);
 
 /* Runs on the IR after ir_qdq_annotate (shapes known, Q/DQ folded into annotations) and before
  * ir_mark_fp32_region. Recognises the Detect head by what it computes, whatever ops the export
@@ -22,7 +28,7 @@
  * before an end-to-end head's TopK). Anything else leaves the graph unchanged: *fused = 0 and
  * note says why. On success *fused = 1, *n_removed = nodes replaced, note summarises. Only
  * allocation failures return an error. */
-yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t note_cap,
+yrt_status lw_fuse_detect_head(ir_graph *g, lw_head_lower_fn lower, int *fused, int *n_removed, char *note, size_t note_cap,
                                yrt_error *err);
 
 #define LW_HEAD_MAX_SCALES 3  /* 2 * scales + 1 inputs in a yrt node's 8 slots */
@@ -58,7 +64,7 @@ typedef struct lw_head {
  * decode h describes (head_verify.c). *ok = 1 when every output value agrees within float
  * rounding plus what quantized constants allow; otherwise why says what differs. Only
  * allocation failures return an error. */
-yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err);
+yrt_status lw_head_verify(const ir_graph *g, lw_head_lower_fn lower, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err);
 
 /* The head subgraph (h->in[] -> h->nodes[] -> h->y) converted on its own, in float, once, and
  * run on given logits any number of times (head_verify.c). open: *ok = 0 with why set when it
@@ -70,7 +76,7 @@ typedef struct lw_head_runner {
   float *cat;        /* y then y_more[] concatenated, when the head has several outputs */
   size_t cat_count;
 } lw_head_runner;
-yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runner *r, int *ok, char *why,
+yrt_status lw_head_runner_open(const ir_graph *g, lw_head_lower_fn lower, const lw_head *h, lw_head_runner *r, int *ok, char *why,
                                size_t why_cap, yrt_error *err);
 /* One run on in_data[i] (h->in[i]'s NCHW values): *out = y's values, then y_more[]'s (valid until
  * the next run), *count of them. -1 with why set on failure. */
@@ -107,9 +113,5 @@ const char **lw_detect_keep_filter(const ir_graph *g, const char *const *keep);
 
 /* 1 for the node lw_fuse_detect_head makes. */
 int lw_is_detect_node(const ir_node *n);
-
-/* Lower that node: YRT_OP_DETECT_DECODE reading the logits in the form their convs wrote
- * (int8 or float NHWC). */
-yrt_status lw_lower_detect(lw_ctx *c, int ni);
 
 #endif

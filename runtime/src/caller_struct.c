@@ -1,5 +1,5 @@
-/* struct_growth.c — see struct_growth.h. */
-#include "struct_growth.h"
+/* caller_struct.c — see caller_struct.h. */
+#include "caller_struct.h"
 
 #include <string.h>
 

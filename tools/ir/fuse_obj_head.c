@@ -355,11 +355,11 @@ static int choose_anchors(obj_head *o, const float *user, int n_user, char *note
 }
 
 /* The subgraph on zero logits then on random ones, compared with the reading. *ok when equal. */
-static yrt_status measure(const ir_graph *g, obj_head *o, int *ok, char *note, size_t cap, yrt_error *err) {
+static yrt_status measure(const ir_graph *g, lw_head_lower_fn lower, obj_head *o, int *ok, char *note, size_t cap, yrt_error *err) {
   *ok = 0;
   lw_head_runner r;
   int opened = 0;
-  yrt_status st = lw_head_runner_open(g, &o->h, &r, &opened, note, cap, err);
+  yrt_status st = lw_head_runner_open(g, lower, &o->h, &r, &opened, note, cap, err);
   if (st != YRT_OK || !opened) return st;
   float *in[LW_HEAD_MAX_IN] = {0};
   const int64_t C = cols_of(o);
@@ -428,7 +428,7 @@ static int merge_walk(lw_head *h, const lw_head *w, char *note, size_t cap) {
 /* One candidate head: one output [1, N, 5 + nc], or one raw map [1, na, H, W, 5 + nc] per grid
  * (ys largest grid first). Walk, group, measure (each box / objectness / class order of a split
  * head). *ok when o describes a verified head. */
-static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t in_h, int64_t in_w, obj_head *o,
+static yrt_status try_head(const ir_graph *g, lw_head_lower_fn lower, const int *ys, int n_ys, int64_t in_h, int64_t in_w, obj_head *o,
                            int *ok, char *note, size_t cap, yrt_error *err) {
   const int kpt[2] = {g->kpt_shape[0] > 0 ? g->kpt_shape[0] : 0, g->kpt_shape[0] > 0 ? g->kpt_shape[1] : 0};
   *ok = 0;
@@ -467,20 +467,20 @@ static yrt_status try_head(const ir_graph *g, const int *ys, int n_ys, int64_t i
     free(w);
   }
   if (group(g, o, in_h, in_w, rows, cols, kpt, note, cap)) return YRT_OK;
-  if (!o->split && !o->cat) return measure(g, o, ok, note, cap, err);
+  if (!o->split && !o->cat) return measure(g, lower, o, ok, note, cap, err);
   int orig[YRT_OBJ_MAX_SCALES][MAX_PER];
   memcpy(orig, o->t, sizeof orig);
   char first[256] = "";
   for (int swap = 0; swap < 2 && o->cat; swap++) { /* which of the two convs comes first */
     memcpy(o->t, orig, sizeof orig);
     yrt_status st = YRT_OK;
-    if (!cat_order(g, o, swap, cols, kpt, note, cap)) st = measure(g, o, ok, note, cap, err);
+    if (!cat_order(g, o, swap, cols, kpt, note, cap)) st = measure(g, lower, o, ok, note, cap, err);
     if (st != YRT_OK || *ok) return st;
     if (!first[0]) snprintf(first, sizeof first, "%s", note);
   }
   for (int p = 0; p < 6 && o->split; p++) {
     if (split_order(g, o, orig, p)) continue;
-    yrt_status st = measure(g, o, ok, note, cap, err);
+    yrt_status st = measure(g, lower, o, ok, note, cap, err);
     if (st != YRT_OK || *ok) return st;
     if (!first[0]) snprintf(first, sizeof first, "%s", note);
   }
@@ -650,7 +650,7 @@ static void summarise(const obj_head *o, char *note, size_t cap) {
   if (k > 0 && (size_t)k < cap && o->anchor_note[0]) snprintf(note + k, cap - (size_t)k, "; %s", o->anchor_note);
 }
 
-yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, int *fused, int *n_removed, char *note,
+yrt_status lw_fuse_obj_head(ir_graph *g, lw_head_lower_fn lower, const float *anchors, int n_anchors, int *fused, int *n_removed, char *note,
                             size_t note_cap, yrt_error *err) {
   *fused = 0;
   *n_removed = 0;
@@ -687,7 +687,7 @@ yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, in
     if (c == g->n_outputs && !n_maps) break;
     const int one = c < g->n_outputs ? g->outputs[c] : -1;
     if (one >= 0 && g->tensors[one].rank == 5) continue;
-    if ((st = try_head(g, one >= 0 ? &one : maps, one >= 0 ? 1 : n_maps, in_h, in_w, o, &ok, note, note_cap, err)) != YRT_OK)
+    if ((st = try_head(g, lower, one >= 0 ? &one : maps, one >= 0 ? 1 : n_maps, in_h, in_w, o, &ok, note, note_cap, err)) != YRT_OK)
       break;
     if (ok && choose_anchors(o, anchors, n_anchors, note, note_cap)) ok = 0;
     if (!ok) {
@@ -707,5 +707,5 @@ yrt_status lw_fuse_obj_head(ir_graph *g, const float *anchors, int n_anchors, in
 }
 
 int lw_is_obj_node(const ir_node *n) {
-  return lw_is_yolort_node(n, "ObjDecode");
+  return ir_node_is_live_op(n, ONNX_OP_YOLORT_OBJ_DECODE);
 }

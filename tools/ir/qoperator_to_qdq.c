@@ -1,4 +1,4 @@
-/* qop_lower.c — onnxruntime's QOperator layout lowered to the QDQ form the rest of the converter
+/* qoperator_to_qdq.c — onnxruntime's QOperator layout lowered to the QDQ form the rest of the converter
  * reads: each QLinearX becomes DequantizeLinear of its quantized inputs -> the float op X ->
  * QuantizeLinear of its output (the original quantized tensor), so ir_qdq_annotate pairs every
  * Q with the DQs of its readers as in a QDQ export. QLinearConv's int32 bias becomes a DQ at

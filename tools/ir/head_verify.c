@@ -2,7 +2,8 @@
  * subgraph computes (see fuse_detect_head.h, lw_head_verify). The subgraph is copied into a graph
  * of its own (inputs = the per-scale logits, output = the head output, every tensor float: the
  * QDQ graph's activation quantization is dropped, constants keep their dequantized values),
- * converted with the ordinary converter and run by the runtime on deterministic random logits;
+ * lowered by the lowering the converter passes in (lw_head_lower_fn: this pass never calls up
+ * into the converter) and run by the runtime on deterministic random logits;
  * the result is compared with the decode's definition computed here in double precision. So
  * whatever ops an export uses, the head is fused only when it decodes boxes and scores exactly as
  * detect_decode does. */
@@ -12,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
 #include "fuse_detect_head.h"
+#include "yolort.h"
 
 /* Deterministic probe values (xorshift), uniform in [lo, hi). */
 static float probe(uint32_t *s, float lo, float hi) {
@@ -147,27 +148,16 @@ void lw_head_runner_close(lw_head_runner *r) {
   memset(r, 0, sizeof *r);
 }
 
-yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runner *r, int *ok, char *why,
-                               size_t why_cap, yrt_error *err) {
+yrt_status lw_head_runner_open(const ir_graph *g, lw_head_lower_fn lower, const lw_head *h, lw_head_runner *r,
+                               int *ok, char *why, size_t why_cap, yrt_error *err) {
   memset(r, 0, sizeof *r);
   *ok = 0;
   ir_graph *sub = extract(g, h);
-  yrt_convert_report *rep = malloc(sizeof *rep);
-  if (!sub || !rep) {
-    ir_graph_free(sub);
-    free(rep);
-    return yrt_set_error(err, YRT_ERR_NOMEM, "fuse head: out of memory");
-  }
-  yrt_convert_options o;
-  memset(&o, 0, sizeof o);
-  o.no_fuse_head = 1;
-  o.no_views = 1;
-  o.raw_outputs = 1;
-  o.source = "head";
+  if (!sub) return yrt_set_error(err, YRT_ERR_NOMEM, "fuse head: out of memory");
   size_t size = 0;
   yrt_error e;
   const yrt_session_options one = {.num_threads = 1}; /* a check of a few nodes: no thread pool */
-  if (yrt_convert_graph(sub, &o, &r->buf, &size, rep, &e) != YRT_OK ||
+  if (lower(sub, &r->buf, &size, &e) != YRT_OK ||
       yrt_model_load_memory(r->buf, size, 0, &r->model, &e) != YRT_OK ||
       yrt_session_create(r->model, &one, &r->sess, &e) != YRT_OK) {
     snprintf(why, why_cap, "the head subgraph does not run on its own (%s)", e.msg);
@@ -176,7 +166,6 @@ yrt_status lw_head_runner_open(const ir_graph *g, const lw_head *h, lw_head_runn
     *ok = 1;
   }
   ir_graph_free(sub);
-  free(rep);
   return YRT_OK;
 }
 
@@ -233,11 +222,12 @@ int lw_head_note(char *note, size_t cap, const char *fmt, ...) {
   return -1;
 }
 
-yrt_status lw_head_verify(const ir_graph *g, lw_head *h, int *ok, char *why, size_t why_cap, yrt_error *err) {
+yrt_status lw_head_verify(const ir_graph *g, lw_head_lower_fn lower, lw_head *h, int *ok, char *why, size_t why_cap,
+                          yrt_error *err) {
   *ok = 0;
   lw_head_runner r;
   int opened = 0;
-  yrt_status st = lw_head_runner_open(g, h, &r, &opened, why, why_cap, err);
+  yrt_status st = lw_head_runner_open(g, lower, h, &r, &opened, why, why_cap, err);
   if (st != YRT_OK || !opened) return st;
   float *in_data[LW_HEAD_MAX_IN] = {0};
   double *ref = NULL;

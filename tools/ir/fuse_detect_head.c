@@ -231,7 +231,7 @@ static int is_obb_task(const ir_graph *g) { return g->task && strcmp(g->task, "o
 
 /* Try every assignment of a scale's tensors to box / class / pass-through; *ok when one is
  * verified (h then describes it). */
-static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN],
+static yrt_status assign(const ir_graph *g, lw_head_lower_fn lower, lw_head *h, int per, int order[LW_HEAD_MAX_SCALES][LW_HEAD_MAX_IN],
                          int64_t cy, int *ok, char *note, size_t cap, yrt_error *err) {
   *ok = 0;
   const int names = names_count(g);
@@ -269,7 +269,7 @@ static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HE
         h->xyxy = k == 1;
         h->obb = k == 2;
         tried++;
-        yrt_status st = lw_head_verify(g, h, ok, note, cap, err);
+        yrt_status st = lw_head_verify(g, lower, h, ok, note, cap, err);
         if (st != YRT_OK || *ok) return st;
         if (!first[0] || (h->obb && is_obb_task(g))) snprintf(first, sizeof first, "%s", note);
       }
@@ -288,7 +288,7 @@ static yrt_status assign(const ir_graph *g, lw_head *h, int per, int order[LW_HE
 }
 
 /* Candidate y: walk, group, assign, verify. *ok when h describes a verified head. */
-static yrt_status try_output(const ir_graph *g, int y, int64_t in_h, int64_t in_w, lw_head *h, int *ok, char *note,
+static yrt_status try_output(const ir_graph *g, lw_head_lower_fn lower, int y, int64_t in_h, int64_t in_w, lw_head *h, int *ok, char *note,
                              size_t cap, yrt_error *err) {
   *ok = 0;
   memset(h, 0, sizeof *h);
@@ -308,7 +308,7 @@ static yrt_status try_output(const ir_graph *g, int y, int64_t in_h, int64_t in_
     return YRT_OK;
   }
   h->n = n;
-  return assign(g, h, per, order, yt->dims[1], ok, note, cap, err);
+  return assign(g, lower, h, per, order, yt->dims[1], ok, note, cap, err);
 }
 
 static int add_const_i64(ir_graph *g, const char *name, int n, const int64_t *v) {
@@ -410,7 +410,7 @@ static void summarise(const lw_head *h, char *note, size_t cap) {
              h->max_score_dev);
 }
 
-yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *note, size_t note_cap, yrt_error *err) {
+yrt_status lw_fuse_detect_head(ir_graph *g, lw_head_lower_fn lower, int *fused, int *n_removed, char *note, size_t note_cap, yrt_error *err) {
   *fused = 0;
   *n_removed = 0;
   if (note_cap) note[0] = 0;
@@ -439,7 +439,7 @@ yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *no
   yrt_status st = YRT_OK;
   for (int c = 0; c < nc; c++) {
     int ok = 0;
-    if ((st = try_output(g, cand[c], in_h, in_w, h, &ok, note, note_cap, err)) != YRT_OK) break;
+    if ((st = try_output(g, lower, cand[c], in_h, in_w, h, &ok, note, note_cap, err)) != YRT_OK) break;
     if (!ok) {
       if (c == 0) snprintf(first, sizeof first, "%s", note);
       continue;
@@ -457,7 +457,7 @@ yrt_status lw_fuse_detect_head(ir_graph *g, int *fused, int *n_removed, char *no
 }
 
 int lw_is_detect_node(const ir_node *n) {
-  return lw_is_yolort_node(n, "DetectDecode");
+  return ir_node_is_live_op(n, ONNX_OP_YOLORT_DETECT_DECODE);
 }
 
 const char **lw_detect_keep_filter(const ir_graph *g, const char *const *keep) {

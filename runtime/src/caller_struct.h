@@ -1,4 +1,4 @@
-/* struct_growth.h — reading a public struct a caller filled that may have grown since the caller
+/* caller_struct.h — reading a public struct a caller filled that may have grown since the caller
  * was compiled (or may grow later): its struct_size field says how many bytes the caller's
  * version has. One rule for every such struct (yrt_session_options, yrt_postprocess_params,
  * yrt_frame): 0 means the fields before struct_size (an initializer that leaves it out); a size
@@ -6,8 +6,8 @@
  * "unknown tail" would go past what the caller owns); a larger struct than this library knows is accepted when its
  * unknown tail is zero (fields whose zero means "default"), else refused as built for a newer
  * yolort. Fields the caller's size does not cover read as zero. */
-#ifndef YOLORT_STRUCT_GROWTH_H
-#define YOLORT_STRUCT_GROWTH_H
+#ifndef YOLORT_CALLER_STRUCT_H
+#define YOLORT_CALLER_STRUCT_H
 
 #include <stddef.h>
 
