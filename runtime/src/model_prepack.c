@@ -41,26 +41,6 @@ static int target_isa(uint32_t target, yk_isa *isa) {
   return 1;
 }
 
-uint32_t yrt_pack_target_of(const yk_isa *c) {
-#if YK_ARCH_X86_64
-  if (c->amx && c->avx512vnni && c->avx512vbmi) return YRT_PACK_X86_AMX;
-  if (c->avx512vnni && c->avx512vbmi) return YRT_PACK_X86_AVX512VNNI;
-  if (c->avxvnni) return YRT_PACK_X86_AVXVNNI;
-  if (c->avx2) return YRT_PACK_X86_AVX2;
-#elif YK_ARCH_AARCH64
-  if (c->neon_dot) return YRT_PACK_AARCH64_SDOT;
-  if (c->neon) return YRT_PACK_AARCH64_NEON;
-#endif
-  (void)c; /* ARMv7 and others: no target (their kernels are not packed this way) */
-  return 0;
-}
-
-uint32_t yrt_pack_target_native(void) {
-  yk_isa c;
-  yk_isa_detect(&c);
-  return yrt_pack_target_of(&c);
-}
-
 typedef struct pack_out {
   uint8_t *sec;        /* the PACKED section being written, or NULL while sizing */
   uint32_t n;          /* records so far */

@@ -9,13 +9,7 @@
 
 #include "yk.h"
 #include "yolort.h"
-
-/* The yrt_pack_target of this CPU (what its kernels choose), 0 when it has none (a CPU without
- * AVX2 or NEON: the portable file is all there is). */
-uint32_t yrt_pack_target_native(void);
-/* The same for the features in isa (a session's: its PACKED blocks are used only when the file's
- * target is this one). */
-uint32_t yrt_pack_target_of(const yk_isa *isa);
+#include "packed_weight_cache.h"
 
 /* *out (malloc'ed, *out_size bytes) = the .yrt image yrt (size bytes) with a PACKED section for
  * target (a yrt_pack_target; any PACKED the input had is replaced): every int8 conv our kernels

@@ -7,7 +7,6 @@
 
 #include "mem.h"
 #include "model_internal.h"
-#include "model_prepack.h"
 
 typedef struct pack_entry {
   void *mem;  /* NULL: not packed yet */
@@ -108,4 +107,24 @@ uint32_t yrt_model_packs_each(const yrt_model_packs *p, yrt_model_pack_fn fn, vo
       n++;
     }
   return n;
+}
+
+uint32_t yrt_pack_target_of(const yk_isa *c) {
+#if YK_ARCH_X86_64
+  if (c->amx && c->avx512vnni && c->avx512vbmi) return YRT_PACK_X86_AMX;
+  if (c->avx512vnni && c->avx512vbmi) return YRT_PACK_X86_AVX512VNNI;
+  if (c->avxvnni) return YRT_PACK_X86_AVXVNNI;
+  if (c->avx2) return YRT_PACK_X86_AVX2;
+#elif YK_ARCH_AARCH64
+  if (c->neon_dot) return YRT_PACK_AARCH64_SDOT;
+  if (c->neon) return YRT_PACK_AARCH64_NEON;
+#endif
+  (void)c; /* ARMv7 and others: no target (their kernels are not packed this way) */
+  return 0;
+}
+
+uint32_t yrt_pack_target_native(void) {
+  yk_isa c;
+  yk_isa_detect(&c);
+  return yrt_pack_target_of(&c);
 }

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "yk.h"
 #include "yk_qconv.h"
 #include "yolort.h"
 
@@ -28,5 +29,12 @@ int yrt_model_packed_qconv(yrt_model_packs *p, uint32_t node, yk_qconv *q, const
 /* fn(ctx, node, layout, bytes) for every node packed so far (node order); returns how many. */
 typedef void (*yrt_model_pack_fn)(void *ctx, uint32_t node, const yk_qconv *q, const void *packed);
 uint32_t yrt_model_packs_each(const yrt_model_packs *p, yrt_model_pack_fn fn, void *ctx);
+
+/* The yrt_pack_target of this CPU (what its kernels choose), 0 when it has none (a CPU without
+ * AVX2 or NEON: the portable file is all there is). */
+uint32_t yrt_pack_target_native(void);
+/* The same for the features in isa (a session's: its PACKED blocks are used only when the file's
+ * target is this one). */
+uint32_t yrt_pack_target_of(const yk_isa *isa);
 
 #endif
