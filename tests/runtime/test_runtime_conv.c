@@ -454,7 +454,7 @@ static void test_conv_dynamic_offsets(void **state) {
 
 /* Weight offsets (CONV2D input 3) the loader refuses, naming them: on a conv that is not
  * dynamically quantized, a value past +-YRT_CONV_WOFFSET_MAX, another length or dtype. */
-static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *want) {
+static void bad_woff_kh(int dyn, int32_t kh, int32_t k0, int len, uint32_t dtype, const char *want) {
   ytb *b = ytb_new();
   const int32_t xd[4] = {1, 3, 3, 2}, wd[4] = {2, 1, 1, 2}, bd[1] = {2}, kd[1] = {len};
   const int8_t w[4] = {1, -2, 3, 4};
@@ -469,7 +469,7 @@ static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *w
   uint32_t tk = ytb_const(b, "woff", dtype, 1, kd, k);
   uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, xd);
   int32_t p[YRT_NODE_PARAMS];
-  ytb_conv_params(p, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
+  ytb_conv_params(p, kh, kh, 1, 1, 0, 0, 0, 0, 1, 1, 1, YRT_UNARY_NONE, -1);
   const uint32_t in[4] = {tx, tw, tb, tk};
   ytb_node(b, YRT_OP_CONV2D, "conv", 4, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
   if (!dyn) ytb_set_q(b, ty, 1.0f, 0);
@@ -483,8 +483,14 @@ static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *w
   ytb_unload(&l);
 }
 
+static void bad_woff(int dyn, int32_t k0, int len, uint32_t dtype, const char *want) {
+  bad_woff_kh(dyn, 1, k0, len, dtype, want);
+}
+
 static void test_conv_dynamic_offsets_refused(void **state) {
   (void)state;
+  /* fuzz_yrt_detect: a window of 2^61 products overflowed the int64 bound check itself (UBSan) */
+  bad_woff_kh(1, 1 << 30, 1, 2, YRT_I32, "products can overflow int32");
   bad_woff(1, 256, 2, YRT_I32, "weight offset[0] = 256");
   bad_woff(1, -256, 2, YRT_I32, "weight offset[0] = -256");
   bad_woff(1, 1, 3, YRT_I32, "weight offsets (input 3) must be an i32 constant [2]");

@@ -46,9 +46,10 @@ yrt_status yrt_check_conv(const yrt_node_check *v) {
     if (w->zero_point != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
     if (w->n_scales > 1 && w->q_axis != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight scales must be on axis 0");
     const int64_t groups = p[YRT_CONV_P_GROUPS] > 0 ? p[YRT_CONV_P_GROUPS] : 1; /* checked below */
-    const int64_t span = (int64_t)p[YRT_CONV_P_KH] * p[YRT_CONV_P_KW] * (x->dims[3] / groups) * 255 * 128;
-    if (span > INT32_MAX / 2)
-      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32", (long long)(span / (255 * 128)));
+    /* in double: kh, kw and the channels are not bounded yet here (a hostile record overflowed int64) */
+    const double window = (double)p[YRT_CONV_P_KH] * (double)p[YRT_CONV_P_KW] * (double)(x->dims[3] / groups);
+    if (window * 255.0 * 128.0 > (double)(INT32_MAX / 2))
+      return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 window of %.0f products can overflow int32", window);
     if (n->n_in > YRT_CONV_IN_WOFFSET) {
       const yrt_tensor_rec *o = yrt_node_in(v, YRT_CONV_IN_WOFFSET);
       if (o->kind != YRT_TENSOR_CONST || o->dtype != YRT_I32 || o->rank != 1 || o->dims[0] != y->dims[3])
