@@ -139,8 +139,8 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
   float sx;
   int32_t zp;
   dyn_quantize(s, c, e->in[0], s->dynq, &sx, &zp);
+  for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
   if (c->g.groups != 1) {
-    for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
     const int32_t *k = e->node->n_in > YRT_CONV_IN_WOFFSET ? e->in[YRT_CONV_IN_WOFFSET] : NULL;
     if (c->dw16) {
       const dw_ctx t = {c, s->dynq, zp, e->out};
@@ -153,7 +153,6 @@ yrt_status yrt_conv_run_dyn(const yrt_session *s, const yrt_exec *e, yrt_error *
     return YRT_OK;
   }
   /* the bias is added in float after the kernel (yrt_conv_dyn_rows): zero_bias stays 0 */
-  for (int oc = 0; oc < c->g.cout; oc++) c->requant[oc] = sx * c->kscale[oc];
   yrt_conv_woff *o = c->woff;
   for (int i = 0; o && i < o->n; i++) {
     o->scale[i] = c->requant[o->ch[i]];
@@ -206,8 +205,8 @@ static int prepare_dw16(yrt_session *s, yrt_exec_conv *c, const int8_t *w, const
   if (!c->dw16) return -1;
   for (size_t oc = 0; oc < cout; oc++)
     for (size_t t = 0; t < taps; t++) c->dw16[t * cout + oc] = (int16_t)(w[oc * taps + t] + (k ? k[oc] : 0));
-  const size_t rows = (size_t)g->n * (size_t)g->oh;
-  c->rows_per_task = yrt_par_chunk(rows, 4 * yrt_par_threads(&s->par), 1, 1);
+  /* the conv task policy (rows are independent: any split gives the same bytes) */
+  c->rows_per_task = yrt_par_conv_rows(&s->par, (size_t)g->n * (size_t)g->oh, (size_t)g->ow, 0);
   return 0;
 }
 
