@@ -215,27 +215,16 @@ static void run_i8_case(const conv_case *c, int use_lut, int act, float sy_overr
   for (int i = 0; i < 256; i++) lut[i] = (int8_t)((int)(rng_next(&seed) % 256) - 128);
 
   ytb *b = ytb_new();
-  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin / g.groups}, bd[1] = {g.cout};
-  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout}, ld[1] = {256};
+  int32_t xd[4] = {g.n, g.h, g.w, g.cin}, wd[4] = {g.cout, g.kh, g.kw, g.cin / g.groups};
+  int32_t yd[4] = {g.n, g.oh, g.ow, g.cout};
   uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
   uint32_t tq = ytb_act_i8(b, "xq", 4, xd, sx, zx);
   uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
   ytb_set_q(b, tw, sw[0], 0);
   if (g.cout > 1) ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)g.cout);
-  uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
-  uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
-  /* A fused LUT carries the conv's own output quantization (its index domain). */
-  ytb_set_q(b, tl, sy, zy);
-  uint32_t ty = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
-  ytb_set_q(b, ty, sy, zy);
-  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);
   int32_t p[YRT_NODE_PARAMS];
-  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, c->groups, act,
-                  use_lut ? (int)tl : -1);
-  uint32_t in[3] = {tq, tw, tb};
-  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
-  ytb_input(b, tx);
-  ytb_output(b, ty);
+  ytb_conv_params(p, c->kh, c->kw, c->sh, c->sw, c->pt, c->pl, c->pb, c->pr, c->dh, c->dw, c->groups, act, -1);
+  ytb_quantize_conv_i8(b, tx, tq, tw, bias, p, yd, sy, zy, lut, use_lut);
   yrt_error err = {{0}};
   ytb_loaded l;
   if (ytb_load(b, 1, &l, &err) != YRT_OK) fail_msg("%s: %s", l.step, err.msg);

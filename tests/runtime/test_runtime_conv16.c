@@ -48,27 +48,18 @@ static yrt_status build_and_run(const case16 *c, int hostile, yrt_error *err, in
   for (int i = 0; i < 256; i++) lut[i] = (int8_t)((int)(rng(&seed) % 256) - 128);
 
   ytb *b = ytb_new();
-  int32_t xd[4] = {c->n, c->h, c->w, c->cin}, wd[4] = {c->cout, c->kh, c->kw, c->cin / groups}, bd[1] = {c->cout};
-  int32_t yd[4] = {c->n, oh, ow, c->cout}, ld[1] = {256};
+  int32_t xd[4] = {c->n, c->h, c->w, c->cin}, wd[4] = {c->cout, c->kh, c->kw, c->cin / groups};
+  int32_t yd[4] = {c->n, oh, ow, c->cout};
   uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
   uint32_t tq = ytb_tensor(b, "xq", YRT_I16, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, xd);
   ytb_set_q(b, tq, sx, hostile == 1 ? 3 : 0);
   uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wd, w);
   ytb_set_q(b, tw, sw[0], 0);
   ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)c->cout);
-  uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
-  uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
-  ytb_set_q(b, tl, sy, zy);
-  uint32_t ty = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
-  ytb_set_q(b, ty, sy, zy);
-  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);
   int32_t p[YRT_NODE_PARAMS];
   ytb_conv_params(p, c->kh, c->kw, c->s, c->s, c->pad, c->pad, c->pad, c->pad, 1, 1, groups,
-                  hostile == 3 ? YRT_UNARY_RELU : YRT_UNARY_NONE, c->lut ? (int)tl : -1);
-  uint32_t in[3] = {tq, tw, tb};
-  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, ty, p, YRT_NODE_PARAMS, NULL, 0);
-  ytb_input(b, tx);
-  ytb_output(b, ty);
+                  hostile == 3 ? YRT_UNARY_RELU : YRT_UNARY_NONE, -1);
+  ytb_quantize_conv_i8(b, tx, tq, tw, bias, p, yd, sy, zy, lut, c->lut);
   ytb_loaded l;
   yrt_status st = ytb_load(b, 1, &l, err);
   if (st == YRT_OK) {

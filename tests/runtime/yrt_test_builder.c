@@ -246,6 +246,25 @@ void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl,
   p[YRT_CONV_P_ACT] = act, p[YRT_CONV_P_LUT] = lut;
 }
 
+uint32_t ytb_quantize_conv_i8(ytb *b, uint32_t x, uint32_t xq, uint32_t w, const int32_t *bias, const int32_t *p,
+                              const int32_t *yd, float sy, int32_t zy, const int8_t *lut, int use_lut) {
+  const int32_t bd[1] = {yd[3]}, ld[1] = {256};
+  const uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
+  const uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
+  ytb_set_q(b, tl, sy, zy);
+  const uint32_t y = ytb_tensor(b, "y", YRT_I8, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  ytb_set_q(b, y, sy, zy);
+  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &x, xq, NULL, 0, NULL, 0);
+  int32_t pc[YRT_NODE_PARAMS];
+  memcpy(pc, p, sizeof pc);
+  pc[YRT_CONV_P_LUT] = use_lut ? (int32_t)tl : -1;
+  const uint32_t in[3] = {xq, w, tb};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, y, pc, YRT_NODE_PARAMS, NULL, 0);
+  ytb_input(b, x);
+  ytb_output(b, y);
+  return y;
+}
+
 uint32_t ytb_act_i8(ytb *b, const char *name, int rank, const int32_t *dims, float scale, int32_t zp) {
   uint32_t t = ytb_tensor(b, name, YRT_I8, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, rank, dims);
   ytb_set_q(b, t, scale, zp);

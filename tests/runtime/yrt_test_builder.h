@@ -89,4 +89,12 @@ void *ytb_kind_then_relu(uint32_t op, const int32_t *p, int n_p, int n_in, int n
 void ytb_conv_params(int32_t *p, int kh, int kw, int sh, int sw, int pt, int pl, int pb, int pr, int dh, int dw,
                      int groups, int act, int lut);
 
+/* The rest of an int8-output conv test's graph once x (the f32 input), xq (its quantized form)
+ * and the weights w are made: x -QUANTIZE-> xq, CONV2D(xq, w, bias) -> y with the params p
+ * (ytb_conv_params; its LUT index is set here), y an int8 NHWC output of dims yd quantized
+ * (sy, zy), and a 256-entry int8 LUT constant quantized as y (a fused LUT's index domain), fused
+ * when use_lut. bias: yd[3] int32. x is the graph's input, y its output; returns y. */
+uint32_t ytb_quantize_conv_i8(ytb *b, uint32_t x, uint32_t xq, uint32_t w, const int32_t *bias, const int32_t *p,
+                              const int32_t *yd, float sy, int32_t zy, const int8_t *lut, int use_lut);
+
 #endif
