@@ -15,11 +15,11 @@
  *            4 / kr, for each lane l, kr weights of K bytes h, h + 4/kr, ... of channel l:
  *              kr 4 (dot products): lane l's 4 consecutive K bytes (vpdpbusd, SDOT);
  *              kr 2 (AVX2 vpmaddwd): (k0, k2) of the 8 lanes, then (k1, k3), as int16.
- * Segments (qconv_segments.h) are padded to seg_align bytes with zero weights.
+ * Segments (planned here, walked by qconv_segments.h's driver) are padded to seg_align bytes with zero weights.
  */
 #include <string.h>
 
-#include "qconv_segments.h"
+#include "qconv_pack.h"
 
 /* Indexed by yk_qconv_variant, every architecture's (include/variants/qconv.inc); lanes 0: no
  * packed layout (the scalar reference). */

@@ -60,7 +60,7 @@ void yk_binary_i8_flat__avx2(int kind, const int8_t *a, yk_qparams qa, const int
 /* The int8 softmax as its float chain through isa's dequantize / softmax / quantize kernels (all
  * bit-exact with their scalar references), as many whole rows at a time as a stack buffer holds.
  * The reference (yk_softmax_i8__scalar) is this chain on scalar kernels; CPUs without the AVX-512
- * variant run it on their own. */
+ * variant run it on their own (softmax/softmax_i8_chain.c). */
 void yk_softmax_i8_chain(const yk_isa *isa, const int8_t *x, int8_t *y, size_t rows, size_t len,
                          const yk_softmax_i8_params *p);
 
