@@ -1,7 +1,9 @@
 /* test_onnx_ops — the converter op table (tools/ir/onnx_ops.c): every id has exactly one row
  * (id == index, unique op_type, lookup round trip), rows are consistent (a lowered op has a
- * shape function, int8 rows are lowered, unary/binary rows name a kind), nodes cache their id,
- * and an op_type without a row fails in one place with "unsupported op 'X' at node 'Y'". */
+ * shape function, int8 rows are lowered, unary/binary rows name a kind, an op kept for the
+ * end-to-end head's selection alone never folds or lowers), nodes cache their id, and an op_type
+ * without a row (or with one but no shape function) fails in one place with "unsupported op 'X'
+ * at node 'Y'". */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +46,9 @@ static void test_rows_are_consistent(void **state) {
       fail_msg("%s shares its input's parameters but is not data movement", row->op_type);
     if (row->alpha != 0.0f && row->lower != ONNX_LOWER_UNARY)
       fail_msg("%s has an alpha but is not lowered as a unary", row->op_type);
+    /* an end-to-end selection op the converter takes only inside that head: never on its own */
+    if ((row->flags & ONNX_F_E2E_SELECT) && !row->shape && (row->fold || row->lower != ONNX_LOWER_NONE))
+      fail_msg("%s is taken only in an end-to-end head but folds or lowers on its own", row->op_type);
     assert_true(row->lower >= ONNX_LOWER_NONE && row->lower < ONNX_LOWER_COUNT);
   }
 }
@@ -102,6 +107,20 @@ static void test_unknown_op_error(void **state) {
   g->nodes[n].domain = ir_strdup("com.example");
   assert_int_equal(ir_infer_node(g, n, &err), YRT_ERR_UNSUPPORTED);
   assert_string_equal(err.msg, "unsupported op 'Relu' (domain 'com.example') at node 'odd_node'");
+  /* an op with a row only for the end-to-end head's selection (fuse_e2e_head.c): the same
+   * message anywhere else */
+  free(g->nodes[n].op_type);
+  g->nodes[n].op_type = ir_strdup("TopK");
+  g->nodes[n].op = onnx_op_id("TopK");
+  free(g->nodes[n].domain);
+  g->nodes[n].domain = ir_strdup("");
+  assert_true(ir_node_is_op(&g->nodes[n], ONNX_OP_TOPK));
+  assert_true(ir_node_op(&g->nodes[n])->flags & ONNX_F_E2E_SELECT);
+  assert_int_equal(ir_infer_node(g, n, &err), YRT_ERR_UNSUPPORTED);
+  assert_string_equal(err.msg, "unsupported op 'TopK' at node 'odd_node'");
+  free(g->nodes[n].op_type);
+  g->nodes[n].op_type = ir_strdup("Relu");
+  g->nodes[n].op = onnx_op_id("Relu");
   /* and the default-domain Relu goes through its row */
   free(g->nodes[n].domain);
   g->nodes[n].domain = ir_strdup("");

@@ -25,18 +25,11 @@
 
 static int is_const(const ir_graph *g, int t) { return t >= 0 && g->tensors[t].data != NULL; }
 
-/* The selection's ops: those of the converter op table by id, the others (which the converter
- * does not take on their own: TopK, ReduceMax, Tile, Expand, GatherElements, Mod) by name. */
+/* The selection's ops: the op table's rows flagged ONNX_F_E2E_SELECT (onnx_ops.c), those the
+ * converter takes on their own and those it takes only here (TopK, ReduceMax, GatherElements, ...). */
 static int allowed(const ir_node *n) {
-  static const onnx_op table_ops[] = {ONNX_OP_UNSQUEEZE, ONNX_OP_SQUEEZE, ONNX_OP_FLATTEN, ONNX_OP_RESHAPE,
-                                      ONNX_OP_GATHER,    ONNX_OP_DIV,     ONNX_OP_CAST,    ONNX_OP_CONCAT,
-                                      ONNX_OP_ADD,       ONNX_OP_MUL,     ONNX_OP_IDENTITY};
-  static const char *const other_ops[] = {"TopK", "ReduceMax", "Tile", "Expand", "GatherElements", "Mod", NULL};
-  for (size_t k = 0; k < sizeof table_ops / sizeof table_ops[0]; k++)
-    if (ir_node_is_op(n, table_ops[k])) return 1;
-  for (const char *const *o = other_ops; *o; o++)
-    if (ir_node_is(n, *o)) return 1;
-  return 0;
+  const onnx_op_row *row = ir_node_op(n);
+  return row && (row->flags & ONNX_F_E2E_SELECT);
 }
 
 /* Boxes and scores as outputs 0 and 1 of a Split([4, nc (, ne)], last axis) of Transpose(X, 0 2 1):
@@ -71,16 +64,18 @@ static int split_source(const ir_graph *g, int boxes, int scores, int64_t *nc, i
 /* The index a GatherElements reads, through the Tile / Expand that repeats it over the columns. */
 static int gather_index(const ir_graph *g, int gather_out) {
   const int p = gather_out >= 0 ? g->tensors[gather_out].producer : -1;
-  if (p < 0 || !ir_node_is(&g->nodes[p], "GatherElements") || g->nodes[p].n_in != 2) return -1;
+  if (p < 0 || !ir_node_is_op(&g->nodes[p], ONNX_OP_GATHER_ELEMENTS) || g->nodes[p].n_in != 2) return -1;
   const int idx = g->nodes[p].in[1], ip = g->tensors[idx].producer;
-  if (ip >= 0 && (ir_node_is(&g->nodes[ip], "Tile") || ir_node_is(&g->nodes[ip], "Expand"))) return g->nodes[ip].in[0];
+  if (ip >= 0 && (ir_node_is_op(&g->nodes[ip], ONNX_OP_TILE) || ir_node_is_op(&g->nodes[ip], ONNX_OP_EXPAND)))
+    return g->nodes[ip].in[0];
   return idx;
 }
 
 /* The data tensor a GatherElements reads (-1: not one). */
 static int gather_data(const ir_graph *g, int gather_out) {
   const int p = gather_out >= 0 ? g->tensors[gather_out].producer : -1;
-  return p >= 0 && ir_node_is(&g->nodes[p], "GatherElements") && g->nodes[p].n_in == 2 ? g->nodes[p].in[0] : -1;
+  return p >= 0 && ir_node_is_op(&g->nodes[p], ONNX_OP_GATHER_ELEMENTS) && g->nodes[p].n_in == 2 ? g->nodes[p].in[0]
+                                                                                                   : -1;
 }
 
 /* Try graph output index oi. 1 fused, 0 not this form (*why says what did not fit once the
@@ -102,16 +97,16 @@ static int try_output(ir_graph *g, int oi, char *note, size_t cap, char *why, si
     const ir_node *n = &g->nodes[ni];
     if (n->dead || !allowed(n) || nn == E2E_MAX_CONE) return 0;
     cone[nn++] = ni;
-    if (ir_node_is(n, "ReduceMax")) {
+    if (ir_node_is_op(n, ONNX_OP_REDUCE_MAX)) {
       if (reduce >= 0) return 0;
       reduce = ni;
     }
-    if (ir_node_is(n, "TopK")) {
+    if (ir_node_is_op(n, ONNX_OP_TOPK)) {
       if (ntopk == 2) return 0;
       topk[ntopk++] = ni;
     }
-    const int data_only = ir_node_is(n, "GatherElements") || ir_node_is(n, "ReduceMax");
-    ngather += ir_node_is(n, "GatherElements") || ir_node_is_op(n, ONNX_OP_GATHER);
+    const int data_only = ir_node_is_op(n, ONNX_OP_GATHER_ELEMENTS) || ir_node_is_op(n, ONNX_OP_REDUCE_MAX);
+    ngather += ir_node_is_op(n, ONNX_OP_GATHER_ELEMENTS) || ir_node_is_op(n, ONNX_OP_GATHER);
     for (int k = 0; k < n->n_in; k++) {
       const int t = n->in[k];
       if (t < 0 || is_const(g, t)) continue;
@@ -178,7 +173,7 @@ static int try_output(ir_graph *g, int oi, char *note, size_t cap, char *why, si
   }
   int box_gather = -1; /* the boxes' GatherElements output, whose anchor index the extra rows must share */
   for (int c = 0; c < nn; c++)
-    if (ir_node_is(&g->nodes[cone[c]], "GatherElements") && g->nodes[cone[c]].in[0] == boxes)
+    if (ir_node_is_op(&g->nodes[cone[c]], ONNX_OP_GATHER_ELEMENTS) && g->nodes[cone[c]].in[0] == boxes)
       box_gather = g->nodes[cone[c]].out[0];
   if (ne && (gather_data(g, cat->in[3]) != g->nodes[sp].out[2] || gather_index(g, box_gather) < 0 ||
              gather_index(g, cat->in[3]) != gather_index(g, box_gather))) {
@@ -249,7 +244,7 @@ yrt_status lw_fuse_e2e_head(ir_graph *g, int *fused, char *note, size_t cap, yrt
   /* a TopK left means a selection in the graph that was not taken: refused naming why, never run
    * (or guessed at) */
   for (int i = 0; i < g->n_nodes; i++)
-    if (!g->nodes[i].dead && ir_node_is(&g->nodes[i], "TopK"))
+    if (!g->nodes[i].dead && ir_node_is_op(&g->nodes[i], ONNX_OP_TOPK))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "convert: node '%.100s' (TopK) belongs to an end-to-end (NMS-free) head yolort did not "
                            "recognise: %.300s; refused rather than misread",

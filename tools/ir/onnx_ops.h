@@ -38,6 +38,7 @@ typedef enum onnx_op {
   ONNX_OP_FLATTEN,
   ONNX_OP_FLOOR,
   ONNX_OP_GATHER,
+  ONNX_OP_GATHER_ELEMENTS,
   ONNX_OP_GLOBAL_AVERAGE_POOL,
   ONNX_OP_GLOBAL_MAX_POOL,
   ONNX_OP_HARD_SIGMOID,
@@ -49,6 +50,7 @@ typedef enum onnx_op {
   ONNX_OP_MAX,
   ONNX_OP_MAX_POOL,
   ONNX_OP_MIN,
+  ONNX_OP_MOD,
   ONNX_OP_MUL,
   ONNX_OP_NEG,
   ONNX_OP_NON_MAX_SUPPRESSION,
@@ -56,6 +58,7 @@ typedef enum onnx_op {
   ONNX_OP_QUANTIZE_LINEAR,
   ONNX_OP_RANGE,
   ONNX_OP_RECIPROCAL,
+  ONNX_OP_REDUCE_MAX,
   ONNX_OP_RELU,
   ONNX_OP_RESHAPE,
   ONNX_OP_RESIZE,
@@ -70,6 +73,8 @@ typedef enum onnx_op {
   ONNX_OP_SQUEEZE,
   ONNX_OP_SUB,
   ONNX_OP_TANH,
+  ONNX_OP_TILE,
+  ONNX_OP_TOPK,
   ONNX_OP_TRANSPOSE,
   ONNX_OP_UNSQUEEZE,
   ONNX_OP_UPSAMPLE,
@@ -120,6 +125,8 @@ enum {
   ONNX_F_PTQ_QUANTIZE = 1, /* yolort-quantize quantizes its activation inputs and outputs */
   ONNX_F_PTQ_SHARE = 2,    /* yolort-quantize: its outputs share its first input's parameters */
   ONNX_F_HEAD_SEED = 4,    /* on a non-rank-4 activation it starts the float detection head */
+  ONNX_F_E2E_SELECT = 8,   /* may stand in an end-to-end head's selection (fuse_e2e_head.c: the
+                              index, gather and shape ops between the Split and the Concat) */
 };
 
 typedef struct onnx_op_row onnx_op_row;
