@@ -91,10 +91,13 @@ def _frame(image, bgr):
 class Model:
     """A .yrt model and one session over it (the C library's model + session).
 
-    threads: 0 = one per online CPU (the library's default). A Model is not thread-safe: use one
-    per thread (they may share nothing but the file)."""
+    threads: 0 = one per online CPU (the library's default). isa_cap: None = every instruction set
+    the CPU has; else the highest our kernels may use ("avx2", "avxvnni", "avx512", "avx512vnni",
+    "amx", "neon", "neondot" or "scalar": yrt_session_options.isa_cap), the same outputs on a
+    smaller CPU's path. A Model is not thread-safe: use one per thread (they may share nothing but
+    the file). The C API's caller allocator (yrt_session_options.allocator) is C-only."""
 
-    def __init__(self, path, threads=0):
+    def __init__(self, path, threads=0, isa_cap=None):
         lib = _library()
         self._lib = lib
         self._model = ctypes.c_void_p()
@@ -102,7 +105,10 @@ class Model:
         err = _native.Error()
         _check(lib, lib.yrt_model_load_file(str(path).encode(), ctypes.byref(self._model), ctypes.byref(err)), err)
         opts = _native.SessionOptions()
+        opts.struct_size = ctypes.sizeof(opts)
         opts.num_threads = int(threads)
+        if isa_cap is not None:
+            opts.isa_cap = str(isa_cap).encode()
         st = lib.yrt_session_create(self._model, ctypes.byref(opts), ctypes.byref(self._session), ctypes.byref(err))
         if st != 0:
             self.close()

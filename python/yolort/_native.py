@@ -51,10 +51,12 @@ class ClassProb(ctypes.Structure):
 
 
 class SessionOptions(ctypes.Structure):
-    """The first fields of yrt_session_options; struct_size 0 means exactly these four (yolort.h),
-    every later field keeps its default."""
+    """yrt_session_options up to isa_cap, struct_size = its size (set by the Model). A library older
+    than isa_cap accepts the struct when the fields it does not know are zero (yolort.h)."""
     _fields_ = [("num_threads", ctypes.c_int), ("arena", ctypes.c_void_p), ("arena_bytes", ctypes.c_size_t),
-                ("max_arena_bytes", ctypes.c_size_t), ("struct_size", ctypes.c_size_t)]
+                ("max_arena_bytes", ctypes.c_size_t), ("struct_size", ctypes.c_size_t),
+                ("thread_pool", ctypes.c_void_p), ("oversubscribe", ctypes.c_int),
+                ("allocator", ctypes.c_void_p), ("isa_cap", ctypes.c_char_p)]
 
 
 PIX_RGB888, PIX_BGR888, PIX_GRAY8 = 1, 2, 8

@@ -127,11 +127,17 @@ class Span {
 /* ---------------------------------------------------------- C structs, set up */
 
 /* yrt_session_options with yrt_session_options_init's defaults and num_threads (0: one per online
- * CPU). */
-inline yrt_session_options session_options(int num_threads = 0) noexcept {
+ * CPU), isa_cap (NULL: everything the CPU has; else e.g. "avx2", "scalar": read once when the
+ * Session is made, so a literal or any string alive until then) and allocator (NULL: libc; the
+ * struct is copied by the Session, its user state must outlive the Session). The other members
+ * (arena, max_arena_bytes, thread_pool, oversubscribe) are set on the returned struct. */
+inline yrt_session_options session_options(int num_threads = 0, const char *isa_cap = nullptr,
+                                           const yrt_allocator *allocator = nullptr) noexcept {
   yrt_session_options o;
   yrt_session_options_init(&o);
   o.num_threads = num_threads;
+  o.isa_cap = isa_cap;
+  o.allocator = allocator;
   return o;
 }
 
@@ -197,11 +203,14 @@ class Model {
     return Model(m);
   }
   /* Validate a .yrt image in memory. copy (the default) takes a copy; without it the bytes are
-   * used in place: 64-byte aligned, unchanged and alive until the Model is destroyed. */
-  static Model load_memory(const void *data, std::size_t size, bool copy = true) {
+   * used in place: 64-byte aligned, unchanged and alive until the Model is destroyed. allocator:
+   * the model's blocks from it (yrt_model_load_memory_with; its user state must outlive the
+   * Model), NULL: libc. */
+  static Model load_memory(const void *data, std::size_t size, bool copy = true,
+                           const yrt_allocator *allocator = nullptr) {
     detail::ErrorBuffer e;
     yrt_model *m = nullptr;
-    e.throw_if_failed(yrt_model_load_memory(data, size, copy ? 1 : 0, &m, e.get()));
+    e.throw_if_failed(yrt_model_load_memory_with(data, size, copy ? 1 : 0, allocator, &m, e.get()));
     return Model(m);
   }
 

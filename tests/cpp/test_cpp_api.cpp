@@ -1,7 +1,7 @@
 /* test_cpp_api.cpp — yolort.hpp as a C++ program uses it (built as C++11 and as C++20): errors
  * thrown as yolort::Error with the C status and message, move-only RAII handles, Span, and (with
  * the converter in the build) a tiny generated model through Session::detect / run / output,
- * checked equal to the same calls through the C API. */
+ * checked equal to the same calls through the C API, also with the options isa_cap and allocator. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@ extern "C" { /* Debian's cmocka.h declares print_error & co. without C linkage *
 #include <cmocka.h>
 }
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -69,6 +70,14 @@ static void test_init_helpers(void **state) {
   assert_true(p.conf_threshold > 0.24f && p.conf_threshold < 0.26f);
   assert_int_equal(p.max_detections, 300);
   assert_int_equal(yolort::session_options(3).num_threads, 3);
+  assert_null(yolort::session_options(3).isa_cap);
+  assert_null(yolort::session_options(3).allocator);
+  const yrt_allocator a = {nullptr, nullptr, nullptr};
+  const yrt_session_options capped = yolort::session_options(2, "avx2", &a);
+  assert_int_equal(capped.num_threads, 2);
+  assert_string_equal(capped.isa_cap, "avx2");
+  assert_ptr_equal(capped.allocator, &a);
+  assert_int_equal(capped.struct_size, sizeof capped);
   static const uint8_t y[4] = {0}, uv[2] = {0};
   const yrt_frame nv = yolort::nv12_frame(2, 2, y, 2, uv, 2);
   assert_int_equal(nv.format, YRT_PIX_NV12);
@@ -159,6 +168,61 @@ static void expect_same(const yrt_detection *a, size_t na, const yrt_detection *
                 a[i].y1 == b[i].y1);
     assert_ptr_equal(a[i].name, b[i].name);
   }
+}
+
+/* Caller memory for the allocator test: libc's aligned blocks, counted. */
+struct Counted {
+  size_t live_bytes, blocks;
+};
+static void *counted_alloc(void *user, size_t size, size_t align) {
+  void *p = nullptr;
+  if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size ? size : 1) != 0) return nullptr;
+  Counted *c = static_cast<Counted *>(user);
+  c->live_bytes += size;
+  c->blocks++;
+  return p;
+}
+static void counted_free(void *user, void *ptr, size_t size) {
+  static_cast<Counted *>(user)->live_bytes -= size;
+  free(ptr);
+}
+
+/* The options the C API has, through the wrapper: a model and a session on a counted allocator,
+ * the kernels capped at the scalar references; the same detections as the C calls with the same
+ * options, every block given back; an unknown cap throws the C message. */
+static void test_options(void **state) {
+  (void)state;
+  const std::vector<unsigned char> bytes = mini_yolo();
+  Counted mc = {0, 0}, sc = {0, 0};
+  const yrt_allocator ma = {counted_alloc, counted_free, &mc}, sa = {counted_alloc, counted_free, &sc};
+  const int w = 40, h = 30;
+  const std::vector<uint8_t> rgb = rgb_image(w, h);
+  const yrt_frame frame = yolort::packed_frame(YRT_PIX_RGB888, w, h, rgb.data(), static_cast<size_t>(w) * 3);
+  yrt_postprocess_params pp = yolort::postprocess_params();
+  pp.conf_threshold = 0.01f;
+  {
+    yolort::Model model = yolort::Model::load_memory(bytes.data(), bytes.size(), true, &ma);
+    assert_true(mc.blocks > 0 && mc.live_bytes > 0); /* the model's copy came from ma */
+    const yrt_session_options o = yolort::session_options(1, "scalar", &sa);
+    yolort::Session session(model, o);
+    assert_true(sc.blocks > 0 && sc.live_bytes > 0);
+    const std::vector<yrt_detection> got = session.detect(frame, &pp);
+    yrt_session *cs = nullptr;
+    yrt_error err;
+    assert_int_equal(yrt_session_create(model.get(), &o, &cs, &err), YRT_OK);
+    yrt_detection want[300];
+    int n_want = 0;
+    assert_int_equal(yrt_session_detect(cs, &frame, &pp, want, 300, &n_want, &err), YRT_OK);
+    expect_same(got.data(), got.size(), want, static_cast<size_t>(n_want));
+    yrt_session_free(cs);
+    const std::string msg =
+        expect_error([&] { yolort::Session bad(model, yolort::session_options(1, "sse9")); }, YRT_ERR_INVALID_ARG);
+    if (msg.find("isa_cap \"sse9\"") == std::string::npos) fail_msg("message does not name the cap: %s", msg.c_str());
+    print_message("isa_cap scalar + allocator: %d detections, C++ == C; session %zu blocks, model %zu\n", n_want,
+                  sc.blocks, mc.blocks);
+  }
+  assert_int_equal(sc.live_bytes, 0); /* every block back, sessions and model alike */
+  assert_int_equal(mc.live_bytes, 0);
 }
 
 static void test_model_session(void **state) {
@@ -279,6 +343,7 @@ int main(void) {
       cmocka_unit_test(test_errors),
 #ifdef YOLORT_TEST_REL_MODELS
       cmocka_unit_test(test_model_session),
+      cmocka_unit_test(test_options),
 #endif
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

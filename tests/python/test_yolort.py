@@ -90,6 +90,17 @@ class PackageTest(unittest.TestCase):
             self.assertLessEqual(len(few), 2)
             self.assertTrue(all(d.score > 0.5 and d.class_id in (0, 41) for d in few))
 
+    def test_isa_cap(self):
+        """isa_cap (yrt_session_options.isa_cap): the scalar references give the same detections
+        as the CPU's best kernels (every variant is bit-exact); an unknown name is refused naming it."""
+        rgb = yolort.load_jpeg(self.images[0])
+        with yolort.Model(self.yrt, threads=1) as best, yolort.Model(self.yrt, threads=1, isa_cap="scalar") as ref:
+            self.assertEqual(best.detect(rgb), ref.detect(rgb))
+        with self.assertRaises(yolort.YolortError) as e:
+            yolort.Model(self.yrt, isa_cap="sse9")
+        self.assertIn("YRT_ERR_INVALID_ARG", str(e.exception))
+        self.assertIn('isa_cap "sse9"', str(e.exception))
+
     def test_errors_are_clear(self):
         with self.assertRaises(yolort.YolortError) as e:
             yolort.Model(os.path.join(self.tmp.name, "missing.yrt"))
