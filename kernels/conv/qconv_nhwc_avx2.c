@@ -34,12 +34,7 @@ void yk_qconv_blocking__avx2(int cout, int vnni, int *mr, int *nz) {
 static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
                                                                const int MR, const int NZ) {
   __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
-#pragma GCC unroll 3
-  for (int z = 0; z < NZ; z++) {
-    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
-#pragma GCC unroll 12
-    for (int m = 0; m < MR; m++) acc[m][z] = bz;
-  }
+  yk_qa_acc_bias(acc, a, MR, NZ);
   const int8_t *w = a->w;
   for (int s = 0; s < a->nseg; s++) {
     const int8_t *p[YK_QA_MR_MAX];
@@ -84,12 +79,7 @@ static inline __attribute__((always_inline)) __m256i madd_add(__m256i acc, __m25
 static inline __attribute__((always_inline)) void block_kernel_wide(const qconv_block_args *a,
                                                                     const int MR, const int NZ) {
   __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
-#pragma GCC unroll 3
-  for (int z = 0; z < NZ; z++) {
-    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
-#pragma GCC unroll 12
-    for (int m = 0; m < MR; m++) acc[m][z] = bz;
-  }
+  yk_qa_acc_bias(acc, a, MR, NZ);
   const int8_t *w = a->w;
   const int16_t *p[YK_QA_MR_MAX];
 #pragma GCC unroll 12
@@ -164,9 +154,7 @@ static const qconv_ukernel ukernels[] = {YK_QA_BLOCKS(QCONV_UKERNEL)};
 static const qconv_ukernel wide_ukernels[] = {YK_QA_BLOCKS(WIDE_UKERNEL)};
 
 size_t yk_qconv_packed_bytes__avx2(yk_qconv *c) {
-  if (c->variant != YK_QCONV_AVX2 || !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
-    return 0;
-  return yk_qconv_packed_size(c);
+  return qconv_packed_bytes_with(c, YK_QCONV_AVX2, ukernels, QCONV_NUKERNELS(ukernels));
 }
 
 void yk_qconv_rows__avx2(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {

@@ -36,6 +36,19 @@ static inline const void *yk_qa_prep_lut(const yk_qconv *c, __m256i t[16]) {
   return t;
 }
 
+/* A micro-kernel's accumulators before its first step: each column's bias (8 channels) for
+ * every pixel. */
+static inline __attribute__((always_inline)) void yk_qa_acc_bias(__m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX],
+                                                                 const qconv_block_args *a, const int MR,
+                                                                 const int NZ) {
+#pragma GCC unroll 3
+  for (int z = 0; z < NZ; z++) {
+    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
+#pragma GCC unroll 12
+    for (int m = 0; m < MR; m++) acc[m][z] = bz;
+  }
+}
+
 /* The reference's requantization on 8 channels (yk_avx2_inline.h; NaN is impossible for a
  * finite scale). */
 static inline __attribute__((always_inline)) __m256i yk_qa_requant8(__m256i acc,

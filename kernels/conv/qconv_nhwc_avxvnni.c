@@ -14,12 +14,7 @@
 static inline __attribute__((always_inline)) void block_kernel(const qconv_block_args *a,
                                                                const int MR, const int NZ) {
   __m256i acc[YK_QA_MR_MAX][YK_QA_NZ_MAX];
-#pragma GCC unroll 3
-  for (int z = 0; z < NZ; z++) {
-    const __m256i bz = _mm256_loadu_si256((const __m256i *)(a->bias + 8 * z));
-#pragma GCC unroll 12
-    for (int m = 0; m < MR; m++) acc[m][z] = bz;
-  }
+  yk_qa_acc_bias(acc, a, MR, NZ);
   const __m256i flip = _mm256_set1_epi32((int)0x80808080u);
   const int8_t *w = a->w;
   for (int s = 0; s < a->nseg; s++) {
@@ -50,9 +45,7 @@ YK_QA_BLOCKS(DEF_BLOCK)
 static const qconv_ukernel ukernels[] = {YK_QA_BLOCKS(QCONV_UKERNEL)};
 
 size_t yk_qconv_packed_bytes__avxvnni(yk_qconv *c) {
-  if (c->variant != YK_QCONV_AVXVNNI || !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
-    return 0;
-  return yk_qconv_packed_size(c);
+  return qconv_packed_bytes_with(c, YK_QCONV_AVXVNNI, ukernels, QCONV_NUKERNELS(ukernels));
 }
 
 void yk_qconv_rows__avxvnni(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {

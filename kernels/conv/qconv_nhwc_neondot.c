@@ -68,9 +68,7 @@ BLOCKS(DEF_BLOCK)
 static const qconv_ukernel ukernels[] = {BLOCKS(QCONV_UKERNEL)};
 
 size_t yk_qconv_packed_bytes__neondot(yk_qconv *c) {
-  if (c->variant != YK_QCONV_NEONDOT || !qconv_find_ukernel(ukernels, QCONV_NUKERNELS(ukernels), c->mr, c->nz))
-    return 0;
-  return yk_qconv_packed_size(c);
+  return qconv_packed_bytes_with(c, YK_QCONV_NEONDOT, ukernels, QCONV_NUKERNELS(ukernels));
 }
 
 void yk_qconv_rows__neondot(const yk_qconv *c, const int8_t *x, void *y, int row0, int row1) {

@@ -234,6 +234,13 @@ static inline qconv_block_fn qconv_find_ukernel(const qconv_ukernel *t, int n, i
   return NULL;
 }
 
+/* A variant's yk_qconv_packed_bytes__*: the packed size when c is that variant and its table t
+ * (n entries) has a c->mr x c->nz micro-kernel, else 0. */
+static inline size_t qconv_packed_bytes_with(yk_qconv *c, int variant, const qconv_ukernel *t, int n) {
+  if (c->variant != variant || !qconv_find_ukernel(t, n, c->mr, c->nz)) return 0;
+  return yk_qconv_packed_size(c);
+}
+
 /* The tile driver of every variant: output rows [row0, row1) as tiles of c->mr pixels; per tile
  * the segment pointers are built once (then tile_prep, when not NULL, with tile_ctx), then full
  * (c->nz columns) or last (the remaining columns) runs on each block of output channels.

@@ -85,6 +85,19 @@ static void pack_ohwi(const void *src, void *dst, int64_t o, int64_t i, int64_t 
                  (const char *)src + (size_t)(((a * i + b) * kh + y) * kw + x) * es, es);
 }
 
+/* Per-channel scales [co] attached to yrt tensor t, for the caller to fill (t's own scale is then
+ * the first); NULL, the error set, when out of memory. */
+static float *channel_scales(lw_ctx *c, int t, int64_t co) {
+  float *sc = malloc(sizeof(float) * (size_t)co);
+  if (!sc) {
+    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
+    return NULL;
+  }
+  c->t[t].scales = sc;
+  c->t[t].n_scales = (int)co;
+  return sc;
+}
+
 static int add_weights(lw_ctx *c, const ir_tensor *W, int i8) {
   int64_t co = W->dims[0], ci = W->dims[1], kh = W->dims[2], kw = W->dims[3];
   int64_t n = co * ci * kh * kw;
@@ -105,15 +118,10 @@ static int add_weights(lw_ctx *c, const ir_tensor *W, int i8) {
   int t = lw_const_raw(c, W->name, i8 ? YRT_I8 : YRT_F32, 4, d, buf, (size_t)n * es);
   free(buf);
   if (t < 0 || !i8) return t;
-  float *sc = malloc(sizeof(float) * (size_t)co);
-  if (!sc) {
-    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
-    return -1;
-  }
+  float *sc = channel_scales(c, t, co);
+  if (!sc) return -1;
   for (int64_t k = 0; k < co; k++)
     sc[k] = (W->q.scales && W->q.n_scales > 1) ? W->q.scales[k] : W->q.scale;
-  c->t[t].scales = sc;
-  c->t[t].n_scales = (int)co;
   c->t[t].scale = sc[0];
   c->t[t].zp = 0;
   c->t[t].q_axis = 0;
@@ -173,14 +181,9 @@ static int add_bias(lw_ctx *c, int b, int64_t co, int i8, float sx, const float 
   int t = lw_const_raw(c, name, i8 ? YRT_I32 : YRT_F32, 1, &d, buf, (size_t)co * 4);
   free(buf);
   if (t < 0 || !i8) return t;
-  float *sc = malloc(sizeof(float) * (size_t)co);
-  if (!sc) {
-    lw_err(c, YRT_ERR_NOMEM, "convert: out of memory");
-    return -1;
-  }
+  float *sc = channel_scales(c, t, co);
+  if (!sc) return -1;
   for (int64_t k = 0; k < co; k++) sc[k] = sx * sw[k];
-  c->t[t].scales = sc;
-  c->t[t].n_scales = (int)co;
   c->t[t].scale = sc[0];
   return t;
 }
