@@ -37,7 +37,7 @@ body = src[i:j]
 labels = {m.group(1): k for k, l in enumerate(body) if (m := re.match(r'^(\.L\w+):', l))}
 best = None
 for k, l in enumerate(body):
-    m = re.match(r'^\s+(?:b\.\w+|b|bne|cbnz|cbz|tbnz)\s+(?:\w+,\s*)?(?:#\d+,\s*)?(\.L\w+)', l)
+    m = re.match(r'^\s+(?:b\.?(?:eq|ne|gt|ge|lt|le|hi|hs|lo|ls|mi|pl|cc|cs)|b|cbnz|cbz|tbnz)\s+(?:\w+,\s*)?(?:#\d+,\s*)?(\.L\w+)', l)
     if m and m.group(1) in labels and labels[m.group(1)] < k:
         seg = body[labels[m.group(1)] + 1:k + 1]; n = sum(mn in s for s in seg)
         if without and any(without in s for s in seg): continue
@@ -85,7 +85,7 @@ sdot:6x3(neondot,K8) dot block_6x3 sdot 576
 sdot:8x2(neondot,K8) dot block_8x2 sdot 512
 smlal-pair:4x2(neon,K8) neon block_4x2 smlal 256
 smlal-pair:8x1(neon,K8) neon block_8x1 smlal 256
-smull-single:4x2(neon,K4) neon block_4x2 smull 128 smlal
+smull-single:4x2(neon,K8) neon block_4x2 smull 256 smlal
 floor:smull+smlal+sadalp floor floor_pair - 128
 floor:smull+sadalp floor floor_single - 64
 floor:sdot(ARMv8.2) floor floor_sdot - 192

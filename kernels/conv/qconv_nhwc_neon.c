@@ -111,9 +111,42 @@ static inline __attribute__((always_inline)) void block_kernel(const qconv_block
         }
       }
     }
-    /* One step per SADALP (a weight is -128, or the segment's odd last step): the products of
-     * all the pixel's columns first, then their SADALPs. */
-    for (; g < steps; g++) {
+    /* A weight is -128: one step per SADALP. Two steps an iteration all the same, each pixel's
+     * products of both before their SADALPs (segments are padded to 8 bytes: steps is even). */
+    for (; g + 2 <= steps; g += 2) {
+      int8x16_t w0[2], w1[2];
+#pragma GCC unroll 2
+      for (int z = 0; z < NZ; z++) {
+        w0[z] = vld1q_s8(w + 16 * z);
+        w1[z] = vld1q_s8(w + 16 * (NZ + z));
+      }
+      w += 32 * NZ;
+#pragma GCC unroll 8
+      for (int m = 0; m < MR; m++) {
+        const int32x2_t xv = vreinterpret_s32_s8(vld1_s8(p[m] + 4 * g));
+        const int8x16_t x0 = vreinterpretq_s8_s32(vdupq_lane_s32(xv, 0));
+        const int8x16_t x1 = vreinterpretq_s8_s32(vdupq_lane_s32(xv, 1));
+        int16x8_t pl[2][2], ph[2][2]; /* [step][column] */
+#pragma GCC unroll 2
+        for (int z = 0; z < NZ; z++) {
+          pl[0][z] = vmull_s8(vget_low_s8(x0), vget_low_s8(w0[z]));
+          ph[0][z] = vmull_high_s8(x0, w0[z]);
+        }
+#pragma GCC unroll 2
+        for (int z = 0; z < NZ; z++) {
+          pl[1][z] = vmull_s8(vget_low_s8(x1), vget_low_s8(w1[z]));
+          ph[1][z] = vmull_high_s8(x1, w1[z]);
+        }
+#pragma GCC unroll 2
+        for (int k = 0; k < 2; k++)
+#pragma GCC unroll 2
+          for (int z = 0; z < NZ; z++) {
+            lo[m][z] = vpadalq_s16(lo[m][z], pl[k][z]);
+            hi[m][z] = vpadalq_s16(hi[m][z], ph[k][z]);
+          }
+      }
+    }
+    for (; g < steps; g++) { /* (an odd last step: not with today's 8-byte segments) */
       int8x16_t wz[2];
 #pragma GCC unroll 2
       for (int z = 0; z < NZ; z++) wz[z] = vld1q_s8(w + 16 * z);
