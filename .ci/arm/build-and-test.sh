@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # .ci/arm/build-and-test.sh ARCH [CTEST ARGS...] — cross-build yolort for ARM and run its tests
 # under qemu-user (called by .ci/run; works from a fresh clone).
-#   ARCH aarch64: whole build, whole ctest suite under qemu-aarch64.
+#   ARCH aarch64: whole build, whole ctest suite under qemu-aarch64, then the whole-model output
+#                 check again on a CPU without dot product (-cpu cortex-a72).
 #   ARCH armv7:   whole build, the tests labelled "kernels" under qemu-arm.
 # Environment:
 #   YOLORT_SYSROOT_CACHE  directory holding the unpacked sysroots (<dir>/arm64, <dir>/armhf);
@@ -53,5 +54,18 @@ echo "cross-architecture reference: ${YOLORT_CROSSARCH_REF:-none (build/crossarc
 
 step "ctest under qemu ${select[*]:-(all)}"
 ctest --test-dir "$build" --output-on-failure -j"$jobs" "${select[@]}" "$@"
+
+# qemu's default CPU has the dot product, so the model above ran the SDOT conv. A Cortex-A72
+# (ARMv8.0, Raspberry Pi 4) takes the SMULL/SMLAL one: the same output0, bit for bit (~1 min).
+if [ "$arch" = aarch64 ] && [ -d "$build/crossarch" ]; then
+  step "ARMv8.0 path: test_crossarch_output again under qemu -cpu cortex-a72"
+  ref=${YOLORT_CROSSARCH_REF:-}
+  if [ -z "$ref" ]; then
+    rm -rf "$build/crossarch-dot" && cp -r "$build/crossarch" "$build/crossarch-dot"
+    ref="$(cd "$build" && pwd)/crossarch-dot" # absolute: ctest runs the test in its own folder
+  fi
+  YOLORT_QEMU_CPU=cortex-a72 YOLORT_CROSSARCH_REF="$ref" \
+    ctest --test-dir "$build" --output-on-failure -R '^test_crossarch_output$'
+fi
 
 step "done"
