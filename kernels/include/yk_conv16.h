@@ -92,6 +92,8 @@ void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, void *y, int row0, int
 /* The quantize that feeds it: y = clamp(round_half_even(x / scale), -32767, 32767) (symmetric,
  * NaN -> -32767; IEEE division as yk_quantize_f32_i8). Portable: the image is 3 channels. */
 void yk_quantize_f32_i16(const float *x, int16_t *y, size_t n, float scale);
+/* And back, where an int16 tensor meets a float op: y = (float)x * scale (exact in float). */
+void yk_dequantize_i16_f32(const int16_t *x, float *y, size_t n, float scale);
 
 /* Variants, exposed for tests. */
 #define YK_CONV16_VARIANT(E, v, s, on, lanes, kr, cond) \
