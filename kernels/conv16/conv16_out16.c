@@ -28,17 +28,18 @@ static inline float exp_poly(float x) {
   return p * s;
 }
 
-/* 1 / (1 + exp(-v)), the argument clamped where float sigmoid is 0 or 1 already */
-static inline float sigmoid_poly(float v) {
+/* 1 + exp(-v), the argument clamped where float sigmoid is 0 or 1 already */
+static inline float one_plus_exp_neg(float v) {
   float a = -v;
   /* NaN ends at -87 (no undefined float -> int conversion below) */
   a = a > -87.0f ? a : -87.0f;
   a = a < 87.0f ? a : 87.0f;
-  return 1.0f / (1.0f + exp_poly(a));
+  return 1.0f + exp_poly(a);
 }
 
-static inline int16_t q16(float v, float y_scale) {
-  v = v / y_scale;
+/* v in units of the output step (times 1 / s_y: one multiply, no division per value) */
+static inline int16_t q16(float v, float inv_y_scale) {
+  v = v * inv_y_scale;
   /* NaN compares false both times and ends at the low end, as yk_quantize_f32_i16 */
   v = v > -32767.0f ? v : -32767.0f;
   v = v < 32767.0f ? v : 32767.0f;
@@ -47,7 +48,7 @@ static inline int16_t q16(float v, float y_scale) {
 }
 
 void yk_conv16_out16(const float *f, const float *scale, const yk_conv16 *c, int16_t *y, int n) {
-  const float ys = c->y_scale, alpha = c->act_alpha;
+  const float ys = 1.0f / c->y_scale, alpha = c->act_alpha;
   /* one loop per activation: each a straight, vectorizable body */
   switch (c->act) {
     case YK_CONV16_ACT_RELU:
@@ -63,13 +64,13 @@ void yk_conv16_out16(const float *f, const float *scale, const yk_conv16 *c, int
       }
       return;
     case YK_CONV16_ACT_SIGMOID:
-      for (int i = 0; i < n; i++) y[i] = q16(sigmoid_poly(f[i] * scale[i]), ys);
+      for (int i = 0; i < n; i++) y[i] = q16(1.0f / one_plus_exp_neg(f[i] * scale[i]), ys);
       return;
     case YK_CONV16_ACT_SILU:
       for (int i = 0; i < n; i++) {
         const float v = f[i] * scale[i];
         /* below -87 the clamped sigmoid would leave v * 1.6e-38 (up to -5 at -3e38); SiLU is -0 there */
-        const float a = v * sigmoid_poly(v);
+        const float a = v / one_plus_exp_neg(v);
         y[i] = q16(v > -87.0f ? a : 0.0f, ys);
       }
       return;

@@ -18,7 +18,7 @@
  * int16 output (out16 = 1: the stem's convs whose output feeds another int16-input conv; a
  * 256-entry LUT cannot carry a 65536-value domain, so the activation is computed in float):
  *   v = act(f * scale[c])              (scale[c] = s_x * s_w[c]: the real value before the act)
- *   y = clamp(round_half_even(v / y_scale), -32767, 32767)   (symmetric, NaN -> -32767)
+ *   y = clamp(round_half_even(v * (1 / y_scale)), -32767, 32767)   (symmetric, NaN -> -32767)
  * with act none / relu / leaky relu (act_alpha) / sigmoid / silu, sigmoid's exp a fixed polynomial
  * (yk_conv16_out16, one portable function every variant and the reference call: bit-exact by
  * construction, and a vectorizable loop instead of libm's expf per value).
