@@ -35,6 +35,10 @@ int yk_conv16_init(yk_conv16 *c, const yk_isa *isa) {
       !c->scale)
     return -1;
   /* K in int: kh * kw * cin below 2^30 (a conv's weights are far smaller) */
+  if (c->out16 && (c->out16 != 1 || c->y_zp != 0 || c->lut || c->act < YK_CONV16_ACT_NONE ||
+                   c->act > YK_CONV16_ACT_SILU || !(c->y_scale > 0.0f && c->y_scale < 3.4e38f) ||
+                   !(c->act_alpha > -3.4e38f && c->act_alpha < 3.4e38f)))
+    return -1;
   const int64_t k = (int64_t)c->kh * c->kw * c->cin;
   if (k > (1 << 30)) return -1;
   c->k = (int)k;
@@ -126,7 +130,7 @@ static void patch_rows(const yk_conv16 *c, const int16_t *x, int b, int oy, int 
   if (c->k & 1) *p = 0;
 }
 
-void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1,
+void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1,
                      yk_conv16_ukernel uk, yk_conv16_outfn out) {
   /* the MR pixels' patches of one K block; the float block sums [col][MR][lanes] of the tile */
   int16_t patch[YK_CONV16_MR * YK_CONV16_KBLK];
@@ -151,8 +155,19 @@ void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, 
              f + (size_t)j * YK_CONV16_MR * (size_t)L);
         }
       }
+      if (c->out16) {
+        for (int m = 0; m < mr; m++) {
+          int16_t *yp = (int16_t *)y + ((size_t)r * (size_t)c->ow + (size_t)(ox0 + m)) * (size_t)c->cout;
+          for (int j = 0; j < cols; j++) {
+            const float *scale = (const float *)(const void *)((const uint8_t *)c->packed + (size_t)j * col_bytes + (size_t)L * 4u);
+            yk_conv16_out16(f + ((size_t)j * YK_CONV16_MR + (size_t)m) * (size_t)L, scale, c, yp + (size_t)j * (size_t)L,
+                            c->cout - j * L < L ? c->cout - j * L : L);
+          }
+        }
+        continue;
+      }
       for (int m = 0; m < mr; m++) {
-        int8_t *yp = y + ((size_t)r * (size_t)c->ow + (size_t)(ox0 + m)) * (size_t)c->cout;
+        int8_t *yp = (int8_t *)y + ((size_t)r * (size_t)c->ow + (size_t)(ox0 + m)) * (size_t)c->cout;
         for (int j = 0; j < cols; j++) {
           const float *scale = (const float *)(const void *)((const uint8_t *)c->packed + (size_t)j * col_bytes + (size_t)L * 4u);
           out(f + ((size_t)j * YK_CONV16_MR + (size_t)m) * (size_t)L, scale, c->y_zp, yp + (size_t)j * (size_t)L,
@@ -164,7 +179,7 @@ void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, 
     }
 }
 
-void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
+void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1) {
   switch (c->variant) {
 #define YK_CONV16_VARIANT(E, v, s, on, l, r, cond) on(case v : yk_conv16_rows__##s(c, x, y, row0, row1); return;)
 #include "variants/conv16.inc"

@@ -26,6 +26,6 @@ static void out_avx512(const float *f, const float *scale, int32_t y_zp, int8_t 
   _mm_mask_storeu_epi8(y, (__mmask16)((1u << n) - 1u), _mm512_cvtepi32_epi8(q));
 }
 
-void yk_conv16_rows__avx512vnni(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
+void yk_conv16_rows__avx512vnni(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1) {
   yk_conv16_drive(c, x, y, row0, row1, uk_avx512vnni, out_avx512);
 }

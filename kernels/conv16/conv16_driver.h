@@ -16,7 +16,7 @@ typedef void (*yk_conv16_outfn)(const float *f, const float *scale, int32_t y_zp
 
 /* Rows [row0, row1): patches gathered per block, uk per column, out per pixel and column, the
  * LUT last. */
-void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1, yk_conv16_ukernel uk,
+void yk_conv16_drive(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1, yk_conv16_ukernel uk,
                      yk_conv16_outfn out);
 
 #endif /* YOLORT_CONV16_DRIVER_H */

@@ -45,7 +45,7 @@ static void out_neon(const float *f, const float *scale, int32_t y_zp, int8_t *y
   for (int i = 0; i < n; i++) y[i] = t[i];
 }
 
-void yk_conv16_rows__neon(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
+void yk_conv16_rows__neon(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1) {
   yk_conv16_drive(c, x, y, row0, row1, uk_neon, out_neon);
 }
 

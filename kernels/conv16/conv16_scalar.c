@@ -3,7 +3,7 @@
  * code is what the tests check against it). */
 #include "yk_conv16.h"
 
-void yk_conv16_rows__scalar(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1) {
+void yk_conv16_rows__scalar(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1) {
   const int K = c->kh * c->kw * c->cin;
   for (int r = row0; r < row1; r++) {
     const int b = r / c->oh, oy = r % c->oh;
@@ -26,8 +26,9 @@ void yk_conv16_rows__scalar(const yk_conv16 *c, const int16_t *x, int8_t *y, int
             a = 0;
           }
         }
-        y[((size_t)r * (size_t)c->ow + (size_t)ox) * (size_t)c->cout + (size_t)co] =
-            yk_conv16_out(f, c->scale[co], c->y_zp, c->lut);
+        const size_t at = ((size_t)r * (size_t)c->ow + (size_t)ox) * (size_t)c->cout + (size_t)co;
+        if (c->out16) yk_conv16_out16(&f, &c->scale[co], c, (int16_t *)y + at, 1);
+        else ((int8_t *)y)[at] = yk_conv16_out(f, c->scale[co], c->y_zp, c->lut);
       }
   }
 }

@@ -15,6 +15,14 @@
  *   y     = round_half_even(v) + y_zp;  y = lut ? lut[y + 128] : y
  * With K <= YK_CONV16_KBLK (the stem: 27) this is exactly the int8 conv's (float)acc * scale.
  *
+ * int16 output (out16 = 1: the stem's convs whose output feeds another int16-input conv; a
+ * 256-entry LUT cannot carry a 65536-value domain, so the activation is computed in float):
+ *   v = act(f * scale[c])              (scale[c] = s_x * s_w[c]: the real value before the act)
+ *   y = clamp(round_half_even(v * (1 / y_scale)), -32767, 32767)   (symmetric, NaN -> -32767)
+ * with act none / relu / leaky relu (act_alpha) / sigmoid / silu, sigmoid's exp a fixed polynomial
+ * (yk_conv16_out16, one portable function every variant and the reference call: bit-exact by
+ * construction, and a vectorizable loop instead of libm's expf per value).
+ *
  * Use: fill the shape fields, yk_conv16_init() checks them and picks a variant for the yk_isa,
  * yk_conv16_pack() fills c->packed_bytes of memory (once), yk_conv16_rows() computes any range of
  * the n * oh output rows (from several threads on disjoint ranges). No allocation inside: the
@@ -33,6 +41,15 @@
 #define YK_CONV16_MAX_COUT 512  /* the float block sums of a tile live on the stack (17 KB) */
 #define YK_CONV16_BIAS_MAX 1073741823 /* |bias| < 2^30: bias + one block stays in int32 */
 
+/* The activations of the int16 output stage (out16). */
+enum yk_conv16_act {
+  YK_CONV16_ACT_NONE = 0,
+  YK_CONV16_ACT_RELU = 1,
+  YK_CONV16_ACT_LEAKY_RELU = 2, /* x >= 0 ? x : act_alpha * x */
+  YK_CONV16_ACT_SIGMOID = 3,
+  YK_CONV16_ACT_SILU = 4,
+};
+
 enum yk_conv16_variant {
 #define YK_CONV16_VARIANT(E, v, s, on, lanes, kr, cond) YK_CONV16_##E = v,
 #include "variants/conv16.inc"
@@ -48,6 +65,11 @@ typedef struct yk_conv16 {
   const int32_t *bias;   /* [cout] or NULL; scale s_x * s_w[c], |bias| <= YK_CONV16_BIAS_MAX */
   const float *scale;    /* [cout]: s_x * s_w[c] / s_y */
   const int8_t *lut;     /* NULL or 256 entries indexed by y + 128 */
+  /* int16 output: out16 1, then scale[c] = s_x * s_w[c], y_scale = s_y, act; y_zp 0, lut NULL */
+  int out16;
+  int act;               /* yk_conv16_act */
+  float act_alpha;       /* leaky relu's slope */
+  float y_scale;
   /* filled by yk_conv16_init / yk_conv16_pack */
   int variant;
   int lanes, kr;       /* the variant's packed column (0: the scalar reference, nothing packed) */
@@ -56,23 +78,26 @@ typedef struct yk_conv16 {
   void *packed;
 } yk_conv16;
 
-/* Check the shape (y_zp an int8 value, cout <= YK_CONV16_MAX_COUT, bias in range when set) and
+/* Check the shape (y_zp an int8 value, cout <= YK_CONV16_MAX_COUT, bias in range when set; out16:
+ * y_zp 0, no LUT, a known act, y_scale positive and finite) and
  * choose the first variant of conv16.inc the yk_isa runs; 0 on success, -1 on a shape it refuses. */
 int yk_conv16_init(yk_conv16 *c, const yk_isa *isa);
 /* Force a variant of this architecture (tests, benchmarks; after init): -1 when not built here. */
 int yk_conv16_set_variant(yk_conv16 *c, int variant);
 /* Pack weights, bias and scales into mem (c->packed_bytes bytes, 64-byte aligned); sets c->packed. */
 void yk_conv16_pack(yk_conv16 *c, void *mem);
-/* Output rows [row0, row1) of the flattened n * oh rows. */
-void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1);
+/* Output rows [row0, row1) of the flattened n * oh rows; y is int8_t, or int16_t with out16. */
+void yk_conv16_rows(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1);
 
 /* The quantize that feeds it: y = clamp(round_half_even(x / scale), -32767, 32767) (symmetric,
  * NaN -> -32767; IEEE division as yk_quantize_f32_i8). Portable: the image is 3 channels. */
 void yk_quantize_f32_i16(const float *x, int16_t *y, size_t n, float scale);
+/* And back, where an int16 tensor meets a float op: y = (float)x * scale (exact in float). */
+void yk_dequantize_i16_f32(const int16_t *x, float *y, size_t n, float scale);
 
 /* Variants, exposed for tests. */
 #define YK_CONV16_VARIANT(E, v, s, on, lanes, kr, cond) \
-  on(void yk_conv16_rows__##s(const yk_conv16 *c, const int16_t *x, int8_t *y, int row0, int row1);)
+  on(void yk_conv16_rows__##s(const yk_conv16 *c, const int16_t *x, void *y, int row0, int row1);)
 #include "variants/conv16.inc"
 #undef YK_CONV16_VARIANT
 
@@ -92,5 +117,9 @@ static inline int8_t yk_conv16_out(float f, float scale, int32_t y_zp, const int
   const int8_t q = (int8_t)(yk_round_half_even(v) + y_zp);
   return lut ? lut[q + 128] : q;
 }
+
+/* The int16 output stage of n channels of one pixel (out16): f[n] sums, scale[n] (s_x * s_w),
+ * c's act / act_alpha / y_scale, into y[n]. conv16_out16.c: the one copy every variant calls. */
+void yk_conv16_out16(const float *f, const float *scale, const yk_conv16 *c, int16_t *y, int n);
 
 #endif /* YOLORT_YK_CONV16_H */

@@ -138,6 +138,94 @@ static void test_i8_conv_silu_lut(void **state) {
   ir_graph_free(g);
 }
 
+/* W8A16: x and z1 annotated int16 (an int16 Q/DQ pair's annotation): conv1 (x int16) writes z1
+ * int16 with its SiLU computed by the kernel (act SILU, no LUT); conv2 reads z1 int16 and writes
+ * int8 through a SiLU LUT; with --keep-fp32 conv1 runs float and its output is quantized to int16. */
+static ir_graph *conv16_graph(void) {
+  ir_graph *g = ir_graph_new();
+  g->opset = 21;
+  int64_t xd[4] = {1, 3, 8, 8}, w1d[4] = {4, 3, 3, 3}, w2d[4] = {5, 4, 1, 1}, y1d[4] = {1, 4, 8, 8}, y2d[4] = {1, 5, 8, 8};
+  float w1[108], w2[20], b1[4] = {0.1f, -0.2f, 0.3f, 0.0f}, b2[5] = {0.5f, 0.0f, -0.5f, 0.25f, 1.0f};
+  for (int i = 0; i < 108; i++) w1[i] = (float)((i * 37) % 17 - 8) / 16.0f;
+  for (int i = 0; i < 20; i++) w2[i] = (float)((i * 11) % 13 - 6) / 8.0f;
+  const int64_t b1d[1] = {4}, b2d[1] = {5}, pads[4] = {1, 1, 1, 1};
+  int x = tb_act(g, "x", 4, xd), wa = tb_const(g, "w1", 4, w1d, w1), ba = tb_const(g, "b1", 1, b1d, b1);
+  int y1 = tb_act(g, "y1", 4, y1d), s1 = tb_act(g, "s1", 4, y1d), z1 = tb_act(g, "z1", 4, y1d);
+  int wb = tb_const(g, "w2", 4, w2d, w2), bb = tb_const(g, "b2", 1, b2d, b2);
+  int y2 = tb_act(g, "y2", 4, y2d), s2 = tb_act(g, "s2", 4, y2d), z2 = tb_act(g, "z2", 4, y2d);
+  ir_graph_add_input(g, x);
+  ir_graph_add_output(g, z2);
+  int in1[3] = {x, wa, ba}, in2[3] = {z1, wb, bb}, m1[2] = {y1, s1}, m2[2] = {y2, s2};
+  int c1 = ir_add_node(g, "conv1", "Conv", in1, 3, &y1, 1);
+  ir_set_attr_ints(g, c1, "pads", pads, 4);
+  ir_add_node(g, "sig1", "Sigmoid", &y1, 1, &s1, 1);
+  ir_add_node(g, "mul1", "Mul", m1, 2, &z1, 1);
+  ir_add_node(g, "conv2", "Conv", in2, 3, &y2, 1);
+  ir_add_node(g, "sig2", "Sigmoid", &y2, 1, &s2, 1);
+  ir_add_node(g, "mul2", "Mul", m2, 2, &z2, 1);
+  tb_quant(g, x, 1.0f / 32767.0f, 0);
+  g->tensors[x].q.dtype = IR_I16;
+  tb_quant(g, z1, 4.0f / 32767.0f, 0);
+  g->tensors[z1].q.dtype = IR_I16;
+  tb_quant_weights(g, wa);
+  tb_quant_weights(g, wb);
+  tb_quant(g, y2, SY, 10);
+  tb_quant(g, s2, SS, -128);
+  tb_quant(g, z2, SZ, -5);
+  return g;
+}
+
+static void test_i16_conv_chain(void **state) {
+  (void)state;
+  ir_graph *g = conv16_graph();
+  yrt_convert_report rep;
+  yv v;
+  void *buf = convert_ok(g, NULL, &rep, &v);
+  assert_int_equal(rep.n_conv16, 2);
+  int convs = 0;
+  for (uint32_t i = 0; i < v.nn; i++) {
+    const yrt_node_rec *n = &v.n[i];
+    if (n->op == YRT_OP_QUANTIZE && convs == 0) assert_int_equal(v.t[n->out[0]].dtype, YRT_I16);
+    if (n->op != YRT_OP_CONV2D) continue;
+    const yrt_tensor_rec *x = &v.t[n->in[0]], *y = &v.t[n->out[0]], *b = &v.t[n->in[2]];
+    assert_int_equal(x->dtype, YRT_I16);
+    assert_int_equal(b->dtype, YRT_I32);
+    const int32_t *bq = (const int32_t *)(v.weights + b->offset);
+    for (int32_t c = 0; c < b->dims[0]; c++) assert_true(bq[c] <= 1073741823 && bq[c] >= -1073741823);
+    if (convs++ == 0) { /* int16 out, the SiLU in the kernel */
+      assert_int_equal(y->dtype, YRT_I16);
+      assert_int_equal(y->zero_point, 0);
+      assert_float_equal(y->scale, 4.0f / 32767.0f, 0);
+      assert_int_equal(n->p[YRT_CONV_P_ACT], YRT_UNARY_SILU);
+      assert_int_equal(n->p[YRT_CONV_P_LUT], -1);
+    } else { /* int8 out through the SiLU table */
+      assert_int_equal(y->dtype, YRT_I8);
+      assert_float_equal(y->scale, SZ, 0);
+      assert_int_equal(n->p[YRT_CONV_P_ACT], YRT_UNARY_NONE);
+      assert_true(n->p[YRT_CONV_P_LUT] >= 0);
+    }
+  }
+  assert_int_equal(convs, 2);
+  free(buf);
+  ir_graph_free(g);
+  /* conv1 kept in float: it reads the float x, its output quantized to int16 for conv2 */
+  g = conv16_graph();
+  const char *keep[] = {"conv1", NULL};
+  yrt_convert_options o = {0};
+  o.keep_fp32 = keep;
+  buf = convert_ok(g, &o, &rep, &v);
+  assert_int_equal(rep.n_conv16, 1);
+  int q16 = 0, dq16 = 0;
+  for (uint32_t i = 0; i < v.nn; i++) {
+    if (v.n[i].op == YRT_OP_QUANTIZE && v.t[v.n[i].out[0]].dtype == YRT_I16) q16++;
+    if (v.n[i].op == YRT_OP_DEQUANTIZE && v.t[v.n[i].in[0]].dtype == YRT_I16) dq16++;
+  }
+  assert_int_equal(q16, 1);  /* conv1's float output, for conv2 (x is read as given: no round trip) */
+  assert_int_equal(dq16, 0);
+  free(buf);
+  ir_graph_free(g);
+}
+
 static void test_keep_fp32_excludes(void **state) {
   (void)state;
   ir_graph *g = conv_silu_graph(1);
@@ -323,6 +411,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_conv_silu_fused),
       cmocka_unit_test(test_i8_conv_silu_lut),
+      cmocka_unit_test(test_i16_conv_chain),
       cmocka_unit_test(test_keep_fp32_excludes),
       cmocka_unit_test(test_reshape_gets_plain_input),
       cmocka_unit_test(test_split_concat_stay_nhwc),

@@ -404,6 +404,41 @@ static void test_qdq_errors(void **state) {
   ir_graph_free(g);
 }
 
+/* int16 / uint16 activation pairs (onnxruntime's QInt16 / QUInt16 activations, W8A16): symmetric
+ * ones annotate the tensor int16 with zero point 0 (uint16's 32768 normalised); an asymmetric one
+ * is refused naming the node and the setting that writes symmetric ones. */
+static void test_qdq_int16_activations(void **state) {
+  (void)state;
+  for (int v = 0; v < 4; v++) {
+    Onnx__ModelProto *m = onnx_model_new(21);
+    onnx_model_add_input(m, "x", IR_F32, 2, (int64_t[]){1, 4});
+    onnx_model_add_initializer(m, "s", IR_F32, 0, NULL, (float[]){0.25f});
+    if (v == 0) onnx_model_add_initializer(m, "z", IR_I16, 0, NULL, (int16_t[]){0});
+    if (v == 1) onnx_model_add_initializer(m, "z", IR_U16, 0, NULL, (uint16_t[]){32768});
+    if (v == 2) onnx_model_add_initializer(m, "z", IR_I16, 0, NULL, (int16_t[]){-300});
+    if (v == 3) onnx_model_add_initializer(m, "z", IR_U16, 0, NULL, (uint16_t[]){0});
+    N(m, "QuantizeLinear", "q16", "x,s,z", "xq");
+    N(m, "DequantizeLinear", "dq16", "xq,s,z", "xd");
+    N(m, "Relu", "relu", "xd", "y");
+    onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+    ir_graph *g = build(m, 1);
+    yrt_error err = {{0}};
+    if (v < 2) {
+      if (ir_qdq_annotate(g, &err)) fail_msg("variant %d: %s", v, err.msg);
+      const ir_tensor *x = &g->tensors[ir_find_tensor(g, "x")];
+      assert_int_equal(x->q.on, 1);
+      assert_int_equal(x->q.dtype, IR_I16);
+      assert_int_equal(x->q.zero_point, 0);
+      assert_true(x->q.scale == 0.25f);
+    } else {
+      assert_int_equal(ir_qdq_annotate(g, &err), YRT_ERR_UNSUPPORTED);
+      assert_non_null(strstr(err.msg, "q16"));
+      assert_non_null(strstr(err.msg, "ActivationSymmetric"));
+    }
+    ir_graph_free(g);
+  }
+}
+
 /* Q(constant) -> DQ -> Add (exporters quantize the head's anchors so): the Q folds into the
  * integer constant (round half to even, saturate), the DQ into a float constant with q + qdata;
  * per-axis scales and opset 21's output_dtype too; block_size and 16-bit types are refused. */
@@ -1218,7 +1253,8 @@ int main(void) {
       cmocka_unit_test(test_unsupported_op),   cmocka_unit_test(test_fold_batchnorm),
       cmocka_unit_test(test_qdq_annotate),     cmocka_unit_test(test_avgpool_as_conv),
           cmocka_unit_test(test_qdq_errors),
-      cmocka_unit_test(test_qdq_q_of_constant), cmocka_unit_test(test_qdq_propagate),
+      cmocka_unit_test(test_qdq_q_of_constant),
+      cmocka_unit_test(test_qdq_int16_activations), cmocka_unit_test(test_qdq_propagate),
       cmocka_unit_test(test_qdq_weight_variants), cmocka_unit_test(test_qoperator_layout),
       cmocka_unit_test(test_fp32_region),      cmocka_unit_test(test_fp32_region_attention),
       cmocka_unit_test(test_fp32_region_channel_shuffle),

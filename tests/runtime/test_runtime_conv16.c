@@ -131,10 +131,111 @@ static void test_conv16_hostile(void **state) {
   }
 }
 
+/* int16 output: QUANTIZE -> CONV2D (i16 -> i16, act) -> DEQUANTIZE (i16 -> f32) as the output;
+ * every value within one int16 step of the act computed in double on the exact sums (the kernel's
+ * exp is a polynomial). hostile: 1 a LUT on it, 2 leaky relu (no slope in a CONV2D record). */
+static yrt_status out16_run(int act, int hostile, yrt_error *err) {
+  const int n = 1, h = 13, wd_ = 11, cin = 5, cout = 19, k = 3, st = 2, pad = 1;
+  const int oh = (h + 2 * pad - k) / st + 1, ow = (wd_ + 2 * pad - k) / st + 1;
+  const size_t nx = (size_t)n * h * wd_ * cin, K = (size_t)k * k * cin;
+  uint32_t seed = 991u + (uint32_t)act;
+  const float sx = 1.0f / 32767.0f, sy = act == YRT_UNARY_SIGMOID ? 1.0f / 32767.0f : 1.0f / 4096.0f;
+  float xf[13 * 11 * 5], sw[19];
+  int16_t xq[13 * 11 * 5];
+  int8_t w[19 * 45], lut[256] = {0};
+  int32_t bias[19];
+  for (size_t i = 0; i < nx; i++) xf[i] = (float)(rng(&seed) % 2001) / 1000.0f - 1.0f;
+  for (size_t i = 0; i < (size_t)cout * K; i++) w[i] = (int8_t)((int)(rng(&seed) % 255) - 127);
+  for (int i = 0; i < cout; i++) {
+    sw[i] = 0.01f + (float)(rng(&seed) % 100) * 0.001f;
+    bias[i] = (int32_t)(rng(&seed) % 2000001) - 1000000;
+  }
+  ytb *b = ytb_new();
+  int32_t xd[4] = {n, h, wd_, cin}, wdm[4] = {cout, k, k, cin}, bd[1] = {cout}, yd[4] = {n, oh, ow, cout}, ld[1] = {256};
+  uint32_t tx = ytb_tensor(b, "x", YRT_F32, YRT_TENSOR_INPUT, YRT_LAYOUT_NHWC, 4, xd);
+  uint32_t tq = ytb_tensor(b, "xq", YRT_I16, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, xd);
+  ytb_set_q(b, tq, sx, 0);
+  uint32_t tw = ytb_const(b, "w", YRT_I8, 4, wdm, w);
+  ytb_set_q(b, tw, sw[0], 0);
+  ytb_set_channel_scales(b, tw, 0, sw, (uint32_t)cout);
+  uint32_t tb = ytb_const(b, "b", YRT_I32, 1, bd, bias);
+  uint32_t tl = ytb_const(b, "lut", YRT_I8, 1, ld, lut);
+  ytb_set_q(b, tl, 0.1f, 0);
+  uint32_t t16 = ytb_tensor(b, "y16", YRT_I16, YRT_TENSOR_ACT, YRT_LAYOUT_NHWC, 4, yd);
+  ytb_set_q(b, t16, sy, 0);
+  uint32_t ty = ytb_tensor(b, "y", YRT_F32, YRT_TENSOR_OUTPUT, YRT_LAYOUT_NHWC, 4, yd);
+  ytb_node(b, YRT_OP_QUANTIZE, "q", 1, &tx, tq, NULL, 0, NULL, 0);
+  int32_t p[YRT_NODE_PARAMS];
+  ytb_conv_params(p, k, k, st, st, pad, pad, pad, pad, 1, 1, 1, hostile == 2 ? YRT_UNARY_LEAKY_RELU : act,
+                  hostile == 1 ? (int)tl : -1);
+  uint32_t in[3] = {tq, tw, tb};
+  ytb_node(b, YRT_OP_CONV2D, "conv", 3, in, t16, p, YRT_NODE_PARAMS, NULL, 0);
+  ytb_node(b, YRT_OP_DEQUANTIZE, "dq", 1, &t16, ty, NULL, 0, NULL, 0);
+  ytb_input(b, tx);
+  ytb_output(b, ty);
+  ytb_loaded l;
+  yrt_status rs = ytb_load(b, 1, &l, err);
+  if (rs == YRT_OK) {
+    memcpy(yrt_session_input_nhwc(l.s, 0), xf, nx * 4);
+    rs = yrt_session_run(l.s, err);
+  }
+  if (rs == YRT_OK && !hostile) {
+    yrt_tensor_view v;
+    assert_int_equal(yrt_session_output(l.s, 0, &v, err), YRT_OK);
+    for (size_t i = 0; i < nx; i++) {
+      float q = xf[i] / sx;
+      q = q > -32767.0f ? q : -32767.0f;
+      q = q < 32767.0f ? q : 32767.0f;
+      xq[i] = (int16_t)nearbyintf(q);
+    }
+    int saturated = 0;
+    for (int oy = 0; oy < oh; oy++)
+      for (int ox = 0; ox < ow; ox++)
+        for (int co = 0; co < cout; co++) {
+          int64_t a = bias[co];
+          for (size_t kk = 0; kk < K; kk++) {
+            const int ky = (int)(kk / ((size_t)k * cin)), kx = (int)(kk / cin % k), ci = (int)(kk % cin);
+            const int iy = oy * st - pad + ky, ix = ox * st - pad + kx;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= wd_) continue;
+            a += (int64_t)xq[((size_t)iy * wd_ + ix) * cin + ci] * w[(size_t)co * K + kk];
+          }
+          double r = (double)(float)a * (double)(sx * sw[co]);
+          if (act == YRT_UNARY_RELU) r = r > 0 ? r : 0;
+          if (act == YRT_UNARY_SIGMOID) r = 1.0 / (1.0 + exp(-r));
+          if (act == YRT_UNARY_SILU) r = r / (1.0 + exp(-r));
+          r /= sy;
+          r = r < -32767 ? -32767 : (r > 32767 ? 32767 : r);
+          saturated += fabs(r) >= 32767;
+          const double got = (double)v.data[((size_t)co * oh + oy) * ow + ox] / sy;
+          if (fabs(got - r) > 0.5 + 1e-3 + fabs(r) * 1e-6)
+            fail_msg("int16-output conv act %d at (%d,%d,%d): %.3f vs ref %.3f", act, oy, ox, co, got, r);
+        }
+    (void)saturated;
+  }
+  ytb_unload(&l);
+  return rs;
+}
+
+static void test_conv16_out16(void **state) {
+  (void)state;
+  const int acts[] = {YRT_UNARY_NONE, YRT_UNARY_RELU, YRT_UNARY_SIGMOID, YRT_UNARY_SILU};
+  for (int i = 0; i < 4; i++) {
+    yrt_error err = {{0}};
+    if (out16_run(acts[i], 0, &err) != YRT_OK) fail_msg("act %d: %s", acts[i], err.msg);
+  }
+  static const char *const want[] = {NULL, "LUT", "int16-output conv fuses"};
+  for (int hh = 1; hh <= 2; hh++) {
+    yrt_error err = {{0}};
+    if (out16_run(YRT_UNARY_SILU, hh, &err) == YRT_OK) fail_msg("hostile out16 %d loaded", hh);
+    if (!strstr(err.msg, want[hh])) fail_msg("hostile out16 %d: message '%s' lacks '%s'", hh, err.msg, want[hh]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv16_session),
       cmocka_unit_test(test_conv16_hostile),
+      cmocka_unit_test(test_conv16_out16),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

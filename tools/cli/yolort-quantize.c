@@ -1,6 +1,7 @@
 /* yolort-quantize model.onnx CALIB_DIR -o out.qdq.onnx [--yrt out.yrt] [--float-out float.onnx]
  *   [--method minmax|percentile|entropy|mse|all] [--percentile 99.99] [--activations int8|uint8]
- *   [--exclude NODE|PREFIX*]... [--float-stem STRIDE] [--no-silu-range]
+ *   [--exclude NODE|PREFIX*]... [--float-stem STRIDE] [--int16-stem N] [--int16 CONV|PREFIX*]...
+ *   [--no-silu-range]
  *   [--no-concat-ties] [--float-head-weights] [-n MAX_IMAGES] [--threads N] [-q]
  *   [--bias-correct | --no-bias-correct] [--bias-correct-passes N] [--bias-correct-images N]
  *   [--bias-correct-output] [--bias-correct-global | --bias-correct-local]
@@ -68,6 +69,9 @@ static void help(FILE *f) {
           "                           repeatable; an exclusion matching no node is an error\n"
           "  --float-stem S           keep in float the nodes computed only from maps of stride <= S\n"
           "                           (1..64; 8 = the accuracy setting, ~1.6x slower; 0 = off, default)\n"
+          "  --int16-stem N           the first N convs read int16 activations (W8A16; their producers\n"
+          "                           write int16 after the SiLU); docs/accuracy.md\n"
+          "  --int16 CONV|PREFIX*     this conv (or every conv whose name starts with PREFIX) reads int16\n"
           "  --no-silu-range          plain ranges for conv outputs only a SiLU reads (default: SiLU-aware)\n"
           "  --no-concat-ties         do not give a Concat's inputs the Concat's parameters\n"
           "  --float-head-weights     float weights for the head's last convs (default: int8 weights)\n"
@@ -128,17 +132,19 @@ int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-quantize")) return 0;
   const char *in = NULL, *dir = NULL, *out = NULL, *yrt_out = NULL, *float_out = NULL, *preprocess = NULL;
   quant_report_options ro = {.sqnr_images = 8};
-  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, cli_default_threads(), 0, 0, 0, 0}; /* best measured: docs/accuracy.md */
-  int all = 0, float_stem = 0, silu_range = 1;
+  calib_options o = {YRT_CALIB_PERCENTILE, 99.999, 0, NULL, 0, cli_default_threads(), 0, 0, 0, 0, NULL}; /* best measured: docs/accuracy.md */
+  int all = 0, float_stem = 0, silu_range = 1, int16_stem = 0, n_i16 = 0;
   bc_run bc = {.passes = 0, .wave_levels = 1}; /* default off: docs/accuracy.md */
   int auto_mixed = 0, budget_given = 0, weight_all = 0;
   auto_mixed_options ao = {.budget_ms = -1, .budget_pct = 15, .max_images = 8, .runs = 7, .timed = 48,
                          .threads = 1};
   int range_search = 0;
   range_search_options so = {.max_images = 16, .min_gain = 0.002, .passes = 1};
-  const char **excl = calloc((size_t)argc + 1, sizeof(char *));
+  /* one block: the --exclude names, then (i16) the --int16 ones; free(excl) releases both */
+  const char **excl = calloc(2 * ((size_t)argc + 1), sizeof(char *));
   int n_excl = 0;
   if (!excl) return 1;
+  const char **i16 = excl + argc + 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -173,7 +179,10 @@ int main(int argc, char **argv) {
       if (!strcmp(t, "uint8")) o.uint8_acts = 1;
       else if (strcmp(t, "int8")) return cli_bad_value(PROG, "--activations", t, "int8 or uint8"), usage_free(excl);
     } else if (!strcmp(a, "--exclude") && i + 1 < argc) excl[n_excl++] = argv[++i];
-    else if (!strcmp(a, "--float-stem") && i + 1 < argc) {
+    else if (!strcmp(a, "--int16") && i + 1 < argc) i16[n_i16++] = argv[++i];
+    else if (!strcmp(a, "--int16-stem") && i + 1 < argc) {
+      if (!cli_parse_int(PROG, "--int16-stem", argv[++i], 0, 10000, &int16_stem)) return usage_free(excl);
+    } else if (!strcmp(a, "--float-stem") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--float-stem", argv[++i], 0, 64, &float_stem)) return usage_free(excl);
     }
     else if (!strcmp(a, "--no-silu-range")) silu_range = 0;
@@ -292,7 +301,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const quantize_job job = {in, dir, out, yrt_out, float_out, preprocess, excl, n_excl, o, all, weight_all,
-                            float_stem, silu_range, bc, auto_mixed, ao, range_search, so, ro};
+                            float_stem, silu_range, bc, auto_mixed, ao, range_search, so, ro,
+                            int16_stem, i16, n_i16};
   yrt_error err = {{0}};
   const yrt_status st = quantize_run(&job, &err);
   free(excl);

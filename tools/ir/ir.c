@@ -11,6 +11,8 @@ size_t ir_dtype_size(ir_dtype t) {
     case IR_F32: return 4;
     case IR_U8: return 1;
     case IR_I8: return 1;
+    case IR_U16: return 2;
+    case IR_I16: return 2;
     case IR_I32: return 4;
     case IR_I64: return 8;
     case IR_BOOL: return 1;
@@ -562,6 +564,8 @@ double ir_const_f64(const ir_tensor *t, int64_t i) {
     case IR_F64: { double v; memcpy(&v, (const char *)t->data + i * 8, 8); return v; }
     case IR_I8: return ((const int8_t *)t->data)[i];
     case IR_U8: case IR_BOOL: return ((const uint8_t *)t->data)[i];
+    case IR_I16: { int16_t v; memcpy(&v, (const char *)t->data + i * 2, 2); return v; }
+    case IR_U16: { uint16_t v; memcpy(&v, (const char *)t->data + i * 2, 2); return v; }
     case IR_I32: { int32_t v; memcpy(&v, (const char *)t->data + i * 4, 4); return v; }
     case IR_I64: { int64_t v; memcpy(&v, (const char *)t->data + i * 8, 8); return (double)v; }
     default: return 0;
@@ -574,6 +578,8 @@ int64_t ir_const_i64(const ir_tensor *t, int64_t i) {
     case IR_I32: { int32_t v; memcpy(&v, (const char *)t->data + i * 4, 4); return v; }
     case IR_I8: return ((const int8_t *)t->data)[i];
     case IR_U8: case IR_BOOL: return ((const uint8_t *)t->data)[i];
+    case IR_I16: { int16_t v; memcpy(&v, (const char *)t->data + i * 2, 2); return v; }
+    case IR_U16: { uint16_t v; memcpy(&v, (const char *)t->data + i * 2, 2); return v; }
     default: {
       double d = ir_const_f64(t, i);
       if (d != d) return 0;

@@ -24,6 +24,8 @@ typedef enum ir_dtype {
   IR_F32 = 1,
   IR_U8 = 2,
   IR_I8 = 3,
+  IR_U16 = 4, /* read for int16 / uint16 QDQ zero points (W8A16 activations) */
+  IR_I16 = 5,
   IR_I32 = 6,
   IR_I64 = 7,
   IR_BOOL = 9,
@@ -40,7 +42,8 @@ ir_dtype ir_dtype_from_onnx(int64_t onnx_type);
 
 typedef struct ir_quant {
   int on;            /* 1: this tensor is stored quantized */
-  ir_dtype dtype;    /* IR_I8 (uint8 is normalised to int8 by ir_qdq_annotate: zp -= 128) */
+  ir_dtype dtype;    /* IR_I8 (uint8 is normalised to int8 by ir_qdq_annotate: zp -= 128), or
+                      * IR_I16 for a symmetric int16 activation (uint16 zp 32768 normalised: zp 0) */
   float scale;       /* per-tensor */
   int32_t zero_point;
   float *scales;     /* per-channel (owned), NULL for per-tensor */

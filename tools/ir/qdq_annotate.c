@@ -70,9 +70,9 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
     if (!z->data || (nz != ns && nz != 1))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point '%s' must be a "
                            "constant with one value per scale", n->name, z->name);
-    if (z->dtype != IR_U8 && z->dtype != IR_I8 && z->dtype != IR_I32)
+    if (z->dtype != IR_U8 && z->dtype != IR_I8 && z->dtype != IR_I32 && z->dtype != IR_U16 && z->dtype != IR_I16)
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': zero point type %s is not "
-                           "supported (int8/uint8/int32 only)", n->name, qtype_name(z->dtype));
+                           "supported (int8/uint8/int16/uint16/int32 only)", n->name, qtype_name(z->dtype));
     p->qtype = z->dtype;
     p->zp = (int32_t)ir_const_i64(z, 0);
     int differ = 0;
@@ -83,10 +83,10 @@ static yrt_status read_qparams(const ir_graph *g, const ir_node *n, int data_ran
       for (int64_t i = 0; i < nz; i++) p->zps[i] = (int32_t)ir_const_i64(z, i);
     }
   }
-  if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32) {
+  if (p->qtype != IR_U8 && p->qtype != IR_I8 && p->qtype != IR_I32 && p->qtype != IR_U16 && p->qtype != IR_I16) {
     qp_free(p);
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: node '%s': quantized type %s is not "
-                         "supported (int8/uint8/int32 only)", n->name, qtype_name(p->qtype));
+                         "supported (int8/uint8/int16/uint16/int32 only)", n->name, qtype_name(p->qtype));
   }
   p->scales = malloc(sizeof(float) * (size_t)ns);
   if (!p->scales) {
@@ -126,8 +126,9 @@ static int qp_equal(const qparams *a, const qparams *b) {
 static void to_ir_quant(qparams *p, ir_quant *q) {
   memset(q, 0, sizeof(*q));
   q->on = 1;
-  q->dtype = p->qtype == IR_I32 ? IR_I32 : IR_I8;
-  q->zero_point = p->qtype == IR_U8 ? p->zp - 128 : p->zp;
+  const int w16 = p->qtype == IR_U16 || p->qtype == IR_I16;
+  q->dtype = p->qtype == IR_I32 ? IR_I32 : w16 ? IR_I16 : IR_I8;
+  q->zero_point = p->qtype == IR_U8 ? p->zp - 128 : p->qtype == IR_U16 ? p->zp - 32768 : p->zp;
   q->scale = p->scales[0];
   if (p->axis >= 0) {
     q->scales = p->scales;
@@ -166,6 +167,7 @@ static yrt_status dq_constant(ir_graph *g, int di, yrt_error *err) {
   ir_node *d = &g->nodes[di];
   const ir_tensor *x = &g->tensors[d->in[0]];
   int64_t n = ir_numel(x);
+  /* int16 QDQ is for activations (W8A16): weights stay int8 */
   if (x->dtype != IR_I8 && x->dtype != IR_U8 && x->dtype != IR_I32)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: DequantizeLinear '%s' of '%s' with type "
                          "%d", d->name, x->name, (int)x->dtype);
@@ -380,13 +382,24 @@ yrt_status ir_qdq_annotate(ir_graph *g, yrt_error *err) {
     if (pq.qtype == IR_I32 || pq.axis >= 0) {
       qp_free(&pq);
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s': only per-tensor "
-                           "int8/uint8 activations are supported", q->name);
+                           "int8/uint8/int16/uint16 activations are supported", q->name);
+    }
+    /* the runtime's int16 activations are symmetric (yolort_format.h YRT_I16): int16 zero point 0
+     * or uint16 32768 (onnxruntime's quantizer with ActivationSymmetric writes these) */
+    if ((pq.qtype == IR_I16 && pq.zp != 0) || (pq.qtype == IR_U16 && pq.zp != 32768)) {
+      const int32_t zp = pq.zp;
+      const int u16 = pq.qtype == IR_U16;
+      qp_free(&pq);
+      return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: QuantizeLinear '%s': %s activations with zero point %d: "
+                           "yolort's int16 activations are symmetric (zero point %d; onnxruntime: "
+                           "extra_options ActivationSymmetric=True)", q->name, u16 ? "uint16" : "int16",
+                           (int)zp, u16 ? 32768 : 0);
     }
     ir_quant nq;
     to_ir_quant(&pq, &nq);
     qp_free(&pq);
     ir_tensor *xt = &g->tensors[X];
-    if (xt->q.on && (xt->q.scale != nq.scale || xt->q.zero_point != nq.zero_point))
+    if (xt->q.on && (xt->q.scale != nq.scale || xt->q.zero_point != nq.zero_point || xt->q.dtype != nq.dtype))
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "qdq: tensor '%s' is quantized twice with "
                            "different parameters (QuantizeLinear '%s')", xt->name, q->name);
     xt->q = nq;

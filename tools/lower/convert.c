@@ -512,6 +512,8 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
   if (r->n_i8f32)
     fprintf(f, "int8 convs with float output: %d (int8 input and weights, output read by float code)\n",
             r->n_i8f32);
+  if (r->n_conv16)
+    fprintf(f, "int16 activations (W8A16): %d convs read int16 (int8 weights)\n", r->n_conv16);
   if (r->e2e) fprintf(f, "end-to-end head: %s\n", r->e2e_note);
   if (r->nms_cut) fprintf(f, "NMS in the graph: %s\n", r->nms_note);
   if (r->n_dynamic)

@@ -93,6 +93,7 @@ typedef struct yrt_convert_report {
                                  export (recover_integer_ops.c) */
   int n_dynconv;              /* of those, convs run int8 with per-run input ranges */
   int n_i8f32;                /* convs run int8 with a float output (input, weights int8) */
+  int n_conv16;               /* convs reading int16 activations (W8A16: an int16 Q/DQ on the input) */
   int n_fp32_onnx;            /* ONNX nodes run in float (all of them, not only those listed) */
   int n_notes;                /* entries filled in fp32[] (<= YRT_CONVERT_MAX_NOTES) */
   yrt_convert_fp32_note fp32[YRT_CONVERT_MAX_NOTES];

@@ -73,7 +73,9 @@ static int new_form(lw_ctx *c, int irt, int i8, uint32_t layout, uint32_t kind) 
   }
   char name[512];
   form_name(c, irt, i8, layout, name, sizeof name);
-  int t = lw_add_tensor(c, name, i8 ? YRT_I8 : YRT_F32, kind, layout, it->rank, d);
+  /* the quantized form of an int16-annotated tensor (W8A16) is int16: same slot, other dtype */
+  const uint32_t qdt = it->q.dtype == IR_I16 ? YRT_I16 : YRT_I8;
+  int t = lw_add_tensor(c, name, i8 ? qdt : YRT_F32, kind, layout, it->rank, d);
   if (t < 0) return -1;
   if (i8) {
     c->t[t].scale = it->q.scale;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lower_internal.h"
+#include "yk_conv16.h"
 
 static int attr_ints(const ir_node *n, const char *name, int64_t *v, int cap) {
   const ir_attr *a = ir_attr_get(n, name);
@@ -272,6 +273,53 @@ static int add_weight_offsets(lw_ctx *c, const ir_tensor *W) {
   return any && t < 0 ? -2 : t;
 }
 
+/* W8A16 (yk_conv16): x annotated int16 (ir_quant IR_I16), int8 symmetric weights, groups 1; the
+ * output z (the fused SiLU's when mul >= 0) int16 (the SiLU computed in float by the kernel's
+ * output stage) or int8 (the SiLU a LUT from y's int8 grid). 1 lowered, 0 not this path (*why),
+ * -1 error. */
+static int lower_conv16(lw_ctx *c, int ni, int mul, int sig, int z, const int32_t *geo, const char **why) {
+  ir_graph *g = c->g;
+  const ir_node *n = &g->nodes[ni];
+  const int x = n->in[0], w = n->in[1], b = n->n_in > 2 ? n->in[2] : -1, y = n->out[0];
+  const ir_tensor *X = &g->tensors[x], *W = &g->tensors[w], *Z = &g->tensors[z];
+  const int64_t co = W->dims[0];
+  if (!(W->q.on && W->qdata && W->q.dtype == IR_I8 && W->q.zero_point == 0 &&
+        (!W->q.scales || W->q.n_scales == 1 || (W->q.axis == 0 && W->q.n_scales == co))))
+    return *why = "int16 input, weights not int8 symmetric", 0;
+  if (ir_attr_int(n, "group", 1) != 1) return *why = "int16 input, grouped conv", 0;
+  if (co > YK_CONV16_MAX_COUT) return *why = "int16 input, over 512 output channels", 0;
+  if (X->q.scales || X->q.zero_point != 0 || !(X->q.scale > 0.0f)) return *why = "int16 input not per-tensor symmetric", 0;
+  const int out16 = Z->q.on && Z->q.dtype == IR_I16 && !Z->q.scales && Z->q.zero_point == 0 && Z->q.scale > 0.0f;
+  if (!out16 && !lw_q_ok(g, z)) return *why = "int16 input, output not quantized", 0;
+  if (!out16 && mul >= 0 && !lw_q_ok(g, y)) return *why = "int16 input, int8 output, SiLU input not quantized", 0;
+  if (mul >= 0 && (sig < 0 || g->nodes[sig].fp32 || g->nodes[mul].fp32)) return *why = "SiLU in the float region", 0;
+  const int wt = add_weights(c, W, 1);
+  if (wt < 0) return -1;
+  /* |bias| <= YK_CONV16_BIAS_MAX (the kernel's exact int32 blocks): add_bias keeps it within
+   * INT32_MAX - span */
+  const int bt = add_bias(c, b, co, 1, X->q.scale, c->t[wt].scales, (int64_t)YK_CONV16_BIAS_MAX + 1);
+  if (bt < 0) return -1;
+  int lut = -1;
+  if (!out16 && mul >= 0) {
+    const ir_quant *qy = &g->tensors[y].q, *qz = &Z->q;
+    lut = lw_lut_unary(c, YRT_UNARY_SILU, 0.0f, qy->scale, qy->zero_point, qz->scale, qz->zero_point);
+    if (lut < 0) return -1;
+  }
+  const int xi = lw_get(c, x, 1, YRT_LAYOUT_NHWC);
+  if (xi < 0) return -1;
+  const int zo = lw_def(c, z, 1, YRT_LAYOUT_NHWC);
+  if (zo < 0) return -1;
+  int in[3] = {xi, wt, bt};
+  lw_node *nd = lw_add_node(c, YRT_OP_CONV2D, in, 3, &zo, 1);
+  if (!nd) return -1;
+  for (int k = 0; k < 10; k++) nd->p[k] = geo[k];
+  nd->p[YRT_CONV_P_GROUPS] = 1;
+  nd->p[YRT_CONV_P_ACT] = out16 && mul >= 0 ? YRT_UNARY_SILU : YRT_UNARY_NONE;
+  nd->p[YRT_CONV_P_LUT] = lut;
+  if (c->rep) c->rep->n_conv16++;
+  return 1;
+}
+
 yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   ir_graph *g = c->g;
   const ir_node *n = &g->nodes[ni];
@@ -310,7 +358,7 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                   !X->q.on && W->dims[1] * W->dims[2] * W->dims[3] * 255 * 128 <= INT32_MAX / 2;
   if (i8f32 && c->rep) c->rep->n_i8f32++;
   else if (dyn && c->rep) c->rep->n_dynconv++;
-  else if (!i8) lw_note_fp32(c, n, why);
+  else if (!i8 && !(X->q.on && X->q.dtype == IR_I16)) lw_note_fp32(c, n, why);
   const int qarith = i8 || i8f32; /* weights, bias and input int8 */
   int64_t group = ir_attr_int(n, "group", 1);
   int64_t co = W->dims[0], cig = W->dims[1], kh = W->dims[2], kw = W->dims[3];
@@ -328,6 +376,12 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                                     Y->dims[3], 0, geo);
   if (st != YRT_OK) return st;
 
+  if (X->q.on && X->q.dtype == IR_I16 && !n->fp32 && !lw_node_excluded(c, n)) {
+    const int r = lower_conv16(c, ni, mul, sig, z, geo, &why);
+    if (r < 0) return c->status;
+    if (r > 0) return YRT_OK;
+    lw_note_fp32(c, n, why); /* the float conv below reads the int16 input dequantized */
+  }
   if (dyn && quantize_weights_sym(c, w, ir_attr_get(n, "yolort.dynamic_wscale"))) return c->status;
   W = &g->tensors[w];
   int wt = add_weights(c, W, qarith || dyn);

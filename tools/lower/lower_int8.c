@@ -7,7 +7,7 @@
 #include "lower_internal.h"
 #include "yk.h"
 
-static int is_excluded(const lw_ctx *c, const ir_node *n) {
+int lw_node_excluded(const lw_ctx *c, const ir_node *n) {
   if (!c->opt || !c->opt->keep_fp32 || !n->name) return 0;
   for (const char *const *k = c->opt->keep_fp32; *k; k++)
     if (ir_name_matches(n->name, *k)) return 1;
@@ -41,7 +41,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
   const ir_node *n = &c->g->nodes[ni];
   static const char *const no_kernel = "no int8 kernel";
   int n_data = 0;
-  if (is_excluded(c, n)) {
+  if (lw_node_excluded(c, n)) {
     *why = "excluded";
     return 0;
   }
@@ -82,7 +82,7 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
 
 int lw_conv_i8_float_out(const lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
-  if ((c->opt && c->opt->exact_qdq) || is_excluded(c, n) || n->fp32 || !ir_node_is_op(n, ONNX_OP_CONV) ||
+  if ((c->opt && c->opt->exact_qdq) || lw_node_excluded(c, n) || n->fp32 || !ir_node_is_op(n, ONNX_OP_CONV) ||
       n->n_in < 2 || !lw_q_ok(c->g, n->in[0]) || !conv_weights_ok(c->g, n->in[1]) ||
       ir_attr_int(n, "group", 1) != 1)
     return 0;
@@ -125,7 +125,7 @@ int lw_lut_unary(lw_ctx *c, int kind, float alpha, float sx, int32_t zx, float s
 int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val) {
   const ir_node *n = &c->g->nodes[ni];
   const onnx_op_row *row = ir_node_op(n);
-  if (!row || row->lower != ONNX_LOWER_BINARY || is_excluded(c, n) || n->fp32 || n->n_in != 2 ||
+  if (!row || row->lower != ONNX_LOWER_BINARY || lw_node_excluded(c, n) || n->fp32 || n->n_in != 2 ||
       n->n_out < 1 || n->out[0] < 0 || !lw_q_ok(c->g, n->out[0]))
     return -1;
   for (int j = 0; j < 2; j++) {
@@ -150,7 +150,7 @@ int lw_binary_scalar_operand(const lw_ctx *c, int ni, float *val) {
 
 int lw_softmax_int8(const lw_ctx *c, int ni) {
   const ir_node *n = &c->g->nodes[ni];
-  if (!ir_node_is_op(n, ONNX_OP_SOFTMAX) || is_excluded(c, n) || n->fp32 || n->n_in < 1 || n->n_out < 1 ||
+  if (!ir_node_is_op(n, ONNX_OP_SOFTMAX) || lw_node_excluded(c, n) || n->fp32 || n->n_in < 1 || n->n_out < 1 ||
       n->in[0] < 0 || n->out[0] < 0 || !lw_q_ok(c->g, n->in[0]) || !lw_q_ok(c->g, n->out[0]))
     return 0;
   const ir_tensor *x = &c->g->tensors[n->in[0]];

@@ -5,7 +5,8 @@
  * Every IR tensor can exist in up to four "forms": {float, int8} x {PLAIN, NHWC}. The producer
  * writes one form; a consumer that needs another gets it derived on demand (TRANSPOSE,
  * QUANTIZE, DEQUANTIZE emitted right before that consumer) and cached, so all consumers share
- * one conversion.
+ * one conversion. The "int8" form of a tensor annotated int16 (ir_quant.dtype IR_I16, a W8A16
+ * stem) is int16: only the int16 conv path (lower_conv.c) and the float conversions read it.
  */
 #ifndef YOLORT_LOWER_INTERNAL_H
 #define YOLORT_LOWER_INTERNAL_H
@@ -112,6 +113,8 @@ int lw_emit_transpose(lw_ctx *c, int x, const int *perm, uint32_t out_layout, co
 int lw_schedule_adds(lw_ctx *c);
 
 /* ---- lower_int8.c */
+/* 1 when node n is named by --keep-fp32. */
+int lw_node_excluded(const lw_ctx *c, const ir_node *n);
 /* 1 when node ni runs int8; otherwise *why says why (static string). */
 int lw_node_int8(const lw_ctx *c, int ni, const char **why);
 /* 1 when Conv node ni has int8 input and weights but a float output (yolort-quantize leaves the

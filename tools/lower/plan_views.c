@@ -26,7 +26,9 @@ static int is_i8_nhwc_act(const lw_tensor *t) {
 }
 
 static int conv_takes_views(const lw_ctx *c, const lw_node *n) {
-  return n->op == YRT_OP_CONV2D && c->t[n->out[0]].dtype == YRT_I8 && n->p[YRT_CONV_P_GROUPS] == 1;
+  /* not an int16-input conv (yk_conv16 reads and writes dense tensors: runtime ops/conv.c) */
+  return n->op == YRT_OP_CONV2D && c->t[n->out[0]].dtype == YRT_I8 && c->t[n->in[0]].dtype != YRT_I16 &&
+         n->p[YRT_CONV_P_GROUPS] == 1;
 }
 
 /* Same-shape [1, H, W, C] int8 binary (yk_binary_i8_pixels): reads and writes views; an

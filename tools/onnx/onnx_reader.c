@@ -76,7 +76,7 @@ static size_t stored_count(const Onnx__TensorProto *tp, ir_dtype dt, int half, s
   if (dt == IR_F32 && tp->n_float_data) return *field = "float_data", tp->n_float_data;
   if (dt == IR_F64 && tp->n_double_data) return *field = "double_data", tp->n_double_data;
   if (dt == IR_I64 && tp->n_int64_data) return *field = "int64_data", tp->n_int64_data;
-  if ((dt == IR_I32 || dt == IR_I8 || dt == IR_U8 || dt == IR_BOOL) && tp->n_int32_data)
+  if ((dt == IR_I32 || dt == IR_I8 || dt == IR_U8 || dt == IR_BOOL || dt == IR_I16 || dt == IR_U16) && tp->n_int32_data)
     return *field = "int32_data", tp->n_int32_data;
   return *field = "data", 0;
 }
@@ -90,6 +90,7 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
   int half = 0; /* float16 / bfloat16 data: 2-byte elements widened to float32 */
   switch (tp->data_type) {
     case IR_F32: case IR_U8: case IR_I8: case IR_I32: case IR_I64: case IR_BOOL: case IR_F64:
+    case IR_U16: case IR_I16: /* int16 QDQ zero points */
       dt = (ir_dtype)tp->data_type;
       break;
     case IR_ONNX_FLOAT16: case IR_ONNX_BFLOAT16:
@@ -104,7 +105,7 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
       const char *k = tp->data_type >= 0 && tp->data_type < 24 && kind[tp->data_type] ? kind[tp->data_type] : "";
       return yrt_set_error(err, YRT_ERR_UNSUPPORTED,
                            "onnx: tensor '%s' has unsupported data type %d%s (yolort reads float32, "
-                           "float16, bfloat16, int8, uint8, int32, int64, bool, float64)", name, (int)tp->data_type, k);
+                           "float16, bfloat16, int8, uint8, int16, uint16, int32, int64, bool, float64)", name, (int)tp->data_type, k);
     }
   }
   if ((tp->has_data_location &&
@@ -159,7 +160,8 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
     field = "int64_data";
     have = tp->n_int64_data;
     if (have == (size_t)numel) memcpy(data, tp->int64_data, nbytes);
-  } else if ((dt == IR_I32 || dt == IR_I8 || dt == IR_U8 || dt == IR_BOOL) && tp->n_int32_data) {
+  } else if ((dt == IR_I32 || dt == IR_I8 || dt == IR_U8 || dt == IR_BOOL || dt == IR_I16 || dt == IR_U16) &&
+             tp->n_int32_data) {
     field = "int32_data";
     have = tp->n_int32_data;
     if (have == (size_t)numel) {
@@ -167,7 +169,10 @@ yrt_status onnx_tensor_decode(const Onnx__TensorProto *tp, const char *name, ir_
         int32_t v = tp->int32_data[i];
         if (dt == IR_I32) memcpy(data + i * 4, &v, 4);
         else if (dt == IR_I8) ((int8_t *)data)[i] = (int8_t)v;
-        else data[i] = (uint8_t)v;
+        else if (dt == IR_I16 || dt == IR_U16) {
+          const uint16_t h = (uint16_t)v; /* one element's bits, as ONNX stores them */
+          memcpy(data + i * 2, &h, 2);
+        } else data[i] = (uint8_t)v;
       }
     }
   } else {

@@ -2,6 +2,7 @@
 #include "calibrate.h"
 #include "silu_range.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,46 @@ yrt_status calib_stem_nodes(const Onnx__ModelProto *m, int max_stride, char ***n
   if (!st) st = yrt_convert_prepare_float(g, err);
   if (!st) st = ir_stem_nodes(g, max_stride, names, n, err);
   ir_graph_free(g);
+  return st;
+}
+
+static int name_listed(const char *const *pats, const char *s) {
+  for (; pats && *pats && s; pats++)
+    if (ir_name_matches(s, *pats)) return 1;
+  return 0;
+}
+
+yrt_status calib_int16_inputs(const Onnx__ModelProto *m, int first_n, const char *const *patterns,
+                              const char *const *exclude, char ***names, int *n, yrt_error *err) {
+  ir_graph *g = NULL;
+  int *order = NULL, no = 0, taken = 0;
+  *names = NULL;
+  *n = 0;
+  yrt_status st = onnx_model_to_ir(m, &g, err);
+  if (!st) st = yrt_convert_prepare_float(g, err);
+  if (!st) st = ir_topo_order(g, &order, &no, err);
+  if (!st && !(*names = calloc((size_t)no + 1, sizeof(char *)))) st = yrt_set_error(err, YRT_ERR_NOMEM, "out of memory");
+  for (int i = 0; !st && i < no; i++) {
+    const ir_node *nd = &g->nodes[order[i]];
+    if (nd->dead || !ir_node_is_op(nd, ONNX_OP_CONV) || nd->n_in < 1 || nd->in[0] < 0) continue;
+    const int first = taken < first_n;
+    taken++;
+    if (name_listed(exclude, nd->name) || !(first || name_listed(patterns, nd->name))) continue;
+    const char *x = g->tensors[nd->in[0]].name;
+    int dup = 0;
+    for (int k = 0; k < *n && !dup; k++) dup = !strcmp((*names)[k], x);
+    if (dup) continue;
+    if (!((*names)[*n] = ir_strdup(x))) st = yrt_set_error(err, YRT_ERR_NOMEM, "out of memory");
+    else (*n)++;
+  }
+  free(order);
+  ir_graph_free(g);
+  if (st) {
+    for (int k = 0; *names && k < *n; k++) free((*names)[k]);
+    free(*names);
+    *names = NULL;
+    *n = 0;
+  }
   return st;
 }
 
@@ -364,6 +405,14 @@ yrt_status calib_write_qdq(Onnx__ModelProto *m, const calib_result *r, const cal
     acts[i].name = r->t[i].name;
     acts[i].scale = r->t[i].scale;
     acts[i].zero_point = r->t[i].zero_point;
+    /* int16 (W8A16): symmetric over the exact extremes seen; 256x the int8 steps leave no need
+     * to clip */
+    const double amax = fmax(fabs(r->t[i].hist.min), fabs(r->t[i].hist.max));
+    if (name_listed(o->int16_acts, r->t[i].name) && amax > 0 && amax < 1e30) {
+      acts[i].int16 = 1;
+      acts[i].scale = (float)(amax / 32767.0);
+      acts[i].zero_point = 0;
+    }
   }
   qdq_plan plan = {acts, r->n, o->uint8_acts, o->exclude, o->weight_scale, o->float_head_weights};
   yrt_status st = qdq_write(m, &plan, err);

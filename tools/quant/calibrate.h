@@ -31,6 +31,8 @@ typedef struct calib_options {
   int weight_scale;           /* per-channel weight scale: a weight_scale_kind (weight_scale.h) */
   int no_concat_ties;         /* keep a Concat-only input's own parameters (--no-concat-ties) */
   int float_head_weights;     /* convs whose output stays float keep float weights (run in float) */
+  const char *const *int16_acts; /* activations written int16 (symmetric, MinMax; NULL-terminated,
+                                    may be NULL): --int16-stem / --int16 (calib_int16_inputs) */
 } calib_options;
 
 typedef struct calib_tensor {
@@ -60,6 +62,13 @@ typedef struct calib_result {
  * only the Concat reads and that a compute op makes is tied to the Concat output. */
 yrt_status calib_select_tensors(const Onnx__ModelProto *m, const char *const *exclude, char ***names,
                                 int *n, int **ties, int **silu_outs, int concat_ties, yrt_error *err);
+
+/* W8A16: the input tensors of the first `first_n` Convs (topological order) and of the Convs whose
+ * names match a pattern (NULL-terminated, may be NULL; ir_name_matches), excluded ones skipped:
+ * the activations yolort-quantize writes int16 (--int16-stem N, --int16 PATTERN). *names owned
+ * (free each, then the array). */
+yrt_status calib_int16_inputs(const Onnx__ModelProto *m, int first_n, const char *const *patterns,
+                              const char *const *exclude, char ***names, int *n, yrt_error *err);
 
 /* The nodes of the (BatchNorm-folded) float model m computed only from feature maps at stride
  * <= max_stride (ir_stem_nodes): names to keep in float with --float-stem. */

@@ -239,13 +239,16 @@ static int listed(const char *const *names, const char *s) {
 }
 
 static yrt_status add_scalar_qparams(Onnx__ModelProto *m, const char *base, float scale, int32_t zp,
-                                     int uint8, yrt_error *err) {
+                                     int uint8, int int16, yrt_error *err) {
   char sn[600], zn[600];
   snprintf(sn, sizeof sn, "%s_scale", base);
   snprintf(zn, sizeof zn, "%s_zero_point", base);
   if (onnx_model_find_initializer(m, sn)) return YRT_OK;
   int fail = onnx_model_add_initializer(m, sn, IR_F32, 0, NULL, &scale);
-  if (uint8) {
+  if (int16) {
+    const int16_t z = 0; /* symmetric: the runtime's YRT_I16 */
+    fail |= onnx_model_add_initializer(m, zn, IR_I16, 0, NULL, &z);
+  } else if (uint8) {
     uint8_t z = (uint8_t)(zp + 128);
     fail |= onnx_model_add_initializer(m, zn, IR_U8, 0, NULL, &z);
   } else {
@@ -257,7 +260,7 @@ static yrt_status add_scalar_qparams(Onnx__ModelProto *m, const char *base, floa
 
 /* Emit Q -> DQ for activation a; consumers are rewired afterwards by name. */
 static yrt_status emit_qdq(Onnx__ModelProto *m, node_list *l, const qdq_act *a, int uint8, yrt_error *err) {
-  yrt_status st = add_scalar_qparams(m, a->name, a->scale, a->zero_point, uint8, err);
+  yrt_status st = add_scalar_qparams(m, a->name, a->scale, a->zero_point, uint8, a->int16, err);
   if (st) return st;
   char sn[600], zn[600], qn[600], dqn[600], qo[600], dqo[600];
   snprintf(sn, sizeof sn, "%s_scale", a->name);

@@ -20,6 +20,7 @@ typedef struct qdq_act {
   const char *name; /* activation tensor */
   float scale;
   int32_t zero_point; /* int8 zero point (shifted by +128 when writing uint8) */
+  int int16;          /* 1: an int16 pair (zero point 0, W8A16: yolort's int16-input convs) */
 } qdq_act;
 
 typedef struct qdq_plan {

@@ -158,6 +158,21 @@ yrt_status quantize_run(const quantize_job *job, yrt_error *err) {
       fprintf(stderr, "yolort-quantize: --float-stem %d keeps %d nodes in float (%s ... %s)\n", float_stem,
               n_stem, n_stem ? stem[0] : "-", n_stem ? stem[n_stem - 1] : "-");
   }
+  /* --int16-stem / --int16: the inputs of those convs written int16 (W8A16, docs/accuracy.md) */
+  char **i16 = NULL;
+  int n_i16 = 0;
+  const char **i16_pat = NULL;
+  if (!st && (job->int16_stem || job->n_int16)) {
+    if (!(i16_pat = calloc((size_t)job->n_int16 + 1, sizeof(char *))))
+      st = yrt_set_error(err, YRT_ERR_NOMEM, "out of memory");
+    for (int i = 0; !st && i < job->n_int16; i++) i16_pat[i] = job->int16[i];
+    if (!st) st = calib_int16_inputs(m, job->int16_stem, i16_pat, o.exclude, &i16, &n_i16, err);
+    if (!st) {
+      o.int16_acts = (const char *const *)i16;
+      fprintf(stderr, "yolort-quantize: int16 activations (W8A16) on %d conv inputs (%s ... %s)\n", n_i16,
+              n_i16 ? i16[0] : "-", n_i16 ? i16[n_i16 - 1] : "-");
+    }
+  }
   if (!st) st = onnx_model_pack(m, &folded, &folded_size, err);
   if (!st) st = calib_collect(m, dir, &o, &r, err);
   if (!st) fprintf(stderr, "yolort-quantize: %d activations observed on %d images\n", r.n, r.images);
@@ -237,6 +252,9 @@ yrt_status quantize_run(const quantize_job *job, yrt_error *err) {
   free(folded);
   onnx_model_free(m);
   free(all_excl);
+  for (int i = 0; i < n_i16; i++) free(i16[i]);
+  free(i16);
+  free(i16_pat);
   for (int i = 0; i < n_stem; i++) free(stem[i]);
   free(stem);
   return st;

@@ -33,6 +33,9 @@ typedef struct quantize_job {
   int range_search;
   range_search_options so;
   quant_report_options ro;
+  int int16_stem;                    /* --int16-stem N: the first N convs read int16 (0: off) */
+  const char *const *int16;          /* --int16 PATTERN names (n_int16), convs reading int16 */
+  int n_int16;
 } quantize_job;
 
 /* Runs the job, printing what it writes on stdout and its progress on stderr. */

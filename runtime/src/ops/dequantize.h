@@ -6,6 +6,7 @@
 
 yrt_status yrt_check_dequantize(const yrt_node_check *v);
 yrt_status yrt_run_dequantize(const yrt_session *s, const yrt_exec *e, yrt_error *err);
+yrt_status yrt_prepare_dequantize(yrt_session *s, yrt_exec *e, yrt_error *err);
 int yrt_pointwise_dequantize(const yrt_exec *e, int32_t *unary);
 
 #endif
