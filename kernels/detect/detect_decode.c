@@ -1,7 +1,7 @@
 /* detect_decode.c — the Detect head decode of yk_detect.h. The int8 path is table
  * lookups (no exp at run time) and the float path calls the float kernels' SIMD softmax and
  * sigmoid on blocks of anchors. Boxes go in blocks of anchors; int8 class scores go a whole
- * scale's range at once through yk_detect_cls_i8 (scalar / AVX-512 VBMI, bit-exact: a table
+ * scale's range at once through yk_detect_cls_i8 (scalar / AVX2 / AVX-512 VBMI, bit-exact: a table
  * lookup is a copy of the table's bits), float ones block by block, channel by channel, so
  * every store stream of y is contiguous. */
 #include "yk_detect.h"
