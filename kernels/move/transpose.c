@@ -1,7 +1,8 @@
 /* transpose.c — Transpose with axis collapsing: size-1 axes are dropped and runs of axes that
  * stay adjacent and in order are merged, so e.g. NCHW<->NHWC becomes a 2-D transpose and a
  * permutation that keeps the innermost axis becomes memcpy of whole runs. The 2-D-like inner
- * case is tiled to keep both sides in cache. */
+ * case is tiled to keep both sides in cache; 1- and 4-byte elements go through the variants' tiles
+ * (transpose_i8_tile, transpose_f32_tile: move.inc). */
 #include <string.h>
 
 #include "copy_elem.h"
