@@ -107,7 +107,7 @@ void yk_matmul_f32(const yk_isa *isa, const float *a, const float *b, float *y, 
 void yk_slice(const void *x, const yk_shape *sx, void *y, const yk_shape *sy,
               const int64_t *starts, const int64_t *steps, size_t elem_size);
 /* y = transpose(x, perm): y dim k = x dim perm[k]. isa (NULL: portable code) picks the byte
- * tiles' variant; every variant moves the same bytes. */
+ * and 4-byte tiles' variants; every variant moves the same bytes. */
 void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y, const int *perm,
                   size_t elem_size);
 /* Gather along axis with int32 indices (negative = from end, already validated). */
@@ -303,6 +303,9 @@ struct yk_frame_job;
   void f(const int8_t *a, const int8_t *b, int8_t *y, size_t batch, const yk_qmatmul_strides *st, size_t M, \
          size_t K, size_t N, const yk_qmatmul_params *p)
 #define YK_FN_transpose_i8_tile(f) void f(const uint8_t *x, int64_t xs, uint8_t *y, int64_t ys, int64_t m, int64_t n)
+/* the same on 4-byte elements (floats moved as bits) */
+#define YK_FN_transpose_f32_tile(f) \
+  void f(const uint32_t *x, int64_t xs, uint32_t *y, int64_t ys, int64_t m, int64_t n)
 #define YK_FN_maxpool_nhwc_i8(f) \
   void f(const int8_t *x, int n, int h, int w, int c, int8_t *y, int oh, int ow, const yk_pool_params *p)
 #define YK_FN_maxpool_nhwc_f32(f) \

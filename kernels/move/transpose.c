@@ -1,7 +1,8 @@
 /* transpose.c — Transpose with axis collapsing: size-1 axes are dropped and runs of axes that
  * stay adjacent and in order are merged, so e.g. NCHW<->NHWC becomes a 2-D transpose and a
  * permutation that keeps the innermost axis becomes memcpy of whole runs. The 2-D-like inner
- * case is tiled to keep both sides in cache. */
+ * case is tiled to keep both sides in cache; 1- and 4-byte elements go through the variants' tiles
+ * (transpose_i8_tile, transpose_f32_tile: move.inc). */
 #include <string.h>
 
 #include "copy_elem.h"
@@ -54,6 +55,11 @@ void yk_transpose_i8_tile__scalar(const uint8_t *x, int64_t xs, uint8_t *y, int6
   for (int64_t i = ib; i < m; i++) yk_copy_strided(y + i * ys, x + i, xs, n, 1);
 }
 
+void yk_transpose_f32_tile__scalar(const uint32_t *x, int64_t xs, uint32_t *y, int64_t ys, int64_t m, int64_t n) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) memcpy(y + i * ys + j, x + i + j * xs, 4); /* bits, any 4-byte type */
+}
+
 static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
   const int r = sx->rank;
   int keep[YK_MAX_RANK], newidx[YK_MAX_RANK], kr = 0;
@@ -96,6 +102,7 @@ static void plan(const yk_shape *sx, const int *perm, tp_plan *pl) {
 
 void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y, const int *perm, size_t es) {
   YK_FN_transpose_i8_tile((*tile)) = YK_PICK(isa, transpose_i8_tile);
+  YK_FN_transpose_f32_tile((*tile4)) = YK_PICK(isa, transpose_f32_tile);
   const int r = sx->rank < 0 ? 0 : (sx->rank > YK_MAX_RANK ? YK_MAX_RANK : sx->rank);
   const uint8_t *xb = (const uint8_t *)x;
   uint8_t *yb = (uint8_t *)y;
@@ -157,6 +164,11 @@ void yk_transpose(const yk_isa *isa, const void *x, const yk_shape *sx, void *y,
         const int64_t j1 = j0 + TILE < n ? j0 + TILE : n;
         if (es == 1) {
           tile(xb + xo + i0 + j0 * xsl, xsl, yb + yo + i0 * ysc + j0, ysc, i1 - i0, j1 - j0);
+          continue;
+        }
+        if (es == 4 && ((uintptr_t)x | (uintptr_t)y) % 4 == 0) {
+          tile4((const uint32_t *)x + xo + i0 + j0 * xsl, xsl, (uint32_t *)y + yo + i0 * ysc + j0, ysc, i1 - i0,
+                j1 - j0);
           continue;
         }
         for (int64_t i = i0; i < i1; i++) {

@@ -2,7 +2,8 @@
  * against a naive loop, and the AVX-512 VBMI variant bit-exact against it on odd anchor counts
  * (whole 16-anchor steps, a tail, fewer than 16), class counts that are and are not multiples of
  * 4, odd row strides, a misaligned input, every int8 value and table entries of arbitrary bits
- * (NaN payloads, -0, denormals: the lookup must copy bits, not compute). DFL (no max pass): the
+ * (NaN payloads, -0, denormals: the lookup must copy bits, not compute); the AVX2 variant (blocks of
+ * anchors, 4 classes a load) the same way. DFL (no max pass): the
  * variant bit-exact against the scalar one for odd anchor counts, reg_max 16 / 4 / 8 and 6 (not a
  * multiple of 4: scalar fallback), an exp table of the real kind, arbitrary projection weights.
  * Threshold scan (yk_detect_over_*): the reference against a per-anchor loop, every variant the CPU
@@ -47,6 +48,11 @@ static void cls_i8_variants_match(void **state) {
         assert_memory_equal(y0, y1, (size_t)nc * ys * 4);
       } else {
         print_message("no AVX-512 VBMI: variant skipped\n");
+      }
+      if (isa.avx2) {
+        memset(y1, 0xA5, (size_t)nc * ys * 4);
+        yk_detect_cls_i8__avx2(q, n, nc, t, y1, ys);
+        assert_memory_equal(y0, y1, (size_t)nc * ys * 4);
       }
 #endif
       free(qb);

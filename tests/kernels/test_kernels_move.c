@@ -171,6 +171,46 @@ static void test_transpose_tiles(void **state) {
 #endif
 }
 
+/* The 4-byte tiles: every variant against the scalar one on odd sizes and strides, misaligned
+ * by whole elements, NaN / denormal bit patterns moved as bits, the words around the tile
+ * untouched. */
+static void test_transpose_f32_tiles(void **state) {
+  (void)state;
+  yk_isa isa_s;
+  yk_isa_detect(&isa_s);
+  const yk_isa *isa = &isa_s;
+  const yk_variant all[] = {
+#define YK_VARIANT YK_VARIANT_ROW
+#include "variants/move.inc"
+#undef YK_VARIANT
+  };
+  yk_variant v[8];
+  const size_t nv = kt_variants_of(all, sizeof all / sizeof all[0], "transpose_f32_tile", v);
+  static const int64_t ms[] = {1, 3, 7, 8, 9, 15, 16, 17, 33, 80};
+  kt_rng r = {29};
+  for (size_t a = 0; a < sizeof ms / sizeof ms[0]; a++)
+    for (size_t b = 0; b < sizeof ms / sizeof ms[0]; b++) {
+      const int64_t m = ms[a], n = ms[b], xs = m + (int64_t)(a % 3) * 5, ys = n + (int64_t)(b % 4) * 3;
+      void *bx, *by, *bz;
+      uint32_t *x = kt_alloc((size_t)(xs * n) * 4, 4 * (a % 7), &bx), *y = kt_alloc((size_t)(ys * m) * 4, 4 * (b % 5), &by);
+      uint32_t *z = kt_alloc((size_t)(ys * m) * 4, 0, &bz);
+      assert_true(x && y && z);
+      for (int64_t i = 0; i < xs * n; i++) x[i] = kt_u32(&r) ^ (kt_u32(&r) << 16);
+      x[0] = 0x7fc01234u; /* a NaN payload */
+      x[xs * n - 1] = 0x00000001u; /* a denormal */
+      memset(z, 0x3C, (size_t)(ys * m) * 4);
+      yk_transpose_f32_tile__scalar(x, xs, z, ys, m, n);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) assert_int_equal(z[i * ys + j], x[i + j * xs]);
+      for (size_t k = 0; k < nv; k++) {
+        memset(y, 0x3C, (size_t)(ys * m) * 4);
+        ((YK_FN_transpose_f32_tile((*)))v[k].fn)(x, xs, y, ys, m, n);
+        assert_memory_equal(y, z, (size_t)(ys * m) * 4);
+      }
+      free(bx), free(by), free(bz);
+    }
+}
+
 /* ---------------- gather */
 static void test_gather(void **state) {
   (void)state;
@@ -305,7 +345,8 @@ static void test_resize_rows_view_lut(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slice),  cmocka_unit_test(test_transpose),
-      cmocka_unit_test(test_transpose_tiles), cmocka_unit_test(test_gather),
+      cmocka_unit_test(test_transpose_tiles), cmocka_unit_test(test_transpose_f32_tiles),
+      cmocka_unit_test(test_gather),
       cmocka_unit_test(test_concat), cmocka_unit_test(test_resize), cmocka_unit_test(test_resize_rows_view_lut),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
