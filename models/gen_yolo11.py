@@ -44,6 +44,14 @@ KPT = (0, 0)
 KPT_BAD = False
 # OBB head (--task obb): one angle per box (Ultralytics OBB, ne = 1), decoded by dist2rbox.
 OBB = False
+# --obb-angle raw: YOLO26's OBB26 head, the angle conv's value is the angle (no sigmoid).
+OBB_RAW = False
+# Segment head (--task segment): NM mask coefficients per box (Ultralytics Segment, cv4) and the
+# Proto branch on the stride-8 map (cv1 3x3, ConvTranspose 2x2 stride 2, cv2 3x3, cv3 1x1 -> NM
+# prototypes at H/4 x W/4, output1); NPR the prototype branch's width (256 x the width multiple).
+NM = 0
+NPR = 256
+SEG_WIDTH = 0.25  # the scale's width multiple, set by build()
 # End-to-end pose (--task pose --end2end): YOLO26's Detect decodes corners (dist2bbox xywh=False
 # when end2end), the keypoints follow in the same rows.
 XYXY = False
@@ -283,7 +291,7 @@ class Builder:
                                    [b, box_shape]))
             cls_r.append(self.node("Reshape", "/model.23/Reshape_%d" % (i + 3), [c, cls_shape]))
         n_anchor = sum(h * w for h, w in hws)
-        kpt = self._pose_branch(feats, chans, hws) if KPT[0] else None
+        kpt = self._pose_branch(feats, chans, hws) if KPT[0] else self._seg_branch(feats, chans) if NM else None
         angle = self._obb_branch(feats, chans, hws) if OBB else None
         box = self.node("Concat", "/model.23/Concat", box_r, axis=-1)
         cls = self.node("Concat", "/model.23/Concat_1", cls_r, axis=-1)
@@ -309,8 +317,45 @@ class Builder:
         self._dist2bbox(d, cls, hws, out="output0" if kpt is None else "/model.23/Concat_det_output_0")
         if kpt is not None:
             self.nodes.append(helper.make_node("Concat", ["/model.23/Concat_det_output_0", kpt], ["output0"],
-                                               name="/model.23/Concat_pose", axis=1))
+                                               name="/model.23/Concat_pose" if KPT[0] else "/model.23/Concat_6",
+                                               axis=1))
+        if NM:  # the prototypes are the second output, as exported
+            for n in self.nodes:
+                for i, o in enumerate(n.output):
+                    if o == self.proto:
+                        n.output[i] = "output1"
         return n_anchor
+
+    def _seg_branch(self, feats, chans):
+        """Ultralytics Segment (head.py): proto = Proto(ch[0], npr, nm) on the first map, cv4[i] =
+        Conv(x, c4, 3), Conv(c4, c4, 3), Conv2d(c4, nm, 1), c4 = max(ch[0] // 4, nm); per scale
+        view(1, nm, -1), cat on the anchors: the coefficient rows after the scores. Proto: cv1
+        Conv(c1, npr, 3), upsample ConvTranspose2d(npr, npr, 2, 2, 0, bias=True), cv2 Conv(npr,
+        npr, 3), cv3 Conv(npr, nm): output1 [1, nm, H/4, W/4]."""
+        c_ = make_divisible(min(NPR, 1024) * SEG_WIDTH, 8)
+        p = self.conv(feats[0], "model.23.proto.cv1", chans[0], c_, 3)
+        wname, bname = "model.23.proto.upsample.weight", "model.23.proto.upsample.bias"
+        # nearly the same matrix at the 4 taps (a trained upsample is smooth; independent random
+        # taps would write a 2x2 checkerboard into the prototypes, and masks of pixel noise)
+        self.p.get(wname, lambda r: (r.standard_normal((c_, c_, 1, 1)) + 0.1 * r.standard_normal((c_, c_, 2, 2)))
+                   * math.sqrt(1.0 / c_))
+        self.p.get(bname, lambda r: r.normal(0.0, 0.1, c_))
+        p = self.node("ConvTranspose", "/model.23/proto/upsample/ConvTranspose", [p, self._init(wname), self._init(bname)],
+                      dilations=[1, 1], group=1, kernel_shape=[2, 2], output_padding=[0, 0], pads=[0, 0, 0, 0],
+                      strides=[2, 2])
+        p = self.conv(p, "model.23.proto.cv2", c_, c_, 3)
+        p = self.conv(p, "model.23.proto.cv3", c_, NM, 1)
+        self.proto = p
+        c4 = max(chans[0] // 4, NM)
+        shape = self.const("/model.23/Constant_seg_output_0", np.array([1, NM, -1], np.int64))
+        parts = []
+        for i, (x, ch) in enumerate(zip(feats, chans)):
+            q = "model.23.cv4.%d" % i
+            k = self.conv(x, q + ".0", ch, c4, 3)
+            k = self.conv(k, q + ".1", c4, c4, 3)
+            k = self.conv2d_plain(k, q + ".2", c4, NM, 0.0)
+            parts.append(self.node("Reshape", "/model.23/Reshape_cv4_%d" % i, [k, shape]))
+        return self.node("Concat", "/model.23/Concat_seg", parts, axis=-1)
 
     def _pose_branch(self, feats, chans, hws):
         """Ultralytics Pose (head.py): cv4[i] = Conv(x, c4, 3), Conv(c4, c4, 3), Conv2d(c4, nk, 1),
@@ -363,6 +408,8 @@ class Builder:
             k = self.conv2d_plain(k, p + ".2", c4, 1, 0.0)
             parts.append(self.node("Reshape", "/model.23/Reshape_cv4_%d" % i, [k, shape]))
         a = self.node("Concat", "/model.23/Concat_obb_angle", parts, axis=-1)
+        if OBB_RAW:  # OBB26.forward_head: the raw angle
+            return a
         a = self.node("Sigmoid", "/model.23/Sigmoid_obb", [a])
         a = self.node("Sub", "/model.23/Sub_obb", [a, self.const("/model.23/obb_quarter", np.array(0.25, np.float32))])
         return self.node("Mul", "/model.23/Mul_obb", [a, self.const("/model.23/obb_pi", np.array(math.pi, np.float32))])
@@ -531,6 +578,8 @@ def build(params, scale, size, head="slice"):
     def rep(n):
         return max(round(n * depth), 1) if n > 1 else n
 
+    global SEG_WIDTH
+    SEG_WIDTH = width
     b = Builder(params, size)
     x = "images"
     c0, c1, c2, c3, c4, c5, c7 = ch(64), ch(128), ch(256), ch(256), ch(512), ch(512), ch(1024)
@@ -805,8 +854,10 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
         nodes, "main_graph",
         [helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3] + list(_hw(size)))],
         [helper.make_tensor_value_info("output0", TensorProto.FLOAT,
-                                       [1, end2end, 6 + KPT[0] * KPT[1] + OBB] if end2end else
-                                       [1, 4 + NC + KPT[0] * KPT[1] + OBB, n_anchor])],
+                                       [1, end2end, 6 + KPT[0] * KPT[1] + OBB + NM] if end2end else
+                                       [1, 4 + NC + KPT[0] * KPT[1] + OBB + NM, n_anchor])] +
+        ([helper.make_tensor_value_info("output1", TensorProto.FLOAT, [1, NM, _hw(size)[0] // 4, _hw(size)[1] // 4])]
+         if NM else []),
         initializer=inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)],
                               producer_name="yolort-gen-yolo11", producer_version="1")
@@ -818,7 +869,7 @@ def to_model(b, params, scale, size, n_anchor, bn, seed, end2end=0):
          % scale),
         ("author", "yolort"),
         ("stride", "32"),
-        ("task", "pose" if KPT[0] else "obb" if OBB else "detect"),
+        ("task", "pose" if KPT[0] else "obb" if OBB else "segment" if NM else "detect"),
         ("batch", "1"),
         ("imgsz", "[%d, %d]" % _hw(size)),
         ("names", names_dict_string()),
@@ -883,11 +934,16 @@ def main(argv):
                          "postprocess after the decode (YOLOv10 / YOLO26 style); with --task pose "
                          "[1, K, 6 + K D] (xyxy boxes, then the keypoints), obb [1, K, 7] (xywh, "
                          "score, class, angle); 0: none (default)")
-    ap.add_argument("--task", choices=("detect", "pose", "obb"), default="detect",
+    ap.add_argument("--task", choices=("detect", "pose", "obb", "segment"), default="detect",
                     help="pose: Ultralytics Pose head (cv4 keypoint branch, keypoints decoded in the "
                          "graph, output0 [1, 4 + nc + K D, N], metadata kpt_shape); obb: Ultralytics "
                          "OBB head (cv4 angle branch, dist2rbox, output0 [1, 4 + nc + 1, N]: cx, cy, w, h, "
-                         "classes, angle in radians; DOTA names when --nc 15)")
+                         "classes, angle in radians; DOTA names when --nc 15); segment: Ultralytics "
+                         "Segment head (cv4 32 mask coefficients after the scores, Proto with a "
+                         "ConvTranspose upsample: output1 [1, 32, H/4, W/4])")
+    ap.add_argument("--obb-angle", choices=("sigmoid", "raw"), default="sigmoid",
+                    help="obb: the angle (sigmoid(v) - 0.25) pi (Ultralytics OBB, default) or v itself "
+                         "(YOLO26's OBB26 head)")
     ap.add_argument("--kpt-shape", default="17,3", help="pose: keypoints K and values D (2 or 3)")
     ap.add_argument("--kpt-bad", action="store_true",
                     help="pose, hostile: keypoint grid offset -0.4 instead of -0.5 (a look-alike decode)")
@@ -910,7 +966,7 @@ def main(argv):
     if len(hw) != 2 or any(v % 32 or v < 64 for v in hw):
         ap.error("--size must be N or HxW, multiples of 32, at least 64")
     size = hw[0] if hw[0] == hw[1] else hw
-    global NC, KPT, KPT_BAD, OBB, XYXY
+    global NC, KPT, KPT_BAD, OBB, OBB_RAW, XYXY, NM
     NC = args.nc
     if args.task == "pose":
         try:
@@ -923,6 +979,10 @@ def main(argv):
         XYXY = args.end2end > 0
     if args.task == "obb":
         OBB = True
+        OBB_RAW = args.obb_angle == "raw"
+    if args.task == "segment":
+        NM = 32
+        XYXY = args.end2end > 0  # Segment.postprocess after an end2end decode: corners
     if NC < 1:
         ap.error("--nc must be at least 1")
     params = Params(args.seed)
@@ -933,7 +993,7 @@ def main(argv):
     if args.end2end:
         # OBB.postprocess gathers its one angle row with the bare index (ne = 1), the keypoints
         # with the index tiled
-        add_end2end(b, n_anchor, args.end2end, KPT[0] * KPT[1] + OBB, tile_extra=not OBB)
+        add_end2end(b, n_anchor, args.end2end, KPT[0] * KPT[1] + OBB + NM, tile_extra=not OBB)
     outputs = [(args.out, args.bn)] + ([(args.also_no_bn, False)] if args.also_no_bn else [])
     for path, bn in outputs:
         model = to_model(b, params, args.scale, size, n_anchor, bn, args.seed, args.end2end)

@@ -136,6 +136,22 @@ def _resize(x, node, scales, sizes):
     return out
 
 
+def conv_transpose2d(x, w, b=None, strides=(1, 1)):
+    """NCHW float32 ConvTranspose, group 1, no pads / dilation / output padding (Ultralytics
+    Proto's 2x2 stride-2 upsample): each input pixel scatters its kh x kw taps."""
+    n, c, h, wd = x.shape
+    ci, co, kh, kw = w.shape
+    sh, sw = strides
+    out = np.zeros((n, co, (h - 1) * sh + kh, (wd - 1) * sw + kw), dtype=np.float64)
+    for ky in range(kh):
+        for kx in range(kw):
+            out[:, :, ky:ky + (h - 1) * sh + 1:sh, kx:kx + (wd - 1) * sw + 1:sw] += np.einsum(
+                "nchw,co->nohw", x.astype(np.float64), w[:, :, ky, kx].astype(np.float64))
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out.astype(np.float32)
+
+
 def eval_node(node, ins):
     """Evaluate one ONNX node; ins is a list of numpy arrays (None for empty inputs)."""
     op = node.op_type
@@ -145,6 +161,11 @@ def eval_node(node, ins):
         return [conv2d(ins[0], ins[1], ins[2] if len(ins) > 2 else None,
                        a.get("strides", [1, 1]), a.get("pads", [0, 0, 0, 0]), a.get("group", 1),
                        a.get("dilations", [1, 1]))] if len(k) == 2 else None
+    if op == "ConvTranspose":
+        if a.get("group", 1) != 1 or any(a.get("pads", [0])) or any(a.get("output_padding", [0])) or \
+                tuple(a.get("dilations", [1, 1])) != (1, 1):
+            raise NotImplementedError("ConvTranspose with groups, pads, dilation or output padding")
+        return [conv_transpose2d(ins[0], ins[1], ins[2] if len(ins) > 2 else None, a.get("strides", [1, 1]))]
     if op == "BatchNormalization":
         x, g, b, m, v = ins[:5]
         eps = a.get("epsilon", 1e-5)

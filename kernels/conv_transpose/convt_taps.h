@@ -5,6 +5,7 @@
 #define YOLORT_CONVT_TAPS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "yk_conv_transpose.h"
 
@@ -39,6 +40,13 @@ static inline void yk_convt_pixel(const yk_convt_params *p, const float *x, cons
       }
     }
   }
+}
+
+/* The int8 form's two input channels c, c + 1 (c + 1 < c_end, else 0) minus the zero point as
+ * the int16 pair one vpmaddwd lane takes: low half channel c. */
+static inline int32_t yk_convt_pair(const int8_t *xv, int c, int c_end, int32_t zp) {
+  const int32_t a = (int32_t)xv[c] - zp, b = c + 1 < c_end ? (int32_t)xv[c + 1] - zp : 0;
+  return (int32_t)(((uint32_t)(uint16_t)(int16_t)a) | ((uint32_t)(uint16_t)(int16_t)b << 16));
 }
 
 #endif

@@ -28,7 +28,7 @@ void yk_obb_decode(const yk_obb_params *p, const float *rows, size_t lo, size_t 
     const yk_pose_scale *sc = &p->s[k];
     const size_t i = a - sc->first;
     const float v = sc->deq ? sc->deq[((const int8_t *)sc->x)[i] + 128] : ((const float *)sc->x)[i];
-    const float t = yk_obb_angle(v), c = cosf(t), s = sinf(t);
+    const float t = p->raw ? v : yk_obb_angle(v), c = cosf(t), s = sinf(t);
     const float ax = ((float)(i % (size_t)sc->w) + 0.5f) * sc->stride, ay = ((float)(i / (size_t)sc->w) + 0.5f) * sc->stride;
     const float dx = rows[a] - ax, dy = rows[n + a] - ay;
     y[a] = ax + (dx * c - dy * s);

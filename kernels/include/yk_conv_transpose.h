@@ -18,6 +18,7 @@
 #define YOLORT_YK_CONV_TRANSPOSE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "yk.h"
 
@@ -50,5 +51,39 @@ void yk_conv_transpose_f32_rows__avx2(const yk_convt_params *p, const float *x, 
 
 /* The scalar reference: the whole output, from the ONNX-ordered weights. */
 void yk_conv_transpose_f32_ref(const yk_convt_params *p, const float *x, const float *w, const float *bias, float *y);
+
+/* ---- int8 (a QDQ / QOperator ConvTranspose: the segment prototype's upsample in an int8 graph)
+ *
+ * x int8 [h][w][ci] with zero point x_zp, weights int8 symmetric in ONNX order [ci][co / g][kh][kw],
+ * bias int32 [co] at s_x s_w[o] (or NULL), y int8 [oh][ow][co]. Arithmetic as the int8 conv's
+ * (yk_qconv.h), exact in int32 so every variant and the reference agree bit for bit:
+ *   acc[o] = bias[o] + sum over the taps reaching (oy, ox) and the group's channels of (x - x_zp) w
+ *   y      = yk_qconv_requant(acc[o], scale[o], y_zp)
+ * The caller keeps the sums inside int32 (kh kw ci/g 255 128 + |bias| < 2^31; the runtime checks).
+ * Packed weights: int16 pairs of input channels [kh][kw][g][ceil(cig / 2)][co / g][2] (a missing
+ * odd channel's weight 0), so AVX2 sums two channels in one vpmaddwd (|x - x_zp| <= 255: no
+ * saturation). */
+typedef struct yk_convt_q8 {
+  int32_t x_zp, y_zp;   /* int8 values */
+  const int32_t *bias;  /* [co] or NULL */
+  const float *scale;   /* [co]: s_x s_w[o] / s_y */
+} yk_convt_q8;
+
+/* int16 elements of the packed int8 weights. */
+size_t yk_conv_transpose_s8_packed_elems(const yk_convt_params *p);
+void yk_conv_transpose_s8_pack(const yk_convt_params *p, const int8_t *w, int16_t *packed);
+/* Output rows [oy0, oy1), on the widest variant isa has (NULL: portable). */
+void yk_conv_transpose_s8_rows(const yk_isa *isa, const yk_convt_params *p, const yk_convt_q8 *q, const int8_t *x,
+                               const int16_t *packed, int8_t *y, int oy0, int oy1);
+void yk_conv_transpose_s8_rows__scalar(const yk_convt_params *p, const yk_convt_q8 *q, const int8_t *x,
+                                       const int16_t *packed, int8_t *y, int oy0, int oy1);
+#if YK_ARCH_X86_64
+void yk_conv_transpose_s8_rows__avx2(const yk_convt_params *p, const yk_convt_q8 *q, const int8_t *x,
+                                     const int16_t *packed, int8_t *y, int oy0, int oy1);
+#endif
+/* The scalar reference: the ONNX scatter over the whole output, from ONNX-ordered weights (acc
+ * needs p->oh * p->ow * p->co int32 of scratch). */
+void yk_conv_transpose_s8_ref(const yk_convt_params *p, const yk_convt_q8 *q, const int8_t *x, const int8_t *w,
+                              int32_t *acc, int8_t *y);
 
 #endif

@@ -5,6 +5,7 @@
  * Per anchor a of scale s (grid H x W, cell (row, col), stride), with the angle logit v of that
  * cell (NHWC [H][W][1], int8 through a dequantization table or float, as yk_pose_scale):
  *   t = (sigmoid(v) - 0.25) pi                                  (Ultralytics OBB.forward)
+ *   t = v                              (raw: YOLO26's OBB26.forward_head, no sigmoid)
  *   ax = (col + 0.5) stride, ay = (row + 0.5) stride; dx = cx - ax, dy = cy - ay
  *   cx' = ax + dx cos t - dy sin t,  cy' = ay + dx sin t + dy cos t   (dist2rbox: the half
  *   difference of the distances, (r - l) / 2 stride = dx, turned by t), w, h unchanged.
@@ -22,6 +23,7 @@
 
 typedef struct yk_obb_params {
   int n_scales, nc;
+  int raw; /* 1: the angle is the map's value (YOLO26 OBB26) */
   size_t n_anchors;
   yk_pose_scale s[YK_OBB_MAX_SCALES]; /* the angle maps: one channel */
 } yk_obb_params;

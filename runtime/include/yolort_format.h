@@ -263,7 +263,8 @@ enum yrt_op {
    * (anchor + (r - l) / 2) stride). out f32 PLAIN [1, 4 + nc + 1, N]: the centre's offset from its
    * anchor turned by angle = (sigmoid(v) - 0.25) pi, w, h, the scores, then the angle (radians).
    * Under yrt_session_detect only anchors whose best score passes its conf_threshold are turned
-   * (the scores are copied for all). p: YRT_OBB_P_*; formulas: kernels/include/yk_obb.h. */
+   * (the scores are copied for all). p: YRT_OBB_P_*; formulas: kernels/include/yk_obb.h.
+   * p[YRT_OBB_P_FORM] = YRT_OBB_RAW: the angle is v (YOLO26 OBB26), not (sigmoid(v) - 0.25) pi. */
   YRT_OP_OBB_DECODE = 21,
   YRT_OP_COUNT_
 };
@@ -315,6 +316,14 @@ enum yrt_pose_form {
 enum yrt_obb_params {
   YRT_OBB_P_SCALES = 0, /* S, 1..3 */
   YRT_OBB_P_STRIDE0,    /* p[1 + s] = stride of scale s in pixels, 1..4096 */
+  YRT_OBB_P_FORM = 4,   /* yrt_obb_form; 0 in files written before it */
+};
+
+/* OBB_DECODE p[YRT_OBB_P_FORM]: how the angle map's value v becomes the angle. */
+enum yrt_obb_form {
+  YRT_OBB_SIGMOID = 0, /* Ultralytics OBB: (sigmoid(v) - 0.25) pi */
+  YRT_OBB_RAW = 1,     /* YOLO26's OBB26: v itself (runtimes before the field read it as the
+                          sigmoid form: a file using it needs this runtime) */
 };
 
 #define YRT_OBJ_MAX_SCALES 4

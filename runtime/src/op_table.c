@@ -87,7 +87,7 @@ static const yrt_op_def k_builtin[YRT_OP_COUNT_] = {
                            .run = yrt_run_obj_decode, .release = yrt_release_obj_decode,
                            .detect_over = yrt_obj_decode_over},
     [YRT_OP_CONV_TRANSPOSE] = {YRT_OP_NAMES("conv_transpose"), .min_in = 2, .max_in = 3, .n_out = 1,
-                               .optional_in = 1u << 2, .check = yrt_check_conv_transpose,
+                               .optional_in = 1u << 2, .per_channel_in = 1u << 1, .check = yrt_check_conv_transpose,
                                .prepare = yrt_prepare_conv_transpose, .run = yrt_run_conv_transpose,
                                .release = yrt_release_conv_transpose},
     [YRT_OP_POSE_DECODE] = {YRT_OP_NAMES("pose_decode"), .min_in = 1, .max_in = 5, .n_out = 1,

@@ -89,9 +89,43 @@ static void test_segment_structure(void **state) {
   ir_graph_free(g);
 }
 
-/* ConvTranspose [1, CI, H, W] -> [1, CO, OH, OW] through the converter and the runtime; qdq: the
+/* A QuantizeLinear -> DequantizeLinear pair (int8, scale sc, zero point zp) from t; returns the
+ * DequantizeLinear's output. */
+static int qdq_pair(ir_graph *g, int t, const char *name, float sc, int8_t zp) {
+  char nm[64];
+  const int64_t one = 1;
+  snprintf(nm, sizeof nm, "%s_s", name);
+  const int ts = tb_const(g, nm, 0, &one, &sc);
+  snprintf(nm, sizeof nm, "%s_z", name);
+  const int tz = ir_add_tensor(g, nm, IR_I8);
+  ir_tensor_set_shape(&g->tensors[tz], 0, &one);
+  ir_tensor_set_data(&g->tensors[tz], &zp, 1);
+  const ir_tensor *T = &g->tensors[t];
+  snprintf(nm, sizeof nm, "%s_q", name);
+  const int tq = ir_add_tensor(g, nm, IR_I8);
+  ir_tensor_set_shape(&g->tensors[tq], T->rank, T->dims);
+  snprintf(nm, sizeof nm, "%s_dq", name);
+  const int td = tb_act(g, nm, g->tensors[t].rank, g->tensors[t].dims);
+  const int qi[3] = {t, ts, tz}, di[3] = {tq, ts, tz};
+  snprintf(nm, sizeof nm, "%s_Q", name);
+  ir_add_node(g, nm, "QuantizeLinear", qi, 3, &tq, 1);
+  snprintf(nm, sizeof nm, "%s_DQ", name);
+  ir_add_node(g, nm, "DequantizeLinear", di, 3, &td, 1);
+  return td;
+}
+
+/* onnxruntime's QuantizeLinear: round half to even of v / s, plus the zero point, saturated. */
+static int q8(double v, float s, int zp) {
+  const double r = nearbyint((double)(float)(v / s)) + zp;
+  return r < -128 ? -128 : r > 127 ? 127 : (int)r;
+}
+
+/* ConvTranspose [1, CI, H, W] -> [1, CO, OH, OW] through the converter and the runtime; qdq 1: the
  * weights as int8 behind a DequantizeLinear with per-channel scales on axis 1 (onnxruntime's QDQ
- * form of ConvTranspose weights), the reference using the dequantized values. */
+ * form of ConvTranspose weights), the reference using the dequantized values; qdq 2: x and y too
+ * between QuantizeLinear / DequantizeLinear pairs, so the node runs int8 (CONV_TRANSPOSE.i8): the
+ * output within one quantization step of the float reference rounded to y's grid, from x rounded
+ * to its grid. */
 static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw, int sh, int sw, const int64_t *pads,
                          int dh, int dw, const int64_t *out_pad, int qdq) {
   const int cog = co / group, cig = ci / group;
@@ -114,7 +148,12 @@ static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw
   ir_graph *g = ir_graph_new();
   g->opset = 13;
   const int64_t xd[4] = {1, ci, h, w}, wd[4] = {ci, cog, kh, kw}, bd[1] = {co}, yd[4] = {1, co, oh, ow};
+  const float sx = 2.0f / 255.0f, sy = 0.05f;
+  const int8_t zx = 3, zy = -5;
   const int tx = tb_act(g, "x", 4, xd), tbias = tb_const(g, "b", 1, bd, b);
+  if (qdq == 2) /* the reference reads x on its int8 grid */
+    for (size_t i = 0; i < nx; i++) x[i] = (float)((q8(x[i], sx, zx) - zx) * (double)sx);
+  const int txi = qdq == 2 ? qdq_pair(g, tx, "xq", sx, zx) : tx;
   int tw;
   if (qdq) {
     const int64_t sd[1] = {cog};
@@ -132,8 +171,8 @@ static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw
   } else {
     tw = tb_const(g, "w", 4, wd, wt);
   }
-  const int ty = tb_act(g, "y", 4, yd);
-  const int in[3] = {tx, tw, tbias};
+  const int ty = tb_act(g, qdq == 2 ? "y_f" : "y", 4, yd);
+  const int in[3] = {txi, tw, tbias};
   const int n = ir_add_node(g, "up", "ConvTranspose", in, 3, &ty, 1);
   const int64_t st[2] = {sh, sw}, dl[2] = {dh, dw};
   ir_set_attr_ints(g, n, "strides", st, 2);
@@ -142,7 +181,7 @@ static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw
   ir_set_attr_ints(g, n, "output_padding", out_pad, 2);
   ir_set_attr_int(g, n, "group", group);
   ir_graph_add_input(g, tx);
-  ir_graph_add_output(g, ty);
+  ir_graph_add_output(g, qdq == 2 ? qdq_pair(g, ty, "yq", sy, zy) : ty);
   void *buf = NULL;
   size_t size = 0;
   yrt_error err;
@@ -152,6 +191,9 @@ static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw
   yrt_model *m = NULL;
   yrt_session *s = NULL;
   if (yrt_model_load_memory(buf, size, 1, &m, &err) || yrt_session_create(m, NULL, &s, &err)) fail_msg("%s", err.msg);
+  int found_i8 = 0;
+  for (int k = 0; yrt_session_node_kind(s, k); k++) found_i8 |= !strcmp(yrt_session_node_kind(s, k), "conv_transpose.i8");
+  assert_int_equal(found_i8, qdq == 2);
   if (yrt_session_set_input(s, 0, x, nx, &err) || yrt_session_run(s, &err)) fail_msg("run: %s", err.msg);
   yrt_tensor_view v;
   assert_int_equal(yrt_session_output(s, 0, &v, &err), YRT_OK);
@@ -170,7 +212,12 @@ static void convt_case_q(int ci, int h, int w, int co, int group, int kh, int kw
                   acc += (double)x[((size_t)c * h + iy) * w + ix] * wt[(((size_t)c * cog + (o - gi * cog)) * kh + ky) * kw + kx];
               }
         const float got = v.data[((size_t)o * oh + oy) * ow + ox];
-        if (fabs(got - acc) > 1e-4 * (1 + fabs(acc))) fail_msg("y[%d][%d][%d] = %g, want %g", o, oy, ox, (double)got, acc);
+        if (qdq == 2) { /* the int8 sum is exact; the requantization one rounding away at most */
+          const double want = (q8(acc, sy, zy) - zy) * (double)sy;
+          if (fabs(got - want) > sy * 1.001) fail_msg("y[%d][%d][%d] = %g, want %g (+- one step)", o, oy, ox, (double)got, want);
+        } else if (fabs(got - acc) > 1e-4 * (1 + fabs(acc))) {
+          fail_msg("y[%d][%d][%d] = %g, want %g", o, oy, ox, (double)got, acc);
+        }
       }
   yrt_session_free(s);
   yrt_model_free(m);
@@ -189,6 +236,8 @@ static void test_conv_transpose(void **state) {
   convt_case(5, 7, 9, 6, 1, 2, 2, 2, 2, p0, 1, 1, op0); /* the prototype upsample, odd grid */
   convt_case(4, 5, 3, 6, 2, 3, 2, 2, 3, p1, 1, 2, op1); /* groups, pads, dilation, output padding */
   convt_case_q(5, 7, 9, 6, 1, 2, 2, 2, 2, p0, 1, 1, op0, 1); /* int8 weights, per-channel on axis 1 */
+  convt_case_q(5, 7, 9, 6, 1, 2, 2, 2, 2, p0, 1, 1, op0, 2); /* int8 x, w, y: runs int8 */
+  convt_case_q(4, 5, 3, 11, 1, 3, 2, 2, 3, p1, 1, 2, op1, 2); /* int8, pads, dilation, output padding */
 }
 
 int main(void) {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_e2e_tasks.py BUILD_DIR PROJECT_DIR WORK_DIR pose|obb — end-to-end (NMS-free) pose and obb
+"""check_e2e_tasks.py BUILD_DIR PROJECT_DIR WORK_DIR pose|obb|obb26 — end-to-end (NMS-free) pose and obb
 heads (issue 36 item 7) on generated YOLO11n exports with Ultralytics' end2end postprocess
 (models/gen_yolo11.py --task pose|obb --end2end 300: Pose / OBB.postprocess, output0
 [1, 300, 6 + 51] x1 y1 x2 y2 score class keypoints, or [1, 300, 7] cx cy w h score class angle),
@@ -18,6 +18,8 @@ images when $YOLORT_DATA has them):
    anchor (of the matching boxes, the nearest keypoints) within 2 px median, 6 px p95;
 4. yolort-detect --json on the end-to-end model gives keypoints / rotated boxes; a selection whose
    extra columns are gathered by another index is refused at convert, naming why.
+obb26: the same for YOLO26's OBB26 head (--obb-angle raw: the angle conv's value is the angle),
+fused with obb_decode's raw angle form.
 Without onnxruntime-node it skips (77), or fails under CI=true (head_check.require_ort).
 """
 import json
@@ -36,6 +38,10 @@ import pose_common  # noqa: E402
 from check_obb import batch_probiou, rb  # noqa: E402
 
 BUILD, ROOT, WORK, TASK = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+# obb26: YOLO26's OBB26 head (gen_yolo11.py --obb-angle raw: the angle conv's value is the angle,
+# no sigmoid), checked as obb
+RAW_ANGLE = TASK == "obb26"
+TASK = "obb" if RAW_ANGLE else TASK
 T = lambda *p: os.path.join(BUILD, *p)  # noqa: E731
 CONVERT, QUANTIZE, DETECT = T("tools", "yolort-convert"), T("tools", "yolort-quantize"), T("tools", "yolort-detect")
 GEN_IMAGES, DUMP = T("tools", "yolort-gen-images"), T("tests", "models", "ort_vs_yolort")
@@ -151,12 +157,14 @@ def compare(tag, onnx_path, yrt_path, dump_dir, n_img, int8=False):
 def main():
     require_ort(ORT)
     os.makedirs(WORK, exist_ok=True)
-    model = os.path.join(WORK, "%s-e2e.onnx" % TASK)
+    model = os.path.join(WORK, "%s-e2e.onnx" % sys.argv[4])
     subprocess.run([sys.executable, os.path.join(ROOT, "models", "gen_yolo11.py"), "--task", TASK, "--nc", str(NC),
-                    "--size", str(SIZE), "--end2end", str(K), "--no-bn", "--seed", "1", "--out", model], check=True,
+                    "--size", str(SIZE), "--end2end", str(K), "--no-bn", "--seed", "1", "--out", model] +
+                   (["--obb-angle", "raw"] if RAW_ANGLE else []), check=True,
                    stdout=subprocess.DEVNULL)
     imgs, n_img = images(WORK, GEN_IMAGES, ROOT, n=10)  # 20 images: hundreds of rows, under a minute
-    decode = "pose_decode (17 keypoints x 3" if TASK == "pose" else "obb_decode: rotated boxes"
+    decode = "pose_decode (17 keypoints x 3" if TASK == "pose" else \
+        "obb_decode: rotated boxes, angle row (raw angle" if RAW_ANGLE else "obb_decode: rotated boxes"
     carried = "%d extra columns carried" % EXTRA
 
     # 1-2. float

@@ -45,12 +45,34 @@ static yrt_status score_keypoints(detector *d, coco_eval *kev, const yrt_detecti
   return coco_eval_add_image_oks(kev, dets, *kp, nd, gts, gk, n_gt, nk, err);
 }
 
+/* Model r's rotated boxes of its nd detections into rb[nd][COCO_RBOX_FLOATS] (grown as needed),
+ * then scored by rotated IoU. */
+static yrt_status score_rboxes(detector *d, coco_eval *rev, const yrt_detection *dets, int nd, const coco_gt_box *gts,
+                               const float *grb, int n_gt, int poly, float **rb, int *rb_cap, yrt_error *err) {
+  if (nd > *rb_cap) {
+    float *k = realloc(*rb, (size_t)nd * COCO_RBOX_FLOATS * sizeof *k);
+    if (!k) return yrt_set_error(err, YRT_ERR_NOMEM, "out of memory for %d detections' rotated boxes", nd);
+    *rb = k, *rb_cap = nd;
+  }
+  for (int i = 0; i < nd; i++) {
+    yrt_rbox r;
+    const yrt_status st = yrt_session_rbox(d->session, i, &r, sizeof r, err);
+    if (st != YRT_OK) return st;
+    float *o = *rb + (size_t)i * COCO_RBOX_FLOATS;
+    o[0] = r.cx, o[1] = r.cy, o[2] = r.w, o[3] = r.h, o[4] = r.angle;
+    for (int k = 0; k < 4; k++) o[5 + 2 * k] = r.corners[k][0], o[6 + 2 * k] = r.corners[k][1];
+  }
+  return coco_eval_add_image_rotated(rev, dets, *rb, nd, gts, grb, n_gt, poly, err);
+}
+
 yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, const file_list *files, int total,
                            const char *labels, const yrt_postprocess_params *pp, int quiet, FILE *dump,
-                           long *n_kpt_labels, yrt_error *err) {
+                           long *n_kpt_labels, int rot_poly, yrt_error *err) {
   if (n_kpt_labels) *n_kpt_labels = 0;
+  /* obb labels when an obb model's rotated boxes are scored (kev[0]: rotated IoU) */
+  const int rot = kev && kev[0] && yrt_model_rotated(d[0].model);
   /* pose labels when a pose model is scored by OKS (its keypoint count: model 0's) */
-  const int nk = kev && kev[0] ? yrt_model_keypoints(d[0].model, NULL) : 0;
+  const int nk = kev && kev[0] && !rot ? yrt_model_keypoints(d[0].model, NULL) : 0;
   if (nk > COCO_MAX_KEYPOINTS)
     return yrt_set_error(err, YRT_ERR_UNSUPPORTED, "%d keypoints per object: the OKS evaluation takes at most %d", nk,
                          COCO_MAX_KEYPOINTS);
@@ -95,8 +117,9 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, 
     coco_gt_box *gts = NULL;
     float *gk = NULL;
     int n_gt = 0;
-    st = nk ? coco_load_yolo_pose_labels(lpath, img.w, img.h, d[0].info.num_classes, nk, &gts, &gk, &n_gt, err)
-            : coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
+    st = rot  ? coco_load_yolo_obb_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &gk, &n_gt, err)
+         : nk ? coco_load_yolo_pose_labels(lpath, img.w, img.h, d[0].info.num_classes, nk, &gts, &gk, &n_gt, err)
+              : coco_load_yolo_labels(lpath, img.w, img.h, d[0].info.num_classes, &gts, &n_gt, err);
     for (int j = 0; !st && n_kpt_labels && j < n_gt * nk; j++) *n_kpt_labels += gk[3 * j + 2] != 0.0f;
     for (int r = 0; !st && r < n; r++) {
       const yrt_detection *dets;
@@ -105,6 +128,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, 
       if (!st && dump && r == 0) dump_image(dump, stem, img.w, img.h, gts, n_gt, dets, nd);
       if (!st) st = coco_eval_add_image(ev[r], dets, nd, gts, n_gt, err);
       if (!st && nk && kev[r]) st = score_keypoints(&d[r], kev[r], dets, nd, nk, gts, gk, n_gt, &kp, &kp_cap, err);
+      if (!st && rot && kev[r]) st = score_rboxes(&d[r], kev[r], dets, nd, gts, gk, n_gt, rot_poly, &kp, &kp_cap, err);
     }
     free(gts);
     free(gk);
@@ -114,7 +138,7 @@ yrt_status eval_run_images(detector *d, coco_eval **ev, coco_eval **kev, int n, 
   free(lpath);
   free(kp);
   for (int r = 0; !st && r < n; r++) st = coco_eval_finalize(ev[r], err);
-  for (int r = 0; !st && nk && r < n; r++)
+  for (int r = 0; !st && (nk || rot) && r < n; r++)
     if (kev[r]) st = coco_eval_finalize(kev[r], err);
   return st;
 }

@@ -1,6 +1,7 @@
 /* yolort-eval MODEL IMAGES LABELS [--compare MODEL2] [--json report.json] [--dets dets.txt]
  *             [-n MAX] [--threads N] [--conf 0.001] [--iou 0.7] [--max-det 300] [-q]
- * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels;
+ * COCO mAP@0.5 and mAP@0.5:0.95 (101-point) of a model (.yrt or .onnx) on YOLO-format labels (an
+ * obb model: on 4-corner labels, its rotated boxes by probiou or --rotated-iou polygon too);
  * with --compare, both models side by side with the per-class difference, and the 10 classes whose
  * AP50-95 changed most (GT instances, AP of each side); --bootstrap R (with --compare) adds a paired
  * bootstrap over the images of the mAP difference (R resamples, --seed S): its standard error, the
@@ -34,7 +35,10 @@ static void help(FILE *f) {
           "                   (mAP from --dets files, pooled over files: eval_dets.h)\n"
           "COCO mAP@0.5 and mAP@0.5:0.95 of MODEL (.yrt or .onnx) on the JPEGs of IMAGES_DIR against the\n"
           "YOLO-format labels (class cx cy w h, normalised) of LABELS_DIR; for a pose model whose labels\n"
-          "carry keypoints (class cx cy w h x y v ..., Ultralytics pose), the keypoint OKS mAP too.\n"
+          "carry keypoints (class cx cy w h x y v ..., Ultralytics pose), the keypoint OKS mAP too; for an\n"
+          "obb model, labels of 4 corners (class x1 y1 x2 y2 x3 y3 x4 y4, normalised: Ultralytics / DOTA obb)\n"
+          "and the rotated-box mAP (probiou, as Ultralytics' OBB validator) besides the enclosing boxes'.\n"
+          "  --rotated-iou K   obb: probiou (default) or polygon (the quadrilaterals' exact IoU, as DOTA's)\n"
           "  --compare MODEL2  evaluate MODEL2 too: side by side, per-class difference, classes that moved most\n"
           "  --json F          write MODEL's results (mAP, per-class AP) to F as JSON\n"
           "  --dets F          write every detection to F as text\n"
@@ -57,11 +61,11 @@ typedef struct run {
   detector det;
   coco_eval *ev;
   coco_summary sum;
-  coco_eval *kev;     /* a pose model: its keypoints by OKS (NULL: none) */
+  coco_eval *kev;     /* a pose model: its keypoints by OKS; an obb model: its rotated boxes (NULL: none) */
   coco_summary ksum;
 } run;
 
-static void print_report(run *runs, int n_runs, const coco_bootstrap *bs, long n_kpt_labels) {
+static void print_report(run *runs, int n_runs, const coco_bootstrap *bs, long n_kpt_labels, int rot_poly) {
   const int nc = runs[0].det.info.num_classes;
   if (n_runs == 1) {
     printf("%-16s %6s %6s %8s %8s\n", "class", "gt", "det", "AP50", "AP50-95");
@@ -93,6 +97,13 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs, long n
     printf("%-40.40s %8.4f %10.4f %7d\n", term_escape(runs[r].path, safe, sizeof safe), runs[r].sum.map50,
            runs[r].sum.map50_95, runs[r].sum.num_images);
   }
+  for (int r = 0; r < n_runs; r++) { /* obb: the rotated boxes, as Ultralytics' OBB validator (or DOTA's polygons) */
+    char safe[1024];
+    if (runs[r].kev && yrt_model_rotated(runs[r].det.model))
+      printf("%-40.40s %8.4f %10.4f %7d  rotated boxes (%s mAP; the line above: their enclosing boxes)\n",
+             term_escape(runs[r].path, safe, sizeof safe), runs[r].ksum.map50, runs[r].ksum.map50_95,
+             runs[r].ksum.num_images, rot_poly ? "polygon IoU" : "probiou");
+  }
   for (int r = 0; r < n_runs && n_kpt_labels > 0; r++) { /* pose: keypoints by OKS, as pycocotools' "keypoints" */
     char safe[1024];
     if (runs[r].kev)
@@ -100,7 +111,7 @@ static void print_report(run *runs, int n_runs, const coco_bootstrap *bs, long n
              term_escape(runs[r].path, safe, sizeof safe), runs[r].ksum.map50, runs[r].ksum.map50_95,
              runs[r].ksum.num_images, n_kpt_labels);
   }
-  if (runs[0].kev && n_kpt_labels == 0)
+  if (runs[0].kev && n_kpt_labels == 0 && !yrt_model_rotated(runs[0].det.model))
     printf("note: a pose model, but the labels hold no keypoints: no keypoint (OKS) mAP\n");
   if (n_runs == 2) {
     printf("%-40s %+8.4f %+10.4f\n", "difference (B - A)", runs[1].sum.map50 - runs[0].sum.map50,
@@ -126,7 +137,7 @@ int main(int argc, char **argv) {
   if (cli_version_requested(argc, argv, "yolort-eval")) return 0;
   if (eval_dets_requested(argc, argv)) return eval_dets_main(argc, argv); /* no model: eval_dets.h */
   const char *model = NULL, *images = NULL, *labels = NULL, *cmp = NULL, *json = NULL, *dets_path = NULL;
-  int max_images = 0, threads = cli_default_threads(), quiet = 0, reps = 0, seed = 1;
+  int max_images = 0, threads = cli_default_threads(), quiet = 0, reps = 0, seed = 1, rot_poly = 0;
   yrt_postprocess_params pp;
   yrt_postprocess_defaults(&pp);
   pp.conf_threshold = 0.001f;
@@ -153,6 +164,14 @@ int main(int argc, char **argv) {
       if (!cli_parse_int(PROG, "--bootstrap", argv[++i], 0, 100000, &reps)) return 2;
     } else if (!strcmp(a, "--seed") && i + 1 < argc) {
       if (!cli_parse_int(PROG, "--seed", argv[++i], 0, 2000000000, &seed)) return 2;
+    }
+    else if (!strcmp(a, "--rotated-iou") && i + 1 < argc) {
+      const char *k = argv[++i];
+      if (strcmp(k, "probiou") && strcmp(k, "polygon")) {
+        fprintf(stderr, "%s: --rotated-iou takes probiou or polygon, not '%s'\n", PROG, k);
+        return 2;
+      }
+      rot_poly = !strcmp(k, "polygon");
     }
     else if (!strcmp(a, "-q")) quiet = 1;
     else if (a[0] == '-') return cli_bad_option(PROG, a), usage();
@@ -194,9 +213,13 @@ int main(int argc, char **argv) {
                          "yolort-detect prints the top-5 classes of an image)",
                          runs[r].path, runs[r].det.info.num_classes);
     if (!st) st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].ev, &err);
-    /* a pose model's keypoints by OKS too (a --compare model only with model 0's keypoint count) */
+    /* a pose model's keypoints by OKS too (a --compare model only with model 0's keypoint count);
+     * an obb model's rotated boxes (a --compare model only when model 0 is one) */
     const int nk = st ? 0 : yrt_model_keypoints(runs[r].det.model, NULL);
-    if (!st && nk > 0 && (r == 0 ? 1 : runs[0].kev && nk == yrt_model_keypoints(runs[0].det.model, NULL)))
+    const int rot = st ? 0 : yrt_model_rotated(runs[r].det.model);
+    if (!st && rot && (r == 0 || (runs[0].kev && yrt_model_rotated(runs[0].det.model))))
+      st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].kev, &err);
+    else if (!st && nk > 0 && (r == 0 ? 1 : runs[0].kev && nk == yrt_model_keypoints(runs[0].det.model, NULL)))
       st = coco_eval_create(runs[r].det.info.num_classes, 0, &runs[r].kev, &err);
   }
   if (!st && n_runs == 2 && runs[0].det.info.num_classes != runs[1].det.info.num_classes)
@@ -212,7 +235,7 @@ int main(int argc, char **argv) {
     detector d[2];
     coco_eval *ev[2], *kev[2];
     for (int r = 0; r < n_runs; r++) d[r] = runs[r].det, ev[r] = runs[r].ev, kev[r] = runs[r].kev;
-    st = eval_run_images(d, ev, kev, n_runs, &files, total, labels, &pp, quiet, dump, &n_kpt_labels, &err);
+    st = eval_run_images(d, ev, kev, n_runs, &files, total, labels, &pp, quiet, dump, &n_kpt_labels, rot_poly, &err);
     for (int r = 0; r < n_runs; r++) runs[r].det = d[r]; /* its buffers may have grown */
   }
   for (int r = 0; !st && r < n_runs; r++) st = coco_eval_summary(runs[r].ev, &runs[r].sum);
@@ -222,7 +245,7 @@ int main(int argc, char **argv) {
   else yrt_out_abort(dump_out);
   coco_bootstrap bs;
   if (!st && reps) st = coco_bootstrap_diff(runs[0].ev, runs[1].ev, reps, (unsigned long long)seed, &bs, &err);
-  if (!st) print_report(runs, n_runs, reps ? &bs : NULL, n_kpt_labels);
+  if (!st) print_report(runs, n_runs, reps ? &bs : NULL, n_kpt_labels, rot_poly);
   if (!st && json) {
     const int nc = runs[0].det.info.num_classes;
     const char **names = calloc((size_t)nc + 1, sizeof(char *));

@@ -264,6 +264,27 @@ yrt_status coco_eval_add_image_oks(coco_eval *ev, const yrt_detection *dets, con
   return add_image(ev, dets, n_dets, gts, n_gts, &sim, err);
 }
 
+static double sim_probiou(const similarity *s, int i, int j) {
+  return coco_probiou(s->dk + (size_t)i * COCO_RBOX_FLOATS, s->gk + (size_t)j * COCO_RBOX_FLOATS);
+}
+static double sim_poly(const similarity *s, int i, int j) {
+  return coco_poly_iou(s->dk + (size_t)i * COCO_RBOX_FLOATS, s->gk + (size_t)j * COCO_RBOX_FLOATS);
+}
+
+yrt_status coco_eval_add_image_rotated(coco_eval *ev, const yrt_detection *dets, const float *det_rb, int n_dets,
+                                       const coco_gt_box *gts, const float *gt_rb, int n_gts, int poly, yrt_error *err) {
+  if ((n_dets > 0 && !det_rb) || (n_gts > 0 && !gt_rb))
+    return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image_rotated: rotated boxes missing");
+  for (int i = 0; i < COCO_RBOX_FLOATS * (n_dets > n_gts ? n_dets : n_gts); i++) {
+    const float *v = i < COCO_RBOX_FLOATS * n_dets ? &det_rb[i] : NULL, *w = i < COCO_RBOX_FLOATS * n_gts ? &gt_rb[i] : NULL;
+    if ((v && !isfinite(*v)) || (w && !isfinite(*w)))
+      return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_eval_add_image_rotated: image %d: %s rotated box value %d is not finite",
+                           ev ? ev->num_images : -1, v && !isfinite(*v) ? "detection" : "ground truth", i);
+  }
+  const similarity sim = {poly ? sim_poly : sim_probiou, dets, gts, det_rb, gt_rb, NULL, 0};
+  return add_image(ev, dets, n_dets, gts, n_gts, &sim, err);
+}
+
 /* pycocotools accumulate for one class and threshold over records sorted by score. */
 double coco_class_ap(const coco_record *r, const int *order, size_t nd, int num_gt, int t, double *pr,
                        double *rc, int *tp_out) {

@@ -48,6 +48,27 @@ yrt_status coco_load_yolo_labels(const char *path, int img_w, int img_h, int num
 yrt_status coco_load_yolo_pose_labels(const char *path, int img_w, int img_h, int num_classes, int nk,
                                       coco_gt_box **boxes, float **kpts, int *n, yrt_error *err);
 
+/* Rotated boxes (obb): COCO_RBOX_FLOATS floats each, cx, cy, w, h, angle (radians, w along it),
+ * then the corners x1 y1 .. x4 y4, image pixels. */
+#define COCO_RBOX_FLOATS 13
+
+/* Ultralytics OBB labels: "class x1 y1 x2 y2 x3 y3 x4 y4", the corners normalised to [0,1] (as
+ * DOTA's corners, divided by the image size). *boxes: the corners' enclosing axis-aligned boxes in
+ * pixels; *rboxes [n][COCO_RBOX_FLOATS] malloc'ed (coco_rbox_from_corners). A field count other
+ * than 9, a corner outside [0,1] or a degenerate quadrilateral -> YRT_ERR_FORMAT naming "path:line". */
+yrt_status coco_load_yolo_obb_labels(const char *path, int img_w, int img_h, int num_classes, coco_gt_box **boxes,
+                                     float **rboxes, int *n, yrt_error *err);
+
+/* r's cx, cy, w, h, angle from its corners r[5..12]: the centre their mean, w the first side
+ * (corner 1 -> 2), h the second, angle the first side's direction (a rectangle's, exactly; as
+ * cv2.minAreaRect for the rectangles labels hold). */
+void coco_rbox_from_corners(float *r);
+/* Ultralytics' probiou (utils/metrics.py probiou: the Hellinger distance of the boxes as
+ * Gaussians, 1 - it) of two rotated boxes, from cx, cy, w, h, angle. */
+double coco_probiou(const float *a, const float *b);
+/* The IoU of the two quadrilaterals (their corners; convex), as DOTA's polygon IoU. */
+double coco_poly_iou(const float *a, const float *b);
+
 typedef struct coco_eval coco_eval;
 
 /* max_dets_per_class <= 0 selects COCO_DEFAULT_MAX_DETS. */
@@ -69,6 +90,12 @@ yrt_status coco_eval_add_image(coco_eval *ev, const yrt_detection *dets, int n_d
  * no labelled keypoint matches nothing. Use one evaluator for OKS only (not mixed with boxes). */
 yrt_status coco_eval_add_image_oks(coco_eval *ev, const yrt_detection *dets, const float *det_kpts, int n_dets,
                                    const coco_gt_box *gts, const float *gt_kpts, int n_gts, int nk, yrt_error *err);
+
+/* Rotated-box AP (obb): the same evaluation with coco_probiou (poly 0, Ultralytics' OBB
+ * validator) or coco_poly_iou (poly 1) of det_rb / gt_rb (COCO_RBOX_FLOATS per detection / ground
+ * truth) in place of box IoU. Use one evaluator for rotated boxes only. */
+yrt_status coco_eval_add_image_rotated(coco_eval *ev, const yrt_detection *dets, const float *det_rb, int n_dets,
+                                       const coco_gt_box *gts, const float *gt_rb, int n_gts, int poly, yrt_error *err);
 
 /* Ends accumulation (later add_image calls fail) and computes AP per class and threshold.
  * Calling it twice is harmless. */

@@ -55,11 +55,35 @@ static const char *parse_line(char *line, int num_classes, int nk, int *cls, dou
   return NULL;
 }
 
-/* Both readers: nk 0 plain boxes, else boxes and keypoints (*kpts [n][nk][3], image pixels). */
+/* An OBB line: class and 4 normalised corners into c[8]; NULL or why it is malformed. */
+static const char *parse_obb_line(char *line, int num_classes, int *cls, double c[8]) {
+  char *save = NULL, *tok = strtok_r(line, " \t\r\n", &save);
+  char *end;
+  errno = 0;
+  long k = strtol(tok, &end, 10);
+  if (*end || errno) return "class id is not an integer";
+  if (k < 0 || k >= num_classes) return "class id out of range";
+  for (int i = 0; i < 8; i++) {
+    tok = strtok_r(NULL, " \t\r\n", &save);
+    if (!tok) return "expected 9 fields: class x1 y1 x2 y2 x3 y3 x4 y4 (an obb model's labels)";
+    c[i] = strtod(tok, &end);
+    if (*end || !isfinite(c[i])) return "coordinate is not a finite number";
+    if (c[i] < 0.0 || c[i] > 1.0 + LABEL_TOLERANCE) return "coordinate outside [0,1] (labels must be normalised)";
+  }
+  if (strtok_r(NULL, " \t\r\n", &save)) return "expected 9 fields: class x1 y1 x2 y2 x3 y3 x4 y4 (an obb model's labels)";
+  *cls = (int)k;
+  return NULL;
+}
+
+/* The readers: nk 0 plain boxes, nk > 0 boxes and keypoints (*kpts [n][nk][3], image pixels),
+ * nk -1 OBB corners (*kpts [n][COCO_RBOX_FLOATS], boxes their enclosing ones). */
 static yrt_status load(const char *path, int img_w, int img_h, int num_classes, int nk, coco_gt_box **boxes,
                        float **kpts, int *n, yrt_error *err) {
+  const int obb = nk == -1;
+  const size_t per = obb ? COCO_RBOX_FLOATS : 3 * (size_t)(nk > 0 ? nk : 0); /* floats of *kpts per box */
+  if (obb) nk = 0;
   if (!path || !boxes || !n || img_w <= 0 || img_h <= 0 || num_classes <= 0 || nk < 0 || nk > COCO_MAX_KEYPOINTS ||
-      (nk && !kpts))
+      (per && !kpts))
     return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_load_yolo_labels: bad arguments");
   *boxes = NULL;
   if (kpts) *kpts = NULL;
@@ -82,8 +106,19 @@ static yrt_status load(const char *path, int img_w, int img_h, int num_classes, 
     }
     if (is_blank(line)) continue;
     int cls = 0;
-    double v[4];
-    const char *why = parse_line(line, num_classes, nk, &cls, v, kp);
+    double v[4], c[8];
+    const char *why = obb ? parse_obb_line(line, num_classes, &cls, c) : parse_line(line, num_classes, nk, &cls, v, kp);
+    float rb[COCO_RBOX_FLOATS];
+    if (!why && obb) { /* the corners in pixels, their rotated box and enclosing box (v: cx cy w h) */
+      double x0 = 1e30, y0 = 1e30, x1 = -1e30, y1 = -1e30;
+      for (int i = 0; i < 4; i++) {
+        rb[5 + 2 * i] = (float)(c[2 * i] * img_w), rb[6 + 2 * i] = (float)(c[2 * i + 1] * img_h);
+        x0 = fmin(x0, c[2 * i]), x1 = fmax(x1, c[2 * i]), y0 = fmin(y0, c[2 * i + 1]), y1 = fmax(y1, c[2 * i + 1]);
+      }
+      coco_rbox_from_corners(rb);
+      v[0] = (x0 + x1) / 2, v[1] = (y0 + y1) / 2, v[2] = x1 - x0, v[3] = y1 - y0;
+      if (!(rb[2] > 0) || !(rb[3] > 0)) why = "degenerate quadrilateral (two corners coincide)";
+    }
     if (why) {
       st = yrt_set_error(err, YRT_ERR_FORMAT, "%s:%d: %s", path, line_no, why);
       goto done;
@@ -92,9 +127,9 @@ static yrt_status load(const char *path, int img_w, int img_h, int num_classes, 
       int ncap = cap ? cap * 2 : 16;
       coco_gt_box *na = (coco_gt_box *)realloc(arr, (size_t)ncap * sizeof *na);
       if (na) arr = na;
-      float *nkp = nk && na ? (float *)realloc(karr, (size_t)ncap * 3 * (size_t)nk * sizeof *nkp) : NULL;
+      float *nkp = per && na ? (float *)realloc(karr, (size_t)ncap * per * sizeof *nkp) : NULL;
       if (nkp) karr = nkp;
-      if (!na || (nk && !nkp)) {
+      if (!na || (per && !nkp)) {
         st = yrt_set_error(err, YRT_ERR_NOMEM, "%s:%d: out of memory", path, line_no);
         goto done;
       }
@@ -104,6 +139,7 @@ static yrt_status load(const char *path, int img_w, int img_h, int num_classes, 
       float *o = karr + ((size_t)count * (size_t)nk + (size_t)k) * 3;
       o[0] = kp[3 * k] * (float)img_w, o[1] = kp[3 * k + 1] * (float)img_h, o[2] = kp[3 * k + 2];
     }
+    if (obb) memcpy(karr + (size_t)count * per, rb, sizeof rb);
     coco_gt_box *b = &arr[count++];
     b->x0 = (float)((v[0] - v[2] / 2) * img_w);
     b->y0 = (float)((v[1] - v[3] / 2) * img_h);
@@ -134,4 +170,9 @@ yrt_status coco_load_yolo_pose_labels(const char *path, int img_w, int img_h, in
                                       coco_gt_box **boxes, float **kpts, int *n, yrt_error *err) {
   if (nk < 1) return yrt_set_error(err, YRT_ERR_INVALID_ARG, "coco_load_yolo_pose_labels: %d keypoints", nk);
   return load(path, img_w, img_h, num_classes, nk, boxes, kpts, n, err);
+}
+
+yrt_status coco_load_yolo_obb_labels(const char *path, int img_w, int img_h, int num_classes, coco_gt_box **boxes,
+                                     float **rboxes, int *n, yrt_error *err) {
+  return load(path, img_w, img_h, num_classes, -1, boxes, rboxes, n, err);
 }

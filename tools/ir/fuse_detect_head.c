@@ -263,11 +263,12 @@ static yrt_status assign(const ir_graph *g, lw_head_lower_fn lower, lw_head *h, 
         h->cls[s] = order[s][c];
       }
       find_proj(g, h);
-      /* xywh, xyxy; one 1-channel pass-through may be an OBB head's angle (then rotated xywh) */
-      const int readings = h->n_extra == 1 && h->extra_ch[0] == 1 ? 3 : 2;
+      /* xywh, xyxy; one 1-channel pass-through may be an OBB head's angle (then rotated xywh):
+       * (sigmoid - 0.25) pi (Ultralytics OBB), or the value itself (YOLO26's OBB26) */
+      const int readings = h->n_extra == 1 && h->extra_ch[0] == 1 ? 4 : 2;
       for (int k = 0; k < readings; k++) {
         h->xyxy = k == 1;
-        h->obb = k == 2;
+        h->obb = k >= 2 ? k - 1 : 0;
         tried++;
         yrt_status st = lw_head_verify(g, lower, h, ok, note, cap, err);
         if (st != YRT_OK || *ok) return st;
@@ -403,7 +404,9 @@ static void summarise(const lw_head *h, char *note, size_t cap) {
   if (k > 0 && (size_t)k < cap)
     k += snprintf(note + k, cap - (size_t)k, ", %s, %d classes%s", h->reg > 1 ? "DFL" : "no DFL", h->nc, h->xyxy ? ", xyxy" : "");
   if (k > 0 && (size_t)k < cap && h->reg > 1) k += snprintf(note + k, cap - (size_t)k, ", reg_max %d", h->reg);
-  if (k > 0 && (size_t)k < cap && h->obb) k += snprintf(note + k, cap - (size_t)k, "; + obb_decode: rotated boxes, angle row");
+  if (k > 0 && (size_t)k < cap && h->obb)
+    k += snprintf(note + k, cap - (size_t)k, "; + obb_decode: rotated boxes, angle row%s",
+                  h->obb == 2 ? " (raw angle: YOLO26 OBB26)" : "");
   else if (k > 0 && (size_t)k < cap && h->n_extra_ch) k += snprintf(note + k, cap - (size_t)k, ", %lld pass-through rows", (long long)h->n_extra_ch);
   if (k > 0 && (size_t)k < cap)
     snprintf(note + k, cap - (size_t)k, "); verified on random logits, max deviation %.2g px, %.2g score", h->max_box_dev,

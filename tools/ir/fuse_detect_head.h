@@ -50,7 +50,7 @@ typedef struct lw_head {
   int64_t h[LW_HEAD_MAX_SCALES], w[LW_HEAD_MAX_SCALES], stride[LW_HEAD_MAX_SCALES];
   int box[LW_HEAD_MAX_SCALES], cls[LW_HEAD_MAX_SCALES];
   int n_extra, extra[LW_HEAD_MAX_EXTRA][LW_HEAD_MAX_SCALES];
-  int obb;                                 /* the one 1-channel pass-through is an OBB head's angle
+  int obb;                                 /* 1 / 2 (raw, YOLO26): the one 1-channel pass-through is an OBB head's angle
                                               logit: rows are dist2rbox boxes, then the angle
                                               (sigmoid(v) - 0.25) pi after the scores */
   int64_t extra_ch[LW_HEAD_MAX_EXTRA], n_extra_ch;
@@ -83,8 +83,9 @@ yrt_status lw_head_runner_open(const ir_graph *g, lw_head_lower_fn lower, const 
 int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, float *const *in_data,
                        const float **out, size_t *count, char *why, size_t why_cap);
 void lw_head_runner_close(lw_head_runner *r);
-/* An OBB head's angle of logit v: (sigmoid(v) - 0.25) pi (Ultralytics OBB.forward). */
-double lw_obb_angle(double v);
+/* An OBB head's angle of logit v: (sigmoid(v) - 0.25) pi (Ultralytics OBB.forward); raw: v
+ * (YOLO26's OBB26.forward_head). */
+double lw_obb_angle(double v, int raw);
 /* Deterministic probe values (xorshift state s), uniform in [lo, hi). */
 float lw_head_probe(uint32_t *s, float lo, float hi);
 /* Writes the formatted reason a candidate head was not taken into note; returns -1. */

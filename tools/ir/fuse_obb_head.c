@@ -20,6 +20,7 @@ int lw_obb_rewrite(ir_graph *g, const lw_head *h, int dec, const char *base) {
   int64_t strides[LW_HEAD_MAX_SCALES];
   for (int s = 0; s < h->ns; s++) strides[s] = h->stride[s];
   if (!g->nodes[nd].domain || ir_set_attr_ints(g, nd, "strides", strides, h->ns)) return -1;
+  if (h->obb == 2 && ir_set_attr_int(g, nd, "angle_raw", 1)) return -1; /* YOLO26 OBB26: no sigmoid */
   if (!g->task || !g->task[0]) { /* what it is, when the export did not say */
     free(g->task);
     if (!(g->task = ir_strdup("obb"))) return -1;

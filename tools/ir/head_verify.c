@@ -116,7 +116,7 @@ static void reference(const lw_head *h, float *const *in_data, double *out) {
       const double ax = (double)(i % h->w[s]) + 0.5, ay = (double)(i / h->w[s]) + 0.5, st = (double)h->stride[s];
       const double x1 = ax - d[0], y1 = ay - d[1], x2 = ax + d[2], y2 = ay + d[3];
       if (h->obb) { /* Ultralytics dist2rbox: the half difference turned by the angle, then the anchor */
-        const double t = lw_obb_angle(in_data[h->extra[0][s]][i]), xf = (d[2] - d[0]) / 2, yf = (d[3] - d[1]) / 2;
+        const double t = lw_obb_angle(in_data[h->extra[0][s]][i], h->obb == 2), xf = (d[2] - d[0]) / 2, yf = (d[3] - d[1]) / 2;
         out[0 * n + a] = (xf * cos(t) - yf * sin(t) + ax) * st, out[1 * n + a] = (xf * sin(t) + yf * cos(t) + ay) * st;
         out[2 * n + a] = (d[0] + d[2]) * st, out[3 * n + a] = (d[1] + d[3]) * st;
         out[(4 + h->nc) * n + a] = t;
@@ -212,7 +212,7 @@ int lw_head_runner_run(lw_head_runner *r, const ir_graph *g, const lw_head *h, f
 
 float lw_head_probe(uint32_t *s, float lo, float hi) { return probe(s, lo, hi); }
 
-double lw_obb_angle(double v) { return (1.0 / (1.0 + exp(-v)) - 0.25) * 3.14159265358979323846; }
+double lw_obb_angle(double v, int raw) { return raw ? v : (1.0 / (1.0 + exp(-v)) - 0.25) * 3.14159265358979323846; }
 
 int lw_head_note(char *note, size_t cap, const char *fmt, ...) {
   va_list ap;

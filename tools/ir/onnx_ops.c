@@ -39,7 +39,8 @@ static const onnx_op_row k_rows[ONNX_OP_COUNT] = {
   ROW("Conv", CONV, ir_shape_conv, NULL, INT8, 1, PTQ, L(CONV), 0, 0),
   /* float (an OBB head's dist2rbox; fused into obb_decode, run only by the head check) */
   ROW("Cos", COS, ir_shape_unary, NULL, FLOAT, 0, 0, L(UNARY), YRT_UNARY_COS, 0),
-  ROW("ConvTranspose", CONV_TRANSPOSE, ir_shape_conv_transpose, NULL, FLOAT, 0, 0, L(CONV_TRANSPOSE), 0, 0),
+  /* int8 between QDQ pairs with int8 symmetric weights (lower_int8.c, lower_conv_transpose.c) */
+  ROW("ConvTranspose", CONV_TRANSPOSE, ir_shape_conv_transpose, NULL, INT8, 1, PTQ, L(CONV_TRANSPOSE), 0, 0),
   ROW("DequantizeLinear", DEQUANTIZE_LINEAR, ir_shape_qdq, NULL, FLOAT, 0, 0, L(NONE), 0, 0),
   ROW("Div", DIV, ir_shape_binary, ir_fold_binary, FLOAT, 0, E2E, L(BINARY), YRT_BIN_DIV, 0),
   ROW("Erf", ERF, ir_shape_unary, NULL, FLOAT, 0, 0, L(NONE), 0, 0),

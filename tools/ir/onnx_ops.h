@@ -111,7 +111,7 @@ typedef enum onnx_lower {
   ONNX_LOWER_SOFTMAX,
   ONNX_LOWER_GATHER,
   ONNX_LOWER_POW,      /* x^2 (a constant exponent 2) as x * x, float: YOLOv5's box size */
-  ONNX_LOWER_CONV_TRANSPOSE, /* YRT_OP_CONV_TRANSPOSE, float (lower_conv_transpose.c) */
+  ONNX_LOWER_CONV_TRANSPOSE, /* YRT_OP_CONV_TRANSPOSE, float or int8 (lower_conv_transpose.c) */
   ONNX_LOWER_DETECT_DECODE,  /* the fused head nodes (domain "yolort", lower_detect.c) */
   ONNX_LOWER_OBJ_DECODE,
   ONNX_LOWER_DETECT_TOPK,

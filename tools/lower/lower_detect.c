@@ -133,5 +133,6 @@ yrt_status lw_lower_obb(lw_ctx *c, int ni) {
   if (!nd) return c->status;
   nd->p[YRT_OBB_P_SCALES] = ns;
   for (int s = 0; s < ns; s++) nd->p[YRT_OBB_P_STRIDE0 + s] = (int32_t)st->ints[s];
+  nd->p[YRT_OBB_P_FORM] = ir_attr_int(n, "angle_raw", 0) == 1 ? YRT_OBB_RAW : YRT_OBB_SIGMOID;
   return YRT_OK;
 }

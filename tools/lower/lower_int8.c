@@ -30,6 +30,15 @@ static int conv_weights_ok(const ir_graph *g, int w) {
          (!t->q.scales || (t->q.axis == 0 && t->q.n_scales == t->dims[0]) || t->q.n_scales == 1);
 }
 
+/* ConvTranspose weights [ci, co, kh, kw] int8 symmetric, per tensor or per output channel (axis
+ * 1), group 1 (the int8 CONV_TRANSPOSE's form, lower_conv_transpose.c). */
+static int convt_weights_ok(const ir_graph *g, const ir_node *n) {
+  if (n->n_in < 2 || n->in[1] < 0 || ir_attr_int(n, "group", 1) != 1) return 0;
+  const ir_tensor *t = &g->tensors[n->in[1]];
+  return t->q.on && t->qdata && t->q.dtype == IR_I8 && t->q.zero_point == 0 && t->rank == 4 &&
+         (!t->q.scales || t->q.n_scales == 1 || (t->q.axis == 1 && t->q.n_scales == t->dims[1]));
+}
+
 /* An int8 MATMUL's K is bounded (YRT_MATMUL_I8_MAX_K: its int32 sums cannot overflow). */
 static int matmul_k_ok(const ir_graph *g, const ir_node *n) {
   if (n->n_in < 1 || n->in[0] < 0) return 0;
@@ -63,6 +72,10 @@ int lw_node_int8(const lw_ctx *c, int ni, const char **why) {
   }
   if (ir_node_is_op(n, ONNX_OP_CONV) && !conv_weights_ok(c->g, n->n_in > 1 ? n->in[1] : -1)) {
     *why = "weights not int8 symmetric";
+    return 0;
+  }
+  if (ir_node_is_op(n, ONNX_OP_CONV_TRANSPOSE) && !convt_weights_ok(c->g, n)) {
+    *why = "weights not int8 symmetric per tensor or output channel (group 1)";
     return 0;
   }
   if (ir_node_is_op(n, ONNX_OP_MATMUL) && !matmul_k_ok(c->g, n)) {

@@ -232,6 +232,13 @@ static const qdq_act *find_act(const qdq_plan *p, const char *name) {
   return NULL;
 }
 
+/* A node's "group" attribute (1 when absent). */
+static int64_t node_group(const Onnx__NodeProto *n) {
+  for (size_t i = 0; i < n->n_attribute; i++)
+    if (n->attribute[i]->name && !strcmp(n->attribute[i]->name, "group")) return n->attribute[i]->i;
+  return 1;
+}
+
 static int listed(const char *const *names, const char *s) {
   for (; names && *names; names++)
     if (!strcmp(*names, s)) return 1;
@@ -276,17 +283,28 @@ static yrt_status emit_qdq(Onnx__ModelProto *m, node_list *l, const qdq_act *a, 
   return YRT_OK;
 }
 
-/* Quantize conv weights per channel (symmetric int8) and bias (int32, s_x*s_w). */
+/* Quantize conv weights per output channel (symmetric int8) and bias (int32, s_x*s_w). The
+ * output channel is weight axis `axis`: 0 for Conv [co, ci, kh, kw], 1 for ConvTranspose
+ * [ci, co, kh, kw] (group 1; onnxruntime's per-channel form of its weights). */
 static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodeProto *conv, float s_x,
-                                weight_scale_kind wkind, yrt_error *err) {
+                                weight_scale_kind wkind, int axis, yrt_error *err) {
   float *w = NULL, *b = NULL;
   int rank, brank;
   int64_t dims[IR_MAX_RANK], bdims[IR_MAX_RANK];
   size_t nw, nb = 0;
   yrt_status st = init_f32(m, conv->input[1], &w, &rank, dims, &nw, err);
   if (st) return st;
-  const int64_t cout = dims[0];
+  if (rank <= axis) {
+    free(w);
+    return yrt_set_error(err, YRT_ERR_SHAPE, "quantize: '%s' weights of rank %d", conv->name, rank);
+  }
+  const int64_t cout = dims[axis];
   const size_t per = cout > 0 ? nw / (size_t)cout : 0;
+  /* weight k of channel c sits at wi(c, k): axis 0 contiguous; axis 1 in runs of `inner` per
+   * leading index */
+  size_t inner = 1;
+  for (int d = axis + 1; d < rank; d++) inner *= (size_t)dims[d];
+#define WI(c, k) (axis == 0 ? (size_t)(c) * per + (k) : ((k) / inner * (size_t)cout + (size_t)(c)) * inner + (k) % inner)
   const int has_b = conv->n_input > 2 && conv->input[2][0];
   if (has_b) st = init_f32(m, conv->input[2], &b, &brank, bdims, &nb, err);
   if (!st && has_b && (int64_t)nb != cout)
@@ -299,14 +317,17 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
   int32_t *bz = calloc((size_t)(cout > 0 ? cout : 1), sizeof(int32_t));
   if (!st && (!ws || !bs || !wq || !wz || !bq || !bz))
     st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
+  float *wc = axis ? malloc(sizeof(float) * (per ? per : 1)) : NULL; /* one channel's weights gathered */
+  if (!st && axis && !wc) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
   if (!st) {
     for (int64_t c = 0; c < cout; c++) {
-      ws[c] = weight_scale_pick(wkind, w + c * per, per);
+      for (size_t k = 0; wc && k < per; k++) wc[k] = w[WI(c, k)];
+      ws[c] = weight_scale_pick(wkind, wc ? wc : w + c * per, per);
       /* the int32 bias (scale s_x * s_w) must leave accumulator headroom: widen s_w if not */
       if (has_b && fabsf(b[c]) / (s_x * ws[c]) > 1073741824.0f) ws[c] = fabsf(b[c]) / (s_x * 1073741824.0f);
       for (size_t k = 0; k < per; k++) {
-        float q = nearbyintf(w[c * per + k] / ws[c]);
-        wq[c * per + k] = (int8_t)(q < -127 ? -127 : (q > 127 ? 127 : q));
+        float q = nearbyintf(w[WI(c, k)] / ws[c]);
+        wq[WI(c, k)] = (int8_t)(q < -127 ? -127 : (q > 127 ? 127 : q));
       }
       bs[c] = s_x * ws[c];
       if (has_b) {
@@ -327,7 +348,7 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
                onnx_model_add_initializer(m, n3, IR_I8, 1, cd, wz);
     const char *din[3] = {n1, n2, n3};
     Onnx__NodeProto *d = fail ? NULL : make_node(m, l, "DequantizeLinear", dq, din, 3, dqo);
-    if (!d || onnx_node_attr_int(d, "axis", 0) || onnx_node_set_input(conv, 1, dqo))
+    if (!d || onnx_node_attr_int(d, "axis", axis) || onnx_node_set_input(conv, 1, dqo))
       st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     if (!st && has_b) {
       snprintf(base, sizeof base, "%s", conv->input[2]);
@@ -344,6 +365,8 @@ static yrt_status quantize_conv(Onnx__ModelProto *m, node_list *l, Onnx__NodePro
         st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     }
   }
+#undef WI
+  free(wc);
   free(w);
   free(b);
   free(ws);
@@ -390,7 +413,13 @@ yrt_status qdq_write(Onnx__ModelProto *m, const qdq_plan *plan, yrt_error *err) 
     if (!st && onnx_op_id(n->op_type) == ONNX_OP_CONV && ax && n->n_input >= 2 && n->n_output == 1 &&
         (find_act(plan, n->output[0]) || !plan->float_out_float_weights) &&
         !listed(plan->skip_weights, n->name) && onnx_model_find_initializer(m, n->input[1]))
-      st = quantize_conv(m, &l, n, ax->scale, (weight_scale_kind)plan->weight_scale, err);
+      st = quantize_conv(m, &l, n, ax->scale, (weight_scale_kind)plan->weight_scale, 0, err);
+    /* a ConvTranspose between quantized activations (group 1): int8 weights per output channel
+     * on axis 1, so the converter runs it int8 (the segment prototype's upsample) */
+    if (!st && onnx_op_id(n->op_type) == ONNX_OP_CONV_TRANSPOSE && ax && n->n_input >= 2 && n->n_output == 1 &&
+        find_act(plan, n->output[0]) && node_group(n) == 1 &&
+        !listed(plan->skip_weights, n->name) && onnx_model_find_initializer(m, n->input[1]))
+      st = quantize_conv(m, &l, n, ax->scale, (weight_scale_kind)plan->weight_scale, 1, err);
     if (!st && push(&l, n)) st = yrt_set_error(err, YRT_ERR_NOMEM, "quantize: out of memory");
     for (size_t j = 0; j < n->n_output && !st; j++) {
       const qdq_act *a = find_act(plan, n->output[j]);

@@ -35,7 +35,7 @@ static yrt_status per_class(FILE *f, const quant_report_options *o, const uint8_
   pp.conf_threshold = 0.001f;
   pp.iou_threshold = 0.7f;
   pp.max_detections = 300;
-  if (!st) st = eval_run_images(d, ev, NULL, 2, &files, total, o->labels, &pp, o->quiet, NULL, NULL, err);
+  if (!st) st = eval_run_images(d, ev, NULL, 2, &files, total, o->labels, &pp, o->quiet, NULL, NULL, 0, err);
   coco_summary s[2];
   for (int r = 0; !st && r < 2; r++) st = coco_eval_summary(ev[r], &s[r]);
   if (!st) {

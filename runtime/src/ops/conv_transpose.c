@@ -1,11 +1,14 @@
-/* conv_transpose.c — YRT_OP_CONV_TRANSPOSE, the float transposed convolution (a segment model's
- * prototype upsample), in one room: its check, state, prepare, run and release (the row in
- * op_table.c points here). The weights are repacked once at session creation; a run gathers
- * output rows threaded over the pool (kernels/include/yk_conv_transpose.h). */
+/* conv_transpose.c — YRT_OP_CONV_TRANSPOSE, the transposed convolution (a segment model's
+ * prototype upsample), float or int8, in one room: its check, state, prepare, run and release
+ * (the row in op_table.c points here). The weights are repacked once at session creation; a run
+ * gathers output rows threaded over the pool (kernels/include/yk_conv_transpose.h). int8: x and
+ * y per-tensor, weights symmetric (per-tensor, or per output channel on the weights' axis 1 with
+ * group 1), an i32 bias at s_x s_w[o]; requantized as the int8 conv. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "mem.h"
+#include "model_internal.h"
 #include "conv_transpose.h"
 #include "op_check.h"
 #include "op_run.h"
@@ -13,7 +16,10 @@
 
 typedef struct yrt_exec_convt {
   yk_convt_params p;
-  float *packed; /* [kh][kw][ci][co / group] (owned) */
+  float *packed;    /* f32: [kh][kw][ci][co / group] (owned) */
+  int16_t *packed8; /* i8: channel pairs (yk_conv_transpose_s8_pack, owned) */
+  float *scale;     /* i8: [co] s_x s_w[o] / s_y (owned) */
+  yk_convt_q8 q;
 } yrt_exec_convt;
 YRT_EXEC_STATE_FITS(yrt_exec_convt *);
 /* The node's state: a pointer to its yrt_exec_convt (owned). */
@@ -28,13 +34,45 @@ static void convt_params(const yrt_node_rec *n, const yrt_tensor_rec *x, const y
   k->group = p[YRT_CONVT_P_GROUP];
 }
 
+static int scale_ok(float s) { return s > 0.0f && s < 1e30f; }
+
+/* int8: per-tensor x and y (zero points int8 values), symmetric weights per-tensor or per output
+ * channel (axis 1 of [Ci, Co, kh, kw], group 1), finite positive scales, and sums that stay in
+ * int32 (|x - zp| <= 255, |w| <= 128, plus the bias). The geometry was checked before. */
+static yrt_status check_i8(const yrt_node_check *v, const yrt_tensor_rec *x, const yrt_tensor_rec *w,
+                           const yrt_tensor_rec *y, const yrt_tensor_rec *b) {
+  const int32_t *p = v->n->p;
+  if (!yrt_per_tensor(x) || !yrt_per_tensor(y)) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 input and output must be per-tensor");
+  if (!yrt_range_ok(x->zero_point, -128, 127) || !yrt_range_ok(y->zero_point, -128, 127) || !scale_ok(x->scale) ||
+      !scale_ok(y->scale))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "int8 input / output quantization (scales %g, %g, zero points %d, %d)",
+                         (double)x->scale, (double)y->scale, (int)x->zero_point, (int)y->zero_point);
+  if (w->zero_point != 0) return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 weights must be symmetric (zp %d)", (int)w->zero_point);
+  if (w->n_scales > 1 && (w->q_axis != 1 || p[YRT_CONVT_P_GROUP] != 1 || w->n_scales != (uint32_t)y->dims[3]))
+    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "weight scales: per tensor, or %d on axis 1 with group 1 (got %u on axis %u)",
+                         (int)y->dims[3], (unsigned)w->n_scales, (unsigned)w->q_axis);
+  const float *ws = yrt_tensor_scales(v->m, w);
+  for (uint32_t k = 0; k < (ws ? w->n_scales : 1); k++)
+    if (!scale_ok(ws ? ws[k] : w->scale)) return yrt_node_fail(v, YRT_ERR_FORMAT, "weight scale %u is not finite positive", (unsigned)k);
+  const int64_t span = (int64_t)p[YRT_CONVT_P_KH] * p[YRT_CONVT_P_KW] * (x->dims[3] / p[YRT_CONVT_P_GROUP]) * 255 * 128;
+  if (span > INT32_MAX)
+    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "int8 window of %lld products can overflow int32", (long long)(span / (255 * 128)));
+  const int32_t *bd = b ? (const int32_t *)yrt_tensor_const_data(v->m, b) : NULL;
+  for (int32_t c = 0; bd && c < y->dims[3]; c++)
+    if (bd[c] > INT32_MAX - span || bd[c] < INT32_MIN + span)
+      return yrt_node_fail(v, YRT_ERR_FORMAT, "bias[%d] = %d can overflow the int32 accumulator", (int)c, (int)bd[c]);
+  return YRT_OK;
+}
+
 /* Every size bounded and the output extent exactly what the geometry gives, so the kernel's
  * loops stay inside x, the weights and y. */
 yrt_status yrt_check_conv_transpose(const yrt_node_check *v) {
   const int32_t *p = v->n->p;
   const yrt_tensor_rec *x = yrt_node_in(v, 0), *w = yrt_node_in(v, 1), *y = yrt_node_out(v, 0);
-  if (x->dtype != YRT_F32 || y->dtype != YRT_F32 || w->dtype != YRT_F32)
-    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input, weights and output must be f32 (int8 runs as a float node)");
+  const int i8 = x->dtype == YRT_I8;
+  if (!(x->dtype == YRT_F32 && y->dtype == YRT_F32 && w->dtype == YRT_F32) &&
+      !(i8 && y->dtype == YRT_I8 && w->dtype == YRT_I8))
+    return yrt_node_fail(v, YRT_ERR_UNSUPPORTED, "input, weights and output must be all f32 or all i8");
   if (x->rank != 4 || y->rank != 4 || x->layout != YRT_LAYOUT_NHWC || y->layout != YRT_LAYOUT_NHWC || x->dims[0] != 1 ||
       y->dims[0] != 1)
     return yrt_node_fail(v, YRT_ERR_SHAPE, "input and output must be NHWC [1,H,W,C]");
@@ -64,10 +102,12 @@ yrt_status yrt_check_conv_transpose(const yrt_node_check *v) {
       w->dims[2] != p[YRT_CONVT_P_KH] || w->dims[3] != p[YRT_CONVT_P_KW])
     return yrt_node_fail(v, YRT_ERR_SHAPE, "weights must be a constant [%d, %d, %d, %d]", (int)x->dims[3],
                          (int)(y->dims[3] / g), (int)p[YRT_CONVT_P_KH], (int)p[YRT_CONVT_P_KW]);
-  if (v->n->n_in > 2 && v->n->in[2] != YRT_NONE) {
-    const yrt_tensor_rec *b = yrt_node_in(v, 2);
-    if (b->kind != YRT_TENSOR_CONST || b->dtype != YRT_F32 || yrt_tensor_numel(b) != (size_t)y->dims[3])
-      return yrt_node_fail(v, YRT_ERR_SHAPE, "bias must be a constant f32 [%d]", (int)y->dims[3]);
+  const yrt_tensor_rec *b = v->n->n_in > 2 && v->n->in[2] != YRT_NONE ? yrt_node_in(v, 2) : NULL;
+  if (b && (b->kind != YRT_TENSOR_CONST || b->dtype != (i8 ? YRT_I32 : YRT_F32) || yrt_tensor_numel(b) != (size_t)y->dims[3]))
+    return yrt_node_fail(v, YRT_ERR_SHAPE, "bias must be a constant %s [%d]", i8 ? "i32" : "f32", (int)y->dims[3]);
+  if (i8) {
+    const yrt_status st = check_i8(v, x, w, y, b);
+    if (st != YRT_OK) return st;
   }
   yk_convt_params k;
   convt_params(v->n, x, y, &k);
@@ -79,7 +119,11 @@ static void convt_range(const void *ctx, size_t lo, size_t hi) {
   const yrt_node_ctx *t = ctx;
   const yrt_exec *e = t->e;
   const yrt_exec_convt *c = *slot(e);
-  yk_conv_transpose_f32_rows(&t->s->isa, &c->p, e->in[0], c->packed, e->node->n_in > 2 ? e->in[2] : NULL, e->out, (int)lo, (int)hi);
+  if (c->packed8)
+    yk_conv_transpose_s8_rows(&t->s->isa, &c->p, &c->q, e->in[0], c->packed8, e->out, (int)lo, (int)hi);
+  else
+    yk_conv_transpose_f32_rows(&t->s->isa, &c->p, e->in[0], c->packed, e->node->n_in > 2 ? e->in[2] : NULL, e->out,
+                               (int)lo, (int)hi);
 }
 
 yrt_status yrt_run_conv_transpose(const yrt_session *s, const yrt_exec *e, yrt_error *err) {
@@ -96,6 +140,17 @@ yrt_status yrt_prepare_conv_transpose(yrt_session *s, yrt_exec *e, yrt_error *er
   if (!c) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose node");
   *slot(e) = c;
   convt_params(n, &m->tensors[n->in[0]], &m->tensors[n->out[0]], &c->p);
+  const yrt_tensor_rec *x = &m->tensors[n->in[0]], *w = &m->tensors[n->in[1]], *y = &m->tensors[n->out[0]];
+  if (x->dtype == YRT_I8) {
+    c->packed8 = yrt_alloc(s->alloc, yk_conv_transpose_s8_packed_elems(&c->p) * sizeof *c->packed8);
+    c->scale = yrt_alloc(s->alloc, (size_t)c->p.co * sizeof *c->scale);
+    if (!c->packed8 || !c->scale) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for int8 conv_transpose weights");
+    const float *ws = yrt_tensor_scales(m, w);
+    for (int o = 0; o < c->p.co; o++) c->scale[o] = x->scale * (ws ? ws[o] : w->scale) / y->scale; /* as the int8 conv */
+    c->q = (yk_convt_q8){x->zero_point, y->zero_point, n->n_in > 2 ? e->in[2] : NULL, c->scale};
+    yk_conv_transpose_s8_pack(&c->p, e->in[1], c->packed8);
+    return YRT_OK;
+  }
   c->packed = yrt_alloc(s->alloc, yk_conv_transpose_packed_floats(&c->p) * sizeof *c->packed);
   if (!c->packed) return yrt_set_error(err, YRT_ERR_NOMEM, "yrt: out of memory for conv_transpose weights");
   yk_conv_transpose_pack(&c->p, e->in[1], c->packed);
@@ -103,7 +158,11 @@ yrt_status yrt_prepare_conv_transpose(yrt_session *s, yrt_exec *e, yrt_error *er
 }
 
 void yrt_release_conv_transpose(yrt_exec *e) {
-  if (*slot(e)) yrt_free((*slot(e))->packed);
+  if (*slot(e)) {
+    yrt_free((*slot(e))->packed);
+    yrt_free((*slot(e))->packed8);
+    yrt_free((*slot(e))->scale);
+  }
   yrt_free(*slot(e));
   *slot(e) = NULL;
 }

@@ -40,6 +40,8 @@ yrt_status yrt_check_obb_decode(const yrt_node_check *v) {
       return yrt_node_fail(v, YRT_ERR_SHAPE, "input %d must be an angle map NHWC [1,H,W,1]", (int)s);
     n_anchors += (int64_t)t->dims[1] * t->dims[2];
   }
+  if (!yrt_range_ok(p[YRT_OBB_P_FORM], YRT_OBB_SIGMOID, YRT_OBB_RAW))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "angle form p[%d] = %d (0 sigmoid, 1 raw)", YRT_OBB_P_FORM, (int)p[YRT_OBB_P_FORM]);
   const yrt_status st = yrt_check_detection_rows(v, ns, n_anchors);
   if (st != YRT_OK) return st;
   const yrt_tensor_rec *r = yrt_node_in(v, ns);
@@ -69,6 +71,7 @@ yrt_status yrt_prepare_obb_decode(yrt_session *s, yrt_exec *e, yrt_error *err) {
   *slot(e) = d;
   yk_obb_params *p = &d->p; /* all validated on load */
   p->n_scales = n->p[YRT_OBB_P_SCALES];
+  p->raw = n->p[YRT_OBB_P_FORM] == YRT_OBB_RAW;
   yrt_decode_maps_prepare(&d->m, s, e, p->n_scales, 1, &n->p[YRT_OBB_P_STRIDE0], p->s);
   p->n_anchors = d->m.n_anchors;
   p->nc = d->m.nc;
