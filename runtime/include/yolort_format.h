@@ -70,7 +70,10 @@ enum yrt_file_flags {
                                       output already holds probabilities */
   YRT_FLAG_PACKED = 1u << 4,       /* the file has a PACKED section (yolort-convert --target): a
                                       runtime before it refuses the flag, naming it unknown */
-  YRT_FLAG_KNOWN_ = 0x1Fu,         /* every bit above: others are refused on load (UNSUPPORTED) */
+  YRT_FLAG_OBB_RAW = 1u << 5,      /* an OBB_DECODE reads its angle raw (YRT_OBB_RAW): runtimes
+                                      before the field would read it as the sigmoid form, so the
+                                      bit makes them refuse the file instead of decode garbage */
+  YRT_FLAG_KNOWN_ = 0x3Fu,         /* every bit above: others are refused on load (UNSUPPORTED) */
 };
 
 enum yrt_section_kind {
@@ -322,8 +325,8 @@ enum yrt_obb_params {
 /* OBB_DECODE p[YRT_OBB_P_FORM]: how the angle map's value v becomes the angle. */
 enum yrt_obb_form {
   YRT_OBB_SIGMOID = 0, /* Ultralytics OBB: (sigmoid(v) - 0.25) pi */
-  YRT_OBB_RAW = 1,     /* YOLO26's OBB26: v itself (runtimes before the field read it as the
-                          sigmoid form: a file using it needs this runtime) */
+  YRT_OBB_RAW = 1,     /* YOLO26's OBB26: v itself; the file then has YRT_FLAG_OBB_RAW (runtimes
+                          before the field would read it as the sigmoid form) */
 };
 
 #define YRT_OBJ_MAX_SCALES 4

@@ -299,6 +299,9 @@ static void test_hostile_params(void **state) {
   expect_rejected(set_p, P(1, 0), "stride 0", "obb_decode");
   expect_rejected(set_p, P(2, 5000), "stride 5000", "obb_decode");
   expect_rejected(set_p, P(2, -16), "stride -16", "obb_decode");
+  expect_rejected(set_p, P(4, 2), "angle form 2", "obb_decode");
+  /* the raw form without the header bit older runtimes refuse: refused here too */
+  expect_rejected(set_p, P(4, YRT_OBB_RAW), "raw angle without YRT_FLAG_OBB_RAW", "OBB_RAW");
   expect_rejected(layout_plain, 0, "angle map not NHWC", "obb_decode");
   expect_rejected(grid_swap, 0, "grids vs row anchors", "obb_decode");
   expect_rejected(n_in, 2, "2 inputs", NULL);

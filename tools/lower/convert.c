@@ -368,6 +368,8 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (c.n_outputs > 0)
     for (int i = 0; i < c.nn; i++)
       if (c.n[i].op == YRT_OP_DETECT_TOPK && c.n[i].out[0] == c.outputs[0]) flags |= YRT_FLAG_END2END;
+  for (int i = 0; i < c.nn; i++) /* older runtimes must refuse the raw angle, not read it as sigmoid */
+    if (c.n[i].op == YRT_OP_OBB_DECODE && c.n[i].p[YRT_OBB_P_FORM] == YRT_OBB_RAW) flags |= YRT_FLAG_OBB_RAW;
   /* precedence: --preprocess, then the metadata's own (read first), then a family a head fusion
    * recognised (it fills g->pre only when unset: YOLOX), then the default */
   if (o && o->preprocess && o->preprocess->set) g->pre = *o->preprocess;

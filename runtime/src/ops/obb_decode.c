@@ -42,6 +42,8 @@ yrt_status yrt_check_obb_decode(const yrt_node_check *v) {
   }
   if (!yrt_range_ok(p[YRT_OBB_P_FORM], YRT_OBB_SIGMOID, YRT_OBB_RAW))
     return yrt_node_fail(v, YRT_ERR_FORMAT, "angle form p[%d] = %d (0 sigmoid, 1 raw)", YRT_OBB_P_FORM, (int)p[YRT_OBB_P_FORM]);
+  if (p[YRT_OBB_P_FORM] == YRT_OBB_RAW && !(v->m->hdr->flags & YRT_FLAG_OBB_RAW))
+    return yrt_node_fail(v, YRT_ERR_FORMAT, "raw angle form (p[%d] = 1) without the header flag OBB_RAW", YRT_OBB_P_FORM);
   const yrt_status st = yrt_check_detection_rows(v, ns, n_anchors);
   if (st != YRT_OK) return st;
   const yrt_tensor_rec *r = yrt_node_in(v, ns);
