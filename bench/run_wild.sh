@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_wild.sh [--threads N] [--rounds N] [--runs N] [--warmup N] [--only SUBSTRING]
-#             [--calib N] [--quant-opts "OPTS"] [--no-float] [--isa NAME]
+#             [--calib N] [--quant-opts "OPTS"] [--no-float] [--isa NAME] [--plain]
 #
 # Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
 # onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). An FP32
@@ -11,7 +11,11 @@
 # then the .yrt it writes; its row is "FILE (yolort-quantize)". The float .yrt of the same file
 # follows as a second row "FILE (float)" (--no-float: not run). Per round
 # and file, one after the other (A/B alternated, so load changes hit all three alike):
-#   yolort       yolort-bench on the converted .yrt
+#   yolort       yolort-bench on the converted .yrt, timing what a camera loop runs: --image (the
+#                first val image) --frame, i.e. yrt_session_detect per frame (letterbox, inference,
+#                threshold-aware decode, NMS; more work than onnxruntime's row, which stops at
+#                output0). --plain times yrt_session_run instead (every anchor's row decoded into
+#                output0, as the tables before session 22 did)
 #   ort          bench_ort.js, onnxruntime's default session (on AVX2 without VNNI its u8s8 kernels
 #                add pairs of products in saturating int16: faster, but not the graph's numbers)
 #   ort exact    bench_ort.js --config session.x64quantprecision=1 (its exact u8s8 kernels, as
@@ -31,7 +35,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1 isa=""
+threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1 isa="" plain=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
@@ -43,7 +47,8 @@ while [[ $# -gt 0 ]]; do
     --quant-opts) quant_opts="$2"; shift 2 ;;
     --no-float) with_float=0; shift ;;
     --isa) isa="$2"; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --plain) plain=1; shift ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "run_wild: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -113,12 +118,19 @@ read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
          if (cap != "" && (isa == cap "-exact" || (isa == cap && b != cap "-exact"))) { best = $NF + 0; b = isa } }
        END { if (best > 0) print b, best; else print "? 0" }' || echo "? 0")
 ycap=(); [[ -n "$isa" ]] && ycap=(--isa "$isa")
+yframe=() # the camera loop's call (yrt_session_detect on a decoded frame), unless --plain
+if [[ $plain == 0 ]]; then
+  img="$(ls "$data/data/coco/val/images/"*.jpg 2>/dev/null | head -n 1)"
+  [[ -n "$img" ]] || { log "no $data/data/coco/val/images/*.jpg for --frame (set YOLORT_DATA, or --plain)"; exit 1; }
+  yframe=(--image "$img" --frame)
+fi
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   for k in "${stems[@]}"; do
     log "round $r: $k"
     t="$(tag "$k")"
-    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" ${ycap[@]+"${ycap[@]}"} --json > "$out/$t.y$r.json" ||
+    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" ${ycap[@]+"${ycap[@]}"} \
+      ${yframe[@]+"${yframe[@]}"} --json > "$out/$t.y$r.json" ||
       log "yolort-bench failed on $k"
     "${ort[@]}" "${src[$k]}" > "$out/$t.o$r.json" || log "onnxruntime failed on $k"
     "${ort[@]}" --config session.x64quantprecision=1 "${src[$k]}" > "$out/$t.x$r.json" ||
@@ -128,7 +140,9 @@ done
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "cpu: $cpu ($(nproc) online), cpu_peak ${isa:+(yolort --isa $isa) }int8 $pkisa ${pk:-?} GMAC/s per core; $threads threads,"
-echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1"
+echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1;"
+if [[ $plain == 0 ]]; then echo "yolort: yrt_session_detect per frame (letterbox + inference + decode + NMS), onnxruntime: session.run to output0"
+else echo "yolort: yrt_session_run (output0, every anchor decoded), onnxruntime: session.run to output0"; fi
 echo
 echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"
 echo "|---|---|---|---|---|---|---|---|---|"
