@@ -5,9 +5,10 @@
 # Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
 # onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). An FP32
 # file (it converts with no int8 node) goes through the product's flow: yolort-quantize on the
-# first N (--calib, default 128) images of data/coco/calib (options --quant-opts, default
-# "--float-stem 8": the recipe whose boxes recall >= 0.95 of onnxruntime's, tests/models/
-# wild_quantized.txt; "" for all-int8),
+# first N (--calib, default 128) images of data/coco/calib with the file's recipe in tests/models/
+# wild_quantized.txt (the options whose boxes recall >= 0.95 of onnxruntime's, tested by
+# models_wild_quantized; a file not listed: "--float-stem 8"); --quant-opts "OPTS" overrides it
+# for every file ("" for all-int8),
 # then the .yrt it writes; its row is "FILE (yolort-quantize)". The float .yrt of the same file
 # follows as a second row "FILE (float)" (--no-float: not run). Per round
 # and file, one after the other (A/B alternated, so load changes hit all three alike):
@@ -35,7 +36,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1 isa="" plain=0
+threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="-" with_float=1 isa="" plain=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
@@ -76,8 +77,16 @@ for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
   fi
   if grep -q "^converted: .* (0 int8," "$out/$st.convert.log"; then # FP32: the product's flow
     [[ -d "$calib" ]] || { log "no $calib (set YOLORT_DATA)"; exit 1; }
+    qo="$quant_opts" # the tested recipe of this file (wild_quantized.txt: FILE MODE [k=v]... OPTIONS)
+    if [[ "$qo" == "-" ]]; then
+      qo="$(awk -v f="$(basename "$f")" '!/^#/ { n = split($1, p, "/"); if (p[n] == f) {
+              o = ""; for (i = 3; i <= NF; i++) if ($i !~ /^[a-z0-9]+=/) o = o " " $i; print o; exit } }' \
+            "$repo/tests/models/wild_quantized.txt")"
+      [[ -n "$qo" ]] || qo="--float-stem 8"
+    fi
+    log "$st: yolort-quantize$qo"
     # shellcheck disable=SC2086
-    if "$quant" "$f" "$calib" -n "$calib_n" -o "$out/$st.qdq.onnx" --yrt "$out/$st.q.yrt" -q $quant_opts \
+    if "$quant" "$f" "$calib" -n "$calib_n" -o "$out/$st.qdq.onnx" --yrt "$out/$st.q.yrt" -q $qo \
          > "$out/$st.quantize.log" 2>&1; then
       k="$st (yolort-quantize)"; stems+=("$k"); src[$k]="$f"; yrt[$k]="$out/$st.q.yrt"
     else
