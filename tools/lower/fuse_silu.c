@@ -61,6 +61,9 @@ yrt_status lw_fuse_act(lw_ctx *c) {
     const char *why = NULL;
     const int conv_i8 = lw_node_int8(c, i, &why), act_i8 = lw_node_int8(c, cons[0], &why);
     if (conv_i8 != act_i8 || (!conv_i8 && (!relu || lw_q_ok(g, y) || conv->fp32 != a->fp32))) continue;
+    /* a float conv whose input carries another quantization (an int16 annotation: the W8A16
+     * path lowers the conv with no Relu) keeps the Relu a node */
+    if (!conv_i8 && g->tensors[conv->in[0]].q.on && !lw_q_ok(g, conv->in[0])) continue;
     c->fuse_act[i] = cons[0];
     c->absorbed[cons[0]] = 1;
     if (c->rep) c->rep->n_fused_act++;
