@@ -16,7 +16,7 @@
 #                first val image) --frame, i.e. yrt_session_detect per frame (letterbox, inference,
 #                threshold-aware decode, NMS; more work than onnxruntime's row, which stops at
 #                output0). --plain times yrt_session_run instead (every anchor's row decoded into
-#                output0, as the tables before session 22 did)
+#                output0, as the tables before session 23 did)
 #   ort          bench_ort.js, onnxruntime's default session (on AVX2 without VNNI its u8s8 kernels
 #                add pairs of products in saturating int16: faster, but not the graph's numbers)
 #   ort exact    bench_ort.js --config session.x64quantprecision=1 (its exact u8s8 kernels, as
