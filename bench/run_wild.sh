@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # run_wild.sh [--threads N] [--rounds N] [--runs N] [--warmup N] [--only SUBSTRING]
-#             [--calib N] [--quant-opts "OPTS"] [--no-float] [--isa NAME]
+#             [--calib N] [--quant-opts "OPTS"] [--no-float] [--isa NAME] [--plain]
 #
 # Issue 15's latency table: every export in $YOLORT_DATA/models/wild and wild2 that converts, yolort against
 # onnxruntime on the same ONNX file, at its own size (a file with dynamic axes at 640). An FP32
 # file (it converts with no int8 node) goes through the product's flow: yolort-quantize on the
-# first N (--calib, default 128) images of data/coco/calib (options --quant-opts, default
-# "--float-stem 8": the recipe whose boxes recall >= 0.95 of onnxruntime's, tests/models/
-# wild_quantized.txt; "" for all-int8),
+# first N (--calib, default 128) images of data/coco/calib with the file's recipe in tests/models/
+# wild_quantized.txt (the options whose boxes recall >= 0.95 of onnxruntime's, tested by
+# models_wild_quantized; a file not listed: "--float-stem 8"); --quant-opts "OPTS" overrides it
+# for every file ("" for all-int8),
 # then the .yrt it writes; its row is "FILE (yolort-quantize)". The float .yrt of the same file
 # follows as a second row "FILE (float)" (--no-float: not run). Per round
 # and file, one after the other (A/B alternated, so load changes hit all three alike):
-#   yolort       yolort-bench on the converted .yrt
+#   yolort       yolort-bench on the converted .yrt, timing what a camera loop runs: --image (the
+#                first val image) --frame, i.e. yrt_session_detect per frame (letterbox, inference,
+#                threshold-aware decode, NMS; more work than onnxruntime's row, which stops at
+#                output0). --plain times yrt_session_run instead (every anchor's row decoded into
+#                output0, as the tables before session 23 did)
 #   ort          bench_ort.js, onnxruntime's default session (on AVX2 without VNNI its u8s8 kernels
 #                add pairs of products in saturating int16: faster, but not the graph's numbers)
 #   ort exact    bench_ort.js --config session.x64quantprecision=1 (its exact u8s8 kernels, as
@@ -31,7 +36,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(dirname "$here")"
-threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="--float-stem 8" with_float=1 isa=""
+threads=2 rounds=2 runs=20 warmup=5 only="" calib_n=128 quant_opts="-" with_float=1 isa="" plain=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads="$2"; shift 2 ;;
@@ -43,7 +48,8 @@ while [[ $# -gt 0 ]]; do
     --quant-opts) quant_opts="$2"; shift 2 ;;
     --no-float) with_float=0; shift ;;
     --isa) isa="$2"; shift 2 ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    --plain) plain=1; shift ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "run_wild: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -71,8 +77,16 @@ for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
   fi
   if grep -q "^converted: .* (0 int8," "$out/$st.convert.log"; then # FP32: the product's flow
     [[ -d "$calib" ]] || { log "no $calib (set YOLORT_DATA)"; exit 1; }
+    qo="$quant_opts" # the tested recipe of this file (wild_quantized.txt: FILE MODE [k=v]... OPTIONS)
+    if [[ "$qo" == "-" ]]; then
+      qo="$(awk -v f="$(basename "$f")" '!/^#/ { n = split($1, p, "/"); if (p[n] == f) {
+              o = ""; for (i = 3; i <= NF; i++) if ($i !~ /^[a-z0-9]+=/) o = o " " $i; print o; exit } }' \
+            "$repo/tests/models/wild_quantized.txt")"
+      [[ -n "$qo" ]] || qo="--float-stem 8"
+    fi
+    log "$st: yolort-quantize$qo"
     # shellcheck disable=SC2086
-    if "$quant" "$f" "$calib" -n "$calib_n" -o "$out/$st.qdq.onnx" --yrt "$out/$st.q.yrt" -q $quant_opts \
+    if "$quant" "$f" "$calib" -n "$calib_n" -o "$out/$st.qdq.onnx" --yrt "$out/$st.q.yrt" -q $qo \
          > "$out/$st.quantize.log" 2>&1; then
       k="$st (yolort-quantize)"; stems+=("$k"); src[$k]="$f"; yrt[$k]="$out/$st.q.yrt"
     else
@@ -113,12 +127,19 @@ read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
          if (cap != "" && (isa == cap "-exact" || (isa == cap && b != cap "-exact"))) { best = $NF + 0; b = isa } }
        END { if (best > 0) print b, best; else print "? 0" }' || echo "? 0")
 ycap=(); [[ -n "$isa" ]] && ycap=(--isa "$isa")
+yframe=() # the camera loop's call (yrt_session_detect on a decoded frame), unless --plain
+if [[ $plain == 0 ]]; then
+  img="$(ls "$data/data/coco/val/images/"*.jpg 2>/dev/null | head -n 1)"
+  [[ -n "$img" ]] || { log "no $data/data/coco/val/images/*.jpg for --frame (set YOLORT_DATA, or --plain)"; exit 1; }
+  yframe=(--image "$img" --frame)
+fi
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((r = 1; r <= rounds; r++)); do
   for k in "${stems[@]}"; do
     log "round $r: $k"
     t="$(tag "$k")"
-    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" ${ycap[@]+"${ycap[@]}"} --json > "$out/$t.y$r.json" ||
+    "$ybench" "${yrt[$k]}" --threads "$threads" --warmup "$warmup" --runs "$runs" ${ycap[@]+"${ycap[@]}"} \
+      ${yframe[@]+"${yframe[@]}"} --json > "$out/$t.y$r.json" ||
       log "yolort-bench failed on $k"
     "${ort[@]}" "${src[$k]}" > "$out/$t.o$r.json" || log "onnxruntime failed on $k"
     "${ort[@]}" --config session.x64quantprecision=1 "${src[$k]}" > "$out/$t.x$r.json" ||
@@ -128,7 +149,9 @@ done
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo "cpu: $cpu ($(nproc) online), cpu_peak ${isa:+(yolort --isa $isa) }int8 $pkisa ${pk:-?} GMAC/s per core; $threads threads,"
-echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1"
+echo "$warmup warm-up + $runs runs, $rounds rounds alternating; load average before $load0, after $load1;"
+if [[ $plain == 0 ]]; then echo "yolort: yrt_session_detect per frame (letterbox + inference + decode + NMS), onnxruntime: session.run to output0"
+else echo "yolort: yrt_session_run (output0, every anchor decoded), onnxruntime: session.run to output0"; fi
 echo
 echo "| file (wild) | size | conv GMAC | yolort ms | ort ms | ort exact ms | yolort / ort | yolort / ort exact | floor / ort |"
 echo "|---|---|---|---|---|---|---|---|---|"

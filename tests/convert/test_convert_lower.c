@@ -1,6 +1,7 @@
 /* test_convert_lower.c — the converter back end on small IR graphs, checked structurally:
- * SiLU fusion, weight packing, int8 selection and its conversions, layout transposes where
+ * SiLU and Relu fusion, weight packing, int8 selection and its conversions, layout transposes where
  * logical order matters, Concat/Split in NHWC, fp32 exclusions, errors, memory plan. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -407,6 +408,108 @@ static void test_unsupported_op_named(void **state) {
   ir_graph_free(g);
 }
 
+/* x[1,3,8,8] -> Conv(4x3x3x3, pad 1) -> y -> op (Relu / LeakyRelu alpha 0.1) -> z (output);
+ * quant: x, w, y, z quantized (qz 0: z left float). */
+static ir_graph *conv_act_graph(int quant, const char *op, int qz) {
+  ir_graph *g = ir_graph_new();
+  g->opset = 13;
+  int64_t xd[4] = {1, 3, 8, 8}, wd[4] = {4, 3, 3, 3}, yd[4] = {1, 4, 8, 8}, bd[1] = {4}, ks[2] = {3, 3};
+  const int64_t pads[4] = {1, 1, 1, 1};
+  float w[108], b[4] = {0.1f, -0.2f, 0.3f, 0.0f};
+  for (int i = 0; i < 108; i++) w[i] = (float)((i * 37) % 17 - 8) / 16.0f;
+  int x = tb_act(g, "x", 4, xd), wt = tb_const(g, "w", 4, wd, w), bt = tb_const(g, "b", 1, bd, b);
+  int y = tb_act(g, "y", 4, yd), z = tb_act(g, "z", 4, yd);
+  ir_graph_add_input(g, x);
+  ir_graph_add_output(g, z);
+  int in[3] = {x, wt, bt};
+  int conv = ir_add_node(g, "conv", "Conv", in, 3, &y, 1);
+  ir_set_attr_ints(g, conv, "pads", pads, 4);
+  ir_set_attr_ints(g, conv, "kernel_shape", ks, 2);
+  int a = ir_add_node(g, "act", op, &y, 1, &z, 1);
+  if (!strcmp(op, "LeakyRelu")) ir_set_attr_float(g, a, "alpha", 0.1f);
+  if (quant) {
+    tb_quant(g, x, 1.0f / 255.0f, -128);
+    tb_quant_weights(g, wt);
+    tb_quant(g, y, SY, 10);
+    if (qz) tb_quant(g, z, SZ, -5);
+  }
+  return g;
+}
+
+/* Conv -> Relu, float: the conv's output clamp (act RELU), no UNARY node; a float LeakyRelu
+ * (the conv's activation pass has no alpha) stays a node. */
+static void test_f32_conv_relu_fused(void **state) {
+  (void)state;
+  ir_graph *g = conv_act_graph(0, "Relu", 0);
+  yrt_convert_report rep;
+  yv v;
+  void *buf = convert_ok(g, NULL, &rep, &v);
+  assert_int_equal(rep.n_fused_act, 1);
+  assert_int_equal(v.nn, 2);
+  assert_int_equal(v.n[0].op, YRT_OP_CONV2D);
+  assert_int_equal(v.n[0].p[YRT_CONV_P_ACT], YRT_UNARY_RELU);
+  assert_int_equal(v.n[0].p[YRT_CONV_P_LUT], -1);
+  assert_int_equal(yv_count_op(&v, YRT_OP_UNARY), 0);
+  free(buf);
+  ir_graph_free(g);
+  g = conv_act_graph(0, "LeakyRelu", 0);
+  buf = convert_ok(g, NULL, &rep, &v);
+  assert_int_equal(rep.n_fused_act, 0);
+  assert_int_equal(yv_count_op(&v, YRT_OP_UNARY), 1);
+  free(buf);
+  ir_graph_free(g);
+}
+
+/* Conv -> Relu / LeakyRelu, int8 both: the activation's table becomes the conv's LUT (indexed
+ * in q(y), mapping to q(z)), no LUT node; the table is the one the LUT node had. */
+static void test_i8_conv_relu_lut(void **state) {
+  (void)state;
+  const char *ops[2] = {"Relu", "LeakyRelu"};
+  for (int k = 0; k < 2; k++) {
+    ir_graph *g = conv_act_graph(1, ops[k], 1);
+    yrt_convert_report rep;
+    yv v;
+    void *buf = convert_ok(g, NULL, &rep, &v);
+    assert_int_equal(rep.n_fused_act, 1);
+    assert_int_equal(yv_count_op(&v, YRT_OP_LUT), 0);
+    int ci = yv_find_op(&v, YRT_OP_CONV2D, 0);
+    assert_true(ci >= 0);
+    const yrt_node_rec *c = &v.n[ci];
+    const yrt_tensor_rec *y = &v.t[c->out[0]];
+    assert_int_equal(y->dtype, YRT_I8);
+    assert_float_equal(y->scale, SZ, 0);
+    assert_int_equal(y->zero_point, -5);
+    assert_int_equal(c->p[YRT_CONV_P_ACT], YRT_UNARY_NONE);
+    int lut = c->p[YRT_CONV_P_LUT];
+    assert_true(lut >= 0 && (uint32_t)lut < v.nt);
+    assert_float_equal(v.t[lut].scale, SY, 0); /* the conv requantizes to q(y) */
+    assert_int_equal(v.t[lut].zero_point, 10);
+    const int8_t *tab = (const int8_t *)(v.weights + v.t[lut].offset);
+    for (int q = -128; q < 128; q++) { /* relu / leaky of the dequantized value, requantized */
+      const float xv = SY * (float)(q - 10), r = xv > 0 ? xv : (k ? 0.1f * xv : 0.0f);
+      float want = nearbyintf(r / SZ) - 5;
+      want = want < -128 ? -128 : want > 127 ? 127 : want;
+      assert_true(fabsf((float)tab[q + 128] - want) <= 1.0f);
+    }
+    free(buf);
+    ir_graph_free(g);
+  }
+}
+
+/* An int8 conv whose activation output stays float: not fused (the conv writes q(y), the Relu
+ * reads its dequantized form, as the graph says). */
+static void test_i8_conv_float_relu_not_fused(void **state) {
+  (void)state;
+  ir_graph *g = conv_act_graph(1, "Relu", 0);
+  yrt_convert_report rep;
+  yv v;
+  void *buf = convert_ok(g, NULL, &rep, &v);
+  assert_int_equal(rep.n_fused_act, 0);
+  assert_int_equal(yv_count_op(&v, YRT_OP_UNARY), 1);
+  free(buf);
+  ir_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_f32_conv_silu_fused),
@@ -418,6 +521,9 @@ int main(void) {
       cmocka_unit_test(test_split_concat_rejoined),
       cmocka_unit_test(test_memory_plan_reuses),
       cmocka_unit_test(test_unsupported_op_named),
+      cmocka_unit_test(test_f32_conv_relu_fused),
+      cmocka_unit_test(test_i8_conv_relu_lut),
+      cmocka_unit_test(test_i8_conv_float_relu_not_fused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1032,6 +1032,41 @@ static void test_stem_nodes(void **state) {
 }
 
 
+/* A Focus stem (YOLOv5 v1-5, YOLOX): image [1,3,16,16] -> Slice (rows 0::2) and Slice (rows
+ * 1::2) -> Concat -> conv s2 -> conv s2 (stride 8 in all). The Slices and Concat copy the 8-bit
+ * image: not in the stem; the convs from them are. */
+static void test_stem_skips_image_copies(void **state) {
+  (void)state;
+  Onnx__ModelProto *m = onnx_model_new(13);
+  onnx_model_add_input(m, "img", IR_F32, 4, (int64_t[]){1, 3, 16, 16});
+  onnx_model_add_initializer(m, "s0", IR_I64, 1, (int64_t[]){1}, (int64_t[]){0});
+  onnx_model_add_initializer(m, "s1", IR_I64, 1, (int64_t[]){1}, (int64_t[]){1});
+  onnx_model_add_initializer(m, "en", IR_I64, 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+  onnx_model_add_initializer(m, "ax", IR_I64, 1, (int64_t[]){1}, (int64_t[]){2});
+  onnx_model_add_initializer(m, "sp", IR_I64, 1, (int64_t[]){1}, (int64_t[]){2});
+  float w1[6 * 6], w2[6 * 6];
+  for (int i = 0; i < 36; i++) w1[i] = w2[i] = (i % 7 == 0) ? 1.0f : 0.0f;
+  onnx_model_add_initializer(m, "w1", IR_F32, 4, (int64_t[]){6, 6, 1, 1}, w1);
+  onnx_model_add_initializer(m, "w2", IR_F32, 4, (int64_t[]){6, 6, 1, 1}, w2);
+  N(m, "Slice", "sa", "img,s0,en,ax,sp", "a");
+  N(m, "Slice", "sb", "img,s1,en,ax,sp", "b");
+  onnx_node_attr_int(N(m, "Concat", "cat", "a,b", "ab"), "axis", 1);
+  onnx_node_attr_ints(N(m, "Conv", "c1", "ab,w1", "c"), "strides", (int64_t[]){1, 2}, 2);
+  onnx_node_attr_ints(N(m, "Conv", "c2", "c,w2", "y"), "strides", (int64_t[]){2, 2}, 2);
+  onnx_model_add_output(m, "y", IR_F32, -1, NULL);
+  ir_graph *g = build(m, 1);
+  yrt_error err;
+  char **names;
+  int n;
+  assert_int_equal(ir_stem_nodes(g, 8, &names, &n, &err), YRT_OK);
+  assert_int_equal(n, 2);
+  assert_string_equal(names[0], "c1");
+  assert_string_equal(names[1], "c2");
+  for (int i = 0; i < n; i++) free(names[i]);
+  free(names);
+  ir_graph_free(g);
+}
+
 /* onnxruntime quantize_dynamic: DynamicQuantizeLinear -> ConvInteger (u8 per-channel weight zero
  * points) -> Cast -> Mul(., Mul(x_scale, w_scale)) -> Add(bias [1,C,1,1]) becomes one float Conv
  * with weights (Wq - Wzp) * w_scale and the bias; a second form it does not know is named. */
@@ -1260,7 +1295,8 @@ int main(void) {
       cmocka_unit_test(test_fp32_region_channel_shuffle),
       cmocka_unit_test(test_fp32_region_space_to_depth),
            cmocka_unit_test(test_name_matches),
-      cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_recover_integer_ops), cmocka_unit_test(test_recover_integer_bad_scales),
+      cmocka_unit_test(test_stem_nodes),       cmocka_unit_test(test_stem_skips_image_copies),
+            cmocka_unit_test(test_recover_integer_ops), cmocka_unit_test(test_recover_integer_bad_scales),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

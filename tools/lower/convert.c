@@ -339,6 +339,7 @@ static yrt_status convert_graph(ir_graph *g, const yrt_convert_options *o, void 
   if (st != YRT_OK) return st;
   int *order = NULL, n_order = 0;
   if ((st = lw_fuse_silu(&c)) != YRT_OK) goto done;
+  if ((st = lw_fuse_act(&c)) != YRT_OK) goto done;
   if ((st = lw_fuse_token_matmul(&c)) != YRT_OK) goto done;
   if ((st = lw_fuse_softmax_lut(&c)) != YRT_OK) goto done;
   if ((st = add_inputs(&c)) != YRT_OK) goto done;
@@ -496,6 +497,7 @@ void yrt_convert_report_print(const yrt_convert_report *r, FILE *f) {
               r->n_fp32[op]);
   fprintf(f, "fused Conv+SiLU: %d, layout transposes inserted: %d, Split+Concat re-joins removed: %d\n",
           r->n_fused_silu, r->n_layout_transposes, r->n_split_concat);
+  if (r->n_fused_act) fprintf(f, "fused Conv+Relu / LeakyRelu: %d\n", r->n_fused_act);
   fprintf(f, "zero-copy views: %d (conv outputs written into Concat buffers, Split halves read in place)\n",
           r->n_views);
   if (r->n_tied)

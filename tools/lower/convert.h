@@ -73,6 +73,7 @@ typedef struct yrt_convert_report {
   int n_nodes, n_tensors, n_int8_nodes;
   int n_onnx_nodes;           /* live ONNX nodes lowered (after folding) */
   int n_fused_silu;           /* Conv+Sigmoid+Mul fused into one CONV2D */
+  int n_fused_act;            /* Conv+Relu / LeakyRelu fused into one CONV2D */
   int head_fused;             /* 1: the head's decode became one DETECT_DECODE or OBJ_DECODE node */
   int head_fused_nodes;       /* ONNX nodes it replaced */
   char head_note[640];        /* what the head fusion did, or why it left the graph alone */

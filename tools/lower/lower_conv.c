@@ -335,7 +335,8 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
     return lw_err(c, YRT_ERR_UNSUPPORTED, "node '%s': op 'Conv' only 2-D is supported",
                          n->name);
   int mul = c->fuse_mul[ni], sig = mul >= 0 ? find_sigmoid(g, y) : -1;
-  int z = mul >= 0 ? g->nodes[mul].out[0] : y;
+  const int act = c->fuse_act[ni]; /* Relu / LeakyRelu (fuse_silu.c): int8 both, or float both */
+  int z = mul >= 0 ? g->nodes[mul].out[0] : act >= 0 ? g->nodes[act].out[0] : y;
   const char *why = NULL;
   int i8 = lw_node_int8(c, ni, &why);
   /* A SiLU whose Sigmoid output is float (yolort-quantize leaves it so) still fuses into an
@@ -350,7 +351,7 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
     }
   }
   /* int8 input and weights, float output (no activation): int8 arithmetic, float result */
-  const int i8f32 = !i8 && mul < 0 && lw_conv_i8_float_out(c, ni);
+  const int i8f32 = !i8 && mul < 0 && act < 0 && lw_conv_i8_float_out(c, ni);
   /* onnxruntime quantize_dynamic: int8 with the input's range measured on every run (float in,
    * float out; the runtime quantizes x; grouped too, as onnxruntime's ConvInteger) unless kept
    * in float */
@@ -403,6 +404,13 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
                         &g->tensors[z].q);
     }
     if (lut < 0) return c->status;
+  } else if (i8 && act >= 0) {
+    const onnx_op_row *row = ir_node_op(&g->nodes[act]);
+    const float alpha = row && row->alpha != 0.0f ? ir_attr_float(&g->nodes[act], "alpha", row->alpha) : 0.0f;
+    const ir_quant *qy = &g->tensors[y].q, *qz = &g->tensors[z].q;
+    lut = lw_lut_unary(c, row ? row->lower_kind : YRT_UNARY_RELU, alpha, qy->scale, qy->zero_point, qz->scale,
+                       qz->zero_point);
+    if (lut < 0) return c->status;
   }
   int xi = lw_get(c, x, qarith, YRT_LAYOUT_NHWC);
   if (xi < 0) return c->status;
@@ -415,7 +423,7 @@ yrt_status lw_lower_conv(lw_ctx *c, int ni) {
   if (!nd) return c->status;
   for (int k = 0; k < 10; k++) nd->p[k] = geo[k];
   nd->p[YRT_CONV_P_GROUPS] = (int32_t)group;
-  nd->p[YRT_CONV_P_ACT] = (!i8 && mul >= 0) ? YRT_UNARY_SILU : YRT_UNARY_NONE;
+  nd->p[YRT_CONV_P_ACT] = (!i8 && mul >= 0) ? YRT_UNARY_SILU : (!i8 && act >= 0) ? YRT_UNARY_RELU : YRT_UNARY_NONE;
   nd->p[YRT_CONV_P_LUT] = lut;
   return YRT_OK;
 }

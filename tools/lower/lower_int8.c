@@ -260,5 +260,6 @@ yrt_status lw_fake_quant_outputs(lw_ctx *c, int ni) {
   yrt_status st = YRT_OK;
   for (int j = 0; j < n->n_out && !st; j++) st = fake_quant(c, n->out[j]);
   if (!st && c->fuse_mul[ni] >= 0) st = fake_quant(c, c->g->nodes[c->fuse_mul[ni]].out[0]);
+  if (!st && c->fuse_act[ni] >= 0) st = fake_quant(c, c->g->nodes[c->fuse_act[ni]].out[0]);
   return st;
 }

@@ -60,6 +60,7 @@ typedef struct lw_ctx {
   int nn, cap_n;
   int *form;      /* 4 per IR tensor: lw tensor index or -1 */
   int *fuse_mul;  /* per IR node: Conv -> index of the fused SiLU Mul node, else -1 */
+  int *fuse_act;  /* per IR node: Conv -> index of the fused Relu / LeakyRelu node, else -1 */
   int *absorbed;  /* per IR node: 1 when fused into another node */
   int *inputs, n_inputs;
   int *outputs, n_outputs;
@@ -178,8 +179,10 @@ yrt_status lw_fuse_softmax_lut(lw_ctx *c);
 int lw_softmax_lut_table(lw_ctx *c, const lw_softmax_lut *m, int *xi);
 
 /* ---- fuse_silu.c */
-/* Fill c->fuse_mul / c->absorbed for Conv -> Sigmoid -> Mul(y, s) patterns. */
+/* Fill c->fuse_mul / c->absorbed for Conv -> Sigmoid -> Mul(y, s) patterns, and c->fuse_act /
+ * c->absorbed for Conv -> Relu / LeakyRelu. */
 yrt_status lw_fuse_silu(lw_ctx *c);
+yrt_status lw_fuse_act(lw_ctx *c);
 
 /* ---- lower_conv.c / lower_ops.c */
 /* Conv/MaxPool geometry into p[0..9] = kh kw sh sw pad_t pad_l pad_b pad_r dh dw from the

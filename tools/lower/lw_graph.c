@@ -39,15 +39,16 @@ yrt_status lw_init(lw_ctx *c, ir_graph *g, const yrt_convert_options *o, yrt_con
   size_t nn = (size_t)(g->n_nodes > 0 ? g->n_nodes : 1);
   c->form = malloc(sizeof(int) * 4 * nt);
   c->fuse_mul = malloc(sizeof(int) * nn);
+  c->fuse_act = malloc(sizeof(int) * nn);
   c->absorbed = calloc(nn, sizeof(int));
   c->inputs = malloc(sizeof(int) * (size_t)(g->n_inputs + 1));
   c->outputs = malloc(sizeof(int) * (size_t)(g->n_outputs + 1));
-  if (!c->form || !c->fuse_mul || !c->absorbed || !c->inputs || !c->outputs) {
+  if (!c->form || !c->fuse_mul || !c->fuse_act || !c->absorbed || !c->inputs || !c->outputs) {
     lw_free(c);
     return yrt_set_error(err, YRT_ERR_NOMEM, "convert: out of memory (lowering tables)");
   }
   for (size_t i = 0; i < 4 * nt; i++) c->form[i] = -1;
-  for (size_t i = 0; i < nn; i++) c->fuse_mul[i] = -1;
+  for (size_t i = 0; i < nn; i++) c->fuse_mul[i] = c->fuse_act[i] = -1;
   return YRT_OK;
 }
 
@@ -62,6 +63,7 @@ void lw_free(lw_ctx *c) {
   free(c->n);
   free(c->form);
   free(c->fuse_mul);
+  free(c->fuse_act);
   free(c->absorbed);
   free(c->inputs);
   free(c->outputs);
