@@ -17,10 +17,12 @@ against onnxruntime-node on the same file and the same letterboxed val images:
    with the keypoints of matched boxes within 2 px median and 6 px at the 95th percentile;
 3. yolort-detect --json gives 17 [x, y, score] keypoints per detection, -o draws them;
 4. the product's flow for an FP32 file: yolort-quantize on calibration images (YOLO_POSE_CALIB,
-   default 64, the first of data/coco/calib) with run_wild.sh's --float-stem 8 and the keypoint
-   branch kept in float (--exclude '/model.22/m_kpt*': all-int8 keypoints are 1.3 px median, 7 px
-   p95) writes a .yrt whose keypoints meet the same bars against onnxruntime's FP32 maps; its box
-   recall is held to 0.90 (measured 0.92-0.94 with 64-128 images: below issue 36's 0.95, printed).
+   default 64, the first of data/coco/calib) with run_wild.sh's --float-stem 8, minmax ranges
+   (--method minmax: the default percentile 99.999 clips the tails the objectness logits live on,
+   recall 0.92-0.94) and the keypoint branch kept in float (--exclude '/model.22/m_kpt*': with it
+   int8 keypoints are 1.6 px median, 6.8 px p95) writes a .yrt held to the same bars against
+   onnxruntime's FP32 maps (measured recall 0.969 with 64 and 128 images, keypoints 0.4 / 3.7-3.9 px);
+   its --report (per-layer SQNR) is written.
 Without the file, the val images or onnxruntime-node it skips (77), or fails under CI=true.
 """
 import json
@@ -141,18 +143,23 @@ def main():
     # 4. the FP32 file through yolort-quantize, judged on the same inputs against the same maps
     if not os.path.isdir(CALIB):
         missing(CALIB)
-    qyrt = os.path.join(WORK, "yolo-pose.q.yrt")
+    qyrt, report = os.path.join(WORK, "yolo-pose.q.yrt"), os.path.join(WORK, "yolo-pose.report.txt")
+    if os.path.exists(report):
+        os.remove(report)
     n_cal = os.environ.get("YOLO_POSE_CALIB", "64")
-    r = run([QUANTIZE, MODEL, CALIB, "-n", n_cal, "-q", "--float-stem", "8", "--exclude", "/model.22/m_kpt*", "-o",
-             os.path.join(WORK, "yolo-pose.qdq.onnx"), "--yrt", qyrt])
+    r = run([QUANTIZE, MODEL, CALIB, "-n", n_cal, "-q", "--float-stem", "8", "--method", "minmax", "--exclude",
+             "/model.22/m_kpt*", "-o", os.path.join(WORK, "yolo-pose.qdq.onnx"), "--yrt", qyrt, "--report", report])
     check(r.returncode == 0 and os.path.isfile(qyrt), "yolort-quantize on %s calibration images writes an int8 .yrt "
           "(%s)" % (n_cal, (r.stdout + r.stderr).strip()[-200:]))
+    check(r.returncode == 0 and os.path.isfile(report) and "output0 SQNR" in open(report).read(),
+          "--report with --float-stem: per-layer SQNR written (the stem's Focus shape Constant is folded, not "
+          "an exclusion naming no node)")
     if r.returncode:
         return
     r = run([POSE_RUN, qyrt, dump, str(n_img)])
     check(r.returncode == 0, "the C API runs the quantized model (%s)" % (r.stdout + r.stderr).strip()[:200])
     if r.returncode == 0:
-        judge(refs, dump, "int8 (yolort-quantize): ", 0.90)
+        judge(refs, dump, "int8 (yolort-quantize): ")
 
 
 def judge(refs, dump, what, min_recall=0.95):

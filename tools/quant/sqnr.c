@@ -58,14 +58,18 @@ static int is_qdq(const Onnx__NodeProto *n) {
   return op == ONNX_OP_QUANTIZE_LINEAR || op == ONNX_OP_DEQUANTIZE_LINEAR;
 }
 
-/* All non-Q/DQ node names: converting with these kept in float gives the float reference. */
+/* All non-Q/DQ node names: converting with these kept in float gives the float reference.
+ * Constant nodes are left out: the converter folds them away, and an exclusion naming no live
+ * node is an error (a Focus "contract" Reshape's shape Constant made --report fail). */
 static char **all_nodes(const Onnx__ModelProto *m) {
   const Onnx__GraphProto *g = m->graph;
   char **v = calloc(g->n_node + 1, sizeof(char *));
   if (!v) return NULL;
   int k = 0;
   for (size_t i = 0; i < g->n_node; i++) {
-    if (is_qdq(g->node[i]) || !g->node[i]->name || !g->node[i]->name[0]) continue;
+    if (is_qdq(g->node[i]) || onnx_op_id(g->node[i]->op_type) == ONNX_OP_CONSTANT || !g->node[i]->name ||
+        !g->node[i]->name[0])
+      continue;
     if (!(v[k++] = xdup(g->node[i]->name))) {
       sqnr_free_names(v);
       return NULL;
