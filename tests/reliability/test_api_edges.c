@@ -320,11 +320,11 @@ static void edit_flag_bit20(uint8_t *img, size_t n) {
   h.flags |= 1u << 20;
   memcpy(img, &h, sizeof h);
 }
-static void edit_flag_bit5(uint8_t *img, size_t n) { /* the lowest bit no runtime knows yet */
+static void edit_flag_bit6(uint8_t *img, size_t n) { /* the lowest bit no runtime knows yet */
   (void)n;
   yrt_file_header h;
   memcpy(&h, img, sizeof h);
-  h.flags |= 1u << 5;
+  h.flags |= 1u << 6;
   memcpy(img, &h, sizeof h);
 }
 static void edit_flag_packed(uint8_t *img, size_t n) { /* PACKED said, no such section */
@@ -357,7 +357,7 @@ static void test_format_reserved_and_flags(void **state) {
   yrt_error err;
   assert_int_equal(load_edited(edit_none, &err), YRT_OK);
   expect_msg(load_edited(edit_flag_bit20, &err), YRT_ERR_UNSUPPORTED, &err, "(0x100000)");
-  expect_msg(load_edited(edit_flag_bit5, &err), YRT_ERR_UNSUPPORTED, &err, "(0x20)");
+  expect_msg(load_edited(edit_flag_bit6, &err), YRT_ERR_UNSUPPORTED, &err, "(0x40)");
   expect_msg(load_edited(edit_flag_packed, &err), YRT_ERR_FORMAT, &err, "flag PACKED is 1 but the file lacks");
   expect_msg(load_edited(edit_header_reserved3, &err), YRT_ERR_FORMAT, &err, "header reserved[3] = 0x7");
   expect_msg(load_edited(edit_section_reserved, &err), YRT_ERR_FORMAT, &err, "section 2");
