@@ -82,7 +82,7 @@ for f in "$wild"/*.onnx "$data/models/wild2"/*.onnx; do
       qo="$(awk -v f="$(basename "$f")" '!/^#/ { n = split($1, p, "/"); if (p[n] == f) {
               o = ""; for (i = 3; i <= NF; i++) if ($i !~ /^[a-z0-9]+=/) o = o " " $i; print o; exit } }' \
             "$repo/tests/models/wild_quantized.txt")"
-      [[ -n "$qo" ]] || qo="--float-stem 8"
+      [[ -n "$qo" ]] || qo=" --float-stem 8"
     fi
     log "$st: yolort-quantize$qo"
     # shellcheck disable=SC2086
@@ -129,8 +129,9 @@ read -r pkisa pk < <([[ -x "$peak" ]] && "$peak" 2>/dev/null |
 ycap=(); [[ -n "$isa" ]] && ycap=(--isa "$isa")
 yframe=() # the camera loop's call (yrt_session_detect on a decoded frame), unless --plain
 if [[ $plain == 0 ]]; then
-  img="$(ls "$data/data/coco/val/images/"*.jpg 2>/dev/null | head -n 1)"
-  [[ -n "$img" ]] || { log "no $data/data/coco/val/images/*.jpg for --frame (set YOLORT_DATA, or --plain)"; exit 1; }
+  # a glob, not ls | head: under pipefail head's early exit kills ls with SIGPIPE (exit 141)
+  imgs=("$data"/data/coco/val/images/*.jpg); img="${imgs[0]}"
+  [[ -f "$img" ]] || { log "no $data/data/coco/val/images/*.jpg for --frame (set YOLORT_DATA, or --plain)"; exit 1; }
   yframe=(--image "$img" --frame)
 fi
 load0="$(cut -d' ' -f1-3 /proc/loadavg)"
